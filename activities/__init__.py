@@ -1,0 +1,1 @@
+"""All I/O: session start/run, route state, persistence calls."""

@@ -1,0 +1,1 @@
+"""Executors speak to providers. They raise ProviderCallError carrying the raw failure signal."""

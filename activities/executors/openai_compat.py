@@ -1,0 +1,93 @@
+"""OpenAI-compatible chat endpoints over httpx. No client-side retries: Temporal's attempts are the only ones."""
+
+import json
+from collections.abc import Awaitable, Callable
+
+import httpx
+
+from activities.executors.base import ProviderCallError, resolve_credential
+from routing.classifier import FailureSignal
+from routing.codes import Phase
+from routing.config import ExecutionProfile
+
+
+class ChatResult:
+    def __init__(self, text: str, model: str | None):
+        self.text, self.model = text, model
+
+
+class OpenAICompatExecutor:
+    def __init__(self, provider: str, profile: ExecutionProfile, client: httpx.AsyncClient):
+        self.provider, self.profile, self.client = provider, profile, client
+        self.base_url = (profile.base_url or "").rstrip("/")
+
+    def _headers(self, phase: Phase) -> dict[str, str]:
+        try:
+            key = resolve_credential(self.profile, self.provider)
+        except ProviderCallError as err:
+            err.signal.phase = phase
+            raise
+        return {"authorization": f"Bearer {key}"} if key else {}
+
+    def _signal(self, phase: Phase, **kw: object) -> FailureSignal:
+        return FailureSignal(phase=phase, provider=self.provider, **kw)  # type: ignore[arg-type]
+
+    async def _raise_for(self, response: httpx.Response, phase: Phase) -> None:
+        if response.status_code < 400:
+            return
+        body = (await response.aread()).decode("utf-8", "replace")
+        raise ProviderCallError(self._signal(phase, status=response.status_code, headers=dict(response.headers),
+                                             body=body[:20000]))
+
+    def _transport_error(self, exc: Exception, phase: Phase) -> ProviderCallError:
+        return ProviderCallError(self._signal(phase, exception_type=type(exc).__name__, error_text=str(exc) or None))
+
+    async def list_models(self) -> list[str]:
+        phase = Phase.session_start
+        try:
+            response = await self.client.get(f"{self.base_url}/models", headers=self._headers(phase),
+                                             timeout=min(30.0, self.profile.timeout_s))
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc, phase) from exc
+        await self._raise_for(response, phase)
+        data = response.json().get("data") or []
+        return [str(m["id"]) for m in data if isinstance(m, dict) and m.get("id")]
+
+    async def chat(self, model: str | None, messages: list[dict[str, str]],
+                   on_chunk: Callable[[str], Awaitable[None]] | None = None) -> ChatResult:
+        """Streams the answer; a stream that ends without its final event is a failure, not an answer."""
+        phase = Phase.after_start
+        payload: dict = {"messages": messages, "stream": True}
+        if model:
+            payload["model"] = model
+        parts: list[str] = []
+        reported: str | None = None
+        finished = False
+        try:
+            async with self.client.stream("POST", f"{self.base_url}/chat/completions", json=payload,
+                                          headers=self._headers(phase), timeout=self.profile.timeout_s) as response:
+                await self._raise_for(response, phase)
+                async for line in response.aiter_lines():
+                    if not line.startswith("data:"):
+                        continue
+                    data = line[5:].strip()
+                    if data == "[DONE]":
+                        finished = True
+                        break
+                    event = json.loads(data)
+                    reported = event.get("model") or reported
+                    for choice in event.get("choices") or []:
+                        piece = (choice.get("delta") or {}).get("content")
+                        if piece:
+                            parts.append(piece)
+                            if on_chunk:
+                                await on_chunk(piece)
+                        if choice.get("finish_reason"):
+                            finished = True
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc, phase) from exc
+        if not finished:
+            raise ProviderCallError(self._signal(phase, exception_type="StreamTruncated",
+                                                 error_text="stream ended without a final event "
+                                                            f"after {len(parts)} chunks"))
+        return ChatResult("".join(parts), reported)

@@ -1,0 +1,100 @@
+"""Session start (catalog + start-model policy + warning) and session run (heartbeating provider call)."""
+
+import hashlib
+import logging
+
+import httpx
+from temporalio import activity
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
+
+from activities.executors.base import ProviderCallError
+from activities.executors.openai_compat import OpenAICompatExecutor
+from routing.classifier import Classification, classify
+from routing.config import ExecutorKind
+from routing.messages import PROVIDER_DEFAULT
+from routing.model_policy import ModelDecision, SelectionOutcome, plan_model, settle_model
+from routing.run import Candidate, WarningView
+from store.repository import Store, utcnow
+from workflows.contracts import PROVIDER_FAILURE, RunSessionInput, SessionOutput, SessionStarted, StartSessionInput
+
+log = logging.getLogger(__name__)
+
+REMEDIATION = [
+    "check the executor's credentials (the profile's credential_env on the worker)",
+    "check the agent configuration if it was copied from another workspace or machine",
+    "check the agent or executor version: its model catalog may have changed",
+]
+
+
+def provider_failure(failure: Classification) -> ApplicationError:
+    """Non-retryable: the routing decider, not a retry policy, chooses what happens next."""
+    return ApplicationError(f"{failure.code}: {failure.excerpt or failure.rule}", failure.model_dump(mode="json"),
+                            type=f"{PROVIDER_FAILURE}.{failure.code}", non_retryable=True,
+                            category=ApplicationErrorCategory.BENIGN)  # expected: logged at debug, not as a crash
+
+
+def warning_for(run_id: str, attempt_seq: int, agent: str, cand: Candidate, decision: ModelDecision) -> WarningView:
+    basis = "|".join([run_id, str(attempt_seq), cand.execution_profile, decision.requested, decision.fallback or "",
+                      decision.effective or "", decision.outcome, decision.reason or ""])
+    return WarningView(
+        kind="model_selection_warning", reason=(decision.reason or decision.outcome).__str__(),
+        requested_model=decision.requested, effective_model=decision.effective or PROVIDER_DEFAULT,
+        fallback_model=decision.fallback, agent=agent, executor_type=cand.profile.kind.value,
+        execution_profile=cand.execution_profile, remediation=REMEDIATION,
+        idempotency_key="msw:" + hashlib.sha256(basis.encode()).hexdigest()[:32])
+
+
+class SessionActivities:
+    def __init__(self, store: Store, http: httpx.AsyncClient):
+        self.store, self.http = store, http
+
+    def _executor(self, cand: Candidate) -> OpenAICompatExecutor:
+        if cand.profile.kind is not ExecutorKind.openai:
+            raise ApplicationError(f"executor kind {cand.profile.kind} is not available on this worker",
+                                   type="ConfigError", non_retryable=True)
+        return OpenAICompatExecutor(cand.provider, cand.profile, self.http)
+
+    @activity.defn
+    async def start_session(self, inp: StartSessionInput) -> SessionStarted:
+        cand = inp.candidate
+        executor = self._executor(cand)
+        try:
+            catalog = await executor.list_models()  # what the executor advertises now, never a cache
+        except ProviderCallError as err:
+            raise provider_failure(classify(err.signal, utcnow())) from err
+        plan = plan_model(cand.requested_model, cand.fallback_model, cand.auto_fallback, catalog)
+        # For an OpenAI-compatible endpoint, selecting a model is naming it in the request; it cannot fail here.
+        default = cand.profile.default_model if cand.profile.default_model in catalog else None
+        decision = settle_model(plan, reported=None if plan.select else default)
+        if decision.outcome is SelectionOutcome.failed:
+            raise ApplicationError(f"model {plan.select} failed to apply: {decision.apply_error}",
+                                   type="ModelApplyFailed", non_retryable=True)
+        warning = None
+        if decision.differs:
+            warning = warning_for(inp.run_id, inp.attempt_seq, inp.agent, cand, decision)
+            try:  # persisting the warning never blocks the launch
+                await self.store.add_run_message(warning.idempotency_key, inp.run_id, warning.kind,
+                                                 warning.model_dump(mode="json"))
+            except Exception:  # noqa: BLE001
+                log.exception("could not persist model-selection warning for run %s", inp.run_id)
+        return SessionStarted(decision=decision, model_to_send=plan.select or default,
+                              effective_model=decision.effective, warning=warning)
+
+    @activity.defn
+    async def run_session(self, inp: RunSessionInput) -> SessionOutput:
+        """Sends this run's own transcript snapshot (entries 1..transcript_upto) and appends the answer."""
+        snapshot = await self.store.read_transcript(inp.run_id, inp.transcript_upto)
+        messages = [{"role": e.role, "content": e.content} for e in snapshot]
+        executor = self._executor(inp.candidate)
+
+        async def beat(_: str) -> None:
+            activity.heartbeat()  # the SDK throttles these; a dead worker shows up within the heartbeat timeout
+
+        activity.heartbeat()
+        try:
+            result = await executor.chat(inp.model, messages, on_chunk=beat)
+        except ProviderCallError as err:
+            raise provider_failure(classify(err.signal, utcnow())) from err
+        seq = inp.transcript_upto + 1
+        await self.store.append_transcript(inp.run_id, seq, "assistant", result.text, inp.candidate.provider)
+        return SessionOutput(text=result.text, reported_model=result.model, transcript_seq=seq)

@@ -1,0 +1,1 @@
+"""The application shell: CLI, settings, Temporal client factory, dev stack, provider simulator."""

@@ -1,0 +1,335 @@
+"""The `office` command line (typer + rich)."""
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import typer
+import yaml
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+
+from office.runs import SubmitError, list_views, run_view, submit as submit_run, wait_for_view
+from office.settings import DEFAULT_DATA_DIR, Settings
+from office.temporal_client import connect
+from routing.run import RunStatus, RunView
+from store.repository import Store
+
+app = typer.Typer(no_args_is_help=True, help="Office run scheduler: run AI coding agents on Temporal.")
+runs_app = typer.Typer(no_args_is_help=True, help="Inspect and control runs.")
+workspace_app = typer.Typer(no_args_is_help=True, help="Workspaces and their provider order.")
+profile_app = typer.Typer(no_args_is_help=True, help="Agent profiles.")
+db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
+app.add_typer(runs_app, name="runs")
+app.add_typer(workspace_app, name="workspace")
+app.add_typer(profile_app, name="profile")
+app.add_typer(db_app, name="db")
+
+console = Console()
+err_console = Console(stderr=True)
+T = TypeVar("T")
+
+
+def _run(coro_fn: Callable[[], Awaitable[T]]) -> T:
+    return asyncio.run(coro_fn())  # type: ignore[arg-type]
+
+
+def _fail(message: str, code: int = 2) -> None:
+    err_console.print(f"[red]error:[/] {message}")
+    raise typer.Exit(code)
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+async def _with_store(fn: Callable[[Store], Awaitable[T]]) -> T:
+    store = Store(Settings.from_env().database_url)
+    try:
+        return await fn(store)
+    finally:
+        await store.close()
+
+
+def _render_view(view: RunView) -> None:
+    colour = {"completed": "green", "failed": "red", "parked": "yellow", "cancelled": "magenta"}.get(
+        view.status.value, "cyan")
+    console.print(f"[bold]{view.run_id}[/]  [{colour}]{view.status.value}[/]  workspace={view.workspace} "
+                  f"agent={view.agent} provider={view.provider or '-'} requested={view.requested_model or '-'} "
+                  f"effective={view.effective_model or '-'} fallbacks={view.fallback_count}")
+    if view.attempts:
+        table = Table("seq", "provider", "model", "outcome", "error code", "decision")
+        for a in view.attempts:
+            table.add_row(str(a.seq), a.provider, a.model or "-", a.outcome, a.error_code or "-", a.decision or "-")
+        console.print(table)
+    for w in view.warnings:
+        console.print(f"[yellow]warning[/] {w.kind}: {w.reason} (requested {w.requested_model}, "
+                      f"effective {w.effective_model})")
+    if view.park_reason:
+        console.print(f"[yellow]parked:[/] {view.park_reason} (resume with `office runs resume {view.run_id}`)")
+    if view.message:
+        console.print(f"[bold]{view.message}[/]")
+    if view.output:
+        console.print(view.output)
+
+
+def _exit_for(view: RunView) -> None:
+    if view.status in (RunStatus.failed, RunStatus.cancelled):
+        raise typer.Exit(1)
+
+
+# --- the embedded stack ------------------------------------------------------------------------------
+@app.command()
+def dev(data_dir: Path = typer.Option(Path(DEFAULT_DATA_DIR), help="Where Temporal, the store and the simulator keep state."),
+        temporal_port: int = typer.Option(7233, help="Temporal frontend (gRPC) port."),
+        ui_port: int = typer.Option(8233, help="Temporal UI port."),
+        simulator_port: int = typer.Option(8390, help="Provider simulator port."),
+        no_demo: bool = typer.Option(False, "--no-demo", help="Start the stack without submitting demo runs.")) -> None:
+    """Start the embedded stack: Temporal dev server, provider simulator, worker, demo."""
+    from office.devstack import run_dev_stack
+
+    asyncio.run(run_dev_stack(data_dir, temporal_port, ui_port, simulator_port, demo=not no_demo))
+
+
+@app.command()
+def worker() -> None:
+    """Run a worker against TEMPORAL_ADDRESS and OFFICE_DATABASE_URL."""
+    from office.worker_runtime import run_worker_forever
+
+    asyncio.run(run_worker_forever())
+
+
+@app.command()
+def simulator(port: int = typer.Option(8390), config: Path | None = typer.Option(None, help="SimConfig JSON file.")) -> None:
+    """Run the provider simulator alone."""
+    from office.simulator.server import SimulatorServer, load_config
+
+    async def serve() -> None:
+        server = await SimulatorServer(load_config(config), port=port).start()
+        print(f"simulator on {server.url}", flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(serve())
+
+
+# --- runs --------------------------------------------------------------------------------------------
+@app.command()
+def submit(prompt: str = typer.Argument(..., help="The task for the agent."),
+           workspace: str = typer.Option(..., "--workspace", "-w"),
+           agent: str = typer.Option(..., "--agent", "-a"),
+           tier: str | None = typer.Option(None, help="Tier of the workspace's execution profiles."),
+           run_id: str | None = typer.Option(None, help="Workflow id; generated when omitted."),
+           wait: bool = typer.Option(False, "--wait", help="Wait for the run to end."),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """Submit an office run."""
+
+    async def go() -> RunView | str:
+        store = Store(Settings.from_env().database_url)
+        try:
+            client = await connect()
+            handle = await submit_run(client, store, workspace, agent, prompt, run_id=run_id, tier=tier)
+        finally:
+            await store.close()
+        if not wait:
+            return handle.id
+        return await wait_for_view(client, handle.id)
+
+    try:
+        result = _run(go)
+    except SubmitError as err:
+        _fail(str(err))
+        return
+    if isinstance(result, str):
+        _print_json({"run_id": result, "status": "running"}) if as_json else console.print(f"submitted {result}")
+        return
+    _print_json(result.model_dump(mode="json")) if as_json else _render_view(result)
+    _exit_for(result)
+
+
+@app.command()
+def watch(run_id: str, interval: float = typer.Option(1.0, help="Seconds between refreshes.")) -> None:
+    """Follow a run until it ends, printing each change."""
+
+    async def go() -> RunView:
+        client = await connect()
+        last = None
+        while True:
+            view = await run_view(client, run_id)
+            line = (view.status.value, view.provider, len(view.attempts), view.park_reason)
+            if line != last:
+                last = line
+                latest = view.attempts[-1] if view.attempts else None
+                step = f" last attempt {latest.provider}:{latest.error_code or latest.outcome}" if latest else ""
+                console.print(f"{view.status.value:<10} provider={view.provider or '-'}{step}")
+            if view.status in (RunStatus.completed, RunStatus.failed, RunStatus.cancelled):
+                return view
+            await asyncio.sleep(interval)
+
+    view = _run(go)
+    _render_view(view)
+    _exit_for(view)
+
+
+@runs_app.command("show")
+def runs_show(run_id: str, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Show one run: status, attempts, warnings, message."""
+    view = _run(lambda: _show(run_id))
+    _print_json(view.model_dump(mode="json")) if as_json else _render_view(view)
+
+
+async def _show(run_id: str) -> RunView:
+    from temporalio.service import RPCError
+
+    client = await connect()
+    try:
+        return await run_view(client, run_id)
+    except RPCError as err:
+        _fail(f"run {run_id!r}: {err.message}")
+        raise
+
+
+@runs_app.command("list")
+def runs_list(as_json: bool = typer.Option(False, "--json"), limit: int = typer.Option(50),
+              query: str | None = typer.Option(None, help="Extra visibility query, e.g. 'OfficeFallbackCount > 0'.")) -> None:
+    """List recent runs."""
+
+    async def go() -> list[RunView]:
+        return await list_views(await connect(), limit=limit, query=query)
+
+    views = _run(go)
+    if as_json:
+        _print_json([v.model_dump(mode="json") for v in views])
+        return
+    table = Table("run", "status", "workspace", "agent", "provider", "effective model", "fallbacks", "error code")
+    for v in views:
+        table.add_row(v.run_id, v.status.value, v.workspace, v.agent, v.provider or "-", v.effective_model or "-",
+                      str(v.fallback_count), v.error_code or "-")
+    console.print(table)
+
+
+@runs_app.command("cancel")
+def runs_cancel(run_id: str) -> None:
+    """Cancel a run (its activities are cancelled too)."""
+
+    async def go() -> None:
+        await (await connect()).get_workflow_handle(run_id).cancel()
+
+    _run(go)
+    console.print(f"cancellation requested for {run_id}")
+
+
+@runs_app.command("resume")
+def runs_resume(run_id: str) -> None:
+    """Resume a parked run after fixing credentials, plan or capacity."""
+    from workflows.office_run import OfficeRunWorkflow
+
+    async def go() -> None:
+        await (await connect()).get_workflow_handle(run_id).signal(OfficeRunWorkflow.resume)
+
+    _run(go)
+    console.print(f"resume sent to {run_id}")
+
+
+# --- configuration -----------------------------------------------------------------------------------
+def _load_file(path: Path) -> dict:
+    text = path.read_text()
+    data = yaml.safe_load(text) if path.suffix in (".yaml", ".yml") else json.loads(text)
+    if not isinstance(data, dict):
+        _fail(f"{path}: expected a mapping at the top level")
+    return data
+
+
+def _validation_message(err: ValidationError) -> str:
+    parts = []
+    for e in err.errors():
+        where = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        parts.append(f"{where}: {e['msg']}")
+    return "; ".join(parts)
+
+
+@workspace_app.command("set")
+def workspace_set(file: Path = typer.Option(..., "--file", "-f", help="Workspace YAML or JSON.")) -> None:
+    """Create or replace a workspace from a file (validated as a whole; nothing half-saved)."""
+    from routing.config import WorkspaceConfig
+
+    try:
+        config = WorkspaceConfig.model_validate(_load_file(file))
+    except ValidationError as err:
+        _fail(f"{file}: {_validation_message(err)}")
+        return
+    _run(lambda: _with_store(lambda s: s.save_workspace(config)))
+    console.print(f"workspace {config.name} saved ({', '.join(e.provider for e in config.provider_order)})")
+
+
+@workspace_app.command("show")
+def workspace_show(name: str, as_json: bool = typer.Option(False, "--json")) -> None:
+    ws = _run(lambda: _with_store(lambda s: s.get_workspace(name)))
+    if ws is None:
+        _fail(f"workspace {name!r} does not exist")
+        return
+    _print_json(ws.model_dump(mode="json")) if as_json else console.print(yaml.safe_dump(ws.model_dump(mode="json")))
+
+
+@workspace_app.command("list")
+def workspace_list(as_json: bool = typer.Option(False, "--json")) -> None:
+    items = _run(lambda: _with_store(lambda s: s.list_workspaces()))
+    if as_json:
+        _print_json([w.model_dump(mode="json") for w in items])
+        return
+    for w in items:
+        console.print(f"{w.name}: {' → '.join(e.provider for e in w.provider_order)}")
+
+
+@profile_app.command("set")
+def profile_set(name: str, model: str = typer.Option(..., help="Start model."),
+                fallback_model: str | None = typer.Option(None), auto_fallback: bool = typer.Option(False)) -> None:
+    """Create or replace an agent profile (an explicit user action)."""
+    from routing.config import AgentProfile
+
+    try:
+        profile = AgentProfile(name=name, model=model, fallback_model=fallback_model, auto_fallback=auto_fallback)
+    except ValidationError as err:
+        _fail(_validation_message(err))
+        return
+    _run(lambda: _with_store(lambda s: s.save_agent(profile)))
+    console.print(f"profile {name} saved")
+
+
+@profile_app.command("show")
+def profile_show(name: str, as_json: bool = typer.Option(False, "--json")) -> None:
+    profile = _run(lambda: _with_store(lambda s: s.get_agent(name)))
+    if profile is None:
+        _fail(f"agent profile {name!r} does not exist")
+        return
+    _print_json(profile.model_dump(mode="json")) if as_json else console.print(profile.model_dump())
+
+
+@profile_app.command("list")
+def profile_list(as_json: bool = typer.Option(False, "--json")) -> None:
+    items = _run(lambda: _with_store(lambda s: s.list_agents()))
+    if as_json:
+        _print_json([p.model_dump(mode="json") for p in items])
+        return
+    for p in items:
+        console.print(f"{p.name}: model={p.model} fallback={p.fallback_model or '-'} auto_fallback={p.auto_fallback}")
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply migrations to OFFICE_DATABASE_URL."""
+    from store.migrate import migrate
+
+    _run(lambda: migrate(Settings.from_env().database_url))
+    console.print("database is at the latest revision")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

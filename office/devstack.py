@@ -1,0 +1,86 @@
+"""`office dev`: the embedded stack in one terminal. Temporal dev server (SQLite file), provider simulator,
+store migrations on SQLite, a worker, the demo workspace and demo runs. Ctrl-C stops what it started."""
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+from pathlib import Path
+
+from rich.console import Console
+from temporalio.client import Client
+from temporalio.exceptions import WorkflowAlreadyStartedError
+
+from office.demo import DEMO_AGENTS, DEMO_ENV, DEMO_RUNS, demo_simulator, demo_workspace
+from office.runs import submit, wait_for_view
+from office.simulator.config import SimConfig
+from office.simulator.server import SimulatorServer
+from office.temporal_client import connect
+from office.temporal_server import TemporalDevServer
+from office.worker_runtime import office_worker
+from store.migrate import migrate
+from store.repository import Store
+from workflows.contracts import TASK_QUEUE
+
+
+async def _submit_demo_runs(client: Client, store: Store, console: Console) -> None:
+    for run_id, agent, prompt in DEMO_RUNS:
+        try:
+            await submit(client, store, "demo", agent, prompt, run_id=run_id)
+        except WorkflowAlreadyStartedError:
+            console.print(f"  demo run {run_id} exists already (kept from an earlier start)")
+            continue
+        view = await wait_for_view(client, run_id)
+        tried = " → ".join(f"{a.provider}:{a.error_code or a.outcome}" for a in view.attempts)
+        console.print(f"  demo run [bold]{run_id}[/]: {view.status.value} ({tried})"
+                      + (f"\n    {view.message}" if view.message else ""))
+
+
+async def run_dev_stack(data_dir: Path, temporal_port: int, ui_port: int, simulator_port: int, demo: bool) -> None:
+    console = Console()
+    data_dir = data_dir.resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    db_url = f"sqlite:///{data_dir / 'office.db'}"
+    sim_file = data_dir / "simulator.json"
+    if not sim_file.exists():
+        sim_file.write_text(demo_simulator().model_dump_json(indent=2))
+    os.environ.update({k: v for k, v in DEMO_ENV.items() if k not in os.environ})
+
+    temporal = TemporalDevServer(db_file=data_dir / "temporal.db", port=temporal_port, ui_port=ui_port,
+                                 log_file=data_dir / "temporal.log")
+    simulator = SimulatorServer(SimConfig.model_validate_json(sim_file.read_text()), port=simulator_port)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    console.print(f"starting Temporal dev server on {temporal.address} (UI {temporal.ui_url}), data in {data_dir}")
+    await temporal.start()
+    try:
+        await simulator.start()
+        console.print(f"provider simulator on {simulator.url}")
+        await migrate(db_url)
+        store = Store(db_url)
+        await store.save_workspace(demo_workspace(simulator.url))
+        for agent in DEMO_AGENTS:
+            if await store.get_agent(agent.name) is None:  # never overwrite a profile the user edited
+                await store.save_agent(agent)
+        client = await connect(address=temporal.address, namespace="default")
+        async with office_worker(client, db_url, TASK_QUEUE):
+            if demo:
+                console.print("submitting demo runs …")
+                await _submit_demo_runs(client, store, console)
+            exports = {"TEMPORAL_ADDRESS": temporal.address, "TEMPORAL_NAMESPACE": "default",
+                       "OFFICE_DATABASE_URL": db_url, "OFFICE_SIMULATOR_URL": simulator.url}
+            (data_dir / "env.json").write_text(json.dumps(exports, indent=2))
+            for name, value in exports.items():
+                print(f"export {name}={value}")
+            print(f"Temporal UI: {temporal.ui_url}/namespaces/default/workflows")
+            print("ready", flush=True)
+            await stop.wait()
+            console.print("stopping …")
+        await store.close()
+    finally:
+        with contextlib.suppress(Exception):
+            await simulator.stop()
+        temporal.stop()

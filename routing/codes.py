@@ -1,0 +1,62 @@
+"""Stable error codes and their classes. Codes are part of the public contract (search attributes, CLI)."""
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    auth_required = "auth_required"
+    missing_credentials = "missing_credentials"
+    subscription_required = "subscription_required"
+    provider_not_configured = "provider_not_configured"
+    model_unavailable = "model_unavailable"
+    quota_limited = "quota_limited"
+    rate_limited = "rate_limited"
+    provider_overloaded = "provider_overloaded"
+    provider_unavailable = "provider_unavailable"
+    model_capacity = "model_capacity"
+    network_unavailable = "network_unavailable"
+    timeout = "timeout"
+    stream_truncated = "stream_truncated"
+    content_policy = "content_policy"
+    context_length_exceeded = "context_length_exceeded"
+    invalid_request = "invalid_request"
+    unknown = "unknown"
+
+
+class ErrorClass(StrEnum):
+    user_action = "user_action"
+    model = "model"
+    quota = "quota"
+    transient = "transient"
+    terminal = "terminal"
+    unclassified = "unclassified"
+
+
+class Phase(StrEnum):
+    session_start = "session_start"
+    after_start = "after_start"
+
+
+CODE_CLASS: dict[ErrorCode, ErrorClass] = {
+    ErrorCode.auth_required: ErrorClass.user_action,
+    ErrorCode.missing_credentials: ErrorClass.user_action,
+    ErrorCode.subscription_required: ErrorClass.user_action,
+    ErrorCode.provider_not_configured: ErrorClass.user_action,
+    ErrorCode.model_unavailable: ErrorClass.model,
+    ErrorCode.quota_limited: ErrorClass.quota,
+    ErrorCode.rate_limited: ErrorClass.transient,
+    ErrorCode.provider_overloaded: ErrorClass.transient,
+    ErrorCode.provider_unavailable: ErrorClass.transient,
+    ErrorCode.model_capacity: ErrorClass.transient,
+    ErrorCode.network_unavailable: ErrorClass.transient,
+    ErrorCode.timeout: ErrorClass.transient,
+    ErrorCode.stream_truncated: ErrorClass.transient,
+    ErrorCode.content_policy: ErrorClass.terminal,
+    ErrorCode.context_length_exceeded: ErrorClass.terminal,
+    ErrorCode.invalid_request: ErrorClass.terminal,
+    ErrorCode.unknown: ErrorClass.unclassified,
+}
+
+
+def class_of(code: ErrorCode) -> ErrorClass:
+    return CODE_CLASS[code]

@@ -1,0 +1,95 @@
+"""Workspace routing configuration and agent profiles, validated. Secrets appear only as references."""
+
+import re
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
+
+NAME_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,62}$"
+Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class ExecutorKind(StrEnum):
+    openai = "openai"
+    acp = "acp"
+
+
+class TierOverride(BaseModel):
+    model: str | None = None
+
+
+class ExecutionProfile(BaseModel):
+    """How to reach one provider. `credential_env` names an environment variable; it is never the key."""
+
+    kind: ExecutorKind = ExecutorKind.openai
+    base_url: str | None = None
+    command: list[str] = Field(default_factory=list)
+    credential_env: str | None = None
+    default_model: str | None = None
+    requests_per_minute: float | None = Field(default=None, gt=0)
+    timeout_s: float = Field(default=120.0, gt=0)
+    tiers: dict[str, TierOverride] = Field(default_factory=dict)
+
+    @field_validator("credential_env")
+    @classmethod
+    def _env_name(cls, value: str | None) -> str | None:
+        if value is not None and not ENV_NAME.match(value):
+            raise ValueError("must be an environment variable NAME (e.g. OPENAI_API_KEY), never the key itself")
+        return value
+
+    @model_validator(mode="after")
+    def _endpoint(self) -> "ExecutionProfile":
+        if self.kind is ExecutorKind.openai and not self.base_url:
+            raise ValueError("base_url is required for an openai executor (e.g. https://api.openai.com/v1)")
+        if self.kind is ExecutorKind.acp and not self.command:
+            raise ValueError("command is required for an acp executor (e.g. ['npx', '@zed-industries/claude-code-acp'])")
+        return self
+
+
+class ProviderEntry(BaseModel):
+    provider: Name
+    emergency: bool = False
+
+
+class WorkspaceConfig(BaseModel):
+    name: Name
+    provider_order: list[ProviderEntry]
+    default_tier: Name = "standard"
+    providers: dict[str, ExecutionProfile]
+    max_attempts: int = Field(default=8, ge=1, le=50)
+
+    @field_validator("provider_order", mode="before")
+    @classmethod
+    def _accept_plain_names(cls, value: object) -> object:
+        if isinstance(value, list):
+            return [{"provider": v} if isinstance(v, str) else v for v in value]
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "WorkspaceConfig":
+        names = [e.provider for e in self.provider_order]
+        if not names:
+            raise ValueError("provider_order is empty: list at least one provider")
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"provider_order lists {', '.join(dupes)} more than once")
+        missing = [n for n in names if n not in self.providers]
+        if missing:
+            raise ValueError(f"provider_order names {', '.join(missing)} without an entry under providers")
+        unknown = sorted(set(self.providers) - set(names))
+        if unknown:
+            raise ValueError(f"providers has {', '.join(unknown)} which provider_order does not list")
+        for key in self.providers:
+            if not re.match(NAME_PATTERN, key):
+                raise ValueError(f"providers key {key!r} is not a valid name (lowercase letters, digits, . _ -)")
+        return self
+
+
+class AgentProfile(BaseModel):
+    name: Name
+    model: str = Field(min_length=1)
+    fallback_model: str | None = None
+    auto_fallback: bool = False
+    pinned_providers: list[str] = Field(default_factory=list)

@@ -1,0 +1,131 @@
+"""The routing decider: one classified failure in, exactly one decision out. Pure and table-testable."""
+
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+from routing.backoff import ladder_step, retry_delay
+from routing.classifier import Classification
+from routing.codes import ErrorClass, ErrorCode
+
+
+class RoutingContext(StrEnum):
+    office = "office"            # the workspace provider order is the user's consent to re-dispatch
+    interactive = "interactive"  # no such consent: never switch provider automatically
+
+
+class DecisionKind(StrEnum):
+    short_retry = "short_retry"
+    wait = "wait"
+    fallback = "fallback"
+    park = "park"
+    fail = "fail"
+
+
+class ParkReason(StrEnum):
+    waiting_for_provider_capacity = "waiting_for_provider_capacity"
+    blocked_provider_action_required = "blocked_provider_action_required"
+
+
+class HealthState(StrEnum):
+    healthy = "healthy"
+    short_retry = "short_retry"
+    degraded = "degraded"
+    user_action_required = "user_action_required"
+
+
+class HealthEffect(BaseModel):
+    """Evidence about the provider (never a preference): what to record in provider health."""
+
+    state: HealthState
+    model_scoped: bool = False
+    retry_after_s: float | None = None
+
+
+class RetryPolicy(BaseModel):
+    max_short_retries: int = 2         # per route, per run
+    short_retry_max_wait_s: float = 30.0  # a longer reset hint is a wait or a fallback, not a short retry
+    base_s: float = 1.0
+    cap_s: float = 20.0
+
+
+class RunState(BaseModel):
+    attempts: int                    # attempts made so far, including the failed one
+    max_attempts: int
+    same_route_retries: int = 0      # short retries already spent on this route
+    waits: int = 0                   # durable waits already taken in this run
+    other_candidate_eligible: bool = False
+
+
+class Decision(BaseModel):
+    kind: DecisionKind
+    code: ErrorCode
+    reason: str
+    delay_s: float | None = None
+    park_reason: ParkReason | None = None
+    health: HealthEffect | None = None
+
+
+_USER_ACTION = HealthEffect(state=HealthState.user_action_required)
+
+
+def decide(failure: Classification, context: RoutingContext, state: RunState, rand: float,
+           policy: RetryPolicy = RetryPolicy()) -> Decision:
+    """`rand` in [0, 1) comes from the caller (workflow.random() in a workflow) so this stays pure."""
+    code, cls = failure.code, failure.error_class
+    can_fall_back = context is RoutingContext.office and state.other_candidate_eligible
+    cap_reached = state.attempts >= state.max_attempts
+
+    def make(kind: DecisionKind, reason: str, **kw: object) -> Decision:
+        return Decision(kind=kind, code=code, reason=reason, **kw)  # type: ignore[arg-type]
+
+    if cls is ErrorClass.terminal:
+        return make(DecisionKind.fail, "terminal error: not retried and never routed around")
+    if cls is ErrorClass.unclassified:
+        return make(DecisionKind.fail, "unclassified error: failing closed, no automatic provider switch")
+    if cap_reached:
+        return make(DecisionKind.fail, f"attempt cap reached ({state.max_attempts} attempts)")
+
+    if cls is ErrorClass.user_action:
+        if can_fall_back:
+            return make(DecisionKind.fallback, "provider needs user action; next provider in the workspace order",
+                        health=_USER_ACTION)
+        if context is RoutingContext.office:
+            return make(DecisionKind.park, "no other provider eligible; needs user action on this provider",
+                        park_reason=ParkReason.blocked_provider_action_required, health=_USER_ACTION)
+        return make(DecisionKind.fail, "provider needs user action", health=_USER_ACTION)
+
+    if cls is ErrorClass.model:
+        effect = HealthEffect(state=HealthState.user_action_required, model_scoped=True)
+        if can_fall_back:
+            return make(DecisionKind.fallback, "model unavailable on this provider; next provider", health=effect)
+        return make(DecisionKind.fail, "model unavailable and no other provider eligible", health=effect)
+
+    if cls is ErrorClass.quota:
+        effect = HealthEffect(state=HealthState.degraded, retry_after_s=failure.retry_after_s)
+        if can_fall_back:
+            return make(DecisionKind.fallback, "quota exhausted; next provider now", health=effect)
+        if failure.retry_after_s is not None:
+            return make(DecisionKind.wait, "quota exhausted everywhere; waiting for the reset",
+                        delay_s=failure.retry_after_s, health=effect)
+        if context is RoutingContext.office:
+            return make(DecisionKind.park, "quota exhausted with no reset time; needs plan or billing action",
+                        park_reason=ParkReason.blocked_provider_action_required, health=effect)
+        return make(DecisionKind.fail, "quota exhausted with no reset time", health=effect)
+
+    # transient
+    hint = failure.retry_after_s
+    short_enough = hint is None or hint <= policy.short_retry_max_wait_s
+    if state.same_route_retries < policy.max_short_retries and short_enough:
+        delay = retry_delay(state.same_route_retries, rand, hint, policy.base_s, policy.cap_s)
+        return make(DecisionKind.short_retry, "transient error; short retry on the same route",
+                    delay_s=delay, health=HealthEffect(state=HealthState.short_retry, retry_after_s=hint))
+    degraded = HealthEffect(state=HealthState.degraded, retry_after_s=hint if hint is not None else ladder_step(0))
+    if can_fall_back:
+        return make(DecisionKind.fallback, "transient error persists; degrading this route and falling back",
+                    health=degraded)
+    delay = max(hint or 0.0, retry_delay(state.waits, rand, None, ladder_step(state.waits), ladder_step(state.waits)))
+    if context is RoutingContext.office:
+        return make(DecisionKind.wait, "transient error persists and nothing else is eligible; durable wait",
+                    delay_s=delay, health=degraded)
+    return make(DecisionKind.fail, "transient error persists", health=degraded)

@@ -1,0 +1,69 @@
+"""Route resolution: workspace order + agent profile + pins + provider health → ordered candidates."""
+
+from datetime import datetime
+
+from pydantic import BaseModel
+
+from routing.config import AgentProfile, WorkspaceConfig
+from routing.decider import HealthState
+from routing.run import Candidate, Ineligible, RoutePlan
+
+
+class HealthRecord(BaseModel):
+    provider: str
+    model: str | None = None   # None: the whole provider; else only that model on it
+    state: HealthState
+    retry_at: datetime | None = None
+
+
+def _blocking(records: list[HealthRecord], provider: str, model: str, now: datetime) -> HealthRecord | None:
+    for rec in records:
+        if rec.provider != provider or (rec.model is not None and rec.model != model):
+            continue
+        if rec.state is HealthState.user_action_required:
+            return rec
+        if rec.state in (HealthState.degraded, HealthState.short_retry) and rec.retry_at and rec.retry_at > now:
+            return rec
+    return None
+
+
+def candidate_for(workspace: WorkspaceConfig, agent: AgentProfile, provider: str, tier: str,
+                  emergency: bool = False) -> Candidate:
+    profile = workspace.providers[provider]
+    override = profile.tiers.get(tier)
+    return Candidate(
+        provider=provider,
+        execution_profile=f"{provider}/{tier}",
+        profile=profile,
+        tier=tier,
+        requested_model=(override.model if override and override.model else agent.model),
+        fallback_model=agent.fallback_model,
+        auto_fallback=agent.auto_fallback,
+        emergency=emergency,
+    )
+
+
+def resolve_route(workspace: WorkspaceConfig, agent: AgentProfile, health: list[HealthRecord], now: datetime,
+                  tier: str | None = None, excluded: frozenset[str] = frozenset()) -> RoutePlan:
+    tier = tier or workspace.default_tier
+    normal: list[Candidate] = []
+    emergency: list[Candidate] = []
+    ineligible: list[Ineligible] = []
+    for entry in workspace.provider_order:
+        if agent.pinned_providers and entry.provider not in agent.pinned_providers:
+            continue
+        cand = candidate_for(workspace, agent, entry.provider, tier, entry.emergency)
+        if entry.provider in excluded:
+            ineligible.append(Ineligible(provider=entry.provider, reason="already failed in this route cycle"))
+            continue
+        block = _blocking(health, entry.provider, cand.requested_model, now)
+        if block is not None:
+            scope = f" (model {block.model})" if block.model else ""
+            ineligible.append(Ineligible(provider=entry.provider, reason=f"health {block.state}{scope}",
+                                         retry_at=block.retry_at))
+            continue
+        (emergency if entry.emergency else normal).append(cand)
+    # Emergency routes are candidates of last resort, only when nothing normal is eligible.
+    candidates = normal if normal else emergency
+    return RoutePlan(workspace=workspace.name, agent=agent, tier=tier, max_attempts=workspace.max_attempts,
+                     candidates=candidates, ineligible=ineligible)

@@ -1,0 +1,94 @@
+"""The run's public shapes: request, attempts, warnings and the view the CLI and queries show."""
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from routing.config import AgentProfile, ExecutionProfile
+
+
+class RunStatus(StrEnum):
+    running = "running"
+    parked = "parked"
+    completed = "completed"
+    failed = "failed"
+    cancelled = "cancelled"
+
+
+class RunRequest(BaseModel):
+    run_id: str
+    workspace: str
+    agent: str
+    prompt: str = Field(min_length=1)
+    tier: str | None = None
+
+
+class Candidate(BaseModel):
+    provider: str
+    execution_profile: str
+    profile: ExecutionProfile
+    tier: str
+    requested_model: str
+    fallback_model: str | None = None
+    auto_fallback: bool = False
+    emergency: bool = False
+
+
+class Ineligible(BaseModel):
+    provider: str
+    reason: str
+    retry_at: datetime | None = None
+
+
+class RoutePlan(BaseModel):
+    workspace: str
+    agent: AgentProfile
+    tier: str
+    max_attempts: int
+    candidates: list[Candidate]
+    ineligible: list[Ineligible] = Field(default_factory=list)
+
+
+class AttemptView(BaseModel):
+    seq: int
+    provider: str
+    execution_profile: str = ""
+    model: str | None = None
+    requested_model: str | None = None
+    outcome: str
+    error_code: str | None = None
+    decision: str | None = None
+    rule: str | None = None
+    excerpt: str | None = None
+    retry_after_s: float | None = None
+
+
+class WarningView(BaseModel):
+    kind: str
+    reason: str
+    requested_model: str | None
+    effective_model: str
+    fallback_model: str | None = None
+    agent: str
+    executor_type: str
+    execution_profile: str
+    remediation: list[str] = Field(default_factory=list)
+    idempotency_key: str
+
+
+class RunView(BaseModel):
+    run_id: str
+    status: RunStatus
+    workspace: str
+    agent: str
+    provider: str | None = None
+    requested_model: str | None = None
+    effective_model: str | None = None
+    attempts: list[AttemptView] = Field(default_factory=list)
+    warnings: list[WarningView] = Field(default_factory=list)
+    message: str | None = None
+    error_code: str | None = None
+    park_reason: str | None = None
+    output: str | None = None
+    fallback_count: int = 0

@@ -1,0 +1,1 @@
+"""Persistence: sqlmodel tables, queries and Alembic migrations (PostgreSQL via asyncpg, SQLite embedded)."""

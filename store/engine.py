@@ -1,0 +1,37 @@
+"""Engine creation for both backends from one URL."""
+
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+
+def normalize_url(url: str) -> str:
+    """Accept plain postgresql:// and sqlite:// URLs and pick the async drivers."""
+    for prefix, driver in (("postgresql://", "postgresql+asyncpg://"), ("postgres://", "postgresql+asyncpg://"),
+                           ("sqlite://", "sqlite+aiosqlite://")):
+        if url.startswith(prefix):
+            return driver + url[len(prefix):]
+    if url.startswith(("postgresql+asyncpg://", "sqlite+aiosqlite://")):
+        return url
+    raise ValueError(
+        f"OFFICE_DATABASE_URL {url!r} is not supported: use postgresql://user@host:port/db or sqlite:///path/office.db"
+    )
+
+
+def is_sqlite(url: str) -> bool:
+    return normalize_url(url).startswith("sqlite")
+
+
+def make_engine(url: str) -> AsyncEngine:
+    url = normalize_url(url)
+    if url.startswith("sqlite"):
+        engine = create_async_engine(url, connect_args={"timeout": 30})
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _sqlite_pragmas(dbapi_conn, _record):  # WAL lets the CLI read while the worker writes
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.close()
+
+        return engine
+    return create_async_engine(url, pool_size=10, max_overflow=10, pool_pre_ping=True)

@@ -1,0 +1,162 @@
+"""Queries. Every write that an activity retry can repeat is idempotent by primary key."""
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlmodel import SQLModel
+
+from routing.config import AgentProfile, WorkspaceConfig
+from routing.decider import HealthState
+from routing.route import HealthRecord
+from store.engine import make_engine
+from store.tables import (AgentProfileRow, AttemptRow, ProviderHealthRow, RunMessageRow, TranscriptEntryRow,
+                          WorkspaceRow)
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def as_utc(value: datetime | None) -> datetime | None:
+    """SQLite hands back naive datetimes; everything here is UTC."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=timezone.utc)
+
+
+class Store:
+    def __init__(self, url: str, engine: AsyncEngine | None = None):
+        self.url = url
+        self.engine = engine or make_engine(url)
+        self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    def session(self) -> AsyncSession:
+        return self._sessions()
+
+    def _insert(self, table: type[SQLModel]):
+        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
+        return dialect.insert(table)  # type: ignore[arg-type]
+
+    async def _insert_ignore(self, table: type[SQLModel], values: dict[str, Any]) -> bool:
+        """Insert unless the primary key exists; True when this call inserted the row."""
+        stmt = self._insert(table).values(**values).on_conflict_do_nothing()
+        async with self.session() as s:
+            result = await s.execute(stmt)
+            await s.commit()
+            return bool(result.rowcount)
+
+    async def _upsert(self, table: type[SQLModel], values: dict[str, Any], keys: list[str]) -> None:
+        stmt = self._insert(table).values(**values)
+        stmt = stmt.on_conflict_do_update(index_elements=keys,
+                                          set_={k: v for k, v in values.items() if k not in keys})
+        async with self.session() as s:
+            await s.execute(stmt)
+            await s.commit()
+
+    # --- configuration -------------------------------------------------------------------------
+    async def save_workspace(self, config: WorkspaceConfig) -> None:
+        await self._upsert(WorkspaceRow, {"name": config.name, "config": config.model_dump(mode="json"),
+                                          "updated_at": utcnow()}, ["name"])
+
+    async def get_workspace(self, name: str) -> WorkspaceConfig | None:
+        async with self.session() as s:
+            row = await s.get(WorkspaceRow, name)
+        return WorkspaceConfig.model_validate(row.config) if row else None
+
+    async def list_workspaces(self) -> list[WorkspaceConfig]:
+        async with self.session() as s:
+            rows = (await s.execute(select(WorkspaceRow).order_by(WorkspaceRow.name))).scalars().all()
+        return [WorkspaceConfig.model_validate(r.config) for r in rows]
+
+    async def save_agent(self, agent: AgentProfile) -> None:
+        values = agent.model_dump(mode="json") | {"updated_at": utcnow()}
+        await self._upsert(AgentProfileRow, values, ["name"])
+
+    async def get_agent(self, name: str) -> AgentProfile | None:
+        async with self.session() as s:
+            row = await s.get(AgentProfileRow, name)
+        return AgentProfile.model_validate(row.model_dump(exclude={"updated_at"})) if row else None
+
+    async def list_agents(self) -> list[AgentProfile]:
+        async with self.session() as s:
+            rows = (await s.execute(select(AgentProfileRow).order_by(AgentProfileRow.name))).scalars().all()
+        return [AgentProfile.model_validate(r.model_dump(exclude={"updated_at"})) for r in rows]
+
+    # --- transcript: append-only, one owner per run ---------------------------------------------
+    async def append_transcript(self, run_id: str, seq: int, role: str, content: str,
+                                provider: str | None = None) -> bool:
+        return await self._insert_ignore(TranscriptEntryRow, {
+            "run_id": run_id, "seq": seq, "role": role, "content": content, "provider": provider,
+            "created_at": utcnow()})
+
+    async def read_transcript(self, run_id: str, upto_seq: int) -> list[TranscriptEntryRow]:
+        async with self.session() as s:
+            rows = (await s.execute(
+                select(TranscriptEntryRow)
+                .where(TranscriptEntryRow.run_id == run_id, TranscriptEntryRow.seq <= upto_seq)
+                .order_by(TranscriptEntryRow.seq))).scalars().all()
+        return list(rows)
+
+    # --- attempts ---------------------------------------------------------------------------------
+    async def record_attempt(self, values: dict[str, Any]) -> bool:
+        return await self._insert_ignore(AttemptRow, values)
+
+    async def list_attempts(self, run_id: str) -> list[AttemptRow]:
+        async with self.session() as s:
+            rows = (await s.execute(select(AttemptRow).where(AttemptRow.run_id == run_id)
+                                    .order_by(AttemptRow.seq))).scalars().all()
+        return list(rows)
+
+    # --- provider health: evidence, never preference --------------------------------------------
+    async def set_health(self, provider: str, model: str | None, state: HealthState, retry_at: datetime | None,
+                         code: str | None, run_id: str | None) -> None:
+        async with self.session() as s:
+            existing = await s.get(ProviderHealthRow, (provider, model or ""))
+            step = 0
+            if existing is not None and state is not HealthState.healthy and existing.state == state.value:
+                step = existing.backoff_step + 1
+        await self._upsert(ProviderHealthRow, {
+            "provider": provider, "model": model or "", "state": state.value, "retry_at": retry_at,
+            "backoff_step": step, "last_code": code, "last_run_id": run_id, "updated_at": utcnow()},
+            ["provider", "model"])
+
+    async def restore_health(self, provider: str, model: str | None, run_id: str) -> None:
+        """A success clears the provider-wide record and the record for the model that ran."""
+        async with self.session() as s:
+            rows = (await s.execute(select(ProviderHealthRow).where(
+                ProviderHealthRow.provider == provider,
+                ProviderHealthRow.model.in_(["", model or ""]),  # type: ignore[attr-defined]
+                ProviderHealthRow.state != HealthState.healthy.value))).scalars().all()
+            for row in rows:
+                row.state, row.retry_at, row.backoff_step = HealthState.healthy.value, None, 0
+                row.last_run_id, row.updated_at = run_id, utcnow()
+                s.add(row)
+            await s.commit()
+
+    async def list_health(self) -> list[HealthRecord]:
+        async with self.session() as s:
+            rows = (await s.execute(select(ProviderHealthRow))).scalars().all()
+        return [HealthRecord(provider=r.provider, model=r.model or None, state=HealthState(r.state),
+                             retry_at=as_utc(r.retry_at)) for r in rows]
+
+    async def health_rows(self) -> list[ProviderHealthRow]:
+        async with self.session() as s:
+            return list((await s.execute(select(ProviderHealthRow).order_by(
+                ProviderHealthRow.provider, ProviderHealthRow.model))).scalars().all())
+
+    # --- run messages ---------------------------------------------------------------------------
+    async def add_run_message(self, key: str, run_id: str, kind: str, payload: dict[str, Any]) -> bool:
+        return await self._insert_ignore(RunMessageRow, {"idempotency_key": key, "run_id": run_id, "kind": kind,
+                                                         "payload": payload, "created_at": utcnow()})
+
+    async def list_run_messages(self, run_id: str) -> list[RunMessageRow]:
+        async with self.session() as s:
+            rows = (await s.execute(select(RunMessageRow).where(RunMessageRow.run_id == run_id)
+                                    .order_by(RunMessageRow.created_at))).scalars().all()
+        return list(rows)

@@ -1,0 +1,85 @@
+"""Tables. Conversation data lives only here, keyed by run: nothing in a worker caches it."""
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, DateTime, Text
+from sqlmodel import Field, SQLModel
+
+
+def _ts() -> Any:
+    return Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+
+
+class WorkspaceRow(SQLModel, table=True):
+    __tablename__ = "workspaces"
+    name: str = Field(primary_key=True, max_length=63)
+    config: dict = Field(sa_column=Column(JSON, nullable=False))
+    updated_at: datetime = _ts()
+
+
+class AgentProfileRow(SQLModel, table=True):
+    __tablename__ = "agent_profiles"
+    name: str = Field(primary_key=True, max_length=63)
+    model: str = Field(max_length=200)
+    fallback_model: str | None = Field(default=None, max_length=200)
+    auto_fallback: bool = False
+    pinned_providers: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    updated_at: datetime = _ts()
+
+
+class TranscriptEntryRow(SQLModel, table=True):
+    """Append-only log of one run's conversation; a snapshot is `seq <= N` of one run_id."""
+
+    __tablename__ = "transcript_entries"
+    run_id: str = Field(primary_key=True, max_length=200)
+    seq: int = Field(primary_key=True)
+    role: str = Field(max_length=20)
+    content: str = Field(sa_column=Column(Text, nullable=False))
+    provider: str | None = Field(default=None, max_length=63)
+    created_at: datetime = _ts()
+
+
+class AttemptRow(SQLModel, table=True):
+    __tablename__ = "attempts"
+    run_id: str = Field(primary_key=True, max_length=200)
+    seq: int = Field(primary_key=True)
+    provider: str = Field(max_length=63)
+    execution_profile: str = Field(max_length=130)
+    requested_model: str | None = Field(default=None, max_length=200)
+    effective_model: str | None = Field(default=None, max_length=200)
+    outcome: str = Field(max_length=20)
+    code: str | None = Field(default=None, max_length=40)
+    confidence: float | None = None
+    phase: str | None = Field(default=None, max_length=20)
+    rule: str | None = Field(default=None, max_length=120)
+    excerpt: str | None = Field(default=None, sa_column=Column(Text))
+    retry_after_s: float | None = None
+    decision: str | None = Field(default=None, max_length=20)
+    started_at: datetime = _ts()
+    finished_at: datetime = _ts()
+
+
+class ProviderHealthRow(SQLModel, table=True):
+    """Evidence about a provider scope; never a preference. model == '' means the whole provider."""
+
+    __tablename__ = "provider_health"
+    provider: str = Field(primary_key=True, max_length=63)
+    model: str = Field(primary_key=True, default="", max_length=200)
+    state: str = Field(max_length=30)
+    retry_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
+    backoff_step: int = 0
+    last_code: str | None = Field(default=None, max_length=40)
+    last_run_id: str | None = Field(default=None, max_length=200)
+    updated_at: datetime = _ts()
+
+
+class RunMessageRow(SQLModel, table=True):
+    """Messages persisted with a run (model-selection warnings); the key makes writes idempotent."""
+
+    __tablename__ = "run_messages"
+    idempotency_key: str = Field(primary_key=True, max_length=200)
+    run_id: str = Field(index=True, max_length=200)
+    kind: str = Field(max_length=40)
+    payload: dict = Field(sa_column=Column(JSON, nullable=False))
+    created_at: datetime = _ts()

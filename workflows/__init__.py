@@ -1,0 +1,1 @@
+"""Deterministic orchestration only. All I/O happens in activities."""

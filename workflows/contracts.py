@@ -1,0 +1,67 @@
+"""Inputs and results passed between the workflow and its activities (pydantic, via the data converter).
+No secrets: profiles carry credential references only."""
+
+from datetime import datetime
+
+from pydantic import BaseModel
+
+from routing.classifier import Classification
+from routing.decider import Decision
+from routing.model_policy import ModelDecision
+from routing.run import Candidate, WarningView
+
+TASK_QUEUE = "office-runs"
+PROVIDER_FAILURE = "ProviderFailure"  # ApplicationError type prefix; details[0] is the Classification
+
+
+class OpenTranscript(BaseModel):
+    run_id: str
+    prompt: str
+
+
+class RouteRequest(BaseModel):
+    run_id: str
+    workspace: str
+    agent: str
+    tier: str | None = None
+    excluded: list[str] = []
+
+
+class StartSessionInput(BaseModel):
+    run_id: str
+    attempt_seq: int
+    agent: str
+    candidate: Candidate
+
+
+class SessionStarted(BaseModel):
+    decision: ModelDecision
+    model_to_send: str | None       # None: let the executor use its default
+    effective_model: str | None     # None: provider default, model not reported (yet)
+    warning: WarningView | None = None
+
+
+class RunSessionInput(BaseModel):
+    run_id: str
+    attempt_seq: int
+    candidate: Candidate
+    model: str | None
+    transcript_upto: int
+
+
+class SessionOutput(BaseModel):
+    text: str
+    reported_model: str | None
+    transcript_seq: int
+
+
+class AttemptRecord(BaseModel):
+    run_id: str
+    seq: int
+    candidate: Candidate
+    effective_model: str | None
+    outcome: str                    # succeeded | failed
+    failure: Classification | None = None
+    decision: Decision | None = None
+    started_at: datetime
+    finished_at: datetime

@@ -1,0 +1,234 @@
+"""OfficeRunWorkflow: the business process of one office run.
+
+resolve route → (start session → run session) per candidate → on failure classify and ask the decider:
+short retry, durable wait, fall back down the workspace order, park for the user, or fail with an
+actionable message. The workflow sequences activities and keeps the run's state; it decides nothing itself.
+"""
+
+import asyncio
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.routing_state import RouteStateActivities
+    from activities.session import SessionActivities
+    from routing.classifier import Classification, FailureSignal, classify
+    from routing.codes import ErrorCode, Phase
+    from routing.decider import Decision, DecisionKind, ParkReason, RoutingContext, RunState, decide
+    from routing.messages import actionable_message
+    from routing.run import AttemptView, Candidate, RoutePlan, RunRequest, RunStatus, RunView
+    from workflows import search_attributes as sa
+    from workflows.contracts import (AttemptRecord, OpenTranscript, RouteRequest, RunSessionInput, SessionOutput,
+                                     SessionStarted, StartSessionInput)
+
+NO_RETRY = RetryPolicy(maximum_attempts=1)  # provider calls: the decider is the only retry layer
+STATE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30))
+LOCAL = timedelta(seconds=30)
+
+
+@workflow.defn
+class OfficeRunWorkflow:
+    def __init__(self) -> None:
+        self._view: RunView | None = None
+        self._resume = False
+        self._published: dict[str, object] = {}
+
+    # --- what users see -------------------------------------------------------------------------
+    @workflow.query
+    def status(self) -> RunView | None:
+        return self._view
+
+    @workflow.signal
+    def resume(self) -> None:
+        """The user fixed credentials, plan or capacity: a parked run re-resolves its route."""
+        self._resume = True
+
+    def _publish(self) -> None:
+        """Upsert only the search attributes that changed (one history event per change set)."""
+        v = self._view
+        assert v is not None
+        wanted: dict[str, object] = {
+            sa.STATUS.name: v.status.value, sa.WORKSPACE.name: v.workspace, sa.AGENT.name: v.agent,
+            sa.PROVIDER.name: v.provider, sa.REQUESTED_MODEL.name: v.requested_model,
+            sa.EFFECTIVE_MODEL.name: v.effective_model, sa.FALLBACK_COUNT.name: v.fallback_count,
+            sa.ERROR_CODE.name: v.error_code}
+        updates = []
+        for key in sa.ALL:
+            value = wanted[key.name]
+            if value is None or self._published.get(key.name) == value:
+                continue
+            self._published[key.name] = value
+            updates.append(key.value_set(value))  # type: ignore[arg-type]
+        if updates:
+            workflow.upsert_search_attributes(updates)
+
+    # --- the process ----------------------------------------------------------------------------
+    @workflow.run
+    async def run(self, req: RunRequest) -> RunView:
+        self._view = RunView(run_id=req.run_id, status=RunStatus.running, workspace=req.workspace, agent=req.agent)
+        self._publish()
+        try:
+            return await self._run(req)
+        except asyncio.CancelledError:
+            self._view.status = RunStatus.cancelled
+            self._view.message = "cancelled by the user"
+            self._publish()
+            raise
+
+    async def _run(self, req: RunRequest) -> RunView:
+        view = self._view
+        assert view is not None
+        transcript_seq = await workflow.execute_local_activity_method(
+            RouteStateActivities.open_transcript, OpenTranscript(run_id=req.run_id, prompt=req.prompt),
+            start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY)
+        plan = await self._resolve(req, excluded=[])
+        view.requested_model = plan.agent.model
+        self._publish()
+        excluded: list[str] = []
+        attempts = route_retries = waits = 0
+        while True:
+            candidate = next((c for c in plan.candidates if c.provider not in excluded), None)
+            if candidate is None:  # nothing eligible (all unhealthy): park, never spin
+                await self._park_until_eligible(plan)
+                plan, excluded, route_retries = await self._resolve(req, excluded=[]), [], 0
+                continue
+            attempts += 1
+            started_at = workflow.now()
+            view.provider = candidate.provider
+            self._publish()
+            outcome = await self._attempt(req, candidate, attempts, transcript_seq)
+            if isinstance(outcome, SessionOutput):
+                view.effective_model = outcome.reported_model or view.effective_model
+                await self._record(req, attempts, candidate, "succeeded", None, None, started_at)
+                view.status, view.output, view.error_code = RunStatus.completed, outcome.text, None
+                self._publish()
+                return view
+            failure = outcome
+            others = any(c.provider not in excluded and c.provider != candidate.provider for c in plan.candidates)
+            decision = decide(failure, RoutingContext.office,
+                              RunState(attempts=attempts, max_attempts=plan.max_attempts,
+                                       same_route_retries=route_retries, waits=waits,
+                                       other_candidate_eligible=others),
+                              workflow.random().random())
+            view.error_code = failure.code.value
+            await self._record(req, attempts, candidate, "failed", failure, decision, started_at)
+            self._publish()
+            if decision.kind is DecisionKind.short_retry:
+                route_retries += 1
+                await workflow.sleep(timedelta(seconds=decision.delay_s or 0))
+            elif decision.kind is DecisionKind.fallback:
+                excluded.append(candidate.provider)
+                route_retries = 0
+                view.fallback_count += 1
+            elif decision.kind is DecisionKind.wait:
+                waits += 1
+                await self._park(ParkReason.waiting_for_provider_capacity, decision.delay_s)
+                plan, excluded, route_retries = await self._resolve(req, excluded=[]), [], 0
+            elif decision.kind is DecisionKind.park:
+                await self._park(decision.park_reason or ParkReason.blocked_provider_action_required, None)
+                plan, excluded, route_retries = await self._resolve(req, excluded=[]), [], 0
+            else:
+                return self._fail(failure.code, decision.reason, failure, candidate)
+
+    async def _attempt(self, req: RunRequest, cand: Candidate, seq: int,
+                       transcript_seq: int) -> SessionOutput | Classification:
+        view = self._view
+        assert view is not None
+        phase = Phase.session_start
+        try:
+            started: SessionStarted = await workflow.execute_activity_method(
+                SessionActivities.start_session,
+                StartSessionInput(run_id=req.run_id, attempt_seq=seq, agent=req.agent, candidate=cand),
+                start_to_close_timeout=timedelta(seconds=60), retry_policy=NO_RETRY,
+                summary=f"start session on {cand.provider} (model {cand.requested_model})")
+            view.effective_model = started.effective_model
+            if started.warning and all(w.idempotency_key != started.warning.idempotency_key for w in view.warnings):
+                view.warnings.append(started.warning)
+            phase = Phase.after_start
+            return await workflow.execute_activity_method(
+                SessionActivities.run_session,
+                RunSessionInput(run_id=req.run_id, attempt_seq=seq, candidate=cand, model=started.model_to_send,
+                                transcript_upto=transcript_seq),
+                start_to_close_timeout=timedelta(seconds=cand.profile.timeout_s + 30),
+                heartbeat_timeout=timedelta(seconds=30), retry_policy=NO_RETRY,
+                summary=f"run session on {cand.provider} ({started.model_to_send or 'provider default'})")
+        except ActivityError as err:
+            return self._classify(err, cand, phase)
+
+    def _classify(self, err: ActivityError, cand: Candidate, phase: Phase) -> Classification:
+        cause = err.cause
+        if isinstance(cause, ApplicationError) and cause.details and isinstance(cause.details[0], dict):
+            try:
+                return Classification.model_validate(cause.details[0])
+            except ValueError:
+                pass
+        if isinstance(cause, TimeoutError):  # heartbeat or start-to-close: the worker or the call was lost
+            signal = FailureSignal(phase=phase, provider=cand.provider, exception_type="ActivityTimeout",
+                                   error_text=f"activity {cause.type.name.lower()} timeout")
+        else:
+            signal = FailureSignal(phase=phase, provider=cand.provider,
+                                   exception_type=getattr(cause, "type", None) or type(cause).__name__,
+                                   error_text=str(cause))
+        return classify(signal, workflow.now())
+
+    async def _resolve(self, req: RunRequest, excluded: list[str]) -> RoutePlan:
+        return await workflow.execute_local_activity_method(
+            RouteStateActivities.resolve_route,
+            RouteRequest(run_id=req.run_id, workspace=req.workspace, agent=req.agent, tier=req.tier,
+                         excluded=excluded),
+            start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY)
+
+    async def _record(self, req: RunRequest, seq: int, cand: Candidate, outcome: str,
+                      failure: Classification | None, decision: Decision | None, started_at) -> None:
+        view = self._view
+        assert view is not None
+        view.attempts.append(AttemptView(
+            seq=seq, provider=cand.provider, execution_profile=cand.execution_profile,
+            model=view.effective_model, requested_model=cand.requested_model, outcome=outcome,
+            error_code=failure.code.value if failure else None, decision=decision.kind.value if decision else None,
+            rule=failure.rule if failure else None, excerpt=failure.excerpt if failure else None,
+            retry_after_s=failure.retry_after_s if failure else None))
+        await workflow.execute_local_activity_method(
+            RouteStateActivities.record_attempt,
+            AttemptRecord(run_id=req.run_id, seq=seq, candidate=cand, effective_model=view.effective_model,
+                          outcome=outcome, failure=failure, decision=decision, started_at=started_at,
+                          finished_at=workflow.now()),
+            start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY)
+
+    async def _park(self, reason: ParkReason, timeout_s: float | None) -> None:
+        """Parked runs never spin: they wait on a durable timer (capacity) or on the `resume` signal."""
+        view = self._view
+        assert view is not None
+        view.status, view.park_reason, self._resume = RunStatus.parked, reason.value, False
+        self._publish()
+        try:
+            await workflow.wait_condition(lambda: self._resume,
+                                          timeout=timedelta(seconds=timeout_s) if timeout_s else None,
+                                          timeout_summary=f"parked: {reason.value}")
+        except asyncio.TimeoutError:
+            pass
+        view.status, view.park_reason = RunStatus.running, None
+        self._publish()
+
+    async def _park_until_eligible(self, plan: RoutePlan) -> None:
+        retry_times = [i.retry_at for i in plan.ineligible if i.retry_at is not None]
+        if retry_times:
+            delay = max(1.0, (min(retry_times) - workflow.now()).total_seconds())
+            await self._park(ParkReason.waiting_for_provider_capacity, delay)
+        else:
+            await self._park(ParkReason.blocked_provider_action_required, None)
+
+    def _fail(self, code: ErrorCode, reason: str, failure: Classification | None,
+              cand: Candidate | None = None) -> RunView:
+        view = self._view
+        assert view is not None
+        model = cand.requested_model if cand else view.requested_model
+        view.status, view.error_code = RunStatus.failed, code.value
+        view.message = actionable_message(code, cand.provider if cand else view.provider, model, view.agent,
+                                          failure.excerpt if failure else reason)
+        self._publish()
+        raise ApplicationError(view.message, view.model_dump(mode="json"), type=f"OfficeRunFailed.{code.value}",
+                               non_retryable=True)
