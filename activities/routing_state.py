@@ -33,7 +33,7 @@ class RouteStateActivities:
             raise ApplicationError(f"agent profile {req.agent!r} does not exist; create it with "
                                    "`office profile set`", type="ConfigError", non_retryable=True)
         health = await self.store.list_health()
-        return resolve_route(workspace, agent, health, utcnow(), req.tier, frozenset(req.excluded))
+        return resolve_route(workspace, agent, health, utcnow(), req.tier, frozenset(req.excluded), req.retry_blocked)
 
     @activity.defn
     async def record_attempt(self, rec: AttemptRecord) -> None:

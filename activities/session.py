@@ -1,7 +1,10 @@
 """Session start (catalog + start-model policy + warning) and session run (heartbeating provider call)."""
 
+import asyncio
+import contextlib
 import hashlib
 import logging
+from collections.abc import AsyncIterator
 
 import httpx
 from temporalio import activity
@@ -42,6 +45,23 @@ def warning_for(run_id: str, attempt_seq: int, agent: str, cand: Candidate, deci
         fallback_model=decision.fallback, agent=agent, executor_type=cand.profile.kind.value,
         execution_profile=cand.execution_profile, remediation=REMEDIATION,
         idempotency_key="msw:" + hashlib.sha256(basis.encode()).hexdigest()[:32])
+
+
+@contextlib.asynccontextmanager
+async def heartbeating(every_s: float = 5.0) -> AsyncIterator[None]:
+    """Heartbeats while a provider call is in flight, chunks or not: a lost worker shows up within the
+    heartbeat timeout, and a cancellation reaches the activity promptly."""
+
+    async def beat() -> None:
+        while True:
+            activity.heartbeat()
+            await asyncio.sleep(every_s)
+
+    task = asyncio.create_task(beat())
+    try:
+        yield
+    finally:
+        task.cancel()
 
 
 class SessionActivities:
@@ -87,12 +107,9 @@ class SessionActivities:
         messages = [{"role": e.role, "content": e.content} for e in snapshot]
         executor = self._executor(inp.candidate)
 
-        async def beat(_: str) -> None:
-            activity.heartbeat()  # the SDK throttles these; a dead worker shows up within the heartbeat timeout
-
-        activity.heartbeat()
         try:
-            result = await executor.chat(inp.model, messages, on_chunk=beat)
+            async with heartbeating():
+                result = await executor.chat(inp.model, messages)
         except ProviderCallError as err:
             raise provider_failure(classify(err.signal, utcnow())) from err
         seq = inp.transcript_upto + 1

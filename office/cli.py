@@ -24,10 +24,12 @@ runs_app = typer.Typer(no_args_is_help=True, help="Inspect and control runs.")
 workspace_app = typer.Typer(no_args_is_help=True, help="Workspaces and their provider order.")
 profile_app = typer.Typer(no_args_is_help=True, help="Agent profiles.")
 db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
+health_app = typer.Typer(no_args_is_help=True, help="Provider health (evidence from runs, never preference).")
 app.add_typer(runs_app, name="runs")
 app.add_typer(workspace_app, name="workspace")
 app.add_typer(profile_app, name="profile")
 app.add_typer(db_app, name="db")
+app.add_typer(health_app, name="health")
 
 console = Console()
 err_console = Console(stderr=True)
@@ -325,6 +327,28 @@ def db_upgrade() -> None:
 
     _run(lambda: migrate(Settings.from_env().database_url))
     console.print("database is at the latest revision")
+
+
+@health_app.command("list")
+def health_list(as_json: bool = typer.Option(False, "--json")) -> None:
+    """What runs have learned about each provider scope."""
+    rows = _run(lambda: _with_store(lambda s: s.health_rows()))
+    data = [r.model_dump(mode="json") for r in rows]
+    if as_json:
+        _print_json(data)
+        return
+    table = Table("provider", "model", "state", "retry at", "backoff step", "last code", "last run")
+    for r in rows:
+        table.add_row(r.provider, r.model or "(all)", r.state, str(r.retry_at or "-"), str(r.backoff_step),
+                      r.last_code or "-", r.last_run_id or "-")
+    console.print(table)
+
+
+@health_app.command("clear")
+def health_clear(provider: str, model: str | None = typer.Option(None, help="Only this model's record.")) -> None:
+    """Say a provider is fixed (credentials, plan); parked runs still need `office runs resume`."""
+    cleared = _run(lambda: _with_store(lambda s: s.clear_health(provider, model)))
+    console.print(f"cleared {cleared} health record(s) for {provider}")
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 from temporalio.client import Client
+from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from office.demo import DEMO_AGENTS, DEMO_ENV, DEMO_RUNS, demo_simulator, demo_workspace
@@ -27,7 +28,8 @@ from workflows.contracts import TASK_QUEUE
 async def _submit_demo_runs(client: Client, store: Store, console: Console) -> None:
     for run_id, agent, prompt in DEMO_RUNS:
         try:
-            await submit(client, store, "demo", agent, prompt, run_id=run_id)
+            await submit(client, store, "demo", agent, prompt, run_id=run_id,
+                         id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE)
         except WorkflowAlreadyStartedError:
             console.print(f"  demo run {run_id} exists already (kept from an earlier start)")
             continue

@@ -4,7 +4,7 @@ import uuid
 from datetime import timedelta
 
 from temporalio.client import Client, WorkflowExecutionStatus as Status, WorkflowFailureError, WorkflowHandle
-from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError
 
 from routing.run import RunRequest, RunStatus, RunView
@@ -39,7 +39,8 @@ async def validate_submission(store: Store, workspace: str, agent: str, prompt: 
 
 async def submit(client: Client, store: Store, workspace: str, agent: str, prompt: str,
                  run_id: str | None = None, tier: str | None = None,
-                 task_queue: str = TASK_QUEUE) -> WorkflowHandle:
+                 task_queue: str = TASK_QUEUE,
+                 id_reuse_policy: WorkflowIDReusePolicy = WorkflowIDReusePolicy.ALLOW_DUPLICATE) -> WorkflowHandle:
     requested_model = await validate_submission(store, workspace, agent, prompt)
     run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
     request = RunRequest(run_id=run_id, workspace=workspace, agent=agent, prompt=prompt.strip(), tier=tier)
@@ -54,7 +55,7 @@ async def submit(client: Client, store: Store, workspace: str, agent: str, promp
             SearchAttributePair(sa.WORKSPACE, workspace), SearchAttributePair(sa.AGENT, agent),
             SearchAttributePair(sa.REQUESTED_MODEL, requested_model),
         ]),
-        run_timeout=timedelta(days=7),
+        run_timeout=timedelta(days=7), id_reuse_policy=id_reuse_policy,
     )
 
 

@@ -14,13 +14,15 @@ class HealthRecord(BaseModel):
     model: str | None = None   # None: the whole provider; else only that model on it
     state: HealthState
     retry_at: datetime | None = None
+    last_code: str | None = None
 
 
-def _blocking(records: list[HealthRecord], provider: str, model: str, now: datetime) -> HealthRecord | None:
+def _blocking(records: list[HealthRecord], provider: str, model: str, now: datetime,
+              retry_blocked: bool) -> HealthRecord | None:
     for rec in records:
         if rec.provider != provider or (rec.model is not None and rec.model != model):
             continue
-        if rec.state is HealthState.user_action_required:
+        if rec.state is HealthState.user_action_required and not retry_blocked:
             return rec
         if rec.state in (HealthState.degraded, HealthState.short_retry) and rec.retry_at and rec.retry_at > now:
             return rec
@@ -44,7 +46,9 @@ def candidate_for(workspace: WorkspaceConfig, agent: AgentProfile, provider: str
 
 
 def resolve_route(workspace: WorkspaceConfig, agent: AgentProfile, health: list[HealthRecord], now: datetime,
-                  tier: str | None = None, excluded: frozenset[str] = frozenset()) -> RoutePlan:
+                  tier: str | None = None, excluded: frozenset[str] = frozenset(),
+                  retry_blocked: bool = False) -> RoutePlan:
+    """`retry_blocked`: the user says they fixed what needed action (resume), so try those routes again."""
     tier = tier or workspace.default_tier
     normal: list[Candidate] = []
     emergency: list[Candidate] = []
@@ -56,11 +60,11 @@ def resolve_route(workspace: WorkspaceConfig, agent: AgentProfile, health: list[
         if entry.provider in excluded:
             ineligible.append(Ineligible(provider=entry.provider, reason="already failed in this route cycle"))
             continue
-        block = _blocking(health, entry.provider, cand.requested_model, now)
+        block = _blocking(health, entry.provider, cand.requested_model, now, retry_blocked)
         if block is not None:
-            scope = f" (model {block.model})" if block.model else ""
-            ineligible.append(Ineligible(provider=entry.provider, reason=f"health {block.state}{scope}",
-                                         retry_at=block.retry_at))
+            scope = f" for model {block.model}" if block.model else ""
+            ineligible.append(Ineligible(provider=entry.provider, retry_at=block.retry_at, code=block.last_code,
+                                         reason=f"{block.state.value}{scope} after {block.last_code or 'a failure'}"))
             continue
         (emergency if entry.emergency else normal).append(cand)
     # Emergency routes are candidates of last resort, only when nothing normal is eligible.

@@ -39,6 +39,7 @@ class Ineligible(BaseModel):
     provider: str
     reason: str
     retry_at: datetime | None = None
+    code: str | None = None
 
 
 class RoutePlan(BaseModel):

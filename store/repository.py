@@ -143,7 +143,19 @@ class Store:
         async with self.session() as s:
             rows = (await s.execute(select(ProviderHealthRow))).scalars().all()
         return [HealthRecord(provider=r.provider, model=r.model or None, state=HealthState(r.state),
-                             retry_at=as_utc(r.retry_at)) for r in rows]
+                             retry_at=as_utc(r.retry_at), last_code=r.last_code) for r in rows]
+
+    async def clear_health(self, provider: str, model: str | None = None) -> int:
+        """An operator's word that a provider (or one model on it) is fixed; returns rows cleared."""
+        async with self.session() as s:
+            query = select(ProviderHealthRow).where(ProviderHealthRow.provider == provider)
+            if model is not None:
+                query = query.where(ProviderHealthRow.model == model)
+            rows = (await s.execute(query)).scalars().all()
+            for row in rows:
+                await s.delete(row)
+            await s.commit()
+            return len(rows)
 
     async def health_rows(self) -> list[ProviderHealthRow]:
         async with self.session() as s:

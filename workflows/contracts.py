@@ -25,6 +25,7 @@ class RouteRequest(BaseModel):
     agent: str
     tier: str | None = None
     excluded: list[str] = []
+    retry_blocked: bool = False     # after a user's resume: try routes that were waiting for user action
 
 
 class StartSessionInput(BaseModel):

@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
+from temporalio.exceptions import ActivityError, ApplicationError, CancelledError, TimeoutError
 
 with workflow.unsafe.imports_passed_through():
     from activities.routing_state import RouteStateActivities
@@ -91,9 +91,12 @@ class OfficeRunWorkflow:
         attempts = route_retries = waits = 0
         while True:
             candidate = next((c for c in plan.candidates if c.provider not in excluded), None)
-            if candidate is None:  # nothing eligible (all unhealthy): park, never spin
-                await self._park_until_eligible(plan)
-                plan, excluded, route_retries = await self._resolve(req, excluded=[]), [], 0
+            if candidate is None:  # nothing eligible (all unhealthy): fail if only the model is gone, else park
+                if plan.ineligible and all(i.code == ErrorCode.model_unavailable for i in plan.ineligible):
+                    gone = plan.ineligible[-1]
+                    return self._fail(ErrorCode.model_unavailable, None, provider=gone.provider)
+                resumed = await self._park_until_eligible(plan)
+                plan, excluded, route_retries = await self._resolve(req, [], retry_blocked=resumed), [], 0
                 continue
             attempts += 1
             started_at = workflow.now()
@@ -123,15 +126,14 @@ class OfficeRunWorkflow:
                 excluded.append(candidate.provider)
                 route_retries = 0
                 view.fallback_count += 1
-            elif decision.kind is DecisionKind.wait:
-                waits += 1
-                await self._park(ParkReason.waiting_for_provider_capacity, decision.delay_s)
-                plan, excluded, route_retries = await self._resolve(req, excluded=[]), [], 0
-            elif decision.kind is DecisionKind.park:
-                await self._park(decision.park_reason or ParkReason.blocked_provider_action_required, None)
-                plan, excluded, route_retries = await self._resolve(req, excluded=[]), [], 0
+            elif decision.kind in (DecisionKind.wait, DecisionKind.park):
+                if decision.kind is DecisionKind.wait:
+                    waits += 1
+                reason = decision.park_reason or ParkReason.waiting_for_provider_capacity
+                resumed = await self._park(reason, decision.delay_s, f"{candidate.provider}: {decision.reason}")
+                plan, excluded, route_retries = await self._resolve(req, [], retry_blocked=resumed), [], 0
             else:
-                return self._fail(failure.code, decision.reason, failure, candidate)
+                return self._fail(failure.code, failure, candidate)
 
     async def _attempt(self, req: RunRequest, cand: Candidate, seq: int,
                        transcript_seq: int) -> SessionOutput | Classification:
@@ -156,6 +158,8 @@ class OfficeRunWorkflow:
                 heartbeat_timeout=timedelta(seconds=30), retry_policy=NO_RETRY,
                 summary=f"run session on {cand.provider} ({started.model_to_send or 'provider default'})")
         except ActivityError as err:
+            if isinstance(err.cause, CancelledError):  # the run itself is being cancelled
+                raise asyncio.CancelledError() from err
             return self._classify(err, cand, phase)
 
     def _classify(self, err: ActivityError, cand: Candidate, phase: Phase) -> Classification:
@@ -174,11 +178,11 @@ class OfficeRunWorkflow:
                                    error_text=str(cause))
         return classify(signal, workflow.now())
 
-    async def _resolve(self, req: RunRequest, excluded: list[str]) -> RoutePlan:
+    async def _resolve(self, req: RunRequest, excluded: list[str], retry_blocked: bool = False) -> RoutePlan:
         return await workflow.execute_local_activity_method(
             RouteStateActivities.resolve_route,
             RouteRequest(run_id=req.run_id, workspace=req.workspace, agent=req.agent, tier=req.tier,
-                         excluded=excluded),
+                         excluded=excluded, retry_blocked=retry_blocked),
             start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY)
 
     async def _record(self, req: RunRequest, seq: int, cand: Candidate, outcome: str,
@@ -198,11 +202,12 @@ class OfficeRunWorkflow:
                           finished_at=workflow.now()),
             start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY)
 
-    async def _park(self, reason: ParkReason, timeout_s: float | None) -> None:
-        """Parked runs never spin: they wait on a durable timer (capacity) or on the `resume` signal."""
+    async def _park(self, reason: ParkReason, timeout_s: float | None, why: str) -> bool:
+        """Parked runs never spin: they wait on a durable timer (capacity) or on the `resume` signal.
+        Returns True when the user resumed the run."""
         view = self._view
         assert view is not None
-        view.status, view.park_reason, self._resume = RunStatus.parked, reason.value, False
+        view.status, view.park_reason, view.message, self._resume = RunStatus.parked, reason.value, why, False
         self._publish()
         try:
             await workflow.wait_condition(lambda: self._resume,
@@ -210,25 +215,26 @@ class OfficeRunWorkflow:
                                           timeout_summary=f"parked: {reason.value}")
         except asyncio.TimeoutError:
             pass
-        view.status, view.park_reason = RunStatus.running, None
+        view.status, view.park_reason, view.message = RunStatus.running, None, None
         self._publish()
+        return self._resume
 
-    async def _park_until_eligible(self, plan: RoutePlan) -> None:
+    async def _park_until_eligible(self, plan: RoutePlan) -> bool:
+        why = "; ".join(f"{i.provider}: {i.reason}" for i in plan.ineligible) or "no provider is eligible"
         retry_times = [i.retry_at for i in plan.ineligible if i.retry_at is not None]
         if retry_times:
             delay = max(1.0, (min(retry_times) - workflow.now()).total_seconds())
-            await self._park(ParkReason.waiting_for_provider_capacity, delay)
-        else:
-            await self._park(ParkReason.blocked_provider_action_required, None)
+            return await self._park(ParkReason.waiting_for_provider_capacity, delay, why)
+        return await self._park(ParkReason.blocked_provider_action_required, None, why)
 
-    def _fail(self, code: ErrorCode, reason: str, failure: Classification | None,
-              cand: Candidate | None = None) -> RunView:
+    def _fail(self, code: ErrorCode, failure: Classification | None,
+              cand: Candidate | None = None, provider: str | None = None) -> RunView:
         view = self._view
         assert view is not None
         model = cand.requested_model if cand else view.requested_model
         view.status, view.error_code = RunStatus.failed, code.value
-        view.message = actionable_message(code, cand.provider if cand else view.provider, model, view.agent,
-                                          failure.excerpt if failure else reason)
+        view.message = actionable_message(code, cand.provider if cand else provider or view.provider, model,
+                                          view.agent, failure.excerpt if failure else "")
         self._publish()
         raise ApplicationError(view.message, view.model_dump(mode="json"), type=f"OfficeRunFailed.{code.value}",
                                non_retryable=True)

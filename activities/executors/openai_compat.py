@@ -1,8 +1,6 @@
 """OpenAI-compatible chat endpoints over httpx. No client-side retries: Temporal's attempts are the only ones."""
 
 import json
-from collections.abc import Awaitable, Callable
-
 import httpx
 
 from activities.executors.base import ProviderCallError, resolve_credential
@@ -53,8 +51,7 @@ class OpenAICompatExecutor:
         data = response.json().get("data") or []
         return [str(m["id"]) for m in data if isinstance(m, dict) and m.get("id")]
 
-    async def chat(self, model: str | None, messages: list[dict[str, str]],
-                   on_chunk: Callable[[str], Awaitable[None]] | None = None) -> ChatResult:
+    async def chat(self, model: str | None, messages: list[dict[str, str]]) -> ChatResult:
         """Streams the answer; a stream that ends without its final event is a failure, not an answer."""
         phase = Phase.after_start
         payload: dict = {"messages": messages, "stream": True}
@@ -80,8 +77,6 @@ class OpenAICompatExecutor:
                         piece = (choice.get("delta") or {}).get("content")
                         if piece:
                             parts.append(piece)
-                            if on_chunk:
-                                await on_chunk(piece)
                         if choice.get("finish_reason"):
                             finished = True
         except httpx.HTTPError as exc:

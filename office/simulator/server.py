@@ -21,7 +21,8 @@ class SimulatorServer:
         self.sim = Simulator(config)
         self.host, self.port = host, port or free_port()
         self._server = uvicorn.Server(uvicorn.Config(build_app(self.sim), host=self.host, port=self.port,
-                                                     log_level="warning", lifespan="off"))
+                                                     log_level="warning", lifespan="off",
+                                                     timeout_graceful_shutdown=2))
         self._task: asyncio.Task | None = None
 
     @property

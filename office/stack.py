@@ -1,0 +1,75 @@
+"""An ephemeral stack for tests, benchmarks and the history recorder: a real Temporal dev server
+(in memory), the provider simulator, a migrated database and an in-process worker."""
+
+import contextlib
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from temporalio.client import Client
+
+from office.simulator.config import SimConfig, SimProvider
+from office.simulator.server import SimulatorServer
+from office.temporal_client import connect
+from office.temporal_server import TemporalDevServer
+from office.worker_runtime import office_worker
+from routing.config import AgentProfile, ExecutionProfile, WorkspaceConfig
+from store.migrate import migrate
+from store.repository import Store
+from workflows.contracts import TASK_QUEUE
+
+
+@dataclass
+class Stack:
+    temporal: TemporalDevServer
+    simulator: SimulatorServer
+    store: Store
+    client: Client
+    database_url: str
+    task_queue: str
+
+    async def workspace(self, providers: dict[str, SimProvider], *, model: str = "sim-small",
+                        fallback_model: str | None = None, auto_fallback: bool = False,
+                        credential_env: str | None = None, emergency: tuple[str, ...] = (),
+                        default_models: dict[str, str] | None = None) -> tuple[str, str, dict[str, str]]:
+        """Creates uniquely named simulated providers, a workspace ordering them as given, and an agent.
+        Returns (workspace, agent, {short name: simulated provider name})."""
+        tag = uuid.uuid4().hex[:8]
+        names = {short: f"{short}-{tag}" for short in providers}
+        for short, prov in providers.items():
+            self.simulator.sim.set_provider(names[short], prov)
+        workspace = WorkspaceConfig(
+            name=f"ws-{tag}",
+            provider_order=[{"provider": names[s], "emergency": s in emergency} for s in providers],  # type: ignore[misc]
+            providers={names[s]: ExecutionProfile(base_url=self.simulator.provider_url(names[s]),
+                                                  credential_env=credential_env,
+                                                  default_model=(default_models or {}).get(s))
+                       for s in providers})
+        agent = AgentProfile(name=f"agent-{tag}", model=model, fallback_model=fallback_model,
+                             auto_fallback=auto_fallback)
+        await self.store.save_workspace(workspace)
+        await self.store.save_agent(agent)
+        return workspace.name, agent.name, names
+
+
+@contextlib.asynccontextmanager
+async def ephemeral_stack(database_url: str, task_queue: str = TASK_QUEUE, worker: bool = True
+                          ) -> AsyncIterator[Stack]:
+    temporal = await TemporalDevServer(headless=True).start()
+    simulator = await SimulatorServer(SimConfig()).start()
+    store = None
+    try:
+        await migrate(database_url)
+        store = Store(database_url)
+        client = await connect(address=temporal.address, namespace="default")
+        stack = Stack(temporal, simulator, store, client, database_url, task_queue)
+        if worker:
+            async with office_worker(client, database_url, task_queue):
+                yield stack
+        else:
+            yield stack
+    finally:
+        if store is not None:
+            await store.close()
+        await simulator.stop()
+        temporal.stop()

@@ -1,0 +1,160 @@
+"""Office runs on the real Temporal dev server, PostgreSQL and the provider simulator."""
+
+import asyncio
+
+import pytest
+from temporalio.client import WorkflowExecutionStatus
+
+from office.runs import run_view, submit, wait_for_view
+from office.simulator.config import InjectedFailure, SimProvider
+from routing.run import RunStatus
+from workflows import search_attributes as sa
+from workflows.office_run import OfficeRunWorkflow
+
+from .helpers import calls_to, run_to_end
+
+pytestmark = pytest.mark.integration
+KEY = "sk-sim-test"
+
+
+async def test_happy_path_sends_the_run_transcript_and_stores_the_answer(stack):
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(api_key=KEY)}, credential_env="OFFICE_TEST_KEY")
+    view = await run_to_end(stack, ws, agent, "Explain the parser")
+    assert view.status is RunStatus.completed
+    assert [(a.provider, a.outcome) for a in view.attempts] == [(p["alpha"], "succeeded")]
+    [call] = calls_to(stack, p["alpha"])
+    assert call["messages"] == [{"role": "user", "content": "Explain the parser"}]
+    assert view.output == call["reply"]
+    transcript = await stack.store.read_transcript(view.run_id, 10)
+    assert [(e.seq, e.role) for e in transcript] == [(1, "user"), (2, "assistant")]
+    assert transcript[1].content == view.output
+
+
+async def test_auth_failure_on_first_provider_completes_on_the_second(stack):
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(api_key="sk-other"), "beta": SimProvider(api_key=KEY)},
+                                         credential_env="OFFICE_TEST_KEY")
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.completed
+    assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
+        (p["alpha"], "auth_required", "fallback"), (p["beta"], None, None)]
+    assert view.provider == p["beta"] and view.fallback_count == 1
+    desc = await stack.client.get_workflow_handle(view.run_id).describe()
+    attrs = desc.typed_search_attributes
+    assert attrs.get(sa.FALLBACK_COUNT) == 1
+    assert attrs.get(sa.PROVIDER) == p["beta"]
+    assert attrs.get(sa.STATUS) == "completed"
+    assert attrs.get(sa.ERROR_CODE) == "auth_required"  # the last error the run met stays visible
+    rows = await stack.store.list_attempts(view.run_id)
+    assert [(r.seq, r.code, r.outcome) for r in rows] == [(1, "auth_required", "failed"), (2, None, "succeeded")]
+    health = {(h.provider, h.model): h.state for h in await stack.store.list_health()}
+    assert health[(p["alpha"], None)] == "user_action_required"
+
+
+async def test_missing_credential_env_is_classified_without_calling_the_provider(stack, monkeypatch):
+    monkeypatch.delenv("OFFICE_TEST_UNSET_KEY", raising=False)
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(), "beta": SimProvider()},
+                                         credential_env="OFFICE_TEST_UNSET_KEY")
+    handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=stack.task_queue)
+    view = await _wait_for_status(stack, handle.id, RunStatus.parked)
+    assert [a.error_code for a in view.attempts] == ["missing_credentials", "missing_credentials"]
+    assert "OFFICE_TEST_UNSET_KEY" in (view.attempts[0].excerpt or "")
+    assert calls_to(stack, p["alpha"]) == [] and calls_to(stack, p["beta"]) == []
+    await handle.cancel()
+
+
+async def test_model_gone_everywhere_fails_with_a_change_the_model_message(stack):
+    gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
+    ws, agent, p = await stack.workspace({
+        "alpha": SimProvider(models=["old-model"], failures=[gone]),
+        "beta": SimProvider(models=["old-model"], shape="anthropic",
+                            failures=[gone.model_copy(update={"shape": "anthropic"})])}, model="old-model")
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.failed
+    assert [a.error_code for a in view.attempts] == ["model_unavailable", "model_unavailable"]
+    assert view.message.startswith(f'Model unavailable: the configured model "old-model" is no longer available '
+                                   f'on provider {p["beta"]}. Change the model in agent profile {agent}')
+    desc = await stack.client.get_workflow_handle(view.run_id).describe()
+    assert desc.status == WorkflowExecutionStatus.FAILED  # the Temporal UI shows it as failed, with the message
+
+
+async def test_short_rate_limit_retries_the_same_provider_after_retry_after(stack):
+    ws, agent, p = await stack.workspace({
+        "alpha": SimProvider(failures=[InjectedFailure(status=429, kind="rate_limit", retry_after_s=1, times=1)]),
+        "beta": SimProvider()})
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.completed
+    assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
+        (p["alpha"], "rate_limited", "short_retry"), (p["alpha"], None, None)]
+    assert view.attempts[0].retry_after_s == pytest.approx(1.0)
+    first, second = calls_to(stack, p["alpha"])
+    assert second["at"] - first["at"] >= 1.0  # Retry-After is a floor
+    assert calls_to(stack, p["beta"]) == []
+
+
+async def test_unadvertised_model_is_never_sent_and_one_warning_is_kept(stack):
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(models=["sim-small", "sim-large"])},
+                                         model="gpt-4-0314", default_models={"alpha": "sim-large"})
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.completed
+    assert all(c["requested_model"] != "gpt-4-0314" for c in calls_to(stack, p["alpha"]))
+    assert view.effective_model == "sim-large"
+    [warning] = view.warnings
+    assert (warning.kind, warning.reason, warning.requested_model, warning.effective_model) == (
+        "model_selection_warning", "requested_not_advertised", "gpt-4-0314", "sim-large")
+    assert len(await stack.store.list_run_messages(view.run_id)) == 1
+
+
+async def test_stream_cut_without_final_event_is_retried_not_accepted(stack):
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(cut_after_chunks=2, cut_times=1)})
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.completed
+    assert [(a.error_code, a.decision) for a in view.attempts] == [("stream_truncated", "short_retry"), (None, None)]
+    transcript = await stack.store.read_transcript(view.run_id, 10)
+    assert len(transcript) == 2  # the cut answer never entered the transcript
+
+
+async def test_unknown_error_fails_closed_without_switching_provider(stack):
+    weird = InjectedFailure(status=599, kind="bad_request", message="the flux capacitor is misaligned")
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(failures=[weird]), "beta": SimProvider()})
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.failed
+    assert [(a.error_code, a.decision) for a in view.attempts] == [("unknown", "fail")]
+    assert calls_to(stack, p["beta"]) == []
+
+
+async def test_every_provider_needing_user_action_parks_then_resumes_after_the_fix(stack):
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(api_key="sk-rotated"),
+                                          "beta": SimProvider(api_key="sk-rotated")}, credential_env="OFFICE_TEST_KEY")
+    handle = await submit(stack.client, stack.store, ws, agent, "Do the thing", task_queue=stack.task_queue)
+    view = await _wait_for_status(stack, handle.id, RunStatus.parked)
+    assert view.park_reason == "blocked_provider_action_required"
+    assert [a.error_code for a in view.attempts] == ["auth_required", "auth_required"]
+    # The user fixes beta's credentials, then resumes the run.
+    stack.simulator.sim.set_provider(p["beta"], SimProvider(api_key=KEY))
+    await handle.signal(OfficeRunWorkflow.resume)
+    view = await wait_for_view(stack.client, handle.id)
+    assert view.status is RunStatus.completed and view.provider == p["beta"]
+
+
+async def test_cancel_ends_the_run_as_cancelled(stack):
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(latency_ms=60_000)})
+    handle = await submit(stack.client, stack.store, ws, agent, "slow task", task_queue=stack.task_queue)
+    await _wait_for_calls(stack, p["alpha"], 1)
+    await handle.cancel()
+    view = await wait_for_view(stack.client, handle.id)
+    assert view.status is RunStatus.cancelled
+
+
+async def _wait_for_status(stack, run_id: str, status: RunStatus, timeout_s: float = 30):
+    async with asyncio.timeout(timeout_s):
+        while True:
+            view = await run_view(stack.client, run_id)
+            if view.status is status:
+                return view
+            await asyncio.sleep(0.1)
+
+
+async def _wait_for_calls(stack, provider: str, count: int, timeout_s: float = 30) -> None:
+    async with asyncio.timeout(timeout_s):
+        while len(calls_to(stack, provider)) < count:
+            await asyncio.sleep(0.05)
