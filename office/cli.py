@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -352,7 +353,17 @@ def health_clear(provider: str, model: str | None = typer.Option(None, help="Onl
 
 
 def main() -> None:
-    app()
+    """Exits with os._exit after flushing: the Temporal client's Rust threads can abort CPython's
+    finalisation ("PyGILState_Release ... must be current", temporalio/sdk-python#300), which would turn a
+    successful command into a crash with a non-zero status."""
+    try:
+        app()
+        code = 0
+    except SystemExit as done:  # typer ends every command this way, with the status to exit with
+        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

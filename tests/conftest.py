@@ -1,12 +1,20 @@
 import pytest
 
+from office.stack import ephemeral_stack
 from tests.postgres import fresh_database
 
 
 @pytest.fixture(scope="session")
-async def pg_url():
-    async with fresh_database() as url:
-        yield url
+async def stack():
+    """One real Temporal dev server, provider simulator, PostgreSQL database and in-process worker,
+    shared by the integration and end-to-end suites (tests isolate by unique workspace/provider names)."""
+    async with fresh_database() as url, ephemeral_stack(url) as s:
+        yield s
+
+
+@pytest.fixture(autouse=True)
+def test_credentials(monkeypatch):
+    monkeypatch.setenv("OFFICE_TEST_KEY", "sk-sim-test")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

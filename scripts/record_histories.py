@@ -1,0 +1,50 @@
+"""Records the histories of real runs into tests/histories/*.json for the replay test.
+
+Run `make record-histories` after a deliberate workflow change (and keep the old files when the change is
+guarded by workflow.patched, so both code paths stay covered)."""
+
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from office.runs import submit, wait_for_view  # noqa: E402
+from office.simulator.config import InjectedFailure, SimProvider  # noqa: E402
+from office.stack import ephemeral_stack  # noqa: E402
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "histories"
+
+
+async def main() -> None:
+    os.environ["OFFICE_RECORD_KEY"] = "sk-sim-record"
+    OUT.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        async with ephemeral_stack(f"sqlite:///{tmp}/office.db") as stack:
+            gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
+            scenarios = {
+                "happy_path": await stack.workspace({"alpha": SimProvider()}),
+                "auth_fallback": await stack.workspace(
+                    {"alpha": SimProvider(api_key="sk-other"), "beta": SimProvider(api_key="sk-sim-record")},
+                    credential_env="OFFICE_RECORD_KEY"),
+                "model_gone_terminal": await stack.workspace(
+                    {"alpha": SimProvider(models=["old-model"], failures=[gone]),
+                     "beta": SimProvider(models=["old-model"], failures=[gone])}, model="old-model"),
+                "rate_limit_short_retry": await stack.workspace({"alpha": SimProvider(failures=[
+                    InjectedFailure(status=429, kind="rate_limit", retry_after_s=1, times=1)])}),
+                "model_drift_warning": await stack.workspace({"alpha": SimProvider(models=["sim-small"])},
+                                                             model="gpt-4-0314"),
+            }
+            for name, (workspace, agent, _) in scenarios.items():
+                handle = await submit(stack.client, stack.store, workspace, agent, f"scenario {name}",
+                                      run_id=f"record-{name}")
+                view = await wait_for_view(stack.client, handle.id)
+                history = await handle.fetch_history()
+                (OUT / f"{name}.json").write_text(history.to_json())
+                print(f"{name}: {view.status.value}, {len(history.events)} events")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,69 @@
+"""The `office` CLI as a user runs it: a separate process talking to the real stack."""
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from temporalio.service import RPCError
+
+from office.simulator.config import InjectedFailure, SimProvider
+
+OFFICE = str(Path(sys.executable).parent / "office")
+
+
+async def office(stack, *args: str) -> tuple[int, str, str]:
+    env = {**os.environ, "TEMPORAL_ADDRESS": stack.temporal.address, "TEMPORAL_NAMESPACE": "default",
+           "OFFICE_DATABASE_URL": stack.database_url, "COLUMNS": "200"}
+    proc = await asyncio.create_subprocess_exec(OFFICE, *args, env=env, stdout=asyncio.subprocess.PIPE,
+                                                stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_submit_wait_json_reports_the_fallback(stack):
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(api_key="sk-wrong"),
+                                          "beta": SimProvider(api_key="sk-sim-test")}, credential_env="OFFICE_TEST_KEY")
+    code, out, err = await office(stack, "submit", "--workspace", ws, "--agent", agent, "Fix the bug", "--wait",
+                                  "--json")
+    assert code == 0, err
+    run = json.loads(out)
+    assert run["status"] == "completed" and run["provider"] == p["beta"]
+    assert run["requested_model"] == "sim-small" and run["effective_model"] == "sim-small"
+    assert [(a["seq"], a["provider"], a["outcome"], a["error_code"]) for a in run["attempts"]] == [
+        (1, p["alpha"], "failed", "auth_required"), (2, p["beta"], "succeeded", None)]
+    assert run["warnings"] == [] and run["message"] is None
+
+    code, out, _ = await office(stack, "runs", "show", run["run_id"], "--json")
+    assert code == 0 and json.loads(out)["attempts"] == run["attempts"]
+    code, out, _ = await office(stack, "runs", "list", "--json", "--query", f'OfficeWorkspace = "{ws}"')
+    assert code == 0 and [r["run_id"] for r in json.loads(out)] == [run["run_id"]]
+
+
+async def test_failed_run_exits_non_zero_with_the_actionable_message(stack):
+    gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(models=["old-model"], failures=[gone])},
+                                         model="old-model")
+    code, out, _ = await office(stack, "submit", "-w", ws, "-a", agent, "task", "--wait", "--json")
+    run = json.loads(out)
+    assert code == 1 and run["status"] == "failed"
+    assert run["message"].startswith('Model unavailable: the configured model "old-model"')
+    assert f"Change the model in agent profile {agent}" in run["message"]
+
+
+@pytest.mark.parametrize("args,field", [
+    (["--workspace", "no-such-ws", "--agent", "{agent}", "task"], "workspace"),
+    (["--workspace", "{ws}", "--agent", "no-such-agent", "task"], "agent"),
+    (["--workspace", "{ws}", "--agent", "{agent}", "   "], "prompt"),
+])
+async def test_bad_input_names_the_problem_and_starts_nothing(stack, args, field):
+    ws, agent, _ = await stack.workspace({"alpha": SimProvider()})
+    run_id = f"bad-input-{field}-{ws}"
+    argv = [a.format(ws=ws, agent=agent) for a in args]
+    code, out, err = await office(stack, "submit", *argv, "--run-id", run_id)
+    assert code != 0
+    assert f"{field}:" in err
+    with pytest.raises(RPCError):
+        await stack.client.get_workflow_handle(run_id).describe()

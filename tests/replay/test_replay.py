@@ -1,0 +1,26 @@
+"""Every recorded history must replay against the current workflow code (determinism guard)."""
+
+from pathlib import Path
+
+import pytest
+from temporalio.client import WorkflowHistory
+from temporalio.contrib.opentelemetry import TracingInterceptor
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer
+
+from workflows.office_run import OfficeRunWorkflow
+
+HISTORIES = sorted((Path(__file__).parent.parent / "histories").glob("*.json"))
+
+
+def test_the_required_scenarios_are_recorded():
+    assert {"happy_path", "auth_fallback", "model_gone_terminal"} <= {p.stem for p in HISTORIES}
+
+
+@pytest.mark.parametrize("path", HISTORIES, ids=[p.stem for p in HISTORIES])
+async def test_history_replays(path):
+    history = WorkflowHistory.from_json(f"replay-{path.stem}", path.read_text())
+    replayer = Replayer(workflows=[OfficeRunWorkflow], data_converter=pydantic_data_converter,
+                        interceptors=[TracingInterceptor()])
+    result = await replayer.replay_workflow(history, raise_on_replay_failure=True)
+    assert result.replay_failure is None

@@ -1,0 +1,92 @@
+"""The store on PostgreSQL and SQLite through the same code."""
+
+import asyncio
+from datetime import datetime, timedelta, timezone
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlmodel import SQLModel
+
+from routing.config import AgentProfile, ExecutionProfile, WorkspaceConfig
+from routing.decider import HealthState
+from store.engine import make_engine
+from store.migrate import migrate
+from store.repository import Store
+
+T0 = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)
+
+
+async def migrated(url: str) -> Store:
+    await migrate(url)
+    return Store(url)
+
+
+async def test_migrations_create_exactly_the_tables_the_models_describe(db_url):
+    await migrate(db_url)
+    await migrate(db_url)  # idempotent: a second upgrade is a no-op
+    engine = make_engine(db_url)
+    async with engine.connect() as conn:
+        diff = await conn.run_sync(lambda c: compare_metadata(MigrationContext.configure(c), SQLModel.metadata))
+    await engine.dispose()
+    assert diff == []
+
+
+async def test_configuration_round_trips(db_url):
+    store = await migrated(db_url)
+    ws = WorkspaceConfig(name="team", provider_order=["a", {"provider": "b", "emergency": True}],
+                         providers={"a": ExecutionProfile(base_url="http://a", credential_env="A_KEY"),
+                                    "b": ExecutionProfile(base_url="http://b")})
+    await store.save_workspace(ws)
+    assert await store.get_workspace("team") == ws
+    await store.save_agent(AgentProfile(name="coder", model="m1", fallback_model="m2"))
+    await store.save_agent(AgentProfile(name="coder", model="m3"))  # replace, not duplicate
+    assert [a.model for a in await store.list_agents()] == ["m3"]
+    await store.close()
+
+
+async def test_transcripts_are_append_only_and_snapshots_belong_to_one_run(db_url):
+    store = await migrated(db_url)
+    assert await store.append_transcript("r1", 1, "user", "hello from r1")
+    assert not await store.append_transcript("r1", 1, "user", "a retry never overwrites")
+    await store.append_transcript("r1", 2, "assistant", "answer r1")
+    await store.append_transcript("r2", 1, "user", "hello from r2")
+    snapshot = await store.read_transcript("r1", 1)
+    assert [(e.seq, e.content) for e in snapshot] == [(1, "hello from r1")]
+    assert [e.content for e in await store.read_transcript("r1", 99)] == ["hello from r1", "answer r1"]
+    assert [e.content for e in await store.read_transcript("r2", 99)] == ["hello from r2"]
+    await store.close()
+
+
+async def test_attempt_rows_are_idempotent_under_concurrent_retries(db_url):
+    store = await migrated(db_url)
+    row = {"run_id": "r1", "seq": 1, "provider": "a", "execution_profile": "a/standard", "outcome": "failed",
+           "code": "auth_required", "started_at": T0, "finished_at": T0}
+    results = await asyncio.gather(*[store.record_attempt(dict(row)) for _ in range(5)])
+    assert sorted(results) == [False, False, False, False, True]
+    assert [(a.seq, a.code) for a in await store.list_attempts("r1")] == [(1, "auth_required")]
+    await store.close()
+
+
+async def test_health_scopes_backoff_steps_and_restore(db_url):
+    store = await migrated(db_url)
+    await store.set_health("a", None, HealthState.degraded, T0 + timedelta(seconds=30), "rate_limited", "r1")
+    await store.set_health("a", None, HealthState.degraded, T0 + timedelta(seconds=60), "rate_limited", "r2")
+    await store.set_health("a", "m-old", HealthState.user_action_required, None, "model_unavailable", "r2")
+    rows = {(r.provider, r.model): r for r in await store.health_rows()}
+    assert rows[("a", "")].backoff_step == 1
+    records = {(h.provider, h.model): h for h in await store.list_health()}
+    assert records[("a", None)].retry_at == T0 + timedelta(seconds=60)
+    assert records[("a", "m-old")].state is HealthState.user_action_required
+    await store.restore_health("a", "m-new", "r3")  # a success on another model leaves m-old's record alone
+    records = {(h.provider, h.model): h.state for h in await store.list_health()}
+    assert records == {("a", None): HealthState.healthy, ("a", "m-old"): HealthState.user_action_required}
+    assert await store.clear_health("a", "m-old") == 1
+    await store.close()
+
+
+async def test_run_messages_are_idempotent_by_key(db_url):
+    store = await migrated(db_url)
+    for _ in range(3):
+        await store.add_run_message("k1", "r1", "model_selection_warning", {"reason": "requested_not_advertised"})
+    assert len(await store.list_run_messages("r1")) == 1
+    await store.close()

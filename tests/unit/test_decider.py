@@ -1,0 +1,123 @@
+"""Every code × context cell of the routing decider, plus retry bounds, backoff and fail-closed rules."""
+
+import pytest
+from hypothesis import given, strategies as st
+
+from routing.backoff import full_jitter, retry_delay
+from routing.classifier import Classification
+from routing.codes import ErrorCode, Phase, class_of
+from routing.decider import DecisionKind as D, HealthState, ParkReason, RetryPolicy, RoutingContext as C, RunState, decide
+
+F, W, S, P, X = D.fallback, D.wait, D.short_retry, D.park, D.fail
+
+# code: (office + another provider eligible, office + nothing else, interactive)
+TABLE = {
+    ErrorCode.auth_required: (F, P, X),
+    ErrorCode.missing_credentials: (F, P, X),
+    ErrorCode.subscription_required: (F, P, X),
+    ErrorCode.provider_not_configured: (F, P, X),
+    ErrorCode.model_unavailable: (F, X, X),
+    ErrorCode.quota_limited: (F, P, X),          # no reset hint: needs plan/billing action
+    ErrorCode.rate_limited: (S, S, S),
+    ErrorCode.provider_overloaded: (S, S, S),
+    ErrorCode.provider_unavailable: (S, S, S),
+    ErrorCode.model_capacity: (S, S, S),
+    ErrorCode.network_unavailable: (S, S, S),
+    ErrorCode.timeout: (S, S, S),
+    ErrorCode.stream_truncated: (S, S, S),
+    ErrorCode.content_policy: (X, X, X),
+    ErrorCode.context_length_exceeded: (X, X, X),
+    ErrorCode.invalid_request: (X, X, X),
+    ErrorCode.unknown: (X, X, X),
+}
+
+
+def failure(code: ErrorCode, retry_after_s: float | None = None) -> Classification:
+    return Classification(code=code, error_class=class_of(code), confidence=0.9, phase=Phase.after_start,
+                          rule="test", retry_after_s=retry_after_s)
+
+
+def state(others: bool, retries: int = 0, attempts: int = 1, waits: int = 0) -> RunState:
+    return RunState(attempts=attempts, max_attempts=8, same_route_retries=retries, waits=waits,
+                    other_candidate_eligible=others)
+
+
+def test_table_covers_every_code():
+    assert set(TABLE) == set(ErrorCode)
+
+
+@pytest.mark.parametrize("code", list(ErrorCode))
+def test_every_code_in_every_context(code):
+    with_others, alone, interactive = TABLE[code]
+    assert decide(failure(code), C.office, state(True), 0.5).kind is with_others
+    assert decide(failure(code), C.office, state(False), 0.5).kind is alone
+    assert decide(failure(code), C.interactive, state(True), 0.5).kind is interactive
+
+
+@pytest.mark.parametrize("code", [c for c, row in TABLE.items() if row[0] is S])
+def test_transient_after_short_retries_falls_back_or_waits(code):
+    exhausted = RetryPolicy().max_short_retries
+    assert decide(failure(code), C.office, state(True, retries=exhausted), 0.5).kind is F
+    waited = decide(failure(code), C.office, state(False, retries=exhausted), 0.5)
+    assert waited.kind is W and waited.delay_s and waited.delay_s > 0
+    assert decide(failure(code), C.interactive, state(True, retries=exhausted), 0.5).kind is X
+
+
+def test_long_retry_after_is_not_a_short_retry():
+    d = decide(failure(ErrorCode.rate_limited, retry_after_s=120), C.office, state(True), 0.5)
+    assert d.kind is F and d.health.state is HealthState.degraded and d.health.retry_after_s == 120
+    d = decide(failure(ErrorCode.rate_limited, retry_after_s=120), C.office, state(False), 0.5)
+    assert d.kind is W and d.delay_s >= 120
+
+
+def test_retry_after_is_a_floor_for_short_retries():
+    for rand in (0.0, 0.3, 0.99):
+        d = decide(failure(ErrorCode.rate_limited, retry_after_s=7), C.office, state(False), rand)
+        assert d.kind is S and d.delay_s >= 7
+
+
+def test_quota_waits_until_reset_when_nothing_else_is_eligible():
+    d = decide(failure(ErrorCode.quota_limited, retry_after_s=3600), C.office, state(False), 0.5)
+    assert d.kind is W and d.delay_s == 3600
+    assert decide(failure(ErrorCode.quota_limited, retry_after_s=3600), C.office, state(True), 0.5).kind is F
+
+
+def test_parks_name_their_reason_and_health_effects_are_scoped():
+    d = decide(failure(ErrorCode.auth_required), C.office, state(False), 0.5)
+    assert d.park_reason is ParkReason.blocked_provider_action_required
+    assert d.health.state is HealthState.user_action_required and not d.health.model_scoped
+    d = decide(failure(ErrorCode.model_unavailable), C.office, state(True), 0.5)
+    assert d.health.model_scoped
+
+
+def test_attempt_cap_fails_even_when_fallback_is_possible():
+    d = decide(failure(ErrorCode.auth_required), C.office, state(True, attempts=8), 0.5)
+    assert d.kind is X and "cap" in d.reason
+
+
+def test_terminal_and_unknown_never_fall_back_even_with_candidates():
+    for code in (ErrorCode.content_policy, ErrorCode.unknown):
+        assert decide(failure(code), C.office, state(True), 0.5).health is None
+
+
+@given(step=st.integers(0, 50), rand=st.floats(0, 1), base=st.floats(0.01, 10), cap=st.floats(0.1, 600))
+def test_full_jitter_stays_within_its_ceiling(step, rand, base, cap):
+    delay = full_jitter(step, rand, base, cap)
+    assert 0 <= delay <= min(cap, base * 2 ** step) + 1e-9
+
+
+@given(step=st.integers(0, 20), rand=st.floats(0, 1), floor=st.floats(0, 1000))
+def test_retry_delay_never_undercuts_the_floor(step, rand, floor):
+    assert retry_delay(step, rand, floor) >= floor
+
+
+@given(code=st.sampled_from(list(ErrorCode)), ctx=st.sampled_from(list(C)), others=st.booleans(),
+       retries=st.integers(0, 10), attempts=st.integers(1, 10), rand=st.floats(0, 0.999),
+       hint=st.one_of(st.none(), st.floats(0, 10_000)))
+def test_decider_is_total_and_never_switches_outside_office(code, ctx, others, retries, attempts, rand, hint):
+    d = decide(failure(code, hint), ctx, RunState(attempts=attempts, max_attempts=8, same_route_retries=retries,
+                                                  other_candidate_eligible=others), rand)
+    if d.kind is F:
+        assert ctx is C.office and others and code is not ErrorCode.unknown
+    if d.kind in (S, W):
+        assert d.delay_s is not None and d.delay_s >= (hint or 0)
