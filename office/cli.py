@@ -330,6 +330,50 @@ def db_upgrade() -> None:
     console.print("database is at the latest revision")
 
 
+@app.command("explain-error")
+def explain_error(status: int | None = typer.Option(None, "--status", help="HTTP status code."),
+                  header: list[str] = typer.Option([], "--header", help="'Name: value', repeatable."),
+                  body: str | None = typer.Option(None, "--body", help="Response body text."),
+                  body_file: Path | None = typer.Option(None, "--body-file", help="Read the body from a file."),
+                  provider: str | None = typer.Option(None, "--provider", help="Provider name (a hint)."),
+                  jsonrpc_code: int | None = typer.Option(None, "--jsonrpc-code", help="ACP JSON-RPC error code."),
+                  error_text: str | None = typer.Option(None, "--error-text", help="Exception or agent error text."),
+                  exception_type: str | None = typer.Option(None, "--exception-type"),
+                  exit_code: int | None = typer.Option(None, "--exit-code", help="Executor process exit code."),
+                  alone: bool = typer.Option(False, "--no-other-provider",
+                                             help="Decide as if no other provider were eligible."),
+                  as_json: bool = typer.Option(False, "--json")) -> None:
+    """Classify a failure given by hand and show what an office run would decide."""
+    from datetime import datetime, timezone
+
+    from routing.classifier import FailureSignal, classify
+    from routing.decider import RoutingContext, RunState, decide
+
+    headers: dict[str, str] = {}
+    for item in header:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            _fail(f"--header {item!r}: expected 'Name: value'")
+        headers[name.strip()] = value.strip()
+    if body_file is not None:
+        body = body_file.read_text()
+    result = classify(FailureSignal(status=status, headers=headers, body=body, provider=provider,
+                                    jsonrpc_code=jsonrpc_code, error_text=error_text, exception_type=exception_type,
+                                    exit_code=exit_code), datetime.now(timezone.utc))
+    decision = decide(result, RoutingContext.office,
+                      RunState(attempts=1, max_attempts=8, other_candidate_eligible=not alone), rand=0.5)
+    out = {"code": result.code.value, "class": result.error_class.value, "confidence": result.confidence,
+           "phase": result.phase.value, "rule": result.rule, "excerpt": result.excerpt,
+           "retry_after_s": result.retry_after_s, "decision": decision.kind.value, "reason": decision.reason,
+           "delay_s": decision.delay_s, "park_reason": decision.park_reason.value if decision.park_reason else None,
+           "health": decision.health.model_dump(mode="json") if decision.health else None}
+    if as_json:
+        _print_json(out)
+        return
+    for key, value in out.items():
+        console.print(f"[bold]{key:>14}[/]  {value}")
+
+
 @health_app.command("list")
 def health_list(as_json: bool = typer.Option(False, "--json")) -> None:
     """What runs have learned about each provider scope."""

@@ -102,7 +102,8 @@ def decide(failure: Classification, context: RoutingContext, state: RunState, ra
         return make(DecisionKind.fail, "model unavailable and no other provider eligible", health=effect)
 
     if cls is ErrorClass.quota:
-        effect = HealthEffect(state=HealthState.degraded, retry_after_s=failure.retry_after_s)
+        # With no reset hint, keep the provider cool for a ladder step rather than hammering it.
+        effect = HealthEffect(state=HealthState.degraded, retry_after_s=failure.retry_after_s or ladder_step(2))
         if can_fall_back:
             return make(DecisionKind.fallback, "quota exhausted; next provider now", health=effect)
         if failure.retry_after_s is not None:

@@ -1,0 +1,47 @@
+"""`office explain-error`: the classifier and the office decider on a failure given by hand."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+OFFICE = str(Path(sys.executable).parent / "office")
+
+
+def explain(*args: str) -> dict:
+    done = subprocess.run([OFFICE, "explain-error", *args, "--json"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_openai_429_billing_quota_is_not_a_rate_limit(tmp_path):
+    body = tmp_path / "body.json"
+    body.write_text(json.dumps({"error": {"message": "You exceeded your current quota, please check your plan and "
+                                                     "billing details.", "type": "insufficient_quota",
+                                          "code": "insufficient_quota"}}))
+    out = explain("--status", "429", "--body-file", str(body), "--provider", "openai")
+    assert (out["code"], out["class"], out["decision"]) == ("quota_limited", "quota", "fallback")
+    assert out["rule"] and out["retry_after_s"] is None
+
+
+def test_rate_limit_with_retry_after_header_is_a_short_retry_with_that_floor():
+    out = explain("--status", "429", "--header", "Retry-After: 7", "--body",
+                  '{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}')
+    assert (out["code"], out["decision"], out["retry_after_s"]) == ("rate_limited", "short_retry", 7.0)
+    assert out["delay_s"] >= 7
+
+
+def test_acp_auth_and_unknown_text():
+    assert explain("--jsonrpc-code", "-32000", "--error-text", "Authentication required")["code"] == "auth_required"
+    unknown = explain("--error-text", "the flux capacitor is misaligned")
+    assert (unknown["code"], unknown["decision"]) == ("unknown", "fail")
+
+
+def test_user_action_with_no_other_provider_parks():
+    out = explain("--status", "401", "--body", '{"error":{"code":"invalid_api_key"}}', "--no-other-provider")
+    assert (out["decision"], out["park_reason"]) == ("park", "blocked_provider_action_required")
+
+
+def test_malformed_header_is_rejected_with_the_fix():
+    done = subprocess.run([OFFICE, "explain-error", "--header", "no-colon-here"], capture_output=True, text=True)
+    assert done.returncode == 2 and "Name: value" in done.stderr
