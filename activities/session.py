@@ -36,8 +36,10 @@ def provider_failure(failure: Classification) -> ApplicationError:
                             category=ApplicationErrorCategory.BENIGN)  # expected: logged at debug, not as a crash
 
 
-def warning_for(run_id: str, attempt_seq: int, agent: str, cand: Candidate, decision: ModelDecision) -> WarningView:
-    basis = "|".join([run_id, str(attempt_seq), cand.execution_profile, decision.requested, decision.fallback or "",
+def warning_for(run_id: str, agent: str, cand: Candidate, decision: ModelDecision) -> WarningView:
+    """The key is derived from the decision, not the attempt: a retry, a restarted worker or a replay that
+    reaches the same decision on the same route cannot add a second warning."""
+    basis = "|".join([run_id, cand.execution_profile, decision.requested, decision.fallback or "",
                       decision.effective or "", decision.outcome, decision.reason or ""])
     return WarningView(
         kind="model_selection_warning", reason=(decision.reason or decision.outcome).__str__(),
@@ -48,9 +50,11 @@ def warning_for(run_id: str, attempt_seq: int, agent: str, cand: Candidate, deci
 
 
 @contextlib.asynccontextmanager
-async def heartbeating(every_s: float = 5.0) -> AsyncIterator[None]:
+async def heartbeating() -> AsyncIterator[None]:
     """Heartbeats while a provider call is in flight, chunks or not: a lost worker shows up within the
     heartbeat timeout, and a cancellation reaches the activity promptly."""
+    timeout = activity.info().heartbeat_timeout
+    every_s = min(5.0, timeout.total_seconds() / 3) if timeout else 5.0
 
     async def beat() -> None:
         while True:
@@ -82,6 +86,10 @@ class SessionActivities:
             catalog = await executor.list_models()  # what the executor advertises now, never a cache
         except ProviderCallError as err:
             raise provider_failure(classify(err.signal, utcnow())) from err
+        try:
+            await self.store.observe_catalog(cand.provider, catalog, inp.run_id)
+        except Exception:  # noqa: BLE001 - reporting evidence only; never blocks a launch
+            log.exception("could not record the catalog of %s", cand.provider)
         plan = plan_model(cand.requested_model, cand.fallback_model, cand.auto_fallback, catalog)
         # For an OpenAI-compatible endpoint, selecting a model is naming it in the request; it cannot fail here.
         default = cand.profile.default_model if cand.profile.default_model in catalog else None
@@ -91,7 +99,7 @@ class SessionActivities:
                                    type="ModelApplyFailed", non_retryable=True)
         warning = None
         if decision.differs:
-            warning = warning_for(inp.run_id, inp.attempt_seq, inp.agent, cand, decision)
+            warning = warning_for(inp.run_id, inp.agent, cand, decision)
             try:  # persisting the warning never blocks the launch
                 await self.store.add_run_message(warning.idempotency_key, inp.run_id, warning.kind,
                                                  warning.model_dump(mode="json"))

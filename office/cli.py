@@ -288,37 +288,88 @@ def workspace_list(as_json: bool = typer.Option(False, "--json")) -> None:
 
 
 @profile_app.command("set")
-def profile_set(name: str, model: str = typer.Option(..., help="Start model."),
-                fallback_model: str | None = typer.Option(None), auto_fallback: bool = typer.Option(False)) -> None:
-    """Create or replace an agent profile (an explicit user action)."""
+def profile_set(name: str | None = typer.Argument(None, help="Profile name (or `name` in --file)."),
+                model: str | None = typer.Option(None, help="Start model."),
+                fallback_model: str | None = typer.Option(None),
+                auto_fallback: bool | None = typer.Option(None, "--auto-fallback/--no-auto-fallback"),
+                file: Path | None = typer.Option(None, "--file", "-f", help="Profile YAML or JSON.")) -> None:
+    """Create or replace an agent profile (an explicit user action; flags override the file)."""
     from routing.config import AgentProfile
 
+    data = _load_file(file) if file else {}
+    overrides = {"name": name, "model": model, "fallback_model": fallback_model, "auto_fallback": auto_fallback}
+    data |= {k: v for k, v in overrides.items() if v is not None}
     try:
-        profile = AgentProfile(name=name, model=model, fallback_model=fallback_model, auto_fallback=auto_fallback)
+        profile = AgentProfile.model_validate(data)
     except ValidationError as err:
         _fail(_validation_message(err))
         return
     _run(lambda: _with_store(lambda s: s.save_agent(profile)))
-    console.print(f"profile {name} saved")
+    console.print(f"profile {profile.name} saved")
+
+
+def _profile_reports(names: list[str] | None, workspace: str | None) -> list[dict]:
+    from office.catalogs import profile_reports
+
+    async def go(store: Store) -> list[dict]:
+        agents = await store.list_agents()
+        if names is not None:
+            agents = [a for a in agents if a.name in names]
+        return await profile_reports(store, agents, workspace)
+
+    return _run(lambda: _with_store(go))
 
 
 @profile_app.command("show")
-def profile_show(name: str, as_json: bool = typer.Option(False, "--json")) -> None:
-    profile = _run(lambda: _with_store(lambda s: s.get_agent(name)))
-    if profile is None:
+def profile_show(name: str, workspace: str | None = typer.Option(None, help="Judge models against this "
+                                                                         "workspace's providers only."),
+                 as_json: bool = typer.Option(False, "--json")) -> None:
+    """A profile, with its models marked available, gone (no provider advertises them) or unknown."""
+    reports = _profile_reports([name], workspace)
+    if not reports:
         _fail(f"agent profile {name!r} does not exist")
         return
-    _print_json(profile.model_dump(mode="json")) if as_json else console.print(profile.model_dump())
+    _print_json(reports[0]) if as_json else console.print(reports[0])
 
 
 @profile_app.command("list")
-def profile_list(as_json: bool = typer.Option(False, "--json")) -> None:
-    items = _run(lambda: _with_store(lambda s: s.list_agents()))
+def profile_list(workspace: str | None = typer.Option(None), as_json: bool = typer.Option(False, "--json")) -> None:
+    reports = _profile_reports(None, workspace)
     if as_json:
-        _print_json([p.model_dump(mode="json") for p in items])
+        _print_json(reports)
         return
-    for p in items:
-        console.print(f"{p.name}: model={p.model} fallback={p.fallback_model or '-'} auto_fallback={p.auto_fallback}")
+    for r in reports:
+        console.print(f"{r['name']}: model={r['model']} ({r['model_status']}) "
+                      f"fallback={r['fallback_model'] or '-'} auto_fallback={r['auto_fallback']}")
+
+
+@app.command()
+def models(provider: str, workspace: str | None = typer.Option(None, help="Workspace that configures PROVIDER."),
+           as_json: bool = typer.Option(False, "--json")) -> None:
+    """What PROVIDER's executor advertises now, with every profile's configured models marked."""
+    from office.catalogs import CatalogError, live_catalog, profile_report
+
+    async def go(store: Store) -> dict:
+        catalog = await live_catalog(store, provider, workspace)
+        reports = [profile_report(a, {provider: catalog}) for a in await store.list_agents()]
+        return {"provider": provider, "models": catalog, "profiles": [
+            {k: r[k] for k in ("name", "model", "model_status", "fallback_model", "fallback_model_status")}
+            for r in reports]}
+
+    try:
+        report = _run(lambda: _with_store(go))
+    except CatalogError as err:
+        _fail(str(err))
+        return
+    if as_json:
+        _print_json(report)
+        return
+    console.print(f"[bold]{provider}[/] advertises: {', '.join(report['models']) or '(nothing)'}")
+    table = Table("profile", "model", "status", "fallback", "status")
+    for r in report["profiles"]:
+        table.add_row(r["name"], r["model"], r["model_status"], r["fallback_model"] or "-",
+                      r["fallback_model_status"] or "-")
+    console.print(table)
 
 
 @db_app.command("upgrade")

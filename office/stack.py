@@ -31,7 +31,8 @@ class Stack:
     async def workspace(self, providers: dict[str, SimProvider], *, model: str = "sim-small",
                         fallback_model: str | None = None, auto_fallback: bool = False,
                         credential_env: str | None = None, emergency: tuple[str, ...] = (),
-                        default_models: dict[str, str] | None = None) -> tuple[str, str, dict[str, str]]:
+                        default_models: dict[str, str] | None = None, **profile_fields: object
+                        ) -> tuple[str, str, dict[str, str]]:
         """Creates uniquely named simulated providers, a workspace ordering them as given, and an agent.
         Returns (workspace, agent, {short name: simulated provider name})."""
         tag = uuid.uuid4().hex[:8]
@@ -43,7 +44,8 @@ class Stack:
             provider_order=[{"provider": names[s], "emergency": s in emergency} for s in providers],  # type: ignore[misc]
             providers={names[s]: ExecutionProfile(base_url=self.simulator.provider_url(names[s]),
                                                   credential_env=credential_env,
-                                                  default_model=(default_models or {}).get(s))
+                                                  default_model=(default_models or {}).get(s),
+                                                  **profile_fields)  # type: ignore[arg-type]
                        for s in providers})
         agent = AgentProfile(name=f"agent-{tag}", model=model, fallback_model=fallback_model,
                              auto_fallback=auto_fallback)

@@ -30,6 +30,7 @@ class ExecutionProfile(BaseModel):
     default_model: str | None = None
     requests_per_minute: float | None = Field(default=None, gt=0)
     timeout_s: float = Field(default=120.0, gt=0)
+    heartbeat_timeout_s: float = Field(default=30.0, gt=0)  # how soon a lost worker is noticed
     tiers: dict[str, TierOverride] = Field(default_factory=dict)
 
     @field_validator("credential_env")

@@ -92,3 +92,18 @@ def settle_model(plan: ModelPlan, apply_error: str | None = None, reported: str 
     effective = reported if reported is not None else plan.select
     return ModelDecision(mode=plan.mode, requested=plan.requested, fallback=plan.fallback, effective=effective,
                          outcome=plan.outcome_if_applied, reason=plan.reason, set_model_called=called)
+
+
+class ModelStatus(StrEnum):
+    available = "available"
+    gone = "gone"          # reported, never healed: the profile keeps the model until the user changes it
+    unknown = "unknown"
+
+
+def model_status(model: str | None, catalogs: list[list[str]]) -> ModelStatus | None:
+    """`available` if any known catalog advertises the model, `gone` if catalogs are known and none does."""
+    if model is None:
+        return None
+    if not catalogs:
+        return ModelStatus.unknown
+    return ModelStatus.available if any(model in c for c in catalogs) else ModelStatus.gone

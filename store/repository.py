@@ -12,8 +12,8 @@ from routing.config import AgentProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.route import HealthRecord
 from store.engine import make_engine
-from store.tables import (AgentProfileRow, AttemptRow, ProviderHealthRow, RunMessageRow, TranscriptEntryRow,
-                          WorkspaceRow)
+from store.tables import (AgentProfileRow, AttemptRow, ProviderCatalogRow, ProviderHealthRow, RunMessageRow,
+                          TranscriptEntryRow, WorkspaceRow)
 
 
 def utcnow() -> datetime:
@@ -161,6 +161,17 @@ class Store:
         async with self.session() as s:
             return list((await s.execute(select(ProviderHealthRow).order_by(
                 ProviderHealthRow.provider, ProviderHealthRow.model))).scalars().all())
+
+    # --- observed catalogs (evidence for reporting, never an input to the start-model policy) -------
+    async def observe_catalog(self, provider: str, models: list[str], run_id: str | None) -> None:
+        await self._upsert(ProviderCatalogRow, {"provider": provider, "models": models, "observed_at": utcnow(),
+                                                "run_id": run_id}, ["provider"])
+
+    async def observed_catalogs(self, providers: list[str]) -> dict[str, list[str]]:
+        async with self.session() as s:
+            rows = (await s.execute(select(ProviderCatalogRow).where(
+                ProviderCatalogRow.provider.in_(providers)))).scalars().all()  # type: ignore[attr-defined]
+        return {r.provider: list(r.models) for r in rows}
 
     # --- run messages ---------------------------------------------------------------------------
     async def add_run_message(self, key: str, run_id: str, kind: str, payload: dict[str, Any]) -> bool:

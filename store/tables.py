@@ -83,3 +83,14 @@ class RunMessageRow(SQLModel, table=True):
     kind: str = Field(max_length=40)
     payload: dict = Field(sa_column=Column(JSON, nullable=False))
     created_at: datetime = _ts()
+
+
+class ProviderCatalogRow(SQLModel, table=True):
+    """The model catalog an executor advertised at a session start: evidence for `profile show`.
+    The start-model policy never reads it; it always asks the executor."""
+
+    __tablename__ = "provider_catalogs"
+    provider: str = Field(primary_key=True, max_length=63)
+    models: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    observed_at: datetime = _ts()
+    run_id: str | None = Field(default=None, max_length=200)

@@ -155,7 +155,7 @@ class OfficeRunWorkflow:
                 RunSessionInput(run_id=req.run_id, attempt_seq=seq, candidate=cand, model=started.model_to_send,
                                 transcript_upto=transcript_seq),
                 start_to_close_timeout=timedelta(seconds=cand.profile.timeout_s + 30),
-                heartbeat_timeout=timedelta(seconds=30), retry_policy=NO_RETRY,
+                heartbeat_timeout=timedelta(seconds=cand.profile.heartbeat_timeout_s), retry_policy=NO_RETRY,
                 summary=f"run session on {cand.provider} ({started.model_to_send or 'provider default'})")
         except ActivityError as err:
             if isinstance(err.cause, CancelledError):  # the run itself is being cancelled

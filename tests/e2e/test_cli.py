@@ -67,3 +67,38 @@ async def test_bad_input_names_the_problem_and_starts_nothing(stack, args, field
     assert f"{field}:" in err
     with pytest.raises(RPCError):
         await stack.client.get_workflow_handle(run_id).describe()
+
+
+async def test_models_lists_what_the_executor_advertises_and_marks_profiles(stack):
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(models=["sim-small", "sim-large"])},
+                                         model="sim-large", fallback_model="retired")
+    code, out, err = await office(stack, "models", p["alpha"], "--workspace", ws, "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["models"] == ["sim-small", "sim-large"]
+    [mine] = [r for r in report["profiles"] if r["name"] == agent]
+    assert (mine["model_status"], mine["fallback_model_status"]) == ("available", "gone")
+    code, out, _ = await office(stack, "profile", "show", agent, "--workspace", ws, "--json")
+    shown = json.loads(out)
+    assert (shown["model"], shown["model_status"], shown["fallback_model"], shown["auto_fallback"]) == (
+        "sim-large", "available", "retired", False)
+
+
+async def test_workspace_and_profile_files_are_validated_whole(stack, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: broken\nprovider_order: [a, b]\nproviders:\n  a: {base_url: 'http://x'}\n")
+    code, _, err = await office(stack, "workspace", "set", "--file", str(bad))
+    assert code == 2 and "without an entry under providers" in err
+    assert await stack.store.get_workspace("broken") is None  # nothing half-saved
+
+    good = tmp_path / "good.yaml"
+    good.write_text("name: filed\nprovider_order: [a]\nproviders:\n  a: {base_url: 'http://x', credential_env: A_KEY}\n")
+    code, _, err = await office(stack, "workspace", "set", "--file", str(good))
+    assert code == 0, err
+    code, out, _ = await office(stack, "workspace", "show", "filed", "--json")
+    assert json.loads(out)["providers"]["a"]["credential_env"] == "A_KEY"
+
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps({"name": "Not Valid", "model": "m"}))
+    code, _, err = await office(stack, "profile", "set", "--file", str(profile))
+    assert code == 2 and "name" in err

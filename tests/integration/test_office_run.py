@@ -158,3 +158,20 @@ async def _wait_for_calls(stack, provider: str, count: int, timeout_s: float = 3
     async with asyncio.timeout(timeout_s):
         while len(calls_to(stack, provider)) < count:
             await asyncio.sleep(0.05)
+
+
+async def test_quota_everywhere_parks_for_capacity_and_resumes_by_itself(stack):
+    quota = InjectedFailure(status=429, kind="quota", retry_after_s=2, times=1)
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(failures=[quota])})
+    handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=stack.task_queue)
+    parked = await _wait_for_status(stack, handle.id, RunStatus.parked)
+    assert parked.park_reason == "waiting_for_provider_capacity"
+    assert parked.message and "quota" in parked.message
+    desc = await stack.client.get_workflow_handle(handle.id).describe()
+    assert desc.typed_search_attributes.get(sa.STATUS) == "parked"
+    view = await wait_for_view(stack.client, handle.id)  # no signal: the durable timer resumes it
+    assert view.status is RunStatus.completed
+    assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
+        (p["alpha"], "quota_limited", "wait"), (p["alpha"], None, None)]
+    first, second = calls_to(stack, p["alpha"])
+    assert second["at"] - first["at"] >= 2.0

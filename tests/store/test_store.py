@@ -90,3 +90,17 @@ async def test_run_messages_are_idempotent_by_key(db_url):
         await store.add_run_message("k1", "r1", "model_selection_warning", {"reason": "requested_not_advertised"})
     assert len(await store.list_run_messages("r1")) == 1
     await store.close()
+
+
+async def test_upgrade_from_the_previous_revision_keeps_data(db_url):
+    await migrate(db_url, "0001")
+    store = Store(db_url)
+    await store.save_agent(AgentProfile(name="coder", model="m1"))
+    await store.append_transcript("r1", 1, "user", "kept")
+    await migrate(db_url)  # 0001 -> head
+    assert (await store.get_agent("coder")).model == "m1"
+    assert [e.content for e in await store.read_transcript("r1", 1)] == ["kept"]
+    await store.observe_catalog("a", ["m1", "m2"], "r1")
+    await store.observe_catalog("a", ["m2"], "r2")  # the latest observation replaces the earlier one
+    assert await store.observed_catalogs(["a", "b"]) == {"a": ["m2"]}
+    await store.close()

@@ -48,3 +48,11 @@ def test_policy(requested, fallback, auto, catalog, supported, apply_error, mode
 def test_reported_model_wins_over_assumption():
     plan = plan_model("gone", None, False, CATALOG)
     assert settle_model(plan, reported="b").effective == "b"
+
+
+def test_model_status_reports_gone_without_healing():
+    from routing.model_policy import ModelStatus, model_status
+    assert model_status("m1", [["m1"], ["m2"]]) is ModelStatus.available
+    assert model_status("m1", [["m2"], ["m3"]]) is ModelStatus.gone
+    assert model_status("m1", []) is ModelStatus.unknown
+    assert model_status(None, [["m1"]]) is None

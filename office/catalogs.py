@@ -1,0 +1,55 @@
+"""Catalog reports for the CLI: what an executor advertises now, and whether profiles' models are gone."""
+
+import httpx
+
+from activities.executors.base import ProviderCallError
+from activities.executors.openai_compat import OpenAICompatExecutor
+from routing.config import AgentProfile, ExecutorKind, WorkspaceConfig
+from routing.model_policy import model_status
+from store.repository import Store
+
+
+class CatalogError(RuntimeError):
+    pass
+
+
+async def find_provider(store: Store, provider: str, workspace: str | None) -> WorkspaceConfig:
+    spaces = [await store.get_workspace(workspace)] if workspace else await store.list_workspaces()
+    for ws in spaces:
+        if ws is not None and provider in ws.providers:
+            return ws
+    where = f"workspace {workspace!r}" if workspace else "any workspace"
+    raise CatalogError(f"provider {provider!r} is not configured in {where}")
+
+
+async def live_catalog(store: Store, provider: str, workspace: str | None) -> list[str]:
+    """Asks the executor now (credentials from this process's environment) and records what it said."""
+    ws = await find_provider(store, provider, workspace)
+    profile = ws.providers[provider]
+    if profile.kind is not ExecutorKind.openai:
+        raise CatalogError(f"provider {provider!r} uses a {profile.kind} executor; listing its models needs a worker")
+    async with httpx.AsyncClient() as http:
+        try:
+            models = await OpenAICompatExecutor(provider, profile, http).list_models()
+        except ProviderCallError as err:
+            raise CatalogError(f"{provider}: {err}") from err
+    await store.observe_catalog(provider, models, None)
+    return models
+
+
+def profile_report(agent: AgentProfile, catalogs: dict[str, list[str]]) -> dict:
+    known = list(catalogs.values())
+    status = model_status(agent.model, known)
+    fallback_status = model_status(agent.fallback_model, known)
+    return agent.model_dump(mode="json") | {
+        "model_status": status.value if status else None,
+        "fallback_model_status": fallback_status.value if fallback_status else None,
+        "catalogs_from": sorted(catalogs),
+    }
+
+
+async def profile_reports(store: Store, agents: list[AgentProfile], workspace: str | None) -> list[dict]:
+    spaces = [await store.get_workspace(workspace)] if workspace else await store.list_workspaces()
+    providers = sorted({p for ws in spaces if ws is not None for p in ws.providers})
+    catalogs = await store.observed_catalogs(providers)
+    return [profile_report(agent, catalogs) for agent in agents]
