@@ -5,7 +5,8 @@ from datetime import timedelta
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from routing.decider import HealthState
+from activities import metrics
+from routing.decider import DecisionKind, HealthState
 from routing.route import resolve_route
 from routing.run import RoutePlan
 from store.repository import Store, utcnow
@@ -33,7 +34,12 @@ class RouteStateActivities:
             raise ApplicationError(f"agent profile {req.agent!r} does not exist; create it with "
                                    "`office profile set`", type="ConfigError", non_retryable=True)
         health = await self.store.list_health()
-        return resolve_route(workspace, agent, health, utcnow(), req.tier, frozenset(req.excluded), req.retry_blocked)
+        pins = req.pins if req.pins.any else await self.store.user_pins(req.agent)
+        if req.substitute and req.substitute.provider not in workspace.providers:
+            raise ApplicationError(f"substitute provider {req.substitute.provider!r} is not in workspace "
+                                   f"{req.workspace!r}", type="ConfigError", non_retryable=True)
+        return resolve_route(workspace, agent, health, utcnow(), req.tier, frozenset(req.excluded), req.retry_blocked,
+                             pins, req.substitute)
 
     @activity.defn
     async def record_attempt(self, rec: AttemptRecord) -> None:
@@ -52,6 +58,7 @@ class RouteStateActivities:
             "started_at": rec.started_at, "finished_at": rec.finished_at})
         if not inserted:
             return
+        self._count(rec)
         provider = rec.candidate.provider
         if rec.outcome == "succeeded":
             await self.store.restore_health(provider, rec.effective_model, rec.run_id)
@@ -65,3 +72,21 @@ class RouteStateActivities:
         model = (rec.effective_model or rec.candidate.requested_model) if effect.model_scoped else None
         await self.store.set_health(provider, model, effect.state, retry_at,
                                     failure.code.value if failure else None, rec.run_id)
+
+    @staticmethod
+    def _count(rec: AttemptRecord) -> None:
+        attrs = {"provider": rec.candidate.provider}
+        if rec.outcome == "succeeded":
+            metrics.runs.add(1, attrs | {"outcome": "completed"})
+            return
+        code = rec.failure.code.value if rec.failure else "unknown"
+        kind = rec.decision.kind if rec.decision else DecisionKind.fail
+        if kind is DecisionKind.fallback:
+            metrics.fallbacks.add(1, attrs | {"code": code})
+        elif kind is DecisionKind.short_retry:
+            metrics.retries.add(1, attrs | {"code": code})
+        elif kind in (DecisionKind.park, DecisionKind.wait):
+            reason = rec.decision.park_reason.value if rec.decision and rec.decision.park_reason else "wait"
+            metrics.parks.add(1, attrs | {"reason": reason})
+        else:
+            metrics.runs.add(1, attrs | {"outcome": "failed", "code": code})

@@ -10,9 +10,11 @@ import httpx
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
+from activities import metrics
 from activities.executors.base import ProviderCallError
 from activities.executors.openai_compat import OpenAICompatExecutor
-from routing.classifier import Classification, classify
+from routing.classifier import Classification, FailureSignal, classify
+from routing.codes import Phase
 from routing.config import ExecutorKind
 from routing.messages import PROVIDER_DEFAULT
 from routing.model_policy import ModelDecision, SelectionOutcome, plan_model, settle_model
@@ -94,6 +96,12 @@ class SessionActivities:
         # For an OpenAI-compatible endpoint, selecting a model is naming it in the request; it cannot fail here.
         default = cand.profile.default_model if cand.profile.default_model in catalog else None
         decision = settle_model(plan, reported=None if plan.select else default)
+        if cand.model_pinned and decision.effective != cand.requested_model:
+            # The user pinned this model: running on another one would be a silent substitution.
+            raise provider_failure(classify(FailureSignal(
+                phase=Phase.session_start, provider=cand.provider, status=404,
+                error_text=f"pinned model {cand.requested_model} is not available on {cand.provider} "
+                           f"(model not found in the advertised catalog)"), utcnow()))
         if decision.outcome is SelectionOutcome.failed:
             raise ApplicationError(f"model {plan.select} failed to apply: {decision.apply_error}",
                                    type="ModelApplyFailed", non_retryable=True)
@@ -101,8 +109,9 @@ class SessionActivities:
         if decision.differs:
             warning = warning_for(inp.run_id, inp.agent, cand, decision)
             try:  # persisting the warning never blocks the launch
-                await self.store.add_run_message(warning.idempotency_key, inp.run_id, warning.kind,
-                                                 warning.model_dump(mode="json"))
+                if await self.store.add_run_message(warning.idempotency_key, inp.run_id, warning.kind,
+                                                    warning.model_dump(mode="json")):
+                    metrics.warnings.add(1, {"reason": warning.reason, "provider": cand.provider})
             except Exception:  # noqa: BLE001
                 log.exception("could not persist model-selection warning for run %s", inp.run_id)
         return SessionStarted(decision=decision, model_to_send=plan.select or default,

@@ -26,11 +26,13 @@ workspace_app = typer.Typer(no_args_is_help=True, help="Workspaces and their pro
 profile_app = typer.Typer(no_args_is_help=True, help="Agent profiles.")
 db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
 health_app = typer.Typer(no_args_is_help=True, help="Provider health (evidence from runs, never preference).")
+watchdog_app = typer.Typer(no_args_is_help=True, help="The backstop that clears stale automatic state.")
 app.add_typer(runs_app, name="runs")
 app.add_typer(workspace_app, name="workspace")
 app.add_typer(profile_app, name="profile")
 app.add_typer(db_app, name="db")
 app.add_typer(health_app, name="health")
+app.add_typer(watchdog_app, name="watchdog")
 
 console = Console()
 err_console = Console(stderr=True)
@@ -126,6 +128,9 @@ def submit(prompt: str = typer.Argument(..., help="The task for the agent."),
            agent: str = typer.Option(..., "--agent", "-a"),
            tier: str | None = typer.Option(None, help="Tier of the workspace's execution profiles."),
            run_id: str | None = typer.Option(None, help="Workflow id; generated when omitted."),
+           pin_provider: list[str] = typer.Option([], "--pin-provider",
+                                                  help="Pin this run to a provider (repeatable); no fallback outside."),
+           pin_model: str | None = typer.Option(None, "--pin-model", help="Pin this run to a model."),
            wait: bool = typer.Option(False, "--wait", help="Wait for the run to end."),
            as_json: bool = typer.Option(False, "--json")) -> None:
     """Submit an office run."""
@@ -134,7 +139,8 @@ def submit(prompt: str = typer.Argument(..., help="The task for the agent."),
         store = Store(Settings.from_env().database_url)
         try:
             client = await connect()
-            handle = await submit_run(client, store, workspace, agent, prompt, run_id=run_id, tier=tier)
+            handle = await submit_run(client, store, workspace, agent, prompt, run_id=run_id, tier=tier,
+                                      pin_providers=pin_provider, pin_model=pin_model)
         finally:
             await store.close()
         if not wait:
@@ -223,6 +229,64 @@ def runs_cancel(run_id: str) -> None:
 
     _run(go)
     console.print(f"cancellation requested for {run_id}")
+
+
+@runs_app.command("decide")
+def runs_decide(run_id: str,
+                substitute: str | None = typer.Option(None, help="Approve this provider for this run only."),
+                model: str | None = typer.Option(None, help="With --substitute: the model to run there."),
+                retry: bool = typer.Option(False, "--retry", help="Try the pinned route again."),
+                cancel: bool = typer.Option(False, "--cancel", help="End the run."),
+                actor: str = typer.Option(os.environ.get("USER", "user"), help="Who decides (for the record).")) -> None:
+    """Answer a run parked `awaiting_user_decision`. Nothing is saved as a preference."""
+    from routing.selection import UserDecision
+    from workflows.office_run import OfficeRunWorkflow
+
+    chosen = [name for name, on in (("substitute", substitute), ("retry", retry), ("cancel", cancel)) if on]
+    if len(chosen) != 1:
+        _fail("choose exactly one of --substitute PROVIDER, --retry, --cancel")
+    decision = UserDecision(action=chosen[0], provider=substitute, model=model, actor=actor)  # type: ignore[arg-type]
+
+    async def go() -> None:
+        from temporalio.client import WorkflowUpdateFailedError
+
+        handle = (await connect()).get_workflow_handle(run_id)
+        try:
+            await handle.execute_update(OfficeRunWorkflow.user_decision, decision)
+        except WorkflowUpdateFailedError as err:
+            _fail(f"run {run_id}: {err.cause.message if err.cause else err}")
+
+    _run(go)
+    console.print(f"{chosen[0]} sent to {run_id}")
+
+
+@runs_app.command("explain")
+def runs_explain(run_id: str, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Three timelines: what the run selected and why, what durable state changed, what cleanup did."""
+    from office.explain import explain_run
+
+    async def go() -> dict:
+        client = await connect()
+        return await _with_store(lambda store: explain_run(client, store, run_id))
+
+    report = _run(go)
+    if as_json:
+        _print_json(report)
+        return
+    console.print("[bold]1. live run: what it selected and why[/]")
+    for a in report["selected"]:
+        console.print(f"  attempt {a['seq']}: {a['provider']} model={a['model'] or a['requested_model']} "
+                      f"source={a['source']} → {a['outcome']}"
+                      + (f" [{a['error_code']}] {a['decision']}: {a['reason']}" if a["error_code"] else ""))
+    for step in report["live"]:
+        detail = {k: v for k, v in step.items() if k not in ("at", "event")}
+        console.print(f"  {step['at']}  {step['event']}  {detail or ''}")
+    console.print("[bold]2. durable state changed during the run[/]")
+    for d in report["durable"] or [{"at": "-", "kind": "(none)"}]:
+        console.print(f"  {d}")
+    console.print("[bold]3. cleanup[/]")
+    for c in report["cleanup"] or [{"at": "-", "kind": "(none)"}]:
+        console.print(f"  {c}")
 
 
 @runs_app.command("resume")
@@ -381,6 +445,73 @@ def db_upgrade() -> None:
     console.print("database is at the latest revision")
 
 
+@app.command()
+def pin(agent: str, provider: list[str] = typer.Option([], "--provider", help="Provider(s) the agent may use."),
+        model: str | None = typer.Option(None, "--model", help="The model the agent must run."),
+        actor: str = typer.Option(os.environ.get("USER", "user"), help="Who pins (for the record)."),
+        reason: str = typer.Option("", help="Why, for the record.")) -> None:
+    """Pin an agent to providers and/or a model: a durable user preference (source=user)."""
+    from routing.selection import SelectionKind, UserSelection
+    from store.preferences import PreferenceWriter
+
+    if not provider and not model:
+        _fail("give --provider and/or --model")
+
+    async def go(store: Store) -> None:
+        if await store.get_agent(agent) is None:
+            _fail(f"agent profile {agent!r} does not exist")
+        writer = PreferenceWriter(store)
+        if provider:
+            await writer.set_user_selection(UserSelection(agent=agent, kind=SelectionKind.provider, value=provider,
+                                                          actor=actor, reason=reason))
+        if model:
+            await writer.set_user_selection(UserSelection(agent=agent, kind=SelectionKind.model, value=[model],
+                                                          actor=actor, reason=reason))
+
+    _run(lambda: _with_store(go))
+    console.print(f"pinned {agent}: providers={provider or '-'} model={model or '-'}")
+
+
+@app.command()
+def unpin(agent: str, provider: bool = typer.Option(False, "--provider"), model: bool = typer.Option(False, "--model"),
+          actor: str = typer.Option(os.environ.get("USER", "user"))) -> None:
+    """Remove an agent's provider and/or model pin."""
+    from routing.selection import SelectionKind
+    from store.preferences import PreferenceWriter
+
+    kinds = [k for k, on in ((SelectionKind.provider, provider), (SelectionKind.model, model)) if on] or list(
+        SelectionKind)
+
+    async def go(store: Store) -> int:
+        writer = PreferenceWriter(store)
+        return sum([await writer.clear_user_selection(agent, k, actor) for k in kinds])
+
+    console.print(f"removed {_run(lambda: _with_store(go))} pin(s) from {agent}")
+
+
+@app.command("selections")
+def selections_list(as_json: bool = typer.Option(False, "--json")) -> None:
+    """Durable selection state (user pins; anything else is a bug the watchdog clears)."""
+    rows = _run(lambda: _with_store(lambda s: s.selections()))
+    data = [r.model_dump(mode="json") for r in rows]
+    _print_json(data) if as_json else [console.print(d) for d in data]
+
+
+@watchdog_app.command("install")
+def watchdog_install(every_minutes: float = typer.Option(10, help="How often the schedule runs."),
+                     max_age_minutes: float = typer.Option(60, help="Automatic state older than this is cleared.")) -> None:
+    """Create or update the Temporal Schedule that runs the watchdog."""
+    from datetime import timedelta
+
+    from office.watchdog_schedule import install_watchdog
+
+    async def go() -> None:
+        await install_watchdog(await connect(), timedelta(minutes=every_minutes), timedelta(minutes=max_age_minutes))
+
+    _run(go)
+    console.print("watchdog schedule installed")
+
+
 @app.command("explain-error")
 def explain_error(status: int | None = typer.Option(None, "--status", help="HTTP status code."),
                   header: list[str] = typer.Option([], "--header", help="'Name: value', repeatable."),
@@ -451,11 +582,16 @@ def main() -> None:
     """Exits with os._exit after flushing: the Temporal client's Rust threads can abort CPython's
     finalisation ("PyGILState_Release ... must be current", temporalio/sdk-python#300), which would turn a
     successful command into a crash with a non-zero status."""
+    from office.telemetry import configure_telemetry, flush_telemetry
+
+    if sys.argv[1:2] not in (["dev"], ["worker"]):  # those two configure their own, long-lived telemetry
+        configure_telemetry("office-cli", default="none")
     try:
         app()
         code = 0
     except SystemExit as done:  # typer ends every command this way, with the status to exit with
         code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+    flush_telemetry()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

@@ -18,7 +18,9 @@ from office.runs import submit, wait_for_view
 from office.simulator.config import SimConfig
 from office.simulator.server import SimulatorServer
 from office.temporal_client import connect
+from office.telemetry import configure_telemetry
 from office.temporal_server import TemporalDevServer
+from office.watchdog_schedule import install_watchdog
 from office.worker_runtime import office_worker
 from store.migrate import migrate
 from store.repository import Store
@@ -44,6 +46,7 @@ async def run_dev_stack(data_dir: Path, temporal_port: int, ui_port: int, simula
     data_dir = data_dir.resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     db_url = f"sqlite:///{data_dir / 'office.db'}"
+    exporter = configure_telemetry("office-dev", console_file=data_dir / "telemetry.log")
     sim_file = data_dir / "simulator.json"
     if not sim_file.exists():
         sim_file.write_text(demo_simulator().model_dump_json(indent=2))
@@ -69,6 +72,7 @@ async def run_dev_stack(data_dir: Path, temporal_port: int, ui_port: int, simula
                 await store.save_agent(agent)
         client = await connect(address=temporal.address, namespace="default")
         async with office_worker(client, db_url, TASK_QUEUE):
+            await install_watchdog(client)
             if demo:
                 console.print("submitting demo runs …")
                 await _submit_demo_runs(client, store, console)
@@ -78,6 +82,8 @@ async def run_dev_stack(data_dir: Path, temporal_port: int, ui_port: int, simula
             for name, value in exports.items():
                 print(f"export {name}={value}")
             print(f"Temporal UI: {temporal.ui_url}/namespaces/default/workflows")
+            if exporter == "console":
+                print(f"traces and metrics: {data_dir / 'telemetry.log'}")
             print("ready", flush=True)
             await stop.wait()
             console.print("stopping …")

@@ -1,6 +1,7 @@
 """Submitting and reading runs through the Temporal client. Input is validated before anything starts."""
 
 import uuid
+from collections.abc import Sequence
 from datetime import timedelta
 
 from temporalio.client import Client, WorkflowExecutionStatus as Status, WorkflowFailureError, WorkflowHandle
@@ -22,7 +23,8 @@ class SubmitError(ValueError):
         self.field = field
 
 
-async def validate_submission(store: Store, workspace: str, agent: str, prompt: str) -> str:
+async def validate_submission(store: Store, workspace: str, agent: str, prompt: str,
+                              pin_providers: Sequence[str] = ()) -> str:
     if not prompt or not prompt.strip():
         raise SubmitError("prompt", "is empty; give the task text, e.g. office submit ... \"fix the failing test\"")
     ws = await store.get_workspace(workspace)
@@ -34,16 +36,23 @@ async def validate_submission(store: Store, workspace: str, agent: str, prompt: 
     if profile is None:
         known = ", ".join(a.name for a in await store.list_agents()) or "none yet"
         raise SubmitError("agent", f"{agent!r} does not exist (known: {known}); create it with `office profile set`")
+    unknown = [p for p in pin_providers if p not in ws.providers]
+    if unknown:
+        raise SubmitError("pin-provider", f"{', '.join(unknown)} not in workspace {workspace!r} "
+                                          f"(its providers: {', '.join(ws.providers)})")
     return profile.model
 
 
 async def submit(client: Client, store: Store, workspace: str, agent: str, prompt: str,
                  run_id: str | None = None, tier: str | None = None,
                  task_queue: str = TASK_QUEUE,
-                 id_reuse_policy: WorkflowIDReusePolicy = WorkflowIDReusePolicy.ALLOW_DUPLICATE) -> WorkflowHandle:
-    requested_model = await validate_submission(store, workspace, agent, prompt)
+                 id_reuse_policy: WorkflowIDReusePolicy = WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+                 pin_providers: list[str] | None = None, pin_model: str | None = None) -> WorkflowHandle:
+    requested_model = await validate_submission(store, workspace, agent, prompt, pin_providers or [])
+    requested_model = pin_model or requested_model
     run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
-    request = RunRequest(run_id=run_id, workspace=workspace, agent=agent, prompt=prompt.strip(), tier=tier)
+    request = RunRequest(run_id=run_id, workspace=workspace, agent=agent, prompt=prompt.strip(), tier=tier,
+                         pin_providers=pin_providers or [], pin_model=pin_model)
     first_line = prompt.strip().splitlines()[0][:80]
     return await client.start_workflow(
         OfficeRunWorkflow.run, request, id=run_id, task_queue=task_queue,

@@ -57,7 +57,7 @@ class Stack:
 @contextlib.asynccontextmanager
 async def ephemeral_stack(database_url: str, task_queue: str = TASK_QUEUE, worker: bool = True
                           ) -> AsyncIterator[Stack]:
-    temporal = await TemporalDevServer(headless=True).start()
+    temporal = await TemporalDevServer().start()  # with its UI: the browser test looks at it
     simulator = await SimulatorServer(SimConfig()).start()
     store = None
     try:

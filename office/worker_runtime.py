@@ -10,10 +10,13 @@ from temporalio.worker import Worker
 
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
+from activities.watchdog import WatchdogActivities
 from office.settings import Settings
+from office.telemetry import configure_telemetry
 from office.temporal_client import connect
 from store.repository import Store
 from workflows.office_run import OfficeRunWorkflow
+from workflows.watchdog import WatchdogWorkflow
 
 
 @contextlib.asynccontextmanager
@@ -23,10 +26,11 @@ async def office_worker(client: Client, database_url: str, task_queue: str) -> A
     async with httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(retries=0)) as http:
         route_state = RouteStateActivities(store)
         sessions = SessionActivities(store, http)
+        watchdog = WatchdogActivities(store)
         worker = Worker(
-            client, task_queue=task_queue, workflows=[OfficeRunWorkflow],
+            client, task_queue=task_queue, workflows=[OfficeRunWorkflow, WatchdogWorkflow],
             activities=[route_state.open_transcript, route_state.resolve_route, route_state.record_attempt,
-                        sessions.start_session, sessions.run_session],
+                        sessions.start_session, sessions.run_session, watchdog.sweep_automatic_selections],
             max_concurrent_activities=200,
         )
         async with worker:
@@ -35,6 +39,7 @@ async def office_worker(client: Client, database_url: str, task_queue: str) -> A
 
 
 async def run_worker_forever() -> None:
+    configure_telemetry("office-worker")
     settings = Settings.from_env()
     client = await connect()
     async with office_worker(client, settings.database_url, settings.task_queue):

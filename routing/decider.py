@@ -25,6 +25,7 @@ class DecisionKind(StrEnum):
 class ParkReason(StrEnum):
     waiting_for_provider_capacity = "waiting_for_provider_capacity"
     blocked_provider_action_required = "blocked_provider_action_required"
+    awaiting_user_decision = "awaiting_user_decision"  # a pinned route failed; only the user may widen it
 
 
 class HealthState(StrEnum):
@@ -54,7 +55,8 @@ class RunState(BaseModel):
     max_attempts: int
     same_route_retries: int = 0      # short retries already spent on this route
     waits: int = 0                   # durable waits already taken in this run
-    other_candidate_eligible: bool = False
+    other_candidate_eligible: bool = False   # within the pin, when the run is pinned
+    pinned: bool = False             # the user pinned provider or model: never fall back outside the pin
 
 
 class Decision(BaseModel):
@@ -72,6 +74,19 @@ _USER_ACTION = HealthEffect(state=HealthState.user_action_required)
 def decide(failure: Classification, context: RoutingContext, state: RunState, rand: float,
            policy: RetryPolicy = RetryPolicy()) -> Decision:
     """`rand` in [0, 1) comes from the caller (workflow.random() in a workflow) so this stays pure."""
+    decision = _decide(failure, context, state, rand, policy)
+    needs_route_change = failure.error_class in (ErrorClass.user_action, ErrorClass.model, ErrorClass.quota)
+    cap_reached = state.attempts >= state.max_attempts
+    if (state.pinned and context is RoutingContext.office and needs_route_change and not cap_reached
+            and decision.kind in (DecisionKind.park, DecisionKind.fail)):
+        return decision.model_copy(update={
+            "kind": DecisionKind.park, "park_reason": ParkReason.awaiting_user_decision,
+            "reason": "the pinned route failed; a substitute needs the user's approval for this run"})
+    return decision
+
+
+def _decide(failure: Classification, context: RoutingContext, state: RunState, rand: float,
+            policy: RetryPolicy) -> Decision:
     code, cls = failure.code, failure.error_class
     can_fall_back = context is RoutingContext.office and state.other_candidate_eligible
     cap_reached = state.attempts >= state.max_attempts

@@ -7,6 +7,7 @@ from pydantic import BaseModel
 from routing.config import AgentProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.run import Candidate, Ineligible, RoutePlan
+from routing.selection import Pins
 
 
 class HealthRecord(BaseModel):
@@ -30,33 +31,52 @@ def _blocking(records: list[HealthRecord], provider: str, model: str, now: datet
 
 
 def candidate_for(workspace: WorkspaceConfig, agent: AgentProfile, provider: str, tier: str,
-                  emergency: bool = False) -> Candidate:
+                  emergency: bool = False, pinned_model: str | None = None, source: str = "default") -> Candidate:
     profile = workspace.providers[provider]
     override = profile.tiers.get(tier)
+    model = pinned_model or (override.model if override and override.model else agent.model)
     return Candidate(
         provider=provider,
         execution_profile=f"{provider}/{tier}",
         profile=profile,
         tier=tier,
-        requested_model=(override.model if override and override.model else agent.model),
-        fallback_model=agent.fallback_model,
-        auto_fallback=agent.auto_fallback,
+        requested_model=model,
+        fallback_model=None if pinned_model else agent.fallback_model,
+        auto_fallback=False if pinned_model else agent.auto_fallback,
         emergency=emergency,
+        model_pinned=pinned_model is not None,
+        source=source,
     )
+
+
+class Substitute(BaseModel):
+    """A one-time route the user approved for one parked run; it is never saved."""
+
+    provider: str
+    model: str | None = None
 
 
 def resolve_route(workspace: WorkspaceConfig, agent: AgentProfile, health: list[HealthRecord], now: datetime,
                   tier: str | None = None, excluded: frozenset[str] = frozenset(),
-                  retry_blocked: bool = False) -> RoutePlan:
-    """`retry_blocked`: the user says they fixed what needed action (resume), so try those routes again."""
+                  retry_blocked: bool = False, pins: Pins = Pins(), substitute: Substitute | None = None) -> RoutePlan:
+    """`retry_blocked`: the user says they fixed what needed action (resume), so try those routes again.
+    `pins` (the user's) narrow the order; the profile's pinned_providers apply when no other pin is given."""
     tier = tier or workspace.default_tier
+    pinned_providers = pins.providers or agent.pinned_providers
+    pinned = bool(pinned_providers or pins.model)
+    if substitute is not None:
+        cand = candidate_for(workspace, agent, substitute.provider, tier,
+                             pinned_model=substitute.model or pins.model, source="user")
+        return RoutePlan(workspace=workspace.name, agent=agent, tier=tier, max_attempts=workspace.max_attempts,
+                         pinned=True, candidates=[cand])
     normal: list[Candidate] = []
     emergency: list[Candidate] = []
     ineligible: list[Ineligible] = []
     for entry in workspace.provider_order:
-        if agent.pinned_providers and entry.provider not in agent.pinned_providers:
+        if pinned_providers and entry.provider not in pinned_providers:
             continue
-        cand = candidate_for(workspace, agent, entry.provider, tier, entry.emergency)
+        cand = candidate_for(workspace, agent, entry.provider, tier, entry.emergency, pins.model,
+                             "user" if pinned else "default")
         if entry.provider in excluded:
             ineligible.append(Ineligible(provider=entry.provider, reason="already failed in this route cycle"))
             continue
@@ -70,4 +90,4 @@ def resolve_route(workspace: WorkspaceConfig, agent: AgentProfile, health: list[
     # Emergency routes are candidates of last resort, only when nothing normal is eligible.
     candidates = normal if normal else emergency
     return RoutePlan(workspace=workspace.name, agent=agent, tier=tier, max_attempts=workspace.max_attempts,
-                     candidates=candidates, ineligible=ineligible)
+                     pinned=pinned, candidates=candidates, ineligible=ineligible)

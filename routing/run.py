@@ -22,6 +22,8 @@ class RunRequest(BaseModel):
     agent: str
     prompt: str = Field(min_length=1)
     tier: str | None = None
+    pin_providers: list[str] = Field(default_factory=list)  # a user's pin for this run only
+    pin_model: str | None = None
 
 
 class Candidate(BaseModel):
@@ -33,6 +35,8 @@ class Candidate(BaseModel):
     fallback_model: str | None = None
     auto_fallback: bool = False
     emergency: bool = False
+    model_pinned: bool = False       # the user pinned the model: running on another one is a failure
+    source: str = "default"          # default (configured order) | user (pinned or approved substitute)
 
 
 class Ineligible(BaseModel):
@@ -47,6 +51,7 @@ class RoutePlan(BaseModel):
     agent: AgentProfile
     tier: str
     max_attempts: int
+    pinned: bool = False
     candidates: list[Candidate]
     ineligible: list[Ineligible] = Field(default_factory=list)
 
@@ -58,8 +63,10 @@ class AttemptView(BaseModel):
     model: str | None = None
     requested_model: str | None = None
     outcome: str
+    source: str = "default"          # default | auto (runtime fallback) | user
     error_code: str | None = None
     decision: str | None = None
+    reason: str | None = None
     rule: str | None = None
     excerpt: str | None = None
     retry_after_s: float | None = None

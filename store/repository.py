@@ -12,8 +12,9 @@ from routing.config import AgentProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.route import HealthRecord
 from store.engine import make_engine
-from store.tables import (AgentProfileRow, AttemptRow, ProviderCatalogRow, ProviderHealthRow, RunMessageRow,
-                          TranscriptEntryRow, WorkspaceRow)
+from routing.selection import Pins, SelectionKind, SelectionSource
+from store.tables import (AgentProfileRow, AttemptRow, HealthEventRow, ProviderCatalogRow, ProviderHealthRow,
+                          RunMessageRow, SelectionEventRow, SelectionRow, TranscriptEntryRow, WorkspaceRow)
 
 
 def utcnow() -> datetime:
@@ -43,7 +44,7 @@ class Store:
         dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
         return dialect.insert(table)  # type: ignore[arg-type]
 
-    async def _insert_ignore(self, table: type[SQLModel], values: dict[str, Any]) -> bool:
+    async def insert_ignore(self, table: type[SQLModel], values: dict[str, Any]) -> bool:
         """Insert unless the primary key exists; True when this call inserted the row."""
         stmt = self._insert(table).values(**values).on_conflict_do_nothing()
         async with self.session() as s:
@@ -51,7 +52,7 @@ class Store:
             await s.commit()
             return bool(result.rowcount)
 
-    async def _upsert(self, table: type[SQLModel], values: dict[str, Any], keys: list[str]) -> None:
+    async def upsert(self, table: type[SQLModel], values: dict[str, Any], keys: list[str]) -> None:
         stmt = self._insert(table).values(**values)
         stmt = stmt.on_conflict_do_update(index_elements=keys,
                                           set_={k: v for k, v in values.items() if k not in keys})
@@ -61,7 +62,7 @@ class Store:
 
     # --- configuration -------------------------------------------------------------------------
     async def save_workspace(self, config: WorkspaceConfig) -> None:
-        await self._upsert(WorkspaceRow, {"name": config.name, "config": config.model_dump(mode="json"),
+        await self.upsert(WorkspaceRow, {"name": config.name, "config": config.model_dump(mode="json"),
                                           "updated_at": utcnow()}, ["name"])
 
     async def get_workspace(self, name: str) -> WorkspaceConfig | None:
@@ -76,7 +77,7 @@ class Store:
 
     async def save_agent(self, agent: AgentProfile) -> None:
         values = agent.model_dump(mode="json") | {"updated_at": utcnow()}
-        await self._upsert(AgentProfileRow, values, ["name"])
+        await self.upsert(AgentProfileRow, values, ["name"])
 
     async def get_agent(self, name: str) -> AgentProfile | None:
         async with self.session() as s:
@@ -91,7 +92,7 @@ class Store:
     # --- transcript: append-only, one owner per run ---------------------------------------------
     async def append_transcript(self, run_id: str, seq: int, role: str, content: str,
                                 provider: str | None = None) -> bool:
-        return await self._insert_ignore(TranscriptEntryRow, {
+        return await self.insert_ignore(TranscriptEntryRow, {
             "run_id": run_id, "seq": seq, "role": role, "content": content, "provider": provider,
             "created_at": utcnow()})
 
@@ -105,7 +106,7 @@ class Store:
 
     # --- attempts ---------------------------------------------------------------------------------
     async def record_attempt(self, values: dict[str, Any]) -> bool:
-        return await self._insert_ignore(AttemptRow, values)
+        return await self.insert_ignore(AttemptRow, values)
 
     async def list_attempts(self, run_id: str) -> list[AttemptRow]:
         async with self.session() as s:
@@ -121,10 +122,18 @@ class Store:
             step = 0
             if existing is not None and state is not HealthState.healthy and existing.state == state.value:
                 step = existing.backoff_step + 1
-        await self._upsert(ProviderHealthRow, {
+        await self.upsert(ProviderHealthRow, {
             "provider": provider, "model": model or "", "state": state.value, "retry_at": retry_at,
             "backoff_step": step, "last_code": code, "last_run_id": run_id, "updated_at": utcnow()},
             ["provider", "model"])
+        await self._log_health(provider, model, state, retry_at, code, run_id)
+
+    async def _log_health(self, provider: str, model: str | None, state: HealthState, retry_at: datetime | None,
+                          code: str | None, run_id: str | None) -> None:
+        async with self.session() as s:
+            s.add(HealthEventRow(provider=provider, model=model or "", state=state.value, retry_at=retry_at,
+                                 code=code, run_id=run_id, at=utcnow()))
+            await s.commit()
 
     async def restore_health(self, provider: str, model: str | None, run_id: str) -> None:
         """A success clears the provider-wide record and the record for the model that ran."""
@@ -137,6 +146,8 @@ class Store:
                 row.state, row.retry_at, row.backoff_step = HealthState.healthy.value, None, 0
                 row.last_run_id, row.updated_at = run_id, utcnow()
                 s.add(row)
+                s.add(HealthEventRow(provider=provider, model=row.model, state=HealthState.healthy.value,
+                                     run_id=run_id, at=utcnow()))
             await s.commit()
 
     async def list_health(self) -> list[HealthRecord]:
@@ -162,9 +173,52 @@ class Store:
             return list((await s.execute(select(ProviderHealthRow).order_by(
                 ProviderHealthRow.provider, ProviderHealthRow.model))).scalars().all())
 
+    async def health_events(self, run_id: str | None = None, since: datetime | None = None,
+                            until: datetime | None = None) -> list[HealthEventRow]:
+        query = select(HealthEventRow).order_by(HealthEventRow.at, HealthEventRow.id)
+        if run_id is not None:
+            query = query.where(HealthEventRow.run_id == run_id)
+        if since is not None:
+            query = query.where(HealthEventRow.at >= since)
+        if until is not None:
+            query = query.where(HealthEventRow.at <= until)
+        async with self.session() as s:
+            return list((await s.execute(query)).scalars().all())
+
+    # --- durable selections: read-only here; writes live in store.preferences ----------------------
+    async def user_pins(self, agent: str) -> Pins:
+        """Only source=user rows count: anything else is not a preference, whatever it says."""
+        async with self.session() as s:
+            rows = (await s.execute(select(SelectionRow).where(
+                SelectionRow.agent == agent, SelectionRow.source == SelectionSource.user.value))).scalars().all()
+        pins = Pins()
+        for row in rows:
+            if row.kind == SelectionKind.provider.value:
+                pins.providers = list(row.value)
+            elif row.kind == SelectionKind.model.value and row.value:
+                pins.model = row.value[0]
+        return pins
+
+    async def selections(self) -> list[SelectionRow]:
+        async with self.session() as s:
+            return list((await s.execute(select(SelectionRow).order_by(SelectionRow.agent, SelectionRow.kind)))
+                        .scalars().all())
+
+    async def selection_events(self, since: datetime | None = None, until: datetime | None = None,
+                               agent: str | None = None) -> list[SelectionEventRow]:
+        query = select(SelectionEventRow).order_by(SelectionEventRow.at, SelectionEventRow.id)
+        if agent is not None:
+            query = query.where(SelectionEventRow.agent == agent)
+        if since is not None:
+            query = query.where(SelectionEventRow.at >= since)
+        if until is not None:
+            query = query.where(SelectionEventRow.at <= until)
+        async with self.session() as s:
+            return list((await s.execute(query)).scalars().all())
+
     # --- observed catalogs (evidence for reporting, never an input to the start-model policy) -------
     async def observe_catalog(self, provider: str, models: list[str], run_id: str | None) -> None:
-        await self._upsert(ProviderCatalogRow, {"provider": provider, "models": models, "observed_at": utcnow(),
+        await self.upsert(ProviderCatalogRow, {"provider": provider, "models": models, "observed_at": utcnow(),
                                                 "run_id": run_id}, ["provider"])
 
     async def observed_catalogs(self, providers: list[str]) -> dict[str, list[str]]:
@@ -175,7 +229,7 @@ class Store:
 
     # --- run messages ---------------------------------------------------------------------------
     async def add_run_message(self, key: str, run_id: str, kind: str, payload: dict[str, Any]) -> bool:
-        return await self._insert_ignore(RunMessageRow, {"idempotency_key": key, "run_id": run_id, "kind": kind,
+        return await self.insert_ignore(RunMessageRow, {"idempotency_key": key, "run_id": run_id, "kind": kind,
                                                          "payload": payload, "created_at": utcnow()})
 
     async def list_run_messages(self, run_id: str) -> list[RunMessageRow]:

@@ -94,3 +94,47 @@ class ProviderCatalogRow(SQLModel, table=True):
     models: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     observed_at: datetime = _ts()
     run_id: str | None = Field(default=None, max_length=200)
+
+
+class SelectionRow(SQLModel, table=True):
+    """Durable per-agent selection state. Written only through store.preferences (source=user); rows with
+    another source are legacy or bug data, which the watchdog clears."""
+
+    __tablename__ = "selections"
+    agent: str = Field(primary_key=True, max_length=63)
+    kind: str = Field(primary_key=True, max_length=20)
+    value: list = Field(sa_column=Column(JSON, nullable=False))
+    source: str = Field(max_length=20)
+    actor: str | None = Field(default=None, max_length=120)
+    written_by_run: str | None = Field(default=None, max_length=200)
+    created_at: datetime = _ts()
+
+
+class SelectionEventRow(SQLModel, table=True):
+    """Append-only: every durable selection change, by users and by the watchdog (the audit record)."""
+
+    __tablename__ = "selection_events"
+    id: int | None = Field(default=None, primary_key=True)
+    agent: str = Field(max_length=63)
+    kind: str = Field(max_length=20)
+    value: list = Field(sa_column=Column(JSON, nullable=False))
+    source: str = Field(max_length=20)
+    action: str = Field(max_length=20)   # set | cleared
+    actor: str = Field(max_length=120)
+    reason: str = Field(sa_column=Column(Text, nullable=False))
+    written_by_run: str | None = Field(default=None, max_length=200)
+    at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False, index=True))
+
+
+class HealthEventRow(SQLModel, table=True):
+    """Append-only: every provider-health write, so a run's durable effects can be explained later."""
+
+    __tablename__ = "health_events"
+    id: int | None = Field(default=None, primary_key=True)
+    provider: str = Field(max_length=63)
+    model: str = Field(default="", max_length=200)
+    state: str = Field(max_length=30)
+    retry_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
+    code: str | None = Field(default=None, max_length=40)
+    run_id: str | None = Field(default=None, max_length=200, index=True)
+    at: datetime = _ts()

@@ -8,7 +8,9 @@ from pydantic import BaseModel
 from routing.classifier import Classification
 from routing.decider import Decision
 from routing.model_policy import ModelDecision
+from routing.route import Substitute
 from routing.run import Candidate, WarningView
+from routing.selection import Pins
 
 TASK_QUEUE = "office-runs"
 PROVIDER_FAILURE = "ProviderFailure"  # ApplicationError type prefix; details[0] is the Classification
@@ -26,6 +28,8 @@ class RouteRequest(BaseModel):
     tier: str | None = None
     excluded: list[str] = []
     retry_blocked: bool = False     # after a user's resume: try routes that were waiting for user action
+    pins: Pins = Pins()             # the run's own pin; durable user pins are read by the activity
+    substitute: Substitute | None = None
 
 
 class StartSessionInput(BaseModel):

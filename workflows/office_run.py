@@ -19,7 +19,9 @@ with workflow.unsafe.imports_passed_through():
     from routing.codes import ErrorCode, Phase
     from routing.decider import Decision, DecisionKind, ParkReason, RoutingContext, RunState, decide
     from routing.messages import actionable_message
+    from routing.route import Substitute
     from routing.run import AttemptView, Candidate, RoutePlan, RunRequest, RunStatus, RunView
+    from routing.selection import Pins, UserDecision
     from workflows import search_attributes as sa
     from workflows.contracts import (AttemptRecord, OpenTranscript, RouteRequest, RunSessionInput, SessionOutput,
                                      SessionStarted, StartSessionInput)
@@ -34,6 +36,7 @@ class OfficeRunWorkflow:
     def __init__(self) -> None:
         self._view: RunView | None = None
         self._resume = False
+        self._decision: UserDecision | None = None
         self._published: dict[str, object] = {}
 
     # --- what users see -------------------------------------------------------------------------
@@ -45,6 +48,20 @@ class OfficeRunWorkflow:
     def resume(self) -> None:
         """The user fixed credentials, plan or capacity: a parked run re-resolves its route."""
         self._resume = True
+
+    @workflow.update
+    def user_decision(self, decision: UserDecision) -> RunView | None:
+        """A parked pinned run: approve a one-time substitute, retry the pinned route, or cancel.
+        The choice lives in this run only; nothing is written to preferences."""
+        self._decision, self._resume = decision, True
+        return self._view
+
+    @user_decision.validator
+    def _validate_decision(self, decision: UserDecision) -> None:
+        if self._view is None or self._view.park_reason != ParkReason.awaiting_user_decision.value:
+            raise ValueError("this run is not awaiting a decision")
+        if decision.action == "substitute" and not decision.provider:
+            raise ValueError("a substitute needs a provider")
 
     def _publish(self) -> None:
         """Upsert only the search attributes that changed (one history event per change set)."""
@@ -85,7 +102,7 @@ class OfficeRunWorkflow:
             RouteStateActivities.open_transcript, OpenTranscript(run_id=req.run_id, prompt=req.prompt),
             start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY)
         plan = await self._resolve(req, excluded=[])
-        view.requested_model = plan.agent.model
+        view.requested_model = req.pin_model or plan.agent.model
         self._publish()
         excluded: list[str] = []
         attempts = route_retries = waits = 0
@@ -95,45 +112,55 @@ class OfficeRunWorkflow:
                 if plan.ineligible and all(i.code == ErrorCode.model_unavailable for i in plan.ineligible):
                     gone = plan.ineligible[-1]
                     return self._fail(ErrorCode.model_unavailable, None, provider=gone.provider)
-                resumed = await self._park_until_eligible(plan)
-                plan, excluded, route_retries = await self._resolve(req, [], retry_blocked=resumed), [], 0
-                continue
-            attempts += 1
-            started_at = workflow.now()
-            view.provider = candidate.provider
-            self._publish()
-            outcome = await self._attempt(req, candidate, attempts, transcript_seq)
-            if isinstance(outcome, SessionOutput):
-                view.effective_model = outcome.reported_model or view.effective_model
-                await self._record(req, attempts, candidate, "succeeded", None, None, started_at)
-                view.status, view.output, view.error_code = RunStatus.completed, outcome.text, None
+                await self._park_until_eligible(plan)
+            else:
+                attempts += 1
+                started_at = workflow.now()
+                view.provider = candidate.provider
                 self._publish()
-                return view
-            failure = outcome
-            others = any(c.provider not in excluded and c.provider != candidate.provider for c in plan.candidates)
-            decision = decide(failure, RoutingContext.office,
-                              RunState(attempts=attempts, max_attempts=plan.max_attempts,
-                                       same_route_retries=route_retries, waits=waits,
-                                       other_candidate_eligible=others),
-                              workflow.random().random())
-            view.error_code = failure.code.value
-            await self._record(req, attempts, candidate, "failed", failure, decision, started_at)
-            self._publish()
-            if decision.kind is DecisionKind.short_retry:
-                route_retries += 1
-                await workflow.sleep(timedelta(seconds=decision.delay_s or 0))
-            elif decision.kind is DecisionKind.fallback:
-                excluded.append(candidate.provider)
-                route_retries = 0
-                view.fallback_count += 1
-            elif decision.kind in (DecisionKind.wait, DecisionKind.park):
+                outcome = await self._attempt(req, candidate, attempts, transcript_seq)
+                source = "auto" if excluded and candidate.source == "default" else candidate.source
+                if isinstance(outcome, SessionOutput):
+                    view.effective_model = outcome.reported_model or view.effective_model
+                    await self._record(req, attempts, candidate, source, None, None, started_at)
+                    view.status, view.output, view.error_code = RunStatus.completed, outcome.text, None
+                    self._publish()
+                    return view
+                failure = outcome
+                others = any(c.provider not in excluded and c.provider != candidate.provider for c in plan.candidates)
+                decision = decide(failure, RoutingContext.office,
+                                  RunState(attempts=attempts, max_attempts=plan.max_attempts,
+                                           same_route_retries=route_retries, waits=waits,
+                                           other_candidate_eligible=others, pinned=plan.pinned),
+                                  workflow.random().random())
+                view.error_code = failure.code.value
+                await self._record(req, attempts, candidate, source, failure, decision, started_at)
+                self._publish()
+                if decision.kind is DecisionKind.short_retry:
+                    route_retries += 1
+                    await workflow.sleep(timedelta(seconds=decision.delay_s or 0))
+                    continue
+                if decision.kind is DecisionKind.fallback:
+                    excluded.append(candidate.provider)
+                    route_retries = 0
+                    view.fallback_count += 1
+                    continue
+                if decision.kind is DecisionKind.fail:
+                    return self._fail(failure.code, failure, candidate)
                 if decision.kind is DecisionKind.wait:
                     waits += 1
                 reason = decision.park_reason or ParkReason.waiting_for_provider_capacity
-                resumed = await self._park(reason, decision.delay_s, f"{candidate.provider}: {decision.reason}")
-                plan, excluded, route_retries = await self._resolve(req, [], retry_blocked=resumed), [], 0
-            else:
-                return self._fail(failure.code, failure, candidate)
+                await self._park(reason, decision.delay_s, f"{candidate.provider}: {decision.reason}")
+            # After a park: the user's decision, the user's resume, or the capacity timer.
+            choice, self._decision = self._decision, None
+            if choice is not None and choice.action == "cancel":
+                view.status, view.message = RunStatus.cancelled, f"cancelled by {choice.actor} while parked"
+                self._publish()
+                return view
+            substitute = Substitute(provider=choice.provider, model=choice.model) \
+                if choice is not None and choice.action == "substitute" and choice.provider else None
+            plan = await self._resolve(req, [], retry_blocked=self._resume, substitute=substitute)
+            excluded, route_retries = [], 0
 
     async def _attempt(self, req: RunRequest, cand: Candidate, seq: int,
                        transcript_seq: int) -> SessionOutput | Classification:
@@ -178,21 +205,25 @@ class OfficeRunWorkflow:
                                    error_text=str(cause))
         return classify(signal, workflow.now())
 
-    async def _resolve(self, req: RunRequest, excluded: list[str], retry_blocked: bool = False) -> RoutePlan:
+    async def _resolve(self, req: RunRequest, excluded: list[str], retry_blocked: bool = False,
+                       substitute: Substitute | None = None) -> RoutePlan:
         return await workflow.execute_local_activity_method(
             RouteStateActivities.resolve_route,
             RouteRequest(run_id=req.run_id, workspace=req.workspace, agent=req.agent, tier=req.tier,
-                         excluded=excluded, retry_blocked=retry_blocked),
+                         excluded=excluded, retry_blocked=retry_blocked, substitute=substitute,
+                         pins=Pins(providers=req.pin_providers, model=req.pin_model)),
             start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY)
 
-    async def _record(self, req: RunRequest, seq: int, cand: Candidate, outcome: str,
+    async def _record(self, req: RunRequest, seq: int, cand: Candidate, source: str,
                       failure: Classification | None, decision: Decision | None, started_at) -> None:
+        outcome = "failed" if failure else "succeeded"
         view = self._view
         assert view is not None
         view.attempts.append(AttemptView(
             seq=seq, provider=cand.provider, execution_profile=cand.execution_profile,
-            model=view.effective_model, requested_model=cand.requested_model, outcome=outcome,
+            model=view.effective_model, requested_model=cand.requested_model, outcome=outcome, source=source,
             error_code=failure.code.value if failure else None, decision=decision.kind.value if decision else None,
+            reason=decision.reason if decision else None,
             rule=failure.rule if failure else None, excerpt=failure.excerpt if failure else None,
             retry_after_s=failure.retry_after_s if failure else None))
         await workflow.execute_local_activity_method(
@@ -202,9 +233,9 @@ class OfficeRunWorkflow:
                           finished_at=workflow.now()),
             start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY)
 
-    async def _park(self, reason: ParkReason, timeout_s: float | None, why: str) -> bool:
-        """Parked runs never spin: they wait on a durable timer (capacity) or on the `resume` signal.
-        Returns True when the user resumed the run."""
+    async def _park(self, reason: ParkReason, timeout_s: float | None, why: str) -> None:
+        """Parked runs never spin: they wait on a durable timer (capacity), the `resume` signal or the
+        `decide` update. Afterwards `self._resume` tells whether the user acted."""
         view = self._view
         assert view is not None
         view.status, view.park_reason, view.message, self._resume = RunStatus.parked, reason.value, why, False
@@ -217,15 +248,15 @@ class OfficeRunWorkflow:
             pass
         view.status, view.park_reason, view.message = RunStatus.running, None, None
         self._publish()
-        return self._resume
 
-    async def _park_until_eligible(self, plan: RoutePlan) -> bool:
+    async def _park_until_eligible(self, plan: RoutePlan) -> None:
         why = "; ".join(f"{i.provider}: {i.reason}" for i in plan.ineligible) or "no provider is eligible"
         retry_times = [i.retry_at for i in plan.ineligible if i.retry_at is not None]
         if retry_times:
             delay = max(1.0, (min(retry_times) - workflow.now()).total_seconds())
-            return await self._park(ParkReason.waiting_for_provider_capacity, delay, why)
-        return await self._park(ParkReason.blocked_provider_action_required, None, why)
+            await self._park(ParkReason.waiting_for_provider_capacity, delay, why)
+        else:
+            await self._park(ParkReason.blocked_provider_action_required, None, why)
 
     def _fail(self, code: ErrorCode, failure: Classification | None,
               cand: Candidate | None = None, provider: str | None = None) -> RunView:

@@ -2,11 +2,15 @@
 
 import json
 import httpx
+from opentelemetry import trace
 
 from activities.executors.base import ProviderCallError, resolve_credential
 from routing.classifier import FailureSignal
 from routing.codes import Phase
 from routing.config import ExecutionProfile
+
+
+tracer = trace.get_tracer("office.executors")
 
 
 class ChatResult:
@@ -41,6 +45,10 @@ class OpenAICompatExecutor:
         return ProviderCallError(self._signal(phase, exception_type=type(exc).__name__, error_text=str(exc) or None))
 
     async def list_models(self) -> list[str]:
+        with tracer.start_as_current_span("provider.list_models", attributes={"office.provider": self.provider}):
+            return await self._list_models()
+
+    async def _list_models(self) -> list[str]:
         phase = Phase.session_start
         try:
             response = await self.client.get(f"{self.base_url}/models", headers=self._headers(phase),
@@ -53,6 +61,17 @@ class OpenAICompatExecutor:
 
     async def chat(self, model: str | None, messages: list[dict[str, str]]) -> ChatResult:
         """Streams the answer; a stream that ends without its final event is a failure, not an answer."""
+        attributes = {"office.provider": self.provider, "office.model": model or "provider default",
+                      "office.messages": len(messages)}
+        with tracer.start_as_current_span("provider.chat", attributes=attributes) as span:
+            try:
+                return await self._chat(model, messages)
+            except ProviderCallError as err:
+                span.set_attribute("http.status_code", err.signal.status or 0)
+                span.set_status(trace.Status(trace.StatusCode.ERROR, str(err)))
+                raise
+
+    async def _chat(self, model: str | None, messages: list[dict[str, str]]) -> ChatResult:
         phase = Phase.after_start
         payload: dict = {"messages": messages, "stream": True}
         if model:
