@@ -249,12 +249,15 @@ def runs_decide(run_id: str,
 
     async def go() -> None:
         from temporalio.client import WorkflowUpdateFailedError
+        from temporalio.service import RPCError
 
         handle = (await connect()).get_workflow_handle(run_id)
         try:
             await handle.execute_update(OfficeRunWorkflow.user_decision, decision)
         except WorkflowUpdateFailedError as err:
             _fail(f"run {run_id}: {err.cause.message if err.cause else err}")
+        except RPCError as err:  # e.g. the run has already ended
+            _fail(f"run {run_id} is not awaiting a decision ({err.message})")
 
     _run(go)
     console.print(f"{chosen[0]} sent to {run_id}")

@@ -14,6 +14,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from office.runs import submit, wait_for_view  # noqa: E402
 from office.simulator.config import InjectedFailure, SimProvider  # noqa: E402
 from office.stack import ephemeral_stack  # noqa: E402
+from routing.run import RunStatus  # noqa: E402
+from routing.selection import UserDecision  # noqa: E402
+from workflows.office_run import OfficeRunWorkflow  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "histories"
 
@@ -41,9 +44,26 @@ async def main() -> None:
                 handle = await submit(stack.client, stack.store, workspace, agent, f"scenario {name}",
                                       run_id=f"record-{name}")
                 view = await wait_for_view(stack.client, handle.id)
-                history = await handle.fetch_history()
-                (OUT / f"{name}.json").write_text(history.to_json())
-                print(f"{name}: {view.status.value}, {len(history.events)} events")
+                await save(handle, name, view.status.value)
+
+            # A pinned run parks awaiting the user's decision; the user approves a one-time substitute.
+            workspace, agent, names = await stack.workspace({"alpha": SimProvider(api_key="sk-other"),
+                                                             "beta": SimProvider(api_key="sk-sim-record")},
+                                                            credential_env="OFFICE_RECORD_KEY")
+            handle = await submit(stack.client, stack.store, workspace, agent, "scenario pinned",
+                                  run_id="record-pinned_substitute", pin_providers=[names["alpha"]])
+            while (await handle.query(OfficeRunWorkflow.status)).status is not RunStatus.parked:
+                await asyncio.sleep(0.1)
+            await handle.execute_update(OfficeRunWorkflow.user_decision,
+                                        UserDecision(action="substitute", provider=names["beta"]))
+            view = await wait_for_view(stack.client, handle.id)
+            await save(handle, "pinned_substitute", view.status.value)
+
+
+async def save(handle, name: str, status: str) -> None:
+    history = await handle.fetch_history()
+    (OUT / f"{name}.json").write_text(history.to_json())
+    print(f"{name}: {status}, {len(history.events)} events")
 
 
 if __name__ == "__main__":

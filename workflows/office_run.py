@@ -255,6 +255,8 @@ class OfficeRunWorkflow:
         if retry_times:
             delay = max(1.0, (min(retry_times) - workflow.now()).total_seconds())
             await self._park(ParkReason.waiting_for_provider_capacity, delay, why)
+        elif plan.pinned:  # only the user may widen a pin
+            await self._park(ParkReason.awaiting_user_decision, None, why)
         else:
             await self._park(ParkReason.blocked_provider_action_required, None, why)
 

@@ -102,3 +102,28 @@ async def test_workspace_and_profile_files_are_validated_whole(stack, tmp_path):
     profile.write_text(json.dumps({"name": "Not Valid", "model": "m"}))
     code, _, err = await office(stack, "profile", "set", "--file", str(profile))
     assert code == 2 and "name" in err
+
+
+async def test_pin_explain_and_decide_from_the_cli(stack):
+    ws, agent, p = await stack.workspace({"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key="sk-sim-test")},
+                                         credential_env="OFFICE_TEST_KEY")
+    code, out, err = await office(stack, "submit", "-w", ws, "-a", agent, "task", "--wait", "--json")
+    run = json.loads(out)
+    code, out, err = await office(stack, "runs", "explain", run["run_id"], "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert [s["decision"] for s in report["selected"]] == ["fallback", None]
+    assert set(report) >= {"selected", "live", "durable", "cleanup"}
+
+    code, _, err = await office(stack, "runs", "decide", run["run_id"], "--retry")
+    assert code == 2 and "not awaiting a decision" in err  # a finished run cannot be decided
+
+    code, _, err = await office(stack, "pin", agent, "--provider", p["a"], "--actor", "carol")
+    assert code == 0, err
+    code, out, _ = await office(stack, "selections", "--json")
+    mine = [r for r in json.loads(out) if r["agent"] == agent]
+    assert [(r["kind"], r["value"], r["source"], r["actor"]) for r in mine] == [("provider", [p["a"]], "user", "carol")]
+    code, _, _ = await office(stack, "unpin", agent)
+    assert code == 0
+    code, out, _ = await office(stack, "selections", "--json")
+    assert [r for r in json.loads(out) if r["agent"] == agent] == []
