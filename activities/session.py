@@ -13,14 +13,17 @@ from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 from activities import metrics
 from activities.executors.base import ProviderCallError
 from activities.executors.openai_compat import OpenAICompatExecutor
+from activities.attempts import store_attempt
 from routing.classifier import Classification, FailureSignal, classify
-from routing.codes import Phase
+from routing.codes import ErrorClass, ErrorCode, Phase
+from routing.transcript import Entry, forward
 from routing.config import ExecutorKind
 from routing.messages import PROVIDER_DEFAULT
 from routing.model_policy import ModelDecision, SelectionOutcome, plan_model, settle_model
 from routing.run import Candidate, WarningView
 from store.repository import Store, utcnow
-from workflows.contracts import PROVIDER_FAILURE, RunSessionInput, SessionOutput, SessionStarted, StartSessionInput
+from workflows.contracts import (PROVIDER_FAILURE, AttemptRecord, RunSessionInput, SessionOutput, SessionStarted,
+                                 SessionTurnInput, SessionTurnOutput, StartSessionInput)
 
 log = logging.getLogger(__name__)
 
@@ -80,16 +83,14 @@ class SessionActivities:
                                    type="ConfigError", non_retryable=True)
         return OpenAICompatExecutor(cand.provider, cand.profile, self.http)
 
-    @activity.defn
-    async def start_session(self, inp: StartSessionInput) -> SessionStarted:
-        cand = inp.candidate
-        executor = self._executor(cand)
+    async def _start(self, run_id: str, agent: str, cand: Candidate) -> SessionStarted:
+        """The executor's catalog now (never a cache) → the start-model policy → one warning if it differs."""
         try:
-            catalog = await executor.list_models()  # what the executor advertises now, never a cache
+            catalog = await self._executor(cand).list_models()
         except ProviderCallError as err:
             raise provider_failure(classify(err.signal, utcnow())) from err
         try:
-            await self.store.observe_catalog(cand.provider, catalog, inp.run_id)
+            await self.store.observe_catalog(cand.provider, catalog, run_id)
         except Exception:  # noqa: BLE001 - reporting evidence only; never blocks a launch
             log.exception("could not record the catalog of %s", cand.provider)
         plan = plan_model(cand.requested_model, cand.fallback_model, cand.auto_fallback, catalog)
@@ -107,28 +108,61 @@ class SessionActivities:
                                    type="ModelApplyFailed", non_retryable=True)
         warning = None
         if decision.differs:
-            warning = warning_for(inp.run_id, inp.agent, cand, decision)
+            warning = warning_for(run_id, agent, cand, decision)
             try:  # persisting the warning never blocks the launch
-                if await self.store.add_run_message(warning.idempotency_key, inp.run_id, warning.kind,
+                if await self.store.add_run_message(warning.idempotency_key, run_id, warning.kind,
                                                     warning.model_dump(mode="json")):
                     metrics.warnings.add(1, {"reason": warning.reason, "provider": cand.provider})
             except Exception:  # noqa: BLE001
-                log.exception("could not persist model-selection warning for run %s", inp.run_id)
+                log.exception("could not persist model-selection warning for run %s", run_id)
         return SessionStarted(decision=decision, model_to_send=plan.select or default,
                               effective_model=decision.effective, warning=warning)
 
-    @activity.defn
-    async def run_session(self, inp: RunSessionInput) -> SessionOutput:
-        """Sends this run's own transcript snapshot (entries 1..transcript_upto) and appends the answer."""
-        snapshot = await self.store.read_transcript(inp.run_id, inp.transcript_upto)
-        messages = [{"role": e.role, "content": e.content} for e in snapshot]
-        executor = self._executor(inp.candidate)
-
+    async def _converse(self, run_id: str, cand: Candidate, model: str | None, upto: int,
+                        full_history: bool = True) -> tuple[SessionOutput, list[str]]:
+        """Sends this run's own transcript snapshot (entries 1..upto, normalised for the target) and appends
+        the answer as entry upto + 1."""
+        snapshot = await self.store.read_transcript(run_id, upto)
+        forwarded = forward([Entry(seq=e.seq, role=e.role, content=e.content, provider=e.provider) for e in snapshot],
+                            cand.provider, full_history)
         try:
             async with heartbeating():
-                result = await executor.chat(inp.model, messages)
+                result = await self._executor(cand).chat(model, forwarded.messages)
         except ProviderCallError as err:
             raise provider_failure(classify(err.signal, utcnow())) from err
-        seq = inp.transcript_upto + 1
-        await self.store.append_transcript(inp.run_id, seq, "assistant", result.text, inp.candidate.provider)
-        return SessionOutput(text=result.text, reported_model=result.model, transcript_seq=seq)
+        await self.store.append_transcript(run_id, upto + 1, "assistant", result.text, cand.provider)
+        return SessionOutput(text=result.text, reported_model=result.model, transcript_seq=upto + 1), \
+            forwarded.normalisations
+
+    @activity.defn
+    async def session_turn(self, inp: SessionTurnInput) -> SessionTurnOutput:
+        """Admission by the shared breaker and budget, then session start and the turn, then its attempt row."""
+        cand = inp.candidate
+        started_at = utcnow()
+        admission = await self.store.admit_call(cand.provider, inp.run_id, inp.is_retry)
+        if not admission.allowed:
+            raise provider_failure(Classification(
+                code=ErrorCode.circuit_open, error_class=ErrorClass.transient, confidence=1.0,
+                phase=Phase.session_start, rule=admission.rule or "breaker", provider=cand.provider,
+                retry_after_s=admission.retry_after_s, excerpt=f"not called: {admission.rule}"))
+        if admission.wait_s:  # another call on this provider key got a Retry-After: honour it as a floor
+            async with heartbeating():
+                await asyncio.sleep(admission.wait_s)
+        await self.store.append_transcript(inp.run_id, inp.user_seq, "user", inp.user_text)
+        started = await self._start(inp.run_id, inp.agent, cand)
+        output, notes = await self._converse(inp.run_id, cand, started.model_to_send, inp.user_seq,
+                                             inp.full_history)
+        effective = output.reported_model or started.effective_model
+        await store_attempt(self.store, AttemptRecord(
+            run_id=inp.run_id, seq=inp.attempt_seq, candidate=cand, effective_model=effective, outcome="succeeded",
+            started_at=started_at, finished_at=utcnow()))
+        return SessionTurnOutput(started=started, output=output, normalisations=notes, probe=admission.probe)
+
+    @activity.defn
+    async def start_session(self, inp: StartSessionInput) -> SessionStarted:
+        return await self._start(inp.run_id, inp.agent, inp.candidate)
+
+    @activity.defn
+    async def run_session(self, inp: RunSessionInput) -> SessionOutput:
+        output, _ = await self._converse(inp.run_id, inp.candidate, inp.model, inp.transcript_upto)
+        return output

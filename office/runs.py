@@ -62,7 +62,7 @@ async def submit(client: Client, store: Store, workspace: str, agent: str, promp
         search_attributes=TypedSearchAttributes([
             SearchAttributePair(sa.STATUS, RunStatus.running.value),
             SearchAttributePair(sa.WORKSPACE, workspace), SearchAttributePair(sa.AGENT, agent),
-            SearchAttributePair(sa.REQUESTED_MODEL, requested_model),
+            SearchAttributePair(sa.REQUESTED_MODEL, requested_model), SearchAttributePair(sa.FALLBACK_COUNT, 0),
         ]),
         run_timeout=timedelta(days=7), id_reuse_policy=id_reuse_policy,
     )

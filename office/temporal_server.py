@@ -2,6 +2,7 @@
 
 import asyncio
 import contextlib
+import ctypes
 import os
 import shutil
 import signal
@@ -14,6 +15,12 @@ from temporalio.client import Client
 
 from office.simulator.server import free_port
 from workflows.search_attributes import cli_flags
+
+
+def _die_with_parent() -> None:
+    """Linux: the server gets SIGTERM if this process dies without stopping it (kill -9, a crashed test)."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def temporal_binary() -> str:
@@ -57,7 +64,7 @@ class TemporalDevServer:
         out = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL
         # Its own process group, so Ctrl-C in the terminal reaches us first and we stop it in order.
         self.process = subprocess.Popen(self.command(), stdout=out, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
+                                        start_new_session=True, preexec_fn=_die_with_parent)
         await self._wait_ready(timeout_s)
         return self
 

@@ -1,7 +1,9 @@
-"""Builds the worker: workflows, activities (with their store and HTTP client), and the sandbox setup."""
+"""Builds the worker: workflows, activities (with their store and HTTP client), and one rate-limited worker
+per provider queue for providers with a configured quota."""
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 
 import httpx
@@ -15,26 +17,89 @@ from office.settings import Settings
 from office.telemetry import configure_telemetry
 from office.temporal_client import connect
 from store.repository import Store
+from workflows.contracts import provider_queue
 from workflows.office_run import OfficeRunWorkflow
 from workflows.watchdog import WatchdogWorkflow
 
+log = logging.getLogger(__name__)
+
+
+class ProviderQueues:
+    """Keeps one worker per provider queue whose `max_task_queue_activities_per_second` is the provider's
+    quota, so all workers together never dispatch more than the quota (the server enforces it)."""
+
+    def __init__(self, client: Client, store: Store, base_queue: str, sessions: SessionActivities,
+                 refresh_s: float = 2.0):
+        self.client, self.store, self.base_queue, self.sessions = client, store, base_queue, sessions
+        self.refresh_s = refresh_s
+        self._workers: dict[str, tuple[float, Worker, asyncio.Task]] = {}
+
+    async def quotas(self) -> dict[str, float]:
+        """Per provider, the strictest requests-per-minute any workspace configures."""
+        found: dict[str, float] = {}
+        for ws in await self.store.list_workspaces():
+            for name, profile in ws.providers.items():
+                if profile.requests_per_minute:
+                    found[name] = min(found.get(name, profile.requests_per_minute), profile.requests_per_minute)
+        return found
+
+    async def sync(self) -> None:
+        for provider, rpm in (await self.quotas()).items():
+            current = self._workers.get(provider)
+            if current is not None and current[0] == rpm:
+                continue
+            if current is not None:
+                await self._stop(provider)
+            worker = Worker(self.client, task_queue=provider_queue(self.base_queue, provider),
+                            activities=[self.sessions.session_turn], max_concurrent_activities=100,
+                            max_task_queue_activities_per_second=rpm / 60.0)
+            self._workers[provider] = (rpm, worker, asyncio.create_task(worker.run()))
+
+    async def _stop(self, provider: str) -> None:
+        _, worker, task = self._workers.pop(provider)
+        await worker.shutdown()
+        with contextlib.suppress(Exception):
+            await task
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await self.sync()
+            except Exception:  # noqa: BLE001 - a store hiccup must not stop the main worker
+                log.exception("could not refresh provider queues")
+            await asyncio.sleep(self.refresh_s)
+
+    async def close(self) -> None:
+        for provider in list(self._workers):
+            await self._stop(provider)
+
 
 @contextlib.asynccontextmanager
-async def office_worker(client: Client, database_url: str, task_queue: str) -> AsyncIterator[Worker]:
+async def office_worker(client: Client, database_url: str, task_queue: str,
+                        provider_refresh_s: float = 2.0) -> AsyncIterator[Worker]:
     store = Store(database_url)
     # Retries are off in the transport (httpx default); Temporal's attempts are the only retries.
-    async with httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(retries=0)) as http:
+    limits = httpx.Limits(max_connections=200, max_keepalive_connections=50)
+    async with httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(retries=0, limits=limits)) as http:
         route_state = RouteStateActivities(store)
         sessions = SessionActivities(store, http)
         watchdog = WatchdogActivities(store)
         worker = Worker(
             client, task_queue=task_queue, workflows=[OfficeRunWorkflow, WatchdogWorkflow],
             activities=[route_state.open_transcript, route_state.resolve_route, route_state.record_attempt,
-                        sessions.start_session, sessions.run_session, watchdog.sweep_automatic_selections],
+                        sessions.start_session, sessions.run_session, sessions.session_turn,
+                        watchdog.sweep_automatic_selections],
             max_concurrent_activities=200,
         )
-        async with worker:
-            yield worker
+        queues = ProviderQueues(client, store, task_queue, sessions, provider_refresh_s)
+        await queues.sync()
+        refresher = asyncio.create_task(queues.run())
+        try:
+            async with worker:
+                yield worker
+        finally:
+            refresher.cancel()
+            await queues.close()
     await store.close()
 
 

@@ -17,6 +17,7 @@ class ErrorCode(StrEnum):
     network_unavailable = "network_unavailable"
     timeout = "timeout"
     stream_truncated = "stream_truncated"
+    circuit_open = "circuit_open"        # refused before calling: breaker open, probe in flight, budget spent
     content_policy = "content_policy"
     context_length_exceeded = "context_length_exceeded"
     invalid_request = "invalid_request"
@@ -51,6 +52,7 @@ CODE_CLASS: dict[ErrorCode, ErrorClass] = {
     ErrorCode.network_unavailable: ErrorClass.transient,
     ErrorCode.timeout: ErrorClass.transient,
     ErrorCode.stream_truncated: ErrorClass.transient,
+    ErrorCode.circuit_open: ErrorClass.transient,
     ErrorCode.content_policy: ErrorClass.terminal,
     ErrorCode.context_length_exceeded: ErrorClass.terminal,
     ErrorCode.invalid_request: ErrorClass.terminal,

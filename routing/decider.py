@@ -129,6 +129,15 @@ def _decide(failure: Classification, context: RoutingContext, state: RunState, r
                         park_reason=ParkReason.blocked_provider_action_required, health=effect)
         return make(DecisionKind.fail, "quota exhausted with no reset time", health=effect)
 
+    if code is ErrorCode.circuit_open:  # never queue on an open or cooling provider: move on, or wait for it
+        if can_fall_back:
+            return make(DecisionKind.fallback, "provider breaker open or retry budget spent; next provider")
+        delay = max(failure.retry_after_s or 0.0, ladder_step(0) * rand)
+        if context is RoutingContext.office:
+            return make(DecisionKind.wait, "provider breaker open and nothing else eligible; durable wait",
+                        delay_s=max(delay, 1.0))
+        return make(DecisionKind.fail, "provider breaker open")
+
     # transient
     hint = failure.retry_after_s
     short_enough = hint is None or hint <= policy.short_retry_max_wait_s

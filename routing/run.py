@@ -24,6 +24,8 @@ class RunRequest(BaseModel):
     tier: str | None = None
     pin_providers: list[str] = Field(default_factory=list)  # a user's pin for this run only
     pin_model: str | None = None
+    follow_ups: list[str] = Field(default_factory=list)     # scripted further user turns of the conversation
+    full_history: bool = True        # False: stateless, each turn sends only its own message (a control mode)
 
 
 class Candidate(BaseModel):

@@ -1,7 +1,8 @@
 """Records the histories of real runs into tests/histories/*.json for the replay test.
 
-Run `make record-histories` after a deliberate workflow change (and keep the old files when the change is
-guarded by workflow.patched, so both code paths stay covered)."""
+Run `make record-histories` after a deliberate workflow change. When the change is guarded by
+workflow.patched, first keep the old files under a version prefix (v0_*.json, v1_*.json, …) so both code
+paths stay covered by the replay test."""
 
 import asyncio
 import os

@@ -1,13 +1,16 @@
 """Queries. Every write that an activity retry can repeat is idempotent by primary key."""
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import select
+from pydantic import BaseModel
+from sqlalchemy import or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlmodel import SQLModel
 
+from routing.backoff import ladder_step
+from routing.breaker import BreakerPolicy, counts_toward_breaker, retry_allowed
 from routing.config import AgentProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.route import HealthRecord
@@ -15,6 +18,16 @@ from store.engine import make_engine
 from routing.selection import Pins, SelectionKind, SelectionSource
 from store.tables import (AgentProfileRow, AttemptRow, HealthEventRow, ProviderCatalogRow, ProviderHealthRow,
                           RunMessageRow, SelectionEventRow, SelectionRow, TranscriptEntryRow, WorkspaceRow)
+
+
+class CallAdmission(BaseModel):
+    """The shared breaker's and budget's answer before a provider call."""
+
+    allowed: bool
+    wait_s: float = 0.0              # wait this long first (a Retry-After floor for this provider key)
+    probe: bool = False              # this call is the one half-open probe
+    rule: str | None = None          # why it was refused
+    retry_after_s: float | None = None
 
 
 def utcnow() -> datetime:
@@ -116,17 +129,77 @@ class Store:
 
     # --- provider health: evidence, never preference --------------------------------------------
     async def set_health(self, provider: str, model: str | None, state: HealthState, retry_at: datetime | None,
-                         code: str | None, run_id: str | None) -> None:
+                         code: str | None, run_id: str | None, policy: BreakerPolicy = BreakerPolicy()) -> None:
+        """Evidence after a failure. Breaker failures in a row open the provider's breaker (degraded until a
+        ladder step); a failed half-open probe re-opens it one step longer."""
+        now = utcnow()
         async with self.session() as s:
             existing = await s.get(ProviderHealthRow, (provider, model or ""))
-            step = 0
-            if existing is not None and state is not HealthState.healthy and existing.state == state.value:
-                step = existing.backoff_step + 1
+            step, streak = 0, 0
+            if existing is not None:
+                if state is not HealthState.healthy and existing.state == state.value:
+                    step = existing.backoff_step + 1
+                streak = existing.failure_streak
+        if counts_toward_breaker(code):
+            streak += 1
+        reopening = existing is not None and existing.probe_holder is not None and counts_toward_breaker(code)
+        if model is None and state is HealthState.short_retry and (streak >= policy.failure_threshold or reopening):
+            state = HealthState.degraded
+            step = existing.backoff_step + 1 if reopening and existing else step
+            retry_at = max(retry_at or now, now + timedelta(seconds=ladder_step(step)))
         await self.upsert(ProviderHealthRow, {
             "provider": provider, "model": model or "", "state": state.value, "retry_at": retry_at,
-            "backoff_step": step, "last_code": code, "last_run_id": run_id, "updated_at": utcnow()},
-            ["provider", "model"])
+            "backoff_step": step, "last_code": code, "last_run_id": run_id, "updated_at": now,
+            "failure_streak": streak, "probe_holder": None, "probe_expires": None}, ["provider", "model"])
         await self._log_health(provider, model, state, retry_at, code, run_id)
+
+    async def admit_call(self, provider: str, run_id: str, is_retry: bool,
+                         policy: BreakerPolicy = BreakerPolicy()) -> CallAdmission:
+        """Before every provider call, on every worker: retry budget, Retry-After floor, breaker, probe lease."""
+        now = utcnow()
+        async with self.session() as s:
+            row = (await s.execute(select(ProviderHealthRow).where(
+                ProviderHealthRow.provider == provider, ProviderHealthRow.model == "").with_for_update())
+            ).scalars().first()
+            if row is None:
+                row = ProviderHealthRow(provider=provider, model="", state=HealthState.healthy.value, updated_at=now)
+                s.add(row)
+            window_start = as_utc(row.window_start)
+            if window_start is None or (now - window_start).total_seconds() > policy.budget_window_s:
+                row.window_start, row.window_requests, row.window_retries = now, 0, 0
+                window_start = now
+            if is_retry and not retry_allowed(row.window_requests, row.window_retries, policy):
+                await s.commit()
+                left = policy.budget_window_s - (now - window_start).total_seconds()
+                return CallAdmission(allowed=False, rule="budget.retries_exhausted", retry_after_s=max(1.0, left))
+            retry_at = as_utc(row.retry_at)
+            admission = CallAdmission(allowed=True)
+            if row.state == HealthState.degraded.value:
+                if retry_at is not None and retry_at > now:
+                    await s.commit()
+                    return CallAdmission(allowed=False, rule="breaker.open",
+                                         retry_after_s=(retry_at - now).total_seconds())
+                claimed = await s.execute(update(ProviderHealthRow).where(
+                    ProviderHealthRow.provider == provider, ProviderHealthRow.model == "",
+                    or_(ProviderHealthRow.probe_holder.is_(None),  # type: ignore[union-attr]
+                        ProviderHealthRow.probe_expires < now,
+                        ProviderHealthRow.probe_holder == run_id)).values(
+                    probe_holder=run_id, probe_expires=now + timedelta(seconds=policy.probe_lease_s)))
+                if not claimed.rowcount:
+                    await s.commit()
+                    expires = as_utc(row.probe_expires) or now
+                    return CallAdmission(allowed=False, rule="breaker.probe_in_flight",
+                                         retry_after_s=max(1.0, (expires - now).total_seconds()))
+                await s.refresh(row)
+                admission = CallAdmission(allowed=True, probe=True)
+            elif row.state == HealthState.short_retry.value and retry_at is not None and retry_at > now:
+                admission = CallAdmission(allowed=True, wait_s=min(policy.max_floor_wait_s,
+                                                                   (retry_at - now).total_seconds()))
+            row.window_requests += 1
+            row.window_retries += 1 if is_retry else 0
+            s.add(row)
+            await s.commit()
+            return admission
 
     async def _log_health(self, provider: str, model: str | None, state: HealthState, retry_at: datetime | None,
                           code: str | None, run_id: str | None) -> None:
@@ -145,6 +218,7 @@ class Store:
             for row in rows:
                 row.state, row.retry_at, row.backoff_step = HealthState.healthy.value, None, 0
                 row.last_run_id, row.updated_at = run_id, utcnow()
+                row.failure_streak, row.probe_holder, row.probe_expires = 0, None, None
                 s.add(row)
                 s.add(HealthEventRow(provider=provider, model=row.model, state=HealthState.healthy.value,
                                      run_id=run_id, at=utcnow()))

@@ -72,6 +72,13 @@ class ProviderHealthRow(SQLModel, table=True):
     last_code: str | None = Field(default=None, max_length=40)
     last_run_id: str | None = Field(default=None, max_length=200)
     updated_at: datetime = _ts()
+    # The shared circuit breaker and retry budget (every worker reads and writes these rows).
+    failure_streak: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    probe_holder: str | None = Field(default=None, max_length=200)
+    probe_expires: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
+    window_start: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
+    window_requests: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    window_retries: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class RunMessageRow(SQLModel, table=True):

@@ -70,3 +70,29 @@ class AttemptRecord(BaseModel):
     decision: Decision | None = None
     started_at: datetime
     finished_at: datetime
+
+
+class SessionTurnInput(BaseModel):
+    """One turn on one candidate: start the session (catalog + model policy) and answer the turn.
+    For stateless HTTP executors start and run share one activity: no process lives between them."""
+
+    run_id: str
+    attempt_seq: int
+    agent: str
+    candidate: Candidate
+    user_seq: int                   # the turn's user message is entry user_seq; the answer goes to user_seq + 1
+    user_text: str
+    full_history: bool = True       # False: the stateless mode (only the newest user message is sent)
+    is_retry: bool = False          # counts against the provider's shared retry budget
+
+
+class SessionTurnOutput(BaseModel):
+    started: SessionStarted
+    output: SessionOutput
+    normalisations: list[str] = []
+    probe: bool = False             # this call was the provider's half-open probe
+
+
+def provider_queue(base: str, provider: str) -> str:
+    """Provider calls with a configured quota run on their own queue, rate-limited by the server."""
+    return f"{base}-provider-{provider}"

@@ -1,7 +1,7 @@
 """OfficeRunWorkflow: the business process of one office run.
 
-resolve route → (start session → run session) per candidate → on failure classify and ask the decider:
-short retry, durable wait, fall back down the workspace order, park for the user, or fail with an
+resolve route → for each turn: a session turn on the current candidate → on failure classify and ask the
+decider: short retry, durable wait, fall back down the workspace order, park for the user, or fail with an
 actionable message. The workflow sequences activities and keeps the run's state; it decides nothing itself.
 """
 
@@ -17,6 +17,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.session import SessionActivities
     from routing.classifier import Classification, FailureSignal, classify
     from routing.codes import ErrorCode, Phase
+    from routing.config import ExecutorKind
     from routing.decider import Decision, DecisionKind, ParkReason, RoutingContext, RunState, decide
     from routing.messages import actionable_message
     from routing.route import Substitute
@@ -24,8 +25,12 @@ with workflow.unsafe.imports_passed_through():
     from routing.selection import Pins, UserDecision
     from workflows import search_attributes as sa
     from workflows.contracts import (AttemptRecord, OpenTranscript, RouteRequest, RunSessionInput, SessionOutput,
-                                     SessionStarted, StartSessionInput)
+                                     SessionStarted, SessionTurnInput, SessionTurnOutput, StartSessionInput,
+                                     provider_queue)
 
+# Histories recorded before this patch start a session and run it as two activities and open the transcript
+# in a separate step; new runs use one session-turn activity per turn (15 events for a happy path, not 24).
+LEAN_SESSION = "lean-session-turn-v1"
 NO_RETRY = RetryPolicy(maximum_attempts=1)  # provider calls: the decider is the only retry layer
 STATE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30))
 LOCAL = timedelta(seconds=30)
@@ -38,6 +43,7 @@ class OfficeRunWorkflow:
         self._resume = False
         self._decision: UserDecision | None = None
         self._published: dict[str, object] = {}
+        self._lean = True
 
     # --- what users see -------------------------------------------------------------------------
     @workflow.query
@@ -86,6 +92,10 @@ class OfficeRunWorkflow:
     @workflow.run
     async def run(self, req: RunRequest) -> RunView:
         self._view = RunView(run_id=req.run_id, status=RunStatus.running, workspace=req.workspace, agent=req.agent)
+        self._lean = workflow.patched(LEAN_SESSION)
+        if self._lean:  # what the client set at start is already indexed: do not upsert it again
+            started_with = workflow.info().typed_search_attributes
+            self._published = {k.name: v for k in sa.ALL if (v := started_with.get(k)) is not None}
         self._publish()
         try:
             return await self._run(req)
@@ -98,96 +108,135 @@ class OfficeRunWorkflow:
     async def _run(self, req: RunRequest) -> RunView:
         view = self._view
         assert view is not None
-        transcript_seq = await workflow.execute_local_activity_method(
-            RouteStateActivities.open_transcript, OpenTranscript(run_id=req.run_id, prompt=req.prompt),
-            start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY)
+        if not self._lean:
+            await workflow.execute_local_activity_method(
+                RouteStateActivities.open_transcript, OpenTranscript(run_id=req.run_id, prompt=req.prompt),
+                start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY)
         plan = await self._resolve(req, excluded=[])
         view.requested_model = req.pin_model or plan.agent.model
         self._publish()
         excluded: list[str] = []
-        attempts = route_retries = waits = 0
-        while True:
-            candidate = next((c for c in plan.candidates if c.provider not in excluded), None)
-            if candidate is None:  # nothing eligible (all unhealthy): fail if only the model is gone, else park
-                if plan.ineligible and all(i.code == ErrorCode.model_unavailable for i in plan.ineligible):
-                    gone = plan.ineligible[-1]
-                    return self._fail(ErrorCode.model_unavailable, None, provider=gone.provider)
-                await self._park_until_eligible(plan)
-            else:
-                attempts += 1
-                started_at = workflow.now()
-                view.provider = candidate.provider
-                self._publish()
-                outcome = await self._attempt(req, candidate, attempts, transcript_seq)
-                source = "auto" if excluded and candidate.source == "default" else candidate.source
-                if isinstance(outcome, SessionOutput):
-                    view.effective_model = outcome.reported_model or view.effective_model
-                    await self._record(req, attempts, candidate, source, None, None, started_at)
-                    view.status, view.output, view.error_code = RunStatus.completed, outcome.text, None
+        attempts = waits = 0
+        turns = [req.prompt, *req.follow_ups] if self._lean else [req.prompt]
+        for turn, text in enumerate(turns):
+            user_seq, route_retries = 2 * turn + 1, 0
+            while True:
+                candidate = next((c for c in plan.candidates if c.provider not in excluded), None)
+                if candidate is None:  # nothing eligible (all unhealthy): fail if only the model is gone, else park
+                    if plan.ineligible and all(i.code == ErrorCode.model_unavailable for i in plan.ineligible):
+                        gone = plan.ineligible[-1]
+                        return self._fail(ErrorCode.model_unavailable, None, provider=gone.provider)
+                    await self._park_until_eligible(plan)
+                else:
+                    attempts += 1
+                    started_at = workflow.now()
+                    view.provider = candidate.provider
+                    self._publish()
+                    outcome = await self._attempt(req, candidate, attempts, user_seq, text, route_retries > 0)
+                    source = "auto" if excluded and candidate.source == "default" else candidate.source
+                    if isinstance(outcome, SessionOutput):
+                        view.effective_model = outcome.reported_model or view.effective_model
+                        await self._record(req, attempts, candidate, source, None, None, started_at)
+                        view.output, view.error_code = outcome.text, None
+                        break
+                    failure = outcome
+                    others = any(c.provider not in excluded and c.provider != candidate.provider
+                                 for c in plan.candidates)
+                    decision = decide(failure, RoutingContext.office,
+                                      RunState(attempts=attempts, max_attempts=plan.max_attempts,
+                                               same_route_retries=route_retries, waits=waits,
+                                               other_candidate_eligible=others, pinned=plan.pinned),
+                                      workflow.random().random())
+                    view.error_code = failure.code.value
+                    await self._record(req, attempts, candidate, source, failure, decision, started_at)
+                    self._publish()
+                    if decision.kind is DecisionKind.short_retry:
+                        route_retries += 1
+                        await workflow.sleep(timedelta(seconds=decision.delay_s or 0))
+                        continue
+                    if decision.kind is DecisionKind.fallback:
+                        excluded.append(candidate.provider)
+                        route_retries = 0
+                        view.fallback_count += 1
+                        continue
+                    if decision.kind is DecisionKind.fail:
+                        return self._fail(failure.code, failure, candidate)
+                    if decision.kind is DecisionKind.wait:
+                        waits += 1
+                    reason = decision.park_reason or ParkReason.waiting_for_provider_capacity
+                    await self._park(reason, decision.delay_s, f"{candidate.provider}: {decision.reason}")
+                # After a park: the user's decision, the user's resume, or the capacity timer.
+                choice, self._decision = self._decision, None
+                if choice is not None and choice.action == "cancel":
+                    view.status, view.message = RunStatus.cancelled, f"cancelled by {choice.actor} while parked"
                     self._publish()
                     return view
-                failure = outcome
-                others = any(c.provider not in excluded and c.provider != candidate.provider for c in plan.candidates)
-                decision = decide(failure, RoutingContext.office,
-                                  RunState(attempts=attempts, max_attempts=plan.max_attempts,
-                                           same_route_retries=route_retries, waits=waits,
-                                           other_candidate_eligible=others, pinned=plan.pinned),
-                                  workflow.random().random())
-                view.error_code = failure.code.value
-                await self._record(req, attempts, candidate, source, failure, decision, started_at)
-                self._publish()
-                if decision.kind is DecisionKind.short_retry:
-                    route_retries += 1
-                    await workflow.sleep(timedelta(seconds=decision.delay_s or 0))
-                    continue
-                if decision.kind is DecisionKind.fallback:
-                    excluded.append(candidate.provider)
-                    route_retries = 0
-                    view.fallback_count += 1
-                    continue
-                if decision.kind is DecisionKind.fail:
-                    return self._fail(failure.code, failure, candidate)
-                if decision.kind is DecisionKind.wait:
-                    waits += 1
-                reason = decision.park_reason or ParkReason.waiting_for_provider_capacity
-                await self._park(reason, decision.delay_s, f"{candidate.provider}: {decision.reason}")
-            # After a park: the user's decision, the user's resume, or the capacity timer.
-            choice, self._decision = self._decision, None
-            if choice is not None and choice.action == "cancel":
-                view.status, view.message = RunStatus.cancelled, f"cancelled by {choice.actor} while parked"
-                self._publish()
-                return view
-            substitute = Substitute(provider=choice.provider, model=choice.model) \
-                if choice is not None and choice.action == "substitute" and choice.provider else None
-            plan = await self._resolve(req, [], retry_blocked=self._resume, substitute=substitute)
-            excluded, route_retries = [], 0
+                substitute = Substitute(provider=choice.provider, model=choice.model) \
+                    if choice is not None and choice.action == "substitute" and choice.provider else None
+                plan = await self._resolve(req, [], retry_blocked=self._resume, substitute=substitute)
+                excluded, route_retries = [], 0
+        view.status = RunStatus.completed
+        self._publish()
+        return view
 
-    async def _attempt(self, req: RunRequest, cand: Candidate, seq: int,
-                       transcript_seq: int) -> SessionOutput | Classification:
+    async def _attempt(self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str,
+                       is_retry: bool) -> SessionOutput | Classification:
+        try:
+            if self._lean and cand.profile.kind is ExecutorKind.openai:
+                return await self._session_turn(req, cand, seq, user_seq, text, is_retry)
+            return await self._start_then_run(req, cand, seq, user_seq)
+        except _AttemptFailed as failed:
+            if isinstance(failed.error.cause, CancelledError):  # the run itself is being cancelled
+                raise asyncio.CancelledError() from failed.error
+            return self._classify(failed.error, cand, failed.phase)
+
+    def _note_start(self, started: SessionStarted) -> None:
         view = self._view
         assert view is not None
-        phase = Phase.session_start
+        view.effective_model = started.effective_model
+        if started.warning and all(w.idempotency_key != started.warning.idempotency_key for w in view.warnings):
+            view.warnings.append(started.warning)
+
+    async def _session_turn(self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str,
+                            is_retry: bool) -> SessionOutput:
+        queue = workflow.info().task_queue
+        if cand.profile.requests_per_minute:  # the server enforces the provider's dispatch rate on its own queue
+            queue = provider_queue(queue, cand.provider)
+        try:
+            turn: SessionTurnOutput = await workflow.execute_activity_method(
+                SessionActivities.session_turn,
+                SessionTurnInput(run_id=req.run_id, attempt_seq=seq, agent=req.agent, candidate=cand,
+                                 user_seq=user_seq, user_text=text, full_history=req.full_history,
+                                 is_retry=is_retry),
+                task_queue=queue, start_to_close_timeout=timedelta(seconds=cand.profile.timeout_s + 60),
+                heartbeat_timeout=timedelta(seconds=cand.profile.heartbeat_timeout_s), retry_policy=NO_RETRY,
+                summary=f"turn {user_seq // 2 + 1} on {cand.provider} (model {cand.requested_model})")
+        except ActivityError as err:
+            raise _AttemptFailed(err, Phase.after_start) from err
+        self._note_start(turn.started)
+        return turn.output
+
+    async def _start_then_run(self, req: RunRequest, cand: Candidate, seq: int, user_seq: int) -> SessionOutput:
+        """Executors with a live session (and histories recorded before LEAN_SESSION): two activities."""
         try:
             started: SessionStarted = await workflow.execute_activity_method(
                 SessionActivities.start_session,
                 StartSessionInput(run_id=req.run_id, attempt_seq=seq, agent=req.agent, candidate=cand),
                 start_to_close_timeout=timedelta(seconds=60), retry_policy=NO_RETRY,
                 summary=f"start session on {cand.provider} (model {cand.requested_model})")
-            view.effective_model = started.effective_model
-            if started.warning and all(w.idempotency_key != started.warning.idempotency_key for w in view.warnings):
-                view.warnings.append(started.warning)
-            phase = Phase.after_start
+        except ActivityError as err:
+            raise _AttemptFailed(err, Phase.session_start) from err
+        self._note_start(started)
+        try:
             return await workflow.execute_activity_method(
                 SessionActivities.run_session,
                 RunSessionInput(run_id=req.run_id, attempt_seq=seq, candidate=cand, model=started.model_to_send,
-                                transcript_upto=transcript_seq),
+                                transcript_upto=user_seq),
                 start_to_close_timeout=timedelta(seconds=cand.profile.timeout_s + 30),
                 heartbeat_timeout=timedelta(seconds=cand.profile.heartbeat_timeout_s), retry_policy=NO_RETRY,
                 summary=f"run session on {cand.provider} ({started.model_to_send or 'provider default'})")
         except ActivityError as err:
-            if isinstance(err.cause, CancelledError):  # the run itself is being cancelled
-                raise asyncio.CancelledError() from err
-            return self._classify(err, cand, phase)
+            raise _AttemptFailed(err, Phase.after_start) from err
 
     def _classify(self, err: ActivityError, cand: Candidate, phase: Phase) -> Classification:
         cause = err.cause
@@ -226,6 +275,8 @@ class OfficeRunWorkflow:
             reason=decision.reason if decision else None,
             rule=failure.rule if failure else None, excerpt=failure.excerpt if failure else None,
             retry_after_s=failure.retry_after_s if failure else None))
+        if self._lean and failure is None and cand.profile.kind is ExecutorKind.openai:
+            return  # the session turn recorded its own success
         await workflow.execute_local_activity_method(
             RouteStateActivities.record_attempt,
             AttemptRecord(run_id=req.run_id, seq=seq, candidate=cand, effective_model=view.effective_model,
@@ -271,3 +322,11 @@ class OfficeRunWorkflow:
         self._publish()
         raise ApplicationError(view.message, view.model_dump(mode="json"), type=f"OfficeRunFailed.{code.value}",
                                non_retryable=True)
+
+
+class _AttemptFailed(Exception):
+    """An attempt's activity failed; carries the phase it failed in for classification."""
+
+    def __init__(self, error: ActivityError, phase: Phase):
+        super().__init__(str(error))
+        self.error, self.phase = error, phase

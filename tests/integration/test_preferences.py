@@ -171,7 +171,7 @@ async def test_watchdog_clears_planted_automatic_state_audits_it_and_explain_sho
     assert [(s["provider"], s["source"], s["decision"]) for s in report["selected"]] == [
         (p["a"], "default", "fallback"), (p["b"], "auto", None)]
     assert report["selected"][0]["reason"]
-    assert any(step["event"] == "activity_task_scheduled" and "start session" in step.get("summary", "")
+    assert any(step["event"] == "activity_task_scheduled" and step.get("summary", "").startswith("turn 1 on")
                for step in report["live"])
     health = [(d["provider"], d["state"], d["code"]) for d in report["durable"] if d["kind"] == "provider_health"]
     assert health == [(p["a"], "user_action_required", "auth_required")]  # b was healthy: nothing to restore

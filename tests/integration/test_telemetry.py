@@ -53,8 +53,7 @@ async def test_one_trace_connects_client_workflow_activities_and_provider_calls(
     names = [s.name for s in spans.get_finished_spans() if s.context.trace_id == trace_id]
     assert "StartWorkflow:OfficeRunWorkflow" in names
     assert "RunWorkflow:OfficeRunWorkflow" in names
-    assert names.count("RunActivity:start_session") == 2  # a failed on start, b started
-    assert "RunActivity:run_session" in names
+    assert names.count("RunActivity:session_turn") == 2  # a failed on start, b answered
     chats = [s for s in spans.get_finished_spans() if s.name == "provider.chat" and s.context.trace_id == trace_id]
     assert [s.attributes["office.provider"] for s in chats] == [p["b"]]
     listed = [s.attributes["office.provider"] for s in spans.get_finished_spans()

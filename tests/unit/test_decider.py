@@ -25,6 +25,7 @@ TABLE = {
     ErrorCode.network_unavailable: (S, S, S),
     ErrorCode.timeout: (S, S, S),
     ErrorCode.stream_truncated: (S, S, S),
+    ErrorCode.circuit_open: (F, W, X),
     ErrorCode.content_policy: (X, X, X),
     ErrorCode.context_length_exceeded: (X, X, X),
     ErrorCode.invalid_request: (X, X, X),
@@ -52,6 +53,11 @@ def test_every_code_in_every_context(code):
     assert decide(failure(code), C.office, state(True), 0.5).kind is with_others
     assert decide(failure(code), C.office, state(False), 0.5).kind is alone
     assert decide(failure(code), C.interactive, state(True), 0.5).kind is interactive
+
+
+def test_circuit_open_never_short_retries_and_waits_at_least_its_hint():
+    d = decide(failure(ErrorCode.circuit_open, retry_after_s=12), C.office, state(False), 0.5)
+    assert d.kind is W and d.delay_s >= 12 and d.health is None
 
 
 @pytest.mark.parametrize("code", [c for c, row in TABLE.items() if row[0] is S])

@@ -1,0 +1,59 @@
+"""Writing an attempt and its health evidence; used by the workflow's record step and by a session that
+succeeded (which records its own success so a happy path needs no extra step)."""
+
+from datetime import timedelta
+
+from activities import metrics
+from routing.decider import DecisionKind, HealthState
+from store.repository import Store
+from workflows.contracts import AttemptRecord
+
+
+async def store_attempt(store: Store, rec: AttemptRecord) -> None:
+    """Idempotent on (run, seq): an activity retry never adds a second row or a second health step."""
+    failure, decision = rec.failure, rec.decision
+    inserted = await store.record_attempt({
+        "run_id": rec.run_id, "seq": rec.seq, "provider": rec.candidate.provider,
+        "execution_profile": rec.candidate.execution_profile,
+        "requested_model": rec.candidate.requested_model, "effective_model": rec.effective_model,
+        "outcome": rec.outcome, "code": failure.code.value if failure else None,
+        "confidence": failure.confidence if failure else None,
+        "phase": failure.phase.value if failure else None, "rule": failure.rule if failure else None,
+        "excerpt": failure.excerpt if failure else None,
+        "retry_after_s": failure.retry_after_s if failure else None,
+        "decision": decision.kind.value if decision else None,
+        "started_at": rec.started_at, "finished_at": rec.finished_at})
+    if not inserted:
+        return
+    count(rec)
+    provider = rec.candidate.provider
+    if rec.outcome == "succeeded":
+        await store.restore_health(provider, rec.effective_model, rec.run_id)
+        return
+    if decision is None or decision.health is None:
+        return
+    effect = decision.health
+    retry_at = rec.finished_at + timedelta(seconds=effect.retry_after_s) if effect.retry_after_s else None
+    if effect.state is HealthState.user_action_required:
+        retry_at = None  # no timer: it waits for the user
+    model = (rec.effective_model or rec.candidate.requested_model) if effect.model_scoped else None
+    await store.set_health(provider, model, effect.state, retry_at, failure.code.value if failure else None,
+                           rec.run_id)
+
+
+def count(rec: AttemptRecord) -> None:
+    attrs = {"provider": rec.candidate.provider}
+    if rec.outcome == "succeeded":
+        metrics.runs.add(1, attrs | {"outcome": "completed"})
+        return
+    code = rec.failure.code.value if rec.failure else "unknown"
+    kind = rec.decision.kind if rec.decision else DecisionKind.fail
+    if kind is DecisionKind.fallback:
+        metrics.fallbacks.add(1, attrs | {"code": code})
+    elif kind is DecisionKind.short_retry:
+        metrics.retries.add(1, attrs | {"code": code})
+    elif kind in (DecisionKind.park, DecisionKind.wait):
+        reason = rec.decision.park_reason.value if rec.decision and rec.decision.park_reason else "wait"
+        metrics.parks.add(1, attrs | {"reason": reason})
+    else:
+        metrics.runs.add(1, attrs | {"outcome": "failed", "code": code})
