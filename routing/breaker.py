@@ -6,7 +6,9 @@ from routing.codes import ErrorCode
 
 
 class BreakerPolicy(BaseModel):
-    failure_threshold: int = 3        # consecutive failures of a provider that open its breaker
+    min_volume: int = 5               # the breaker judges a window only after this many requests …
+    failure_ratio: float = 0.5        # … and opens when at least this share of them failed
+    failure_streak: int = 10          # or after this many failures in a row, whatever the window says
     probe_lease_s: float = 120.0      # one half-open probe at a time, for at most this long
     budget_window_s: float = 60.0     # per-provider retry budget window
     budget_ratio: float = 0.1         # retries may be this share of the window's requests …
@@ -25,3 +27,9 @@ def counts_toward_breaker(code: str | None) -> bool:
 
 def retry_allowed(window_requests: int, window_retries: int, policy: BreakerPolicy) -> bool:
     return window_retries < max(policy.budget_floor, int(policy.budget_ratio * window_requests))
+
+
+def should_open(window_requests: int, window_failures: int, streak: int, policy: BreakerPolicy) -> bool:
+    if streak >= policy.failure_streak:
+        return True
+    return window_requests >= policy.min_volume and window_failures >= policy.failure_ratio * window_requests

@@ -145,12 +145,13 @@ def _decide(failure: Classification, context: RoutingContext, state: RunState, r
         delay = retry_delay(state.same_route_retries, rand, hint, policy.base_s, policy.cap_s)
         return make(DecisionKind.short_retry, "transient error; short retry on the same route",
                     delay_s=delay, health=HealthEffect(state=HealthState.short_retry, retry_after_s=hint))
-    degraded = HealthEffect(state=HealthState.degraded, retry_after_s=hint if hint is not None else ladder_step(0))
+    # One run's bad luck is evidence, not a verdict: the shared breaker decides whether the provider is down.
+    evidence = HealthEffect(state=HealthState.short_retry, retry_after_s=hint)
     if can_fall_back:
-        return make(DecisionKind.fallback, "transient error persists; degrading this route and falling back",
-                    health=degraded)
+        return make(DecisionKind.fallback, "transient error persists; falling back to the next provider",
+                    health=evidence)
     delay = max(hint or 0.0, retry_delay(state.waits, rand, None, ladder_step(state.waits), ladder_step(state.waits)))
     if context is RoutingContext.office:
         return make(DecisionKind.wait, "transient error persists and nothing else is eligible; durable wait",
-                    delay_s=delay, health=degraded)
-    return make(DecisionKind.fail, "transient error persists", health=degraded)
+                    delay_s=delay, health=evidence)
+    return make(DecisionKind.fail, "transient error persists", health=evidence)

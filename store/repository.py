@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlmodel import SQLModel
 
 from routing.backoff import ladder_step
-from routing.breaker import BreakerPolicy, counts_toward_breaker, retry_allowed
+from routing.breaker import BreakerPolicy, counts_toward_breaker, retry_allowed, should_open
 from routing.config import AgentProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.route import HealthRecord
@@ -130,27 +130,31 @@ class Store:
     # --- provider health: evidence, never preference --------------------------------------------
     async def set_health(self, provider: str, model: str | None, state: HealthState, retry_at: datetime | None,
                          code: str | None, run_id: str | None, policy: BreakerPolicy = BreakerPolicy()) -> None:
-        """Evidence after a failure. Breaker failures in a row open the provider's breaker (degraded until a
-        ladder step); a failed half-open probe re-opens it one step longer."""
+        """Evidence after a failure. The provider's breaker opens (degraded until a ladder step) when its recent
+        window has enough requests and too many failed; a failed half-open probe re-opens it a step longer."""
         now = utcnow()
         async with self.session() as s:
             existing = await s.get(ProviderHealthRow, (provider, model or ""))
-            step, streak = 0, 0
-            if existing is not None:
-                if state is not HealthState.healthy and existing.state == state.value:
-                    step = existing.backoff_step + 1
-                streak = existing.failure_streak
-        if counts_toward_breaker(code):
-            streak += 1
-        reopening = existing is not None and existing.probe_holder is not None and counts_toward_breaker(code)
-        if model is None and state is HealthState.short_retry and (streak >= policy.failure_threshold or reopening):
+        step = streak = failures = 0
+        if existing is not None:
+            if state is not HealthState.healthy and existing.state == state.value:
+                step = existing.backoff_step + 1
+            streak, failures = existing.failure_streak, existing.window_failures
+        breaker_failure = counts_toward_breaker(code)
+        if breaker_failure:
+            streak, failures = streak + 1, failures + 1
+        probing = existing is not None and existing.probe_holder is not None
+        requests = existing.window_requests if existing is not None else 0
+        if model is None and breaker_failure and state is HealthState.short_retry and (
+                probing or should_open(requests, failures, streak, policy)):
             state = HealthState.degraded
-            step = existing.backoff_step + 1 if reopening and existing else step
+            step = (existing.backoff_step + 1) if probing and existing is not None else 0
             retry_at = max(retry_at or now, now + timedelta(seconds=ladder_step(step)))
         await self.upsert(ProviderHealthRow, {
             "provider": provider, "model": model or "", "state": state.value, "retry_at": retry_at,
             "backoff_step": step, "last_code": code, "last_run_id": run_id, "updated_at": now,
-            "failure_streak": streak, "probe_holder": None, "probe_expires": None}, ["provider", "model"])
+            "failure_streak": streak, "window_failures": failures, "probe_holder": None, "probe_expires": None},
+            ["provider", "model"])
         await self._log_health(provider, model, state, retry_at, code, run_id)
 
     async def admit_call(self, provider: str, run_id: str, is_retry: bool,
@@ -166,7 +170,7 @@ class Store:
                 s.add(row)
             window_start = as_utc(row.window_start)
             if window_start is None or (now - window_start).total_seconds() > policy.budget_window_s:
-                row.window_start, row.window_requests, row.window_retries = now, 0, 0
+                row.window_start, row.window_requests, row.window_retries, row.window_failures = now, 0, 0, 0
                 window_start = now
             if is_retry and not retry_allowed(row.window_requests, row.window_retries, policy):
                 await s.commit()

@@ -56,7 +56,8 @@ class _Bucket:
 @dataclass
 class Simulator:
     config: SimConfig
-    calls: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[dict[str, Any]] = field(default_factory=list)        # chat completions
+    model_calls: list[dict[str, Any]] = field(default_factory=list)  # catalog reads
     _matches: dict[tuple[str, int], int] = field(default_factory=dict)
     _cuts: dict[str, int] = field(default_factory=dict)
     _buckets: dict[str, _Bucket] = field(default_factory=dict)
@@ -83,9 +84,14 @@ class Simulator:
             bucket = self._buckets[name] = _Bucket(prov.burst, prov.rpm / 60.0, prov.burst, now)
         return bucket.take(now)
 
-    def _injected(self, name: str, prov: SimProvider, model: str | None) -> InjectedFailure | None:
+    def _injected(self, name: str, prov: SimProvider, model: str | None, endpoint: str = "chat",
+                  last_user: str = "") -> InjectedFailure | None:
         for index, failure in enumerate(prov.failures):
+            if endpoint not in failure.endpoints:
+                continue
             if failure.models and model not in failure.models:
+                continue
+            if failure.match_text is not None and failure.match_text not in last_user:
                 continue
             seen = self._matches.get((name, index), 0)
             self._matches[(name, index)] = seen + 1
@@ -140,6 +146,10 @@ def build_app(sim: Simulator) -> Starlette:
         name, prov = found
         if (denied := auth_error(request, prov)) is not None:
             return denied
+        sim.model_calls.append({"provider": name, "at": time.time()})
+        if (injected := sim._injected(name, prov, None, "models")) is not None:
+            return _error(prov, injected.shape, injected.kind, injected.status, None, injected.retry_after_s,
+                          injected.message)
         return JSONResponse({"object": "list", "data": [
             {"id": m, "object": "model", "created": 0, "owned_by": name} for m in prov.models]})
 
@@ -159,6 +169,7 @@ def build_app(sim: Simulator) -> Starlette:
 
         def fail(response: Response) -> Response:
             call["status"] = response.status_code
+            call["at_end"] = time.time()
             if response.headers.get("retry-after"):
                 call["retry_after_s"] = float(response.headers["retry-after-ms"]) / 1000
             return response
@@ -170,7 +181,10 @@ def build_app(sim: Simulator) -> Starlette:
             await asyncio.sleep(prov.latency_ms / 1000)
         if (wait := sim._bucket_wait(name, prov)) is not None:
             return fail(_error(prov, prov.shape, "rate_limit", 429, model, wait))
-        if (injected := sim._injected(name, prov, model)) is not None:
+        users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
+        if (injected := sim._injected(name, prov, model, "chat", users[-1] if users else "")) is not None:
+            if injected.kind == "timeout":
+                await asyncio.sleep(injected.hold_s)
             return fail(_error(prov, injected.shape, injected.kind, injected.status, model,
                                injected.retry_after_s, injected.message))
         if body.get("model") and body["model"] not in prov.models:
@@ -225,6 +239,7 @@ def build_app(sim: Simulator) -> Starlette:
 
     async def clear_calls(_: Request) -> Response:
         sim.calls.clear()
+        sim.model_calls.clear()
         return JSONResponse({"ok": True})
 
     async def healthz(_: Request) -> Response:

@@ -8,6 +8,7 @@ Shape = Literal["openai", "anthropic", "gemini", "openrouter", "azure"]
 FailureKind = Literal[
     "auth", "invalid_key", "rate_limit", "quota", "credit_balance", "model_not_found", "overloaded",
     "server_error", "unavailable", "context_length", "content_policy", "bad_request",
+    "timeout",  # hold the request for hold_s seconds, then answer 504: the caller's timeout should fire first
 ]
 
 
@@ -19,6 +20,9 @@ class InjectedFailure(BaseModel):
     times: int | None = None            # fail this many matching calls, then stop; None: always
     skip: int = 0                       # let this many matching calls through first
     models: list[str] = Field(default_factory=list)  # only when one of these models is asked for
+    match_text: str | None = None       # only when the newest user message contains this text
+    endpoints: list[Literal["chat", "models"]] = Field(default_factory=lambda: ["chat"])
+    hold_s: float = 30.0                # for kind "timeout"
     message: str | None = None
 
 

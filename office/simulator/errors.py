@@ -23,6 +23,7 @@ _OPENAI = {
     "content_policy": ("Your request was rejected as a result of our safety system.", "invalid_request_error",
                        "content_policy_violation"),
     "bad_request": ("Invalid request.", "invalid_request_error", None),
+    "timeout": ("Gateway timeout.", "server_error", None),
 }
 _ANTHROPIC = {
     "auth": ("invalid x-api-key", "authentication_error"),
@@ -39,6 +40,7 @@ _ANTHROPIC = {
     "context_length": ("prompt is too long: 210000 tokens > 200000 maximum", "invalid_request_error"),
     "content_policy": ("Output blocked by content filtering policy", "invalid_request_error"),
     "bad_request": ("messages: field required", "invalid_request_error"),
+    "timeout": ("Request timed out", "timeout_error"),
 }
 _GEMINI = {
     "auth": ("API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT", "API_KEY_INVALID"),
@@ -57,6 +59,7 @@ _GEMINI = {
                        "INVALID_ARGUMENT", None),
     "content_policy": ("The prompt was blocked due to safety reasons.", "INVALID_ARGUMENT", None),
     "bad_request": ("Invalid JSON payload received.", "INVALID_ARGUMENT", None),
+    "timeout": ("Deadline exceeded.", "DEADLINE_EXCEEDED", None),
 }
 
 

@@ -104,3 +104,64 @@ async def test_upgrade_from_the_previous_revision_keeps_data(db_url):
     await store.observe_catalog("a", ["m2"], "r2")  # the latest observation replaces the earlier one
     assert await store.observed_catalogs(["a", "b"]) == {"a": ["m2"]}
     await store.close()
+
+
+async def test_shared_breaker_opens_on_a_failing_window_and_lets_one_probe_through(db_url):
+    from routing.breaker import BreakerPolicy
+
+    store = await migrated(db_url)
+    policy = BreakerPolicy(min_volume=4, failure_ratio=0.5)
+    for i in range(4):
+        assert (await store.admit_call("p", f"r{i}", is_retry=False, policy=policy)).allowed
+        await store.set_health("p", None, HealthState.short_retry, None, "provider_unavailable", f"r{i}", policy)
+    [row] = await store.health_rows()
+    assert row.state == "degraded" and row.retry_at is not None
+    refused = await store.admit_call("p", "r9", is_retry=False, policy=policy)
+    assert (refused.allowed, refused.rule) == (False, "breaker.open") and refused.retry_after_s > 0
+
+    # Cooling over: exactly one of many concurrent callers becomes the half-open probe.
+    async with store.session() as s:
+        from sqlalchemy import update as sa_update
+
+        from store.tables import ProviderHealthRow
+        await s.execute(sa_update(ProviderHealthRow).values(retry_at=utcnow_minus(1)))
+        await s.commit()
+    answers = await asyncio.gather(*[store.admit_call("p", f"c{i}", False, policy) for i in range(8)])
+    assert sum(a.allowed for a in answers) == 1 and [a.probe for a in answers if a.allowed] == [True]
+    assert {a.rule for a in answers if not a.allowed} == {"breaker.probe_in_flight"}
+    await store.restore_health("p", None, "c0")  # the probe succeeded: closed for everyone
+    assert (await store.admit_call("p", "r10", False, policy)).allowed
+    await store.close()
+
+
+async def test_retry_budget_is_shared_and_has_a_floor(db_url):
+    from routing.breaker import BreakerPolicy
+
+    store = await migrated(db_url)
+    policy = BreakerPolicy(budget_floor=2, budget_ratio=0.1)
+    verdicts = [(await store.admit_call("p", "r", is_retry=True, policy=policy)).allowed for _ in range(4)]
+    assert verdicts == [True, True, False, False]
+    other = Store(db_url)  # another worker sees the same budget
+    refused = await other.admit_call("p", "r2", is_retry=True, policy=policy)
+    assert (refused.allowed, refused.rule) == (False, "budget.retries_exhausted")
+    assert (await other.admit_call("p", "r3", is_retry=False, policy=policy)).allowed  # first tries still pass
+    await other.close()
+    await store.close()
+
+
+async def test_retry_after_is_a_floor_for_every_caller_of_the_provider(db_url):
+    store = await migrated(db_url)
+    await store.set_health("p", None, HealthState.short_retry, utcnow_plus(5), "rate_limited", "r1")
+    admission = await store.admit_call("p", "r2", is_retry=False)
+    assert admission.allowed and 4 < admission.wait_s <= 5
+    await store.close()
+
+
+def utcnow_minus(seconds: float):
+    from store.repository import utcnow
+    return utcnow() - timedelta(seconds=seconds)
+
+
+def utcnow_plus(seconds: float):
+    from store.repository import utcnow
+    return utcnow() + timedelta(seconds=seconds)

@@ -71,7 +71,7 @@ def test_transient_after_short_retries_falls_back_or_waits(code):
 
 def test_long_retry_after_is_not_a_short_retry():
     d = decide(failure(ErrorCode.rate_limited, retry_after_s=120), C.office, state(True), 0.5)
-    assert d.kind is F and d.health.state is HealthState.degraded and d.health.retry_after_s == 120
+    assert d.kind is F and d.health.state is HealthState.short_retry and d.health.retry_after_s == 120
     d = decide(failure(ErrorCode.rate_limited, retry_after_s=120), C.office, state(False), 0.5)
     assert d.kind is W and d.delay_s >= 120
 

@@ -19,6 +19,7 @@ def columns() -> list[sa.Column]:
         sa.Column("window_start", sa.DateTime(timezone=True), nullable=True),
         sa.Column("window_requests", sa.Integer(), nullable=False, server_default="0"),
         sa.Column("window_retries", sa.Integer(), nullable=False, server_default="0"),
+        sa.Column("window_failures", sa.Integer(), nullable=False, server_default="0"),
     ]
 
 
