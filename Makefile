@@ -19,6 +19,9 @@ run: install
 test: install
 	$(BIN)/python -m pytest -q
 
+bench: install
+	$(BIN)/office bench all
+
 record-histories: install
 	$(BIN)/python scripts/record_histories.py
 

@@ -12,17 +12,7 @@ from workflows.contracts import AttemptRecord
 async def store_attempt(store: Store, rec: AttemptRecord) -> None:
     """Idempotent on (run, seq): an activity retry never adds a second row or a second health step."""
     failure, decision = rec.failure, rec.decision
-    inserted = await store.record_attempt({
-        "run_id": rec.run_id, "seq": rec.seq, "provider": rec.candidate.provider,
-        "execution_profile": rec.candidate.execution_profile,
-        "requested_model": rec.candidate.requested_model, "effective_model": rec.effective_model,
-        "outcome": rec.outcome, "code": failure.code.value if failure else None,
-        "confidence": failure.confidence if failure else None,
-        "phase": failure.phase.value if failure else None, "rule": failure.rule if failure else None,
-        "excerpt": failure.excerpt if failure else None,
-        "retry_after_s": failure.retry_after_s if failure else None,
-        "decision": decision.kind.value if decision else None,
-        "started_at": rec.started_at, "finished_at": rec.finished_at})
+    inserted = await store.record_attempt(attempt_row(rec))
     if not inserted:
         return
     count(rec)
@@ -39,6 +29,21 @@ async def store_attempt(store: Store, rec: AttemptRecord) -> None:
     model = (rec.effective_model or rec.candidate.requested_model) if effect.model_scoped else None
     await store.set_health(provider, model, effect.state, retry_at, failure.code.value if failure else None,
                            rec.run_id)
+
+
+def attempt_row(rec: AttemptRecord) -> dict:
+    failure, decision = rec.failure, rec.decision
+    return {
+        "run_id": rec.run_id, "seq": rec.seq, "provider": rec.candidate.provider,
+        "execution_profile": rec.candidate.execution_profile,
+        "requested_model": rec.candidate.requested_model, "effective_model": rec.effective_model,
+        "outcome": rec.outcome, "code": failure.code.value if failure else None,
+        "confidence": failure.confidence if failure else None,
+        "phase": failure.phase.value if failure else None, "rule": failure.rule if failure else None,
+        "excerpt": failure.excerpt if failure else None,
+        "retry_after_s": failure.retry_after_s if failure else None,
+        "decision": decision.kind.value if decision else None,
+        "started_at": rec.started_at, "finished_at": rec.finished_at}
 
 
 def count(rec: AttemptRecord) -> None:

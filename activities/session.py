@@ -4,6 +4,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import time
 from collections.abc import AsyncIterator
 
 import httpx
@@ -12,8 +13,8 @@ from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from activities import metrics
 from activities.executors.base import ProviderCallError
-from activities.executors.openai_compat import OpenAICompatExecutor
-from activities.attempts import store_attempt
+from activities.executors.openai_compat import ChatResult, OpenAICompatExecutor
+from activities.attempts import attempt_row, count
 from routing.classifier import Classification, FailureSignal, classify
 from routing.codes import ErrorClass, ErrorCode, Phase
 from routing.transcript import Entry, forward
@@ -74,8 +75,24 @@ async def heartbeating() -> AsyncIterator[None]:
 
 
 class SessionActivities:
+    CATALOG_RECORD_EVERY_S = 30.0
+
     def __init__(self, store: Store, http: httpx.AsyncClient):
         self.store, self.http = store, http
+        # When each provider's catalog was last recorded (and what it was): spares a write per session.
+        # It holds model lists only, never conversation data, and never feeds the start-model policy.
+        self._recorded: dict[str, tuple[float, list[str]]] = {}
+
+    async def _observe(self, provider: str, catalog: list[str], run_id: str) -> None:
+        now = time.monotonic()
+        last = self._recorded.get(provider)
+        if last is not None and last[1] == catalog and now - last[0] < self.CATALOG_RECORD_EVERY_S:
+            return
+        try:
+            await self.store.observe_catalog(provider, catalog, run_id)
+            self._recorded[provider] = (now, catalog)
+        except Exception:  # noqa: BLE001 - reporting evidence only; never blocks a launch
+            log.exception("could not record the catalog of %s", provider)
 
     def _executor(self, cand: Candidate) -> OpenAICompatExecutor:
         if cand.profile.kind is not ExecutorKind.openai:
@@ -89,10 +106,7 @@ class SessionActivities:
             catalog = await self._executor(cand).list_models()
         except ProviderCallError as err:
             raise provider_failure(classify(err.signal, utcnow())) from err
-        try:
-            await self.store.observe_catalog(cand.provider, catalog, run_id)
-        except Exception:  # noqa: BLE001 - reporting evidence only; never blocks a launch
-            log.exception("could not record the catalog of %s", cand.provider)
+        await self._observe(cand.provider, catalog, run_id)
         plan = plan_model(cand.requested_model, cand.fallback_model, cand.auto_fallback, catalog)
         # For an OpenAI-compatible endpoint, selecting a model is naming it in the request; it cannot fail here.
         default = cand.profile.default_model if cand.profile.default_model in catalog else None
@@ -125,11 +139,7 @@ class SessionActivities:
         snapshot = await self.store.read_transcript(run_id, upto)
         forwarded = forward([Entry(seq=e.seq, role=e.role, content=e.content, provider=e.provider) for e in snapshot],
                             cand.provider, full_history)
-        try:
-            async with heartbeating():
-                result = await self._executor(cand).chat(model, forwarded.messages)
-        except ProviderCallError as err:
-            raise provider_failure(classify(err.signal, utcnow())) from err
+        result = await self._call(cand, model, forwarded.messages)
         await self.store.append_transcript(run_id, upto + 1, "assistant", result.text, cand.provider)
         return SessionOutput(text=result.text, reported_model=result.model, transcript_seq=upto + 1), \
             forwarded.normalisations
@@ -139,24 +149,42 @@ class SessionActivities:
         """Admission by the shared breaker and budget, then session start and the turn, then its attempt row."""
         cand = inp.candidate
         started_at = utcnow()
-        admission = await self.store.admit_call(cand.provider, inp.run_id, inp.is_retry)
+        admission = await self.store.admit_call(cand.provider, inp.run_id, inp.is_retry,
+                                                cand.profile.requests_per_minute)
         if not admission.allowed:
             raise provider_failure(Classification(
                 code=ErrorCode.circuit_open, error_class=ErrorClass.transient, confidence=1.0,
                 phase=Phase.session_start, rule=admission.rule or "breaker", provider=cand.provider,
                 retry_after_s=admission.retry_after_s, excerpt=f"not called: {admission.rule}"))
-        if admission.wait_s:  # another call on this provider key got a Retry-After: honour it as a floor
+        if admission.wait_s:  # a Retry-After floor on this provider key, or the quota's next slot
             async with heartbeating():
                 await asyncio.sleep(admission.wait_s)
-        await self.store.append_transcript(inp.run_id, inp.user_seq, "user", inp.user_text)
-        started = await self._start(inp.run_id, inp.agent, cand)
-        output, notes = await self._converse(inp.run_id, cand, started.model_to_send, inp.user_seq,
-                                             inp.full_history)
-        effective = output.reported_model or started.effective_model
-        await store_attempt(self.store, AttemptRecord(
-            run_id=inp.run_id, seq=inp.attempt_seq, candidate=cand, effective_model=effective, outcome="succeeded",
-            started_at=started_at, finished_at=utcnow()))
-        return SessionTurnOutput(started=started, output=output, normalisations=notes, probe=admission.probe)
+        snapshot = await self.store.open_turn(inp.run_id, inp.user_seq, inp.user_text)
+        try:
+            started = await self._start(inp.run_id, inp.agent, cand)
+            forwarded = forward([Entry(seq=e.seq, role=e.role, content=e.content, provider=e.provider)
+                                 for e in snapshot], cand.provider, inp.full_history)
+            result = await self._call(cand, started.model_to_send, forwarded.messages)
+        except ApplicationError as err:  # the shared breaker learns of the failure now, not a round trip later
+            if err.details and isinstance(err.details[0], dict) and err.details[0].get("code"):
+                await self.store.note_failure(cand.provider, err.details[0]["code"], inp.run_id)
+            raise
+        effective = result.model or started.effective_model
+        record = AttemptRecord(run_id=inp.run_id, seq=inp.attempt_seq, candidate=cand, effective_model=effective,
+                               outcome="succeeded", started_at=started_at, finished_at=utcnow())
+        if await self.store.close_turn(inp.run_id, inp.user_seq + 1, result.text, cand.provider,
+                                       attempt_row(record), effective):
+            count(record)
+        output = SessionOutput(text=result.text, reported_model=result.model, transcript_seq=inp.user_seq + 1)
+        return SessionTurnOutput(started=started, output=output, normalisations=forwarded.normalisations,
+                                 probe=admission.probe)
+
+    async def _call(self, cand: Candidate, model: str | None, messages: list[dict[str, str]]) -> ChatResult:
+        try:
+            async with heartbeating():
+                return await self._executor(cand).chat(model, messages)
+        except ProviderCallError as err:
+            raise provider_failure(classify(err.signal, utcnow())) from err
 
     @activity.defn
     async def start_session(self, inp: StartSessionInput) -> SessionStarted:

@@ -131,6 +131,7 @@ def submit(prompt: str = typer.Argument(..., help="The task for the agent."),
            pin_provider: list[str] = typer.Option([], "--pin-provider",
                                                   help="Pin this run to a provider (repeatable); no fallback outside."),
            pin_model: str | None = typer.Option(None, "--pin-model", help="Pin this run to a model."),
+           follow_up: list[str] = typer.Option([], "--follow-up", help="A further user turn (repeatable)."),
            wait: bool = typer.Option(False, "--wait", help="Wait for the run to end."),
            as_json: bool = typer.Option(False, "--json")) -> None:
     """Submit an office run."""
@@ -140,7 +141,7 @@ def submit(prompt: str = typer.Argument(..., help="The task for the agent."),
         try:
             client = await connect()
             handle = await submit_run(client, store, workspace, agent, prompt, run_id=run_id, tier=tier,
-                                      pin_providers=pin_provider, pin_model=pin_model)
+                                      pin_providers=pin_provider, pin_model=pin_model, follow_ups=follow_up)
         finally:
             await store.close()
         if not wait:
@@ -513,6 +514,42 @@ def watchdog_install(every_minutes: float = typer.Option(10, help="How often the
 
     _run(go)
     console.print("watchdog schedule installed")
+
+
+BENCHES = ("continuity", "amplification", "throughput")
+
+
+@app.command()
+def bench(name: str = typer.Argument(..., help="continuity | amplification | throughput | all"),
+          as_json: bool = typer.Option(False, "--json", help="One JSON object (all: keyed by benchmark).")) -> None:
+    """Run a benchmark against a real dev server and the provider simulator; print ratios measured side by side."""
+    import importlib
+    import logging
+
+    names = list(BENCHES) if name == "all" else [name]
+    if any(n not in BENCHES for n in names):
+        _fail(f"unknown benchmark {name!r}: choose one of {', '.join(BENCHES)} or all")
+    logging.getLogger("temporalio").setLevel(logging.ERROR)
+    results = {}
+    for n in names:
+        err_console.print(f"running {n} …")
+        results[n] = asyncio.run(importlib.import_module(f"bench.{n}").run())
+        if not as_json:
+            _render_bench(n, results[n])
+    if as_json:
+        _print_json(results if name == "all" else results[name])
+
+
+def _render_bench(name: str, result: dict) -> None:
+    table = Table(f"{name}", "value")
+    for key, value in result.items():
+        if isinstance(value, dict):
+            for sub, subvalue in value.items():
+                shown = {k: v for k, v in subvalue.items()} if isinstance(subvalue, dict) else subvalue
+                table.add_row(f"{key}.{sub}", json.dumps(shown, default=str))
+        elif not isinstance(value, list):
+            table.add_row(key, str(value))
+    console.print(table)
 
 
 @app.command("explain-error")

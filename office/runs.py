@@ -47,12 +47,14 @@ async def submit(client: Client, store: Store, workspace: str, agent: str, promp
                  run_id: str | None = None, tier: str | None = None,
                  task_queue: str = TASK_QUEUE,
                  id_reuse_policy: WorkflowIDReusePolicy = WorkflowIDReusePolicy.ALLOW_DUPLICATE,
-                 pin_providers: list[str] | None = None, pin_model: str | None = None) -> WorkflowHandle:
+                 pin_providers: list[str] | None = None, pin_model: str | None = None,
+                 follow_ups: list[str] | None = None, full_history: bool = True) -> WorkflowHandle:
     requested_model = await validate_submission(store, workspace, agent, prompt, pin_providers or [])
     requested_model = pin_model or requested_model
     run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
     request = RunRequest(run_id=run_id, workspace=workspace, agent=agent, prompt=prompt.strip(), tier=tier,
-                         pin_providers=pin_providers or [], pin_model=pin_model)
+                         pin_providers=pin_providers or [], pin_model=pin_model, follow_ups=follow_ups or [],
+                         full_history=full_history)
     first_line = prompt.strip().splitlines()[0][:80]
     return await client.start_workflow(
         OfficeRunWorkflow.run, request, id=run_id, task_queue=task_queue,
@@ -116,12 +118,14 @@ async def run_view(client: Client, run_id: str) -> RunView:
 
 
 async def wait_for_view(client: Client, run_id: str) -> RunView:
-    handle = client.get_workflow_handle(run_id)
+    handle = client.get_workflow_handle(run_id, result_type=RunView)
     try:
-        await handle.result()
-    except Exception:  # noqa: BLE001 - failures and cancellations are read back as views
-        pass
-    return await run_view(client, run_id)
+        return await handle.result()
+    except WorkflowFailureError as err:
+        view = _from_failure(err)
+        if view is not None:
+            return view
+    return await run_view(client, run_id)  # cancelled, terminated, timed out: read what the server indexed
 
 
 async def list_views(client: Client, limit: int = 50, query: str | None = None) -> list[RunView]:

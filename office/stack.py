@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from temporalio.client import Client
 
 from office.simulator.config import SimConfig, SimProvider
-from office.simulator.server import SimulatorServer
+from office.simulator.server import RemoteSimulator, SimulatorServer
 from office.temporal_client import connect
 from office.temporal_server import TemporalDevServer
 from office.worker_runtime import office_worker
@@ -22,7 +22,7 @@ from workflows.contracts import TASK_QUEUE
 @dataclass
 class Stack:
     temporal: TemporalDevServer
-    simulator: SimulatorServer
+    simulator: SimulatorServer | RemoteSimulator
     store: Store
     client: Client
     database_url: str
@@ -31,21 +31,22 @@ class Stack:
     async def workspace(self, providers: dict[str, SimProvider], *, model: str = "sim-small",
                         fallback_model: str | None = None, auto_fallback: bool = False,
                         credential_env: str | None = None, emergency: tuple[str, ...] = (),
-                        default_models: dict[str, str] | None = None, **profile_fields: object
+                        default_models: dict[str, str] | None = None,
+                        per_provider: dict[str, dict] | None = None, **profile_fields: object
                         ) -> tuple[str, str, dict[str, str]]:
         """Creates uniquely named simulated providers, a workspace ordering them as given, and an agent.
         Returns (workspace, agent, {short name: simulated provider name})."""
         tag = uuid.uuid4().hex[:8]
         names = {short: f"{short}-{tag}" for short in providers}
         for short, prov in providers.items():
-            self.simulator.sim.set_provider(names[short], prov)
+            await self.simulator.set_provider(names[short], prov)
         workspace = WorkspaceConfig(
             name=f"ws-{tag}",
             provider_order=[{"provider": names[s], "emergency": s in emergency} for s in providers],  # type: ignore[misc]
             providers={names[s]: ExecutionProfile(base_url=self.simulator.provider_url(names[s]),
                                                   credential_env=credential_env,
                                                   default_model=(default_models or {}).get(s),
-                                                  **profile_fields)  # type: ignore[arg-type]
+                                                  **(profile_fields | (per_provider or {}).get(s, {})))
                        for s in providers})
         agent = AgentProfile(name=f"agent-{tag}", model=model, fallback_model=fallback_model,
                              auto_fallback=auto_fallback)
@@ -55,10 +56,10 @@ class Stack:
 
 
 @contextlib.asynccontextmanager
-async def ephemeral_stack(database_url: str, task_queue: str = TASK_QUEUE, worker: bool = True
-                          ) -> AsyncIterator[Stack]:
-    temporal = await TemporalDevServer().start()  # with its UI: the browser test looks at it
-    simulator = await SimulatorServer(SimConfig()).start()
+async def ephemeral_stack(database_url: str, task_queue: str = TASK_QUEUE, worker: bool = True,
+                          ui: bool = True, simulator_process: bool = False) -> AsyncIterator[Stack]:
+    temporal = await TemporalDevServer(headless=not ui).start()  # the browser test looks at the UI
+    simulator = await (RemoteSimulator() if simulator_process else SimulatorServer(SimConfig())).start()
     store = None
     try:
         await migrate(database_url)

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 import httpx
 from temporalio.client import Client
 from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
@@ -90,6 +91,10 @@ async def office_worker(client: Client, database_url: str, task_queue: str,
                         sessions.start_session, sessions.run_session, sessions.session_turn,
                         watchdog.sweep_automatic_selections],
             max_concurrent_activities=200,
+            # Our workflow modules import only pure code (routing/, contracts); passing every module through
+            # spares re-importing them for each run, while the sandbox still guards non-determinism.
+            workflow_runner=SandboxedWorkflowRunner(
+                restrictions=SandboxRestrictions.default.with_passthrough_all_modules()),
         )
         queues = ProviderQueues(client, store, task_queue, sessions, provider_refresh_s)
         await queues.sync()

@@ -13,7 +13,8 @@ class BreakerPolicy(BaseModel):
     budget_window_s: float = 60.0     # per-provider retry budget window
     budget_ratio: float = 0.1         # retries may be this share of the window's requests …
     budget_floor: int = 3             # … but at least this many
-    max_floor_wait_s: float = 30.0    # a Retry-After floor up to this long is waited out inside the call
+    pacing_margin: float = 1.05       # space paced calls a little wider than the quota: arrival times jitter
+    max_wait_s: float = 120.0         # a Retry-After floor or pacing slot up to this far is waited out in the call
 
 
 # Capacity signals slow a provider down; they do not count as it being broken.

@@ -51,7 +51,7 @@ class RetryPolicy(BaseModel):
 
 
 class RunState(BaseModel):
-    attempts: int                    # attempts made so far, including the failed one
+    attempts: int                    # failed attempts so far in this run, including this one
     max_attempts: int
     same_route_retries: int = 0      # short retries already spent on this route
     waits: int = 0                   # durable waits already taken in this run

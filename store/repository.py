@@ -117,6 +117,37 @@ class Store:
                 .order_by(TranscriptEntryRow.seq))).scalars().all()
         return list(rows)
 
+    async def open_turn(self, run_id: str, user_seq: int, text: str) -> list[TranscriptEntryRow]:
+        """One transaction: append the turn's user message (idempotent) and read the run's snapshot up to it."""
+        async with self.session() as s:
+            await s.execute(self._insert(TranscriptEntryRow).values(
+                run_id=run_id, seq=user_seq, role="user", content=text, provider=None,
+                created_at=utcnow()).on_conflict_do_nothing())
+            rows = (await s.execute(
+                select(TranscriptEntryRow)
+                .where(TranscriptEntryRow.run_id == run_id, TranscriptEntryRow.seq <= user_seq)
+                .order_by(TranscriptEntryRow.seq))).scalars().all()
+            await s.commit()
+        return list(rows)
+
+    async def close_turn(self, run_id: str, seq: int, answer: str, provider: str, attempt: dict[str, Any],
+                         effective_model: str | None) -> bool:
+        """One transaction: append the answer, record the succeeded attempt, and restore the provider's health
+        (provider-wide and for the model that ran). Idempotent; True when the attempt row is new."""
+        now = utcnow()
+        async with self.session() as s:
+            await s.execute(self._insert(TranscriptEntryRow).values(
+                run_id=run_id, seq=seq, role="assistant", content=answer, provider=provider,
+                created_at=now).on_conflict_do_nothing())
+            inserted = (await s.execute(self._insert(AttemptRow).values(**attempt).on_conflict_do_nothing())).rowcount
+            if inserted:
+                self._restore_rows((await s.execute(select(ProviderHealthRow).where(
+                    ProviderHealthRow.provider == provider,
+                    ProviderHealthRow.model.in_(["", effective_model or ""]),  # type: ignore[attr-defined]
+                    ProviderHealthRow.state != HealthState.healthy.value))).scalars().all(), s, run_id, now)
+            await s.commit()
+        return bool(inserted)
+
     # --- attempts ---------------------------------------------------------------------------------
     async def record_attempt(self, values: dict[str, Any]) -> bool:
         return await self.insert_ignore(AttemptRow, values)
@@ -129,45 +160,70 @@ class Store:
 
     # --- provider health: evidence, never preference --------------------------------------------
     async def set_health(self, provider: str, model: str | None, state: HealthState, retry_at: datetime | None,
-                         code: str | None, run_id: str | None, policy: BreakerPolicy = BreakerPolicy()) -> None:
-        """Evidence after a failure. The provider's breaker opens (degraded until a ladder step) when its recent
-        window has enough requests and too many failed; a failed half-open probe re-opens it a step longer."""
+                         code: str | None, run_id: str | None) -> None:
+        """A run's decision about the provider, as evidence. It never closes an open breaker: only a success
+        (restore_health) or the cooling time does."""
         now = utcnow()
         async with self.session() as s:
             existing = await s.get(ProviderHealthRow, (provider, model or ""))
-        step = streak = failures = 0
+        step = 0
         if existing is not None:
+            open_until = as_utc(existing.retry_at)
+            if existing.state == HealthState.degraded.value and state is HealthState.short_retry and (
+                    open_until is None or open_until > now):
+                return
             if state is not HealthState.healthy and existing.state == state.value:
                 step = existing.backoff_step + 1
-            streak, failures = existing.failure_streak, existing.window_failures
-        breaker_failure = counts_toward_breaker(code)
-        if breaker_failure:
-            streak, failures = streak + 1, failures + 1
-        probing = existing is not None and existing.probe_holder is not None
-        requests = existing.window_requests if existing is not None else 0
-        if model is None and breaker_failure and state is HealthState.short_retry and (
-                probing or should_open(requests, failures, streak, policy)):
-            state = HealthState.degraded
-            step = (existing.backoff_step + 1) if probing and existing is not None else 0
-            retry_at = max(retry_at or now, now + timedelta(seconds=ladder_step(step)))
         await self.upsert(ProviderHealthRow, {
             "provider": provider, "model": model or "", "state": state.value, "retry_at": retry_at,
-            "backoff_step": step, "last_code": code, "last_run_id": run_id, "updated_at": now,
-            "failure_streak": streak, "window_failures": failures, "probe_holder": None, "probe_expires": None},
+            "backoff_step": step, "last_code": code, "last_run_id": run_id, "updated_at": now},
             ["provider", "model"])
         await self._log_health(provider, model, state, retry_at, code, run_id)
 
-    async def admit_call(self, provider: str, run_id: str, is_retry: bool,
-                         policy: BreakerPolicy = BreakerPolicy()) -> CallAdmission:
-        """Before every provider call, on every worker: retry budget, Retry-After floor, breaker, probe lease."""
+    async def note_failure(self, provider: str, code: str, run_id: str,
+                           policy: BreakerPolicy = BreakerPolicy()) -> bool:
+        """Called by the call that failed, at once (no workflow round trip): counts the failure in the shared
+        window and opens the breaker when the window says so; a failed half-open probe re-opens it a step
+        longer. Returns True when this failure opened the breaker."""
+        if not counts_toward_breaker(code):
+            return False
         now = utcnow()
         async with self.session() as s:
             row = (await s.execute(select(ProviderHealthRow).where(
                 ProviderHealthRow.provider == provider, ProviderHealthRow.model == "").with_for_update())
             ).scalars().first()
             if row is None:
-                row = ProviderHealthRow(provider=provider, model="", state=HealthState.healthy.value, updated_at=now)
-                s.add(row)
+                return False
+            row.window_failures += 1
+            row.failure_streak += 1
+            probing = row.probe_holder is not None
+            opened = probing or (row.state != HealthState.degraded.value and should_open(
+                row.window_requests, row.window_failures, row.failure_streak, policy))
+            if opened:
+                row.backoff_step = row.backoff_step + 1 if probing else 0
+                row.state, row.retry_at = HealthState.degraded.value, now + timedelta(
+                    seconds=ladder_step(row.backoff_step))
+                row.probe_holder = row.probe_expires = None
+                row.last_code, row.last_run_id, row.updated_at = code, run_id, now
+            s.add(row)
+            await s.commit()
+        if opened:
+            await self._log_health(provider, None, HealthState.degraded, row.retry_at, code, run_id)
+        return opened
+
+    async def admit_call(self, provider: str, run_id: str, is_retry: bool, requests_per_minute: float | None = None,
+                         policy: BreakerPolicy = BreakerPolicy()) -> CallAdmission:
+        """Before every provider call, on every worker: retry budget, breaker and probe lease, then the wait
+        before calling: the provider key's Retry-After floor and, with a quota, the next pacing slot."""
+        now = utcnow()
+        locked = select(ProviderHealthRow).where(ProviderHealthRow.provider == provider,
+                                                 ProviderHealthRow.model == "").with_for_update()
+        async with self.session() as s:
+            row = (await s.execute(locked)).scalars().first()
+            if row is None:  # first call ever: create the row race-free, then lock it
+                await self.insert_ignore(ProviderHealthRow, {"provider": provider, "model": "", "updated_at": now,
+                                                             "state": HealthState.healthy.value})
+                row = (await s.execute(locked)).scalars().one()
             window_start = as_utc(row.window_start)
             if window_start is None or (now - window_start).total_seconds() > policy.budget_window_s:
                 row.window_start, row.window_requests, row.window_retries, row.window_failures = now, 0, 0, 0
@@ -196,9 +252,17 @@ class Store:
                                          retry_after_s=max(1.0, (expires - now).total_seconds()))
                 await s.refresh(row)
                 admission = CallAdmission(allowed=True, probe=True)
-            elif row.state == HealthState.short_retry.value and retry_at is not None and retry_at > now:
-                admission = CallAdmission(allowed=True, wait_s=min(policy.max_floor_wait_s,
-                                                                   (retry_at - now).total_seconds()))
+            slot = now
+            if row.state == HealthState.short_retry.value and retry_at is not None and retry_at > now:
+                slot = retry_at  # Retry-After is a floor for every caller of this provider key
+            if requests_per_minute:  # a shared pacer: calls are spaced by the quota, across all workers
+                slot = max(slot, as_utc(row.next_slot_at) or now)
+                row.next_slot_at = slot + timedelta(seconds=policy.pacing_margin * 60.0 / requests_per_minute)
+            wait = (slot - now).total_seconds()
+            if wait > policy.max_wait_s:
+                await s.rollback()
+                return CallAdmission(allowed=False, rule="pacing.backlog", retry_after_s=wait)
+            admission.wait_s = wait
             row.window_requests += 1
             row.window_retries += 1 if is_retry else 0
             s.add(row)
@@ -219,14 +283,18 @@ class Store:
                 ProviderHealthRow.provider == provider,
                 ProviderHealthRow.model.in_(["", model or ""]),  # type: ignore[attr-defined]
                 ProviderHealthRow.state != HealthState.healthy.value))).scalars().all()
-            for row in rows:
-                row.state, row.retry_at, row.backoff_step = HealthState.healthy.value, None, 0
-                row.last_run_id, row.updated_at = run_id, utcnow()
-                row.failure_streak, row.probe_holder, row.probe_expires = 0, None, None
-                s.add(row)
-                s.add(HealthEventRow(provider=provider, model=row.model, state=HealthState.healthy.value,
-                                     run_id=run_id, at=utcnow()))
+            self._restore_rows(rows, s, run_id, utcnow())
             await s.commit()
+
+    @staticmethod
+    def _restore_rows(rows: Any, s: AsyncSession, run_id: str, now: datetime) -> None:
+        for row in rows:
+            row.state, row.retry_at, row.backoff_step = HealthState.healthy.value, None, 0
+            row.last_run_id, row.updated_at = run_id, now
+            row.failure_streak, row.probe_holder, row.probe_expires = 0, None, None
+            s.add(row)
+            s.add(HealthEventRow(provider=row.provider, model=row.model, state=HealthState.healthy.value,
+                                 run_id=run_id, at=now))
 
     async def list_health(self) -> list[HealthRecord]:
         async with self.session() as s:

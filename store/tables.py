@@ -80,6 +80,7 @@ class ProviderHealthRow(SQLModel, table=True):
     window_requests: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     window_retries: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     window_failures: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    next_slot_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
 
 
 class RunMessageRow(SQLModel, table=True):

@@ -116,7 +116,7 @@ class OfficeRunWorkflow:
         view.requested_model = req.pin_model or plan.agent.model
         self._publish()
         excluded: list[str] = []
-        attempts = waits = 0
+        attempts = failed = waits = 0  # the attempt cap counts failed attempts: every answered turn is one too
         turns = [req.prompt, *req.follow_ups] if self._lean else [req.prompt]
         for turn, text in enumerate(turns):
             user_seq, route_retries = 2 * turn + 1, 0
@@ -139,11 +139,12 @@ class OfficeRunWorkflow:
                         await self._record(req, attempts, candidate, source, None, None, started_at)
                         view.output, view.error_code = outcome.text, None
                         break
-                    failure = outcome
+                    failure, failed = outcome, failed + 1
                     others = any(c.provider not in excluded and c.provider != candidate.provider
                                  for c in plan.candidates)
                     decision = decide(failure, RoutingContext.office,
-                                      RunState(attempts=attempts, max_attempts=plan.max_attempts,
+                                      RunState(attempts=failed if self._lean else attempts,
+                                               max_attempts=plan.max_attempts,
                                                same_route_retries=route_retries, waits=waits,
                                                other_candidate_eligible=others, pinned=plan.pinned),
                                       workflow.random().random())

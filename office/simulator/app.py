@@ -5,7 +5,7 @@ Routes (per simulated provider P):
   POST /p/P/v1/chat/completions     chat, streaming (SSE) and non-streaming
 Admin:
   GET  /admin/config                PUT /admin/config            PUT /admin/providers/P
-  GET  /admin/calls                 DELETE /admin/calls          GET /healthz
+  GET  /admin/calls   GET /admin/model-calls   DELETE /admin/calls   GET /healthz
 """
 
 import asyncio
@@ -164,7 +164,7 @@ def build_app(sim: Simulator) -> Starlette:
         stream = bool(body.get("stream"))
         call: dict[str, Any] = {"provider": name, "model": model, "requested_model": body.get("model"),
                                 "messages": messages, "stream": stream, "at": time.time(),
-                                "authorized": True, "status": 200}
+                                "authorized": True, "status": None}  # None: no answer given (yet)
         sim.calls.append(call)
 
         def fail(response: Response) -> Response:
@@ -191,7 +191,7 @@ def build_app(sim: Simulator) -> Starlette:
             return fail(_error(prov, prov.shape, "model_not_found", 404, model, None))
 
         reply = deterministic_reply(model, messages)
-        call["reply"] = reply
+        call["reply"], call["status"] = reply, 200
         created = int(time.time())
         if not stream:
             return JSONResponse({
@@ -237,6 +237,10 @@ def build_app(sim: Simulator) -> Starlette:
         provider = request.query_params.get("provider")
         return JSONResponse([c for c in sim.calls if provider is None or c["provider"] == provider])
 
+    async def get_model_calls(request: Request) -> Response:
+        provider = request.query_params.get("provider")
+        return JSONResponse([c for c in sim.model_calls if provider is None or c["provider"] == provider])
+
     async def clear_calls(_: Request) -> Response:
         sim.calls.clear()
         sim.model_calls.clear()
@@ -253,5 +257,6 @@ def build_app(sim: Simulator) -> Starlette:
         Route("/admin/providers/{provider}", put_provider, methods=["PUT"]),
         Route("/admin/calls", get_calls, methods=["GET"]),
         Route("/admin/calls", clear_calls, methods=["DELETE"]),
+        Route("/admin/model-calls", get_model_calls, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
     ])

@@ -2,12 +2,14 @@
 
 import asyncio
 import socket
+import sys
 from pathlib import Path
 
+import httpx
 import uvicorn
 
 from office.simulator.app import Simulator, build_app
-from office.simulator.config import SimConfig
+from office.simulator.config import SimConfig, SimProvider
 
 
 def free_port() -> int:
@@ -44,6 +46,60 @@ class SimulatorServer:
         self._server.should_exit = True
         if self._task:
             await self._task
+
+    # The same interface as RemoteSimulator, for code that drives either.
+    async def set_provider(self, name: str, provider: SimProvider) -> None:
+        self.sim.set_provider(name, provider)
+
+    async def calls(self) -> list[dict]:
+        return list(self.sim.calls)
+
+    async def model_calls(self) -> list[dict]:
+        return list(self.sim.model_calls)
+
+
+class RemoteSimulator:
+    """The simulator in its own process (benchmarks: a provider is another server, not our event loop)."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int | None = None):
+        self.host, self.port = host, port or free_port()
+        self.process: asyncio.subprocess.Process | None = None
+        self.http = httpx.AsyncClient(timeout=60)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def provider_url(self, provider: str) -> str:
+        return f"{self.url}/p/{provider}/v1"
+
+    async def start(self) -> "RemoteSimulator":
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "office.cli", "simulator", "--port", str(self.port),
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        async with asyncio.timeout(30):
+            while True:
+                try:
+                    if (await self.http.get(f"{self.url}/healthz")).status_code == 200:
+                        return self
+                except httpx.HTTPError:
+                    await asyncio.sleep(0.1)
+
+    async def stop(self) -> None:
+        await self.http.aclose()
+        if self.process and self.process.returncode is None:
+            self.process.terminate()
+            await self.process.wait()
+
+    async def set_provider(self, name: str, provider: SimProvider) -> None:
+        (await self.http.put(f"{self.url}/admin/providers/{name}", json=provider.model_dump(mode="json"))
+         ).raise_for_status()
+
+    async def calls(self) -> list[dict]:
+        return (await self.http.get(f"{self.url}/admin/calls")).json()
+
+    async def model_calls(self) -> list[dict]:
+        return (await self.http.get(f"{self.url}/admin/model-calls")).json()
 
 
 def load_config(path: Path | None) -> SimConfig:

@@ -111,9 +111,12 @@ async def test_shared_breaker_opens_on_a_failing_window_and_lets_one_probe_throu
 
     store = await migrated(db_url)
     policy = BreakerPolicy(min_volume=4, failure_ratio=0.5)
+    opened = []
     for i in range(4):
         assert (await store.admit_call("p", f"r{i}", is_retry=False, policy=policy)).allowed
-        await store.set_health("p", None, HealthState.short_retry, None, "provider_unavailable", f"r{i}", policy)
+        opened.append(await store.note_failure("p", "provider_unavailable", f"r{i}", policy))
+    assert opened == [False, False, False, True]  # judged only once the window holds min_volume requests
+    assert not await store.note_failure("p", "rate_limited", "r5", policy)  # capacity is not breakage
     [row] = await store.health_rows()
     assert row.state == "degraded" and row.retry_at is not None
     refused = await store.admit_call("p", "r9", is_retry=False, policy=policy)
@@ -126,11 +129,11 @@ async def test_shared_breaker_opens_on_a_failing_window_and_lets_one_probe_throu
         from store.tables import ProviderHealthRow
         await s.execute(sa_update(ProviderHealthRow).values(retry_at=utcnow_minus(1)))
         await s.commit()
-    answers = await asyncio.gather(*[store.admit_call("p", f"c{i}", False, policy) for i in range(8)])
+    answers = await asyncio.gather(*[store.admit_call("p", f"c{i}", False, policy=policy) for i in range(8)])
     assert sum(a.allowed for a in answers) == 1 and [a.probe for a in answers if a.allowed] == [True]
     assert {a.rule for a in answers if not a.allowed} == {"breaker.probe_in_flight"}
     await store.restore_health("p", None, "c0")  # the probe succeeded: closed for everyone
-    assert (await store.admit_call("p", "r10", False, policy)).allowed
+    assert (await store.admit_call("p", "r10", False, policy=policy)).allowed
     await store.close()
 
 
@@ -165,3 +168,13 @@ def utcnow_minus(seconds: float):
 def utcnow_plus(seconds: float):
     from store.repository import utcnow
     return utcnow() + timedelta(seconds=seconds)
+
+
+async def test_a_quota_paces_calls_across_workers(db_url):
+    store, other = await migrated(db_url), Store(db_url)
+    waits = [(await s.admit_call("p", f"r{i}", False, requests_per_minute=60)).wait_s
+             for i, s in enumerate([store, other, store, other])]
+    assert waits[0] == 0
+    assert all(b - a >= 1.0 for a, b in zip(waits, waits[1:]))  # one slot per second, whoever asks
+    await other.close()
+    await store.close()

@@ -1,4 +1,5 @@
-"""provider health as a shared circuit breaker and retry budget: failure streak, probe lease, request window
+"""provider health as a shared circuit breaker, retry budget and pacer: failure streak, probe lease, request
+window, next dispatch slot
 
 Revision ID: 0004
 Revises: 0003
@@ -20,6 +21,7 @@ def columns() -> list[sa.Column]:
         sa.Column("window_requests", sa.Integer(), nullable=False, server_default="0"),
         sa.Column("window_retries", sa.Integer(), nullable=False, server_default="0"),
         sa.Column("window_failures", sa.Integer(), nullable=False, server_default="0"),
+        sa.Column("next_slot_at", sa.DateTime(timezone=True), nullable=True),
     ]
 
 

@@ -1,0 +1,120 @@
+"""Amplification: does a rate-limited fallback get buried by retries when the primary is hard down?
+
+Primary: 503 on everything. Fallback: a 60 requests/min token bucket answering 429 with Retry-After. 100 runs
+at once. The scheduler arm (breaker, shared budgets, server-side dispatch rate, Retry-After floors) is measured
+beside two reference arms reproduced here: fixed 2 s retries, and Temporal's default retry policy with two
+HTTP-client retries inside each attempt. Everything is counted from the simulator's own call log."""
+
+import asyncio
+import contextlib
+import time
+import uuid
+from collections import Counter
+
+import httpx
+from temporalio.client import WorkflowHandle
+from temporalio.service import RPCError
+from temporalio.worker import Worker
+
+from bench.common import bench_stack
+from bench.bare_workflow import BareChatWorkflow, ChatCall
+from bench.reference import ReferenceActivities, fixed_interval_client
+from office.runs import submit, wait_for_view
+from office.simulator.config import InjectedFailure, SimProvider
+from office.stack import Stack
+
+QUOTA_RPM = 60
+RUNS = 100
+REFERENCE_DEADLINE_S = 150.0
+
+
+def limited() -> SimProvider:
+    return SimProvider(rpm=QUOTA_RPM, burst=1)
+
+
+def metrics_for(calls: list[dict], logical: int, succeeded: int, extra_calls: int = 0) -> dict:
+    """`calls`: the fallback's chat calls; `extra_calls`: calls offered to the broken primary."""
+    times = sorted(c["at"] for c in calls)
+    peak = 0
+    for i, t in enumerate(times):  # the busiest 60 s window, offered load
+        j = i
+        while j < len(times) and times[j] < t + 60:
+            j += 1
+        peak = max(peak, j - i)
+    violations = 0
+    for c in calls:
+        if c["status"] == 429 and c.get("retry_after_s"):
+            end = c.get("at_end", c["at"])
+            violations += sum(1 for other in calls if end < other["at"] < end + c["retry_after_s"] - 0.05)
+    per_second = Counter(int(t) for t in times)
+    span = (times[-1] - times[0] + 1) if times else 1
+    successes = [c.get("at_end", c["at"]) for c in calls if c["status"] == 200]
+    return {
+        "logical": logical, "succeeded": succeeded,
+        "fallback_calls": len(calls), "primary_calls": extra_calls,
+        "raf_fallback": round(len(calls) / logical, 3),
+        "raf_total": round((len(calls) + extra_calls) / logical, 3),
+        "peak_over_quota": round(peak / QUOTA_RPM, 3),
+        "retry_after_violations": violations,
+        "burst_max_over_mean": round(max(per_second.values(), default=0) / (len(times) / span), 2) if times else 0,
+        "drain_s": round(max(successes) - times[0], 1) if successes else None,
+        "rejected_429": sum(c["status"] == 429 for c in calls),
+    }
+
+
+async def scheduler_arm(stack: Stack) -> dict:
+    down = InjectedFailure(status=503, kind="unavailable", endpoints=["chat", "models"])
+    ws, agent, names = await stack.workspace(
+        {"primary": SimProvider(failures=[down]), "fallback": limited()},
+        per_provider={"primary": {"requests_per_minute": 300}, "fallback": {"requests_per_minute": QUOTA_RPM}})
+    await asyncio.sleep(2.5)  # let the worker start the provider queues (it refreshes every 2 s)
+    handles: list[WorkflowHandle] = await asyncio.gather(*[
+        submit(stack.client, stack.store, ws, agent, f"logical request {i}", task_queue=stack.task_queue)
+        for i in range(RUNS)])
+    views = await asyncio.gather(*[wait_for_view(stack.client, h.id) for h in handles])
+    calls, model_calls = await stack.simulator.calls(), await stack.simulator.model_calls()
+    fallback = [c for c in calls if c["provider"] == names["fallback"]]
+    primary = [c for c in calls + model_calls if c["provider"] == names["primary"]]
+    result = metrics_for(fallback, RUNS, sum(v.status.value == "completed" for v in views), len(primary))
+    result["fallbacks"] = sum(v.fallback_count for v in views)
+    return result
+
+
+async def fixed_retry_arm(stack: Stack, http: httpx.AsyncClient) -> dict:
+    name = f"ref-fixed-{uuid.uuid4().hex[:6]}"
+    await stack.simulator.set_provider(name, limited())
+    url = f"{stack.simulator.provider_url(name)}/chat/completions"
+    deadline = asyncio.get_running_loop().time() + REFERENCE_DEADLINE_S
+    done = await asyncio.gather(*[fixed_interval_client(http, ChatCall(url=url, prompt=f"logical request {i}"), 2.0,
+                                                        deadline) for i in range(RUNS)])
+    calls = [c for c in await stack.simulator.calls() if c["provider"] == name]
+    return metrics_for(calls, RUNS, sum(done))
+
+
+async def temporal_default_arm(stack: Stack, http: httpx.AsyncClient) -> dict:
+    name = f"ref-default-{uuid.uuid4().hex[:6]}"
+    await stack.simulator.set_provider(name, limited())
+    url = f"{stack.simulator.provider_url(name)}/chat/completions"
+    queue = f"bench-reference-{name}"
+    async with Worker(stack.client, task_queue=queue, workflows=[BareChatWorkflow],
+                      activities=[ReferenceActivities(http).chat_once], max_concurrent_activities=RUNS):
+        handles = await asyncio.gather(*[stack.client.start_workflow(
+            BareChatWorkflow.run, ChatCall(url=url, prompt=f"logical request {i}", client_retries=2),
+            id=f"{name}-{i}", task_queue=queue) for i in range(RUNS)])
+        results = await asyncio.gather(*[asyncio.wait_for(h.result(), REFERENCE_DEADLINE_S) for h in handles],
+                                       return_exceptions=True)
+        for h, r in zip(handles, results):
+            if isinstance(r, BaseException):
+                with contextlib.suppress(RPCError):  # it may have finished meanwhile
+                    await h.terminate("benchmark deadline")
+    calls = [c for c in await stack.simulator.calls() if c["provider"] == name]
+    return metrics_for(calls, RUNS, sum(not isinstance(r, BaseException) for r in results))
+
+
+async def run() -> dict:
+    started = time.monotonic()
+    async with bench_stack() as stack, httpx.AsyncClient(limits=httpx.Limits(max_connections=300)) as http:
+        scheduler = await scheduler_arm(stack)
+        fixed, default = await asyncio.gather(fixed_retry_arm(stack, http), temporal_default_arm(stack, http))
+    return scheduler | {"reference": {"fixed_2s_retries": fixed, "temporal_default_plus_2_client_retries": default},
+                        "quota_rpm": QUOTA_RPM, "seconds": round(time.monotonic() - started, 1)}

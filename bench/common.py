@@ -1,0 +1,53 @@
+"""Shared set-up for benchmarks: a real dev server, the simulator, PostgreSQL when reachable (else SQLite)."""
+
+import asyncio
+import contextlib
+import math
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from typing import TypeVar
+
+from office.pgtemp import admin_connection, temporary_database
+from office.stack import Stack, ephemeral_stack
+
+T = TypeVar("T")
+
+
+@contextlib.asynccontextmanager
+async def bench_database() -> AsyncIterator[str]:
+    try:
+        await (await admin_connection()).close()
+    except Exception:  # noqa: BLE001 - no PostgreSQL here: the embedded default
+        with tempfile.TemporaryDirectory() as tmp:
+            yield f"sqlite:///{tmp}/bench.db"
+        return
+    async with temporary_database("office_bench") as url:
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def bench_stack() -> AsyncIterator[Stack]:
+    # The simulator runs in its own process: a provider is another server, not this event loop.
+    async with bench_database() as url, ephemeral_stack(url, ui=False, simulator_process=True) as stack:
+        yield stack
+
+
+async def bounded(limit: int, jobs: Iterable[Callable[[], Awaitable[T]]]) -> list[T]:
+    """Runs jobs with at most `limit` in flight, keeping their order."""
+    gate = asyncio.Semaphore(limit)
+
+    async def one(job: Callable[[], Awaitable[T]]) -> T:
+        async with gate:
+            return await job()
+
+    return await asyncio.gather(*[one(job) for job in jobs])
+
+
+def wilson_low(successes: int, total: int, z: float = 1.96) -> float:
+    """Lower bound of the Wilson score interval (95 % by default)."""
+    if total == 0:
+        return 0.0
+    p = successes / total
+    centre = p + z * z / (2 * total)
+    spread = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total))
+    return (centre - spread) / (1 + z * z / total)

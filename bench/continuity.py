@@ -1,0 +1,115 @@
+"""Continuity: does a fallback receive exactly its own conversation, at 100 conversations in flight?
+
+150 scripted conversations of 7/9/11 turns, a factual anchor at turn 0 and a unique canary each; one failover
+per conversation injected from a seeded manifest (timeout, 5xx, 429 at an early, middle or the probe turn);
+repeated over seeds until 750 failovers; plus a stateless control arm that forwards only the newest message.
+Counted from the simulator's own call log."""
+
+import random
+import time
+from dataclasses import dataclass
+
+from bench.common import bench_stack, bounded, wilson_low
+from office.runs import submit, wait_for_view
+from office.simulator.config import InjectedFailure, SimProvider
+from office.stack import Stack
+
+FAILURE_KINDS = {"timeout": dict(status=504, kind="timeout", hold_s=4.0),
+                 "5xx": dict(status=503, kind="unavailable"),
+                 "429": dict(status=429, kind="rate_limit", retry_after_s=1.0)}
+
+
+@dataclass
+class Conversation:
+    key: str
+    canary: str
+    anchor: str
+    turns: list[str]
+    fail_turn: int
+    fail_kind: str
+
+
+def manifest(seed: int, count: int) -> list[Conversation]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        n = rng.choice([7, 9, 11])
+        canary = f"CANARY-{seed}-{i}-{rng.getrandbits(32):08x}"
+        anchor = f"deploy code {rng.randint(100000, 999999)}"
+        turns = [f"{canary} turn 0: remember that project {i} uses {anchor}."]
+        turns += [f"{canary} turn {k}: continue with step {k} of the migration." for k in range(1, n - 1)]
+        turns.append(f"{canary} turn {n - 1}: recall the deploy code from the start.")
+        position = rng.choice(["early", "middle", "probe"])
+        fail_turn = {"early": 1, "middle": n // 2, "probe": n - 1}[position]
+        out.append(Conversation(f"s{seed}c{i}", canary, anchor, turns, fail_turn, rng.choice(list(FAILURE_KINDS))))
+    return out
+
+
+async def run_arm(stack: Stack, conversations: list[Conversation], full_history: bool, in_flight: int) -> dict:
+    failures = [InjectedFailure(match_text=f"{c.canary} turn {c.fail_turn}:", **FAILURE_KINDS[c.fail_kind])
+                for c in conversations]
+    ws, agent, names = await stack.workspace({"primary": SimProvider(failures=failures), "fallback": SimProvider()},
+                                             timeout_s=2.0)
+    by_canary = {c.canary: c for c in conversations}
+
+    async def converse(c: Conversation):
+        handle = await submit(stack.client, stack.store, ws, agent, c.turns[0], run_id=f"cont-{ws}-{c.key}",
+                              task_queue=stack.task_queue, follow_ups=c.turns[1:], full_history=full_history)
+        return c, await wait_for_view(stack.client, handle.id)
+
+    results = await bounded(in_flight, [lambda c=c: converse(c) for c in conversations])
+    calls = [call for call in await stack.simulator.calls() if call["provider"] in names.values()]
+    return score(results, calls, by_canary, names)
+
+
+def score(results, calls: list[dict], by_canary: dict[str, Conversation], names: dict[str, str]) -> dict:
+    failovers = preserved = completed = 0
+    for conversation, view in results:
+        completed += view.status.value == "completed"
+        if view.fallback_count >= 1:
+            failovers += 1
+            preserved += bool(view.output and conversation.anchor in view.output)
+    canaries = list(by_canary)
+    bleed = mismatch = 0
+    replies: dict[str, list[str]] = {}
+    for call in sorted((c for c in calls if c["status"] == 200), key=lambda c: c["at"]):
+        users = [m["content"] for m in call["messages"] if m["role"] == "user"]
+        owner = users[0].split(" ", 1)[0] if users else ""
+        text = " ".join(m["content"] for m in call["messages"]) + " " + call.get("reply", "")
+        if any(other in text for other in canaries if other != owner):
+            bleed += 1
+        conversation = by_canary.get(owner)
+        if conversation is None:
+            mismatch += 1
+            continue
+        turn = len(users) - 1
+        assistants = [m["content"] for m in call["messages"] if m["role"] == "assistant"]
+        history_ok = users == conversation.turns[: turn + 1] and assistants == replies.get(owner, [])[:turn]
+        stateless_ok = users == [conversation.turns[turn]] if len(users) == 1 else False
+        if not (history_ok or stateless_ok):
+            mismatch += 1
+        replies.setdefault(owner, []).append(call["reply"])
+    return {"conversations": len(results), "completed": completed, "failovers": failovers,
+            "preserved": preserved, "bleed": bleed, "payload_mismatch": mismatch,
+            "chat_calls": len(calls), "primary_calls": sum(c["provider"] == names["primary"] for c in calls)}
+
+
+async def run(seeds: int = 5, conversations: int = 150, in_flight: int = 100) -> dict:
+    started = time.monotonic()
+    async with bench_stack() as stack:
+        arms = []
+        for seed in range(seeds):
+            arms.append(await run_arm(stack, manifest(seed, conversations), True, in_flight))
+        control = await run_arm(stack, manifest(1000, conversations), False, in_flight)
+    failovers = sum(a["failovers"] for a in arms)
+    preserved = sum(a["preserved"] for a in arms)
+    return {
+        "failovers": failovers, "preserved": preserved,
+        "cpr": preserved / failovers if failovers else 0.0, "cpr_ci_low": wilson_low(preserved, failovers),
+        "bleed": sum(a["bleed"] for a in arms), "payload_mismatch": sum(a["payload_mismatch"] for a in arms),
+        "completed": sum(a["completed"] for a in arms), "conversations": sum(a["conversations"] for a in arms),
+        "control_cpr": control["preserved"] / control["failovers"] if control["failovers"] else 0.0,
+        "control_failovers": control["failovers"], "control_bleed": control["bleed"],
+        "seeds": seeds, "in_flight": in_flight, "seconds": round(time.monotonic() - started, 1),
+        "per_seed": arms,
+    }
