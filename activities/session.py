@@ -161,7 +161,7 @@ class SessionActivities:
                 await asyncio.sleep(admission.wait_s)
         snapshot = await self.store.open_turn(inp.run_id, inp.user_seq, inp.user_text)
         try:
-            started = await self._start(inp.run_id, inp.agent, cand)
+            started = inp.session or await self._start(inp.run_id, inp.agent, cand)
             forwarded = forward([Entry(seq=e.seq, role=e.role, content=e.content, provider=e.provider)
                                  for e in snapshot], cand.provider, inp.full_history)
             result = await self._call(cand, started.model_to_send, forwarded.messages)

@@ -26,9 +26,11 @@ async def bench_database() -> AsyncIterator[str]:
 
 
 @contextlib.asynccontextmanager
-async def bench_stack() -> AsyncIterator[Stack]:
-    # The simulator runs in its own process: a provider is another server, not this event loop.
-    async with bench_database() as url, ephemeral_stack(url, ui=False, simulator_process=True) as stack:
+async def bench_stack(worker_process: bool = False) -> AsyncIterator[Stack]:
+    """The simulator always runs in its own process (a provider is another server, not this event loop);
+    `worker_process` gives the worker its own process too (load benchmarks that measure counts, not speed)."""
+    async with bench_database() as url, ephemeral_stack(url, ui=False, simulator_process=True,
+                                                        worker_process=worker_process) as stack:
         yield stack
 
 

@@ -1,7 +1,10 @@
 """An ephemeral stack for tests, benchmarks and the history recorder: a real Temporal dev server
 (in memory), the provider simulator, a migrated database and an in-process worker."""
 
+import asyncio
 import contextlib
+import os
+import sys
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -57,7 +60,9 @@ class Stack:
 
 @contextlib.asynccontextmanager
 async def ephemeral_stack(database_url: str, task_queue: str = TASK_QUEUE, worker: bool = True,
-                          ui: bool = True, simulator_process: bool = False) -> AsyncIterator[Stack]:
+                          ui: bool = True, simulator_process: bool = False, worker_process: bool = False
+                          ) -> AsyncIterator[Stack]:
+    """`worker_process`: run the worker as `office worker` in its own process (a second core for it)."""
     temporal = await TemporalDevServer(headless=not ui).start()  # the browser test looks at the UI
     simulator = await (RemoteSimulator() if simulator_process else SimulatorServer(SimConfig())).start()
     store = None
@@ -66,7 +71,10 @@ async def ephemeral_stack(database_url: str, task_queue: str = TASK_QUEUE, worke
         store = Store(database_url)
         client = await connect(address=temporal.address, namespace="default")
         stack = Stack(temporal, simulator, store, client, database_url, task_queue)
-        if worker:
+        if worker and worker_process:
+            async with _worker_process(temporal.address, database_url, task_queue):
+                yield stack
+        elif worker:
             async with office_worker(client, database_url, task_queue):
                 yield stack
         else:
@@ -76,3 +84,16 @@ async def ephemeral_stack(database_url: str, task_queue: str = TASK_QUEUE, worke
             await store.close()
         await simulator.stop()
         temporal.stop()
+
+
+@contextlib.asynccontextmanager
+async def _worker_process(address: str, database_url: str, task_queue: str) -> AsyncIterator[None]:
+    env = {**os.environ, "TEMPORAL_ADDRESS": address, "TEMPORAL_NAMESPACE": "default",
+           "OFFICE_DATABASE_URL": database_url, "OFFICE_TASK_QUEUE": task_queue, "OFFICE_OTEL_EXPORTER": "none"}
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "office.cli", "worker", env=env,
+                                                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+    try:
+        yield
+    finally:
+        proc.terminate()
+        await proc.wait()

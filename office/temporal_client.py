@@ -1,10 +1,26 @@
 """One way to build a Temporal client: standard env config (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles),
 the pydantic data converter, and the OpenTelemetry tracing interceptor."""
 
+import logging
+
 from temporalio.client import Client
 from temporalio.contrib.opentelemetry import TracingInterceptor
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.envconfig import ClientConfig
+from temporalio.runtime import LogForwardingConfig, LoggingConfig, Runtime, TelemetryConfig, TelemetryFilter
+
+_runtime: Runtime | None = None
+
+
+def runtime() -> Runtime:
+    """One runtime per process whose core logs go through Python logging (stderr), never onto stdout,
+    so `--json` output stays machine-readable."""
+    global _runtime
+    if _runtime is None:
+        forwarding = LogForwardingConfig(logger=logging.getLogger("temporalio.core"))
+        _runtime = Runtime(telemetry=TelemetryConfig(logging=LoggingConfig(
+            filter=TelemetryFilter(core_level="WARN", other_level="ERROR"), forwarding=forwarding)))
+    return _runtime
 
 
 async def connect(address: str | None = None, namespace: str | None = None) -> Client:
@@ -15,4 +31,4 @@ async def connect(address: str | None = None, namespace: str | None = None) -> C
         config["namespace"] = namespace
     config.setdefault("target_host", "localhost:7233")
     return await Client.connect(**config, data_converter=pydantic_data_converter,
-                                interceptors=[TracingInterceptor()])
+                                interceptors=[TracingInterceptor()], runtime=runtime())

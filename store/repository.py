@@ -321,13 +321,18 @@ class Store:
 
     async def health_events(self, run_id: str | None = None, since: datetime | None = None,
                             until: datetime | None = None) -> list[HealthEventRow]:
-        query = select(HealthEventRow).order_by(HealthEventRow.at, HealthEventRow.id)
-        if run_id is not None:
-            query = query.where(HealthEventRow.run_id == run_id)
+        return await self._events(HealthEventRow, since, until, run_id=run_id)
+
+    async def _events(self, table: Any, since: datetime | None, until: datetime | None, **equal: Any) -> list:
+        """Rows of an append-only event table in time order, within [since, until], matching `equal`."""
+        query = select(table).order_by(table.at, table.id)
+        for column, value in equal.items():
+            if value is not None:
+                query = query.where(getattr(table, column) == value)
         if since is not None:
-            query = query.where(HealthEventRow.at >= since)
+            query = query.where(table.at >= since)
         if until is not None:
-            query = query.where(HealthEventRow.at <= until)
+            query = query.where(table.at <= until)
         async with self.session() as s:
             return list((await s.execute(query)).scalars().all())
 
@@ -352,15 +357,7 @@ class Store:
 
     async def selection_events(self, since: datetime | None = None, until: datetime | None = None,
                                agent: str | None = None) -> list[SelectionEventRow]:
-        query = select(SelectionEventRow).order_by(SelectionEventRow.at, SelectionEventRow.id)
-        if agent is not None:
-            query = query.where(SelectionEventRow.agent == agent)
-        if since is not None:
-            query = query.where(SelectionEventRow.at >= since)
-        if until is not None:
-            query = query.where(SelectionEventRow.at <= until)
-        async with self.session() as s:
-            return list((await s.execute(query)).scalars().all())
+        return await self._events(SelectionEventRow, since, until, agent=agent)
 
     # --- observed catalogs (evidence for reporting, never an input to the start-model policy) -------
     async def observe_catalog(self, provider: str, models: list[str], run_id: str | None) -> None:

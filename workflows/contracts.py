@@ -84,6 +84,7 @@ class SessionTurnInput(BaseModel):
     user_text: str
     full_history: bool = True       # False: the stateless mode (only the newest user message is sent)
     is_retry: bool = False          # counts against the provider's shared retry budget
+    session: SessionStarted | None = None  # the live session on this candidate: later turns skip the start
 
 
 class SessionTurnOutput(BaseModel):

@@ -44,6 +44,7 @@ class OfficeRunWorkflow:
         self._decision: UserDecision | None = None
         self._published: dict[str, object] = {}
         self._lean = True
+        self._session: tuple[str, SessionStarted] | None = None  # (execution profile, its started session)
 
     # --- what users see -------------------------------------------------------------------------
     @workflow.query
@@ -201,6 +202,8 @@ class OfficeRunWorkflow:
     async def _session_turn(self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str,
                             is_retry: bool) -> SessionOutput:
         queue = workflow.info().task_queue
+        live = self._session[1] if self._session and self._session[0] == cand.execution_profile else None
+        self._session = None  # a failed turn ends the session: the next attempt starts afresh
         if cand.profile.requests_per_minute:  # the server enforces the provider's dispatch rate on its own queue
             queue = provider_queue(queue, cand.provider)
         try:
@@ -208,13 +211,14 @@ class OfficeRunWorkflow:
                 SessionActivities.session_turn,
                 SessionTurnInput(run_id=req.run_id, attempt_seq=seq, agent=req.agent, candidate=cand,
                                  user_seq=user_seq, user_text=text, full_history=req.full_history,
-                                 is_retry=is_retry),
+                                 is_retry=is_retry, session=live),
                 task_queue=queue, start_to_close_timeout=timedelta(seconds=cand.profile.timeout_s + 60),
                 heartbeat_timeout=timedelta(seconds=cand.profile.heartbeat_timeout_s), retry_policy=NO_RETRY,
                 summary=f"turn {user_seq // 2 + 1} on {cand.provider} (model {cand.requested_model})")
         except ActivityError as err:
             raise _AttemptFailed(err, Phase.after_start) from err
         self._note_start(turn.started)
+        self._session = (cand.execution_profile, turn.started)
         return turn.output
 
     async def _start_then_run(self, req: RunRequest, cand: Candidate, seq: int, user_seq: int) -> SessionOutput:
