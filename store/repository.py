@@ -25,6 +25,7 @@ class CallAdmission(BaseModel):
 
     allowed: bool
     wait_s: float = 0.0              # wait this long first (a Retry-After floor for this provider key)
+    slot_at: datetime | None = None  # when this call may go (with a quota: its pacing slot)
     probe: bool = False              # this call is the one half-open probe
     rule: str | None = None          # why it was refused
     retry_after_s: float | None = None
@@ -262,7 +263,7 @@ class Store:
             if wait > policy.max_wait_s:
                 await s.rollback()
                 return CallAdmission(allowed=False, rule="pacing.backlog", retry_after_s=wait)
-            admission.wait_s = wait
+            admission.wait_s, admission.slot_at = wait, slot
             row.window_requests += 1
             row.window_retries += 1 if is_retry else 0
             s.add(row)
