@@ -30,7 +30,7 @@ class RouteStateActivities:
         if agent is None:
             raise ApplicationError(f"agent profile {req.agent!r} does not exist; create it with "
                                    "`office profile set`", type="ConfigError", non_retryable=True)
-        health = await self.store.list_health()
+        health = await self.store.list_health(list(workspace.providers))
         pins = req.pins if req.pins.any else await self.store.user_pins(req.agent)
         if req.substitute and req.substitute.provider not in workspace.providers:
             raise ApplicationError(f"substitute provider {req.substitute.provider!r} is not in workspace "

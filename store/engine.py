@@ -17,10 +17,6 @@ def normalize_url(url: str) -> str:
     )
 
 
-def is_sqlite(url: str) -> bool:
-    return normalize_url(url).startswith("sqlite")
-
-
 def make_engine(url: str) -> AsyncEngine:
     url = normalize_url(url)
     if url.startswith("sqlite"):

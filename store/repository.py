@@ -297,9 +297,13 @@ class Store:
             s.add(HealthEventRow(provider=row.provider, model=row.model, state=HealthState.healthy.value,
                                  run_id=run_id, at=now))
 
-    async def list_health(self) -> list[HealthRecord]:
+    async def list_health(self, providers: list[str] | None = None) -> list[HealthRecord]:
+        """Health records, only for `providers` when given (route resolution reads its workspace's only)."""
+        query = select(ProviderHealthRow)
+        if providers is not None:
+            query = query.where(ProviderHealthRow.provider.in_(providers))  # type: ignore[attr-defined]
         async with self.session() as s:
-            rows = (await s.execute(select(ProviderHealthRow))).scalars().all()
+            rows = (await s.execute(query)).scalars().all()
         return [HealthRecord(provider=r.provider, model=r.model or None, state=HealthState(r.state),
                              retry_at=as_utc(r.retry_at), last_code=r.last_code) for r in rows]
 

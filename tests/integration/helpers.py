@@ -8,5 +8,5 @@ async def run_to_end(stack: Stack, workspace: str, agent: str, prompt: str = "Fi
     return await wait_for_view(stack.client, handle.id)
 
 
-def calls_to(stack: Stack, provider: str, path_model: bool = False) -> list[dict]:
+def calls_to(stack: Stack, provider: str) -> list[dict]:
     return [c for c in stack.simulator.sim.calls if c["provider"] == provider]
