@@ -245,7 +245,8 @@ class Store:
                     or_(ProviderHealthRow.probe_holder.is_(None),  # type: ignore[union-attr]
                         ProviderHealthRow.probe_expires < now,
                         ProviderHealthRow.probe_holder == run_id)).values(
-                    probe_holder=run_id, probe_expires=now + timedelta(seconds=policy.probe_lease_s)))
+                    probe_holder=run_id, probe_expires=now + timedelta(seconds=policy.probe_lease_s)
+                ).execution_options(synchronize_session=False))  # refreshed below; SQLite loads naive datetimes
                 if not claimed.rowcount:
                     await s.commit()
                     expires = as_utc(row.probe_expires) or now

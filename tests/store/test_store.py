@@ -137,6 +137,25 @@ async def test_shared_breaker_opens_on_a_failing_window_and_lets_one_probe_throu
     await store.close()
 
 
+async def test_an_expired_probe_lease_passes_to_the_next_caller(db_url):
+    """A probe holder that died must not keep the provider closed past its lease."""
+    from sqlalchemy import update as sa_update
+
+    from store.tables import ProviderHealthRow
+
+    store = await migrated(db_url)
+    await store.admit_call("p", "r0", is_retry=False)
+    async with store.session() as s:
+        await s.execute(sa_update(ProviderHealthRow).values(
+            state="degraded", retry_at=utcnow_minus(5), probe_holder="dead-run", probe_expires=utcnow_minus(1)))
+        await s.commit()
+    admission = await store.admit_call("p", "r1", is_retry=False)
+    assert admission.allowed and admission.probe
+    [row] = await store.health_rows()
+    assert row.probe_holder == "r1"
+    await store.close()
+
+
 async def test_retry_budget_is_shared_and_has_a_floor(db_url):
     from routing.breaker import BreakerPolicy
 
