@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: install run test bench record-histories clean
+.PHONY: install agents run test bench record-histories clean
 
 $(BIN)/office: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,10 +13,18 @@ $(BIN)/office: pyproject.toml
 
 install: $(BIN)/office
 
+# Real ACP agents the test suite launches (no credentials: they must answer "authentication required").
+AGENTS := .cache/agents
+CLAUDE_ACP_VERSION ?= 0.16.2
+$(AGENTS)/node_modules/.bin/claude-code-acp:
+	npm install --silent --no-audit --no-fund --prefix $(AGENTS) @zed-industries/claude-code-acp@$(CLAUDE_ACP_VERSION)
+
+agents: $(AGENTS)/node_modules/.bin/claude-code-acp
+
 run: install
 	$(BIN)/office dev
 
-test: install
+test: install agents
 	$(BIN)/python -m pytest -q
 
 bench: install
@@ -26,4 +34,4 @@ record-histories: install
 	$(BIN)/python scripts/record_histories.py
 
 clean:
-	rm -rf $(VENV) .office-data
+	rm -rf $(VENV) .office-data .cache

@@ -55,6 +55,31 @@ def warning_for(run_id: str, agent: str, cand: Candidate, decision: ModelDecisio
         idempotency_key="msw:" + hashlib.sha256(basis.encode()).hexdigest()[:32])
 
 
+async def settle_start(store: Store, run_id: str, agent: str, cand: Candidate,
+                       decision: ModelDecision, selected: str | None) -> WarningView | None:
+    """Every executor ends its session start here: a pinned model is never silently substituted, an
+    advertised model that failed to apply fails the start, and a differing model gets its one warning."""
+    if cand.model_pinned and decision.effective != cand.requested_model:
+        # The user pinned this model: running on another one would be a silent substitution.
+        raise provider_failure(classify(FailureSignal(
+            phase=Phase.session_start, provider=cand.provider, status=404,
+            error_text=f"pinned model {cand.requested_model} is not available on {cand.provider} "
+                       f"(model not found in the advertised catalog)"), utcnow()))
+    if decision.outcome is SelectionOutcome.failed:
+        raise ApplicationError(f"model {selected} failed to apply: {decision.apply_error}",
+                               type="ModelApplyFailed", non_retryable=True)
+    if not decision.differs:
+        return None
+    warning = warning_for(run_id, agent, cand, decision)
+    try:  # persisting the warning never blocks the launch
+        if await store.add_run_message(warning.idempotency_key, run_id, warning.kind,
+                                       warning.model_dump(mode="json")):
+            metrics.warnings.add(1, {"reason": warning.reason, "provider": cand.provider})
+    except Exception:  # noqa: BLE001
+        log.exception("could not persist model-selection warning for run %s", run_id)
+    return warning
+
+
 @contextlib.asynccontextmanager
 async def heartbeating() -> AsyncIterator[None]:
     """Heartbeats while a provider call is in flight, chunks or not: a lost worker shows up within the
@@ -111,24 +136,7 @@ class SessionActivities:
         # For an OpenAI-compatible endpoint, selecting a model is naming it in the request; it cannot fail here.
         default = cand.profile.default_model if cand.profile.default_model in catalog else None
         decision = settle_model(plan, reported=None if plan.select else default)
-        if cand.model_pinned and decision.effective != cand.requested_model:
-            # The user pinned this model: running on another one would be a silent substitution.
-            raise provider_failure(classify(FailureSignal(
-                phase=Phase.session_start, provider=cand.provider, status=404,
-                error_text=f"pinned model {cand.requested_model} is not available on {cand.provider} "
-                           f"(model not found in the advertised catalog)"), utcnow()))
-        if decision.outcome is SelectionOutcome.failed:
-            raise ApplicationError(f"model {plan.select} failed to apply: {decision.apply_error}",
-                                   type="ModelApplyFailed", non_retryable=True)
-        warning = None
-        if decision.differs:
-            warning = warning_for(run_id, agent, cand, decision)
-            try:  # persisting the warning never blocks the launch
-                if await self.store.add_run_message(warning.idempotency_key, run_id, warning.kind,
-                                                    warning.model_dump(mode="json")):
-                    metrics.warnings.add(1, {"reason": warning.reason, "provider": cand.provider})
-            except Exception:  # noqa: BLE001
-                log.exception("could not persist model-selection warning for run %s", run_id)
+        warning = await settle_start(self.store, run_id, agent, cand, decision, plan.select)
         return SessionStarted(decision=decision, model_to_send=plan.select or default,
                               effective_model=decision.effective, warning=warning)
 

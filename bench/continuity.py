@@ -5,11 +5,13 @@ per conversation injected from a seeded manifest (timeout, 5xx, 429 at an early,
 repeated over seeds until 750 failovers; plus a stateless control arm that forwards only the newest message.
 Counted from the simulator's own call log."""
 
+import asyncio
 import random
 import time
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 
-from bench.common import bench_stack, bounded, wilson_low
+from bench.common import bench_stack, wilson_low
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
 from office.stack import Stack
@@ -48,21 +50,36 @@ def manifest(seed: int, count: int) -> list[Conversation]:
     return out
 
 
-async def run_arm(stack: Stack, conversations: list[Conversation], full_history: bool, in_flight: int) -> dict:
+@dataclass
+class Arm:
+    """One seed's manifest (or the control arm) on its own workspace, so its calls are told apart."""
+    conversations: list[Conversation]
+    full_history: bool
+    workspace: str
+    agent: str
+    names: dict[str, str]
+    results: list = field(default_factory=list)
+
+
+async def prepare_arm(stack: Stack, conversations: list[Conversation], full_history: bool) -> Arm:
     failures = [InjectedFailure(match_text=f"{c.canary} turn {c.fail_turn}:", **FAILURE_KINDS[c.fail_kind])
                 for c in conversations]
     ws, agent, names = await stack.workspace({"primary": SimProvider(failures=failures), "fallback": SimProvider()},
                                              timeout_s=1.0)
-    by_canary = {c.canary: c for c in conversations}
+    return Arm(conversations, full_history, ws, agent, names)
 
-    async def converse(c: Conversation):
-        handle = await submit(stack.client, stack.store, ws, agent, c.turns[0], run_id=f"cont-{ws}-{c.key}",
-                              task_queue=stack.task_queue, follow_ups=c.turns[1:], full_history=full_history)
-        return c, await wait_for_view(stack.client, handle.id)
 
-    results = await bounded(in_flight, [lambda c=c: converse(c) for c in conversations])
-    calls = [call for call in await stack.simulator.calls() if call["provider"] in names.values()]
-    return score(results, calls, by_canary, names)
+async def converse(stack: Stack, arm: Arm, c: Conversation) -> None:
+    handle = await submit(stack.client, stack.store, arm.workspace, arm.agent, c.turns[0],
+                          run_id=f"cont-{arm.workspace}-{c.key}", task_queue=stack.task_queue,
+                          follow_ups=c.turns[1:], full_history=arm.full_history)
+    arm.results.append((c, await wait_for_view(stack.client, handle.id)))
+
+
+def score_arm(arm: Arm, calls: list[dict]) -> dict:
+    providers = set(arm.names.values())
+    return score(arm.results, [c for c in calls if c["provider"] in providers],
+                 {c.canary: c for c in arm.conversations}, arm.names)
 
 
 def score(results, calls: list[dict], by_canary: dict[str, Conversation], names: dict[str, str]) -> dict:
@@ -98,22 +115,51 @@ def score(results, calls: list[dict], by_canary: dict[str, Conversation], names:
 
 
 async def run(conversations: int = 150, in_flight: int = 100, target: int = TARGET_FAILOVERS) -> dict:
-    """Repeats the manifest over seeds until `target` failovers were measured."""
+    """One pool of `in_flight` conversations: the control arm first, then seed after seed until `target`
+    failovers were measured (no arm waits for the previous one's stragglers)."""
     started = time.monotonic()
-    async with bench_stack(worker_process=True) as stack:
-        arms: list[dict] = []
-        while sum(a["failovers"] for a in arms) < target:
-            arms.append(await run_arm(stack, manifest(len(arms), conversations), True, in_flight))
-        control = await run_arm(stack, manifest(1000, conversations), False, in_flight)
-    failovers = sum(a["failovers"] for a in arms)
-    preserved = sum(a["preserved"] for a in arms)
+    async with bench_stack(worker_process=True, worker_processes=2) as stack:
+        control = await prepare_arm(stack, manifest(1000, conversations), False)
+        arms: list[Arm] = []
+        failovers = 0
+        feeding = asyncio.Lock()
+
+        async def jobs() -> AsyncIterator[tuple[Arm, Conversation]]:
+            for c in control.conversations:
+                yield control, c
+            while failovers < target:
+                arms.append(await prepare_arm(stack, manifest(len(arms), conversations), True))
+                for c in arms[-1].conversations:
+                    if failovers >= target:
+                        return
+                    yield arms[-1], c
+
+        feed = jobs()
+
+        async def lane() -> None:
+            nonlocal failovers
+            while True:
+                async with feeding:
+                    job = await anext(feed, None)
+                if job is None:
+                    return
+                arm, c = job
+                await converse(stack, arm, c)
+                failovers += arm is not control and arm.results[-1][1].fallback_count >= 1
+
+        await asyncio.gather(*[lane() for _ in range(in_flight)])
+        calls = await stack.simulator.calls()
+    scored = [score_arm(arm, calls) for arm in arms]
+    control_score = score_arm(control, calls)
+    failovers = sum(a["failovers"] for a in scored)
+    preserved = sum(a["preserved"] for a in scored)
     return {
         "failovers": failovers, "preserved": preserved,
         "cpr": preserved / failovers if failovers else 0.0, "cpr_ci_low": wilson_low(preserved, failovers),
-        "bleed": sum(a["bleed"] for a in arms), "payload_mismatch": sum(a["payload_mismatch"] for a in arms),
-        "completed": sum(a["completed"] for a in arms), "conversations": sum(a["conversations"] for a in arms),
-        "control_cpr": control["preserved"] / control["failovers"] if control["failovers"] else 0.0,
-        "control_failovers": control["failovers"], "control_bleed": control["bleed"],
+        "bleed": sum(a["bleed"] for a in scored), "payload_mismatch": sum(a["payload_mismatch"] for a in scored),
+        "completed": sum(a["completed"] for a in scored), "conversations": sum(a["conversations"] for a in scored),
+        "control_cpr": control_score["preserved"] / control_score["failovers"] if control_score["failovers"] else 0.0,
+        "control_failovers": control_score["failovers"], "control_bleed": control_score["bleed"],
         "seeds": len(arms), "in_flight": in_flight, "seconds": round(time.monotonic() - started, 1),
-        "per_seed": arms,
+        "per_seed": scored,
     }

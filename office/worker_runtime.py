@@ -4,6 +4,7 @@ per provider queue for providers with a configured quota."""
 import asyncio
 import contextlib
 import logging
+import uuid
 from collections.abc import AsyncIterator
 
 import httpx
@@ -11,6 +12,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
+from activities.acp_session import AcpActivities, LiveAgents, reap_idle_forever
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
@@ -75,20 +77,28 @@ class ProviderQueues:
             await self._stop(provider)
 
 
+def worker_queue(task_queue: str) -> str:
+    """This worker process's own queue: turns of the agent sessions it holds are routed here."""
+    return f"{task_queue}-worker-{uuid.uuid4().hex[:12]}"
+
+
 @contextlib.asynccontextmanager
 async def office_worker(client: Client, database_url: str, task_queue: str,
-                        provider_refresh_s: float = 2.0) -> AsyncIterator[Worker]:
+                        provider_refresh_s: float = 2.0, agent_cwd: str | None = None) -> AsyncIterator[Worker]:
     store = Store(database_url)
+    agents = LiveAgents()
     # Retries are off in the transport (httpx default); Temporal's attempts are the only retries.
     limits = httpx.Limits(max_connections=200, max_keepalive_connections=50)
     async with httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(retries=0, limits=limits)) as http:
         route_state = RouteStateActivities(store)
         sessions = SessionActivities(store, http)
         watchdog = WatchdogActivities(store)
+        own_queue = worker_queue(task_queue)
+        acp = AcpActivities(store, own_queue, agents, agent_cwd)
         worker = Worker(
             client, task_queue=task_queue, workflows=[OfficeRunWorkflow, WatchdogWorkflow],
             activities=[route_state.open_transcript, route_state.resolve_route, route_state.record_attempt,
-                        sessions.start_session, sessions.run_session, sessions.session_turn,
+                        sessions.start_session, sessions.run_session, sessions.session_turn, acp.acp_start,
                         watchdog.sweep_automatic_selections],
             max_concurrent_activities=200,
             # Our workflow modules import only pure code (routing/, contracts); passing every module through
@@ -96,15 +106,19 @@ async def office_worker(client: Client, database_url: str, task_queue: str,
             workflow_runner=SandboxedWorkflowRunner(
                 restrictions=SandboxRestrictions.default.with_passthrough_all_modules()),
         )
+        session_worker = Worker(client, task_queue=own_queue, activities=[acp.acp_turn, acp.acp_close],
+                                max_concurrent_activities=100)
         queues = ProviderQueues(client, store, task_queue, sessions, provider_refresh_s)
         await queues.sync()
-        refresher = asyncio.create_task(queues.run())
+        background = [asyncio.create_task(queues.run()), asyncio.create_task(reap_idle_forever(agents))]
         try:
-            async with worker:
+            async with worker, session_worker:
                 yield worker
         finally:
-            refresher.cancel()
+            for task in background:
+                task.cancel()
             await queues.close()
+            await agents.close_all()  # never leave agent processes behind
     await store.close()
 
 

@@ -114,7 +114,7 @@ _MESSAGE_RULES: list[tuple[str, re.Pattern[str], ErrorCode]] = [
 _EXCEPTION_RULES: list[tuple[re.Pattern[str], ErrorCode]] = [
     (re.compile(r"Timeout|TimedOut|DeadlineExceeded", re.I), ErrorCode.timeout),
     (re.compile(r"RemoteProtocolError|IncompleteRead|StreamTruncated|ChunkedEncodingError|ReadError", re.I), ErrorCode.stream_truncated),
-    (re.compile(r"ConnectError|ConnectionRefused|ConnectionReset|NetworkError|gaierror|BrokenPipe|ConnectionError", re.I), ErrorCode.network_unavailable),
+    (re.compile(r"ConnectError|ConnectionRefused|ConnectionReset|NetworkError|gaierror|BrokenPipe|ConnectionError|AgentSessionLost", re.I), ErrorCode.network_unavailable),
     (re.compile(r"MissingCredentials", re.I), ErrorCode.missing_credentials),
 ]
 
@@ -272,4 +272,6 @@ def _classify(signal: FailureSignal, now: datetime | None) -> Classification:
     match = _match_message(text)
     if match:
         return done(match[1], 0.7, match[0])
+    if signal.exit_code is not None and signal.status is None:  # an agent process died mid-session
+        return done(ErrorCode.provider_unavailable, 0.6, "exit.unexpected")
     return done(ErrorCode.unknown, 0.0, "unmatched")

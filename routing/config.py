@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field, StringConstraints, field_validator, model
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,62}$"
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+SECRET_NAME = re.compile(r"(^|_)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)($|_)", re.IGNORECASE)
 
 
 class ExecutorKind(StrEnum):
@@ -26,6 +27,7 @@ class ExecutionProfile(BaseModel):
     kind: ExecutorKind = ExecutorKind.openai
     base_url: str | None = None
     command: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)  # plain settings for an agent process; never secrets
     credential_env: str | None = None
     default_model: str | None = None
     requests_per_minute: float | None = Field(default=None, gt=0)
@@ -38,6 +40,17 @@ class ExecutionProfile(BaseModel):
     def _env_name(cls, value: str | None) -> str | None:
         if value is not None and not ENV_NAME.match(value):
             raise ValueError("must be an environment variable NAME (e.g. OPENAI_API_KEY), never the key itself")
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _no_secrets(cls, value: dict[str, str]) -> dict[str, str]:
+        for name in value:
+            if not ENV_NAME.match(name):
+                raise ValueError(f"{name!r} is not an environment variable name")
+            if SECRET_NAME.search(name):
+                raise ValueError(f"{name} looks like a secret: workspace settings are stored in plain text; "
+                                 f"set it on the worker and name it in credential_env instead")
         return value
 
     @model_validator(mode="after")

@@ -5,6 +5,7 @@ workflow.patched, first keep the old files under a version prefix (v0_*.json, v1
 paths stay covered by the replay test."""
 
 import asyncio
+import json
 import os
 import sys
 import tempfile
@@ -15,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from office.runs import submit, wait_for_view  # noqa: E402
 from office.simulator.config import InjectedFailure, SimProvider  # noqa: E402
 from office.stack import ephemeral_stack  # noqa: E402
+from routing.config import ExecutionProfile  # noqa: E402
 from routing.run import RunStatus  # noqa: E402
 from routing.selection import UserDecision  # noqa: E402
 from workflows.office_run import OfficeRunWorkflow  # noqa: E402
@@ -59,6 +61,21 @@ async def main() -> None:
                                         UserDecision(action="substitute", provider=names["beta"]))
             view = await wait_for_view(stack.client, handle.id)
             await save(handle, "pinned_substitute", view.status.value)
+
+            # ACP: an agent that demands authentication → the next provider; a live session over two turns.
+            for name, script, providers in (("acp_auth_fallback", {"auth_required": True}, {"beta": SimProvider()}),
+                                            ("acp_two_turns", {"models": ["sim-small"]}, {})):
+                workspace, agent, _ = await stack.workspace({"claude": scripted_agent(script), **providers})
+                handle = await submit(stack.client, stack.store, workspace, agent, f"scenario {name}",
+                                      run_id=f"record-{name}", follow_ups=["and the next step"])
+                view = await wait_for_view(stack.client, handle.id)
+                await save(handle, name, view.status.value)
+
+
+def scripted_agent(script: dict) -> ExecutionProfile:
+    root = Path(__file__).resolve().parent.parent
+    return ExecutionProfile(kind="acp", command=[sys.executable, "-m", "office.scripted_agent"],
+                            env={"SCRIPTED_AGENT": json.dumps(script), "PYTHONPATH": str(root)})
 
 
 async def save(handle, name: str, status: str) -> None:

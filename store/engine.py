@@ -30,4 +30,4 @@ def make_engine(url: str) -> AsyncEngine:
             cur.close()
 
         return engine
-    return create_async_engine(url, pool_size=20, max_overflow=20, pool_pre_ping=True)
+    return create_async_engine(url, pool_size=20, max_overflow=20)

@@ -97,3 +97,32 @@ class SessionTurnOutput(BaseModel):
 def provider_queue(base: str, provider: str) -> str:
     """Provider calls with a configured quota run on their own queue, rate-limited by the server."""
     return f"{base}-provider-{provider}"
+
+
+class AcpStartInput(BaseModel):
+    run_id: str
+    attempt_seq: int
+    agent: str
+    candidate: Candidate
+
+
+class AcpStarted(BaseModel):
+    """The session lives in one worker's process: later turns go to that worker's own task queue."""
+    started: SessionStarted
+    session_key: str
+    worker_queue: str
+
+
+class AcpTurnInput(BaseModel):
+    run_id: str
+    attempt_seq: int
+    candidate: Candidate
+    session_key: str
+    started: SessionStarted
+    user_seq: int
+    user_text: str
+    full_history: bool = True
+
+
+class AcpCloseInput(BaseModel):
+    session_key: str

@@ -13,6 +13,7 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError, CancelledError, TimeoutError
 
 with workflow.unsafe.imports_passed_through():
+    from activities.acp_session import AcpActivities
     from activities.routing_state import RouteStateActivities
     from activities.session import SessionActivities
     from routing.classifier import Classification, FailureSignal, classify
@@ -24,13 +25,17 @@ with workflow.unsafe.imports_passed_through():
     from routing.run import AttemptView, Candidate, RoutePlan, RunRequest, RunStatus, RunView
     from routing.selection import Pins, UserDecision
     from workflows import search_attributes as sa
-    from workflows.contracts import (AttemptRecord, OpenTranscript, RouteRequest, RunSessionInput, SessionOutput,
+    from workflows.contracts import (AcpCloseInput, AcpStarted, AcpStartInput, AcpTurnInput, AttemptRecord,
+                                     OpenTranscript, RouteRequest, RunSessionInput, SessionOutput,
                                      SessionStarted, SessionTurnInput, SessionTurnOutput, StartSessionInput,
                                      provider_queue)
 
 # Histories recorded before this patch start a session and run it as two activities and open the transcript
 # in a separate step; new runs use one session-turn activity per turn (15 events for a happy path, not 24).
 LEAN_SESSION = "lean-session-turn-v1"
+# ACP agents keep a live process: the session starts on any worker, its turns go to that worker's own queue.
+ACP_LIVE_SESSION = "acp-live-session-v1"
+WORKER_PICKUP = timedelta(seconds=30)  # a turn for a dead worker's session fails this soon, then re-dispatches
 NO_RETRY = RetryPolicy(maximum_attempts=1)  # provider calls: the decider is the only retry layer
 STATE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30))
 LOCAL = timedelta(seconds=30)
@@ -45,6 +50,7 @@ class OfficeRunWorkflow:
         self._published: dict[str, object] = {}
         self._lean = True
         self._session: tuple[str, SessionStarted] | None = None  # (execution profile, its started session)
+        self._acp: tuple[str, AcpStarted] | None = None  # (execution profile, the live agent session)
 
     # --- what users see -------------------------------------------------------------------------
     @workflow.query
@@ -99,7 +105,9 @@ class OfficeRunWorkflow:
             self._published = {k.name: v for k in sa.ALL if (v := started_with.get(k)) is not None}
         self._publish()
         try:
-            return await self._run(req)
+            result = await self._run(req)
+            await self._close_acp()
+            return result
         except asyncio.CancelledError:
             self._view.status = RunStatus.cancelled
             self._view.message = "cancelled by the user"
@@ -186,6 +194,8 @@ class OfficeRunWorkflow:
         try:
             if self._lean and cand.profile.kind is ExecutorKind.openai:
                 return await self._session_turn(req, cand, seq, user_seq, text, is_retry)
+            if self._lean and cand.profile.kind is ExecutorKind.acp and workflow.patched(ACP_LIVE_SESSION):
+                return await self._acp_turn(req, cand, seq, user_seq, text)
             return await self._start_then_run(req, cand, seq, user_seq)
         except _AttemptFailed as failed:
             if isinstance(failed.error.cause, CancelledError):  # the run itself is being cancelled
@@ -220,6 +230,53 @@ class OfficeRunWorkflow:
         self._note_start(turn.started)
         self._session = (cand.execution_profile, turn.started)
         return turn.output
+
+    async def _acp_turn(self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str
+                        ) -> SessionOutput:
+        live = self._acp if self._acp and self._acp[0] == cand.execution_profile else None
+        if live is None:
+            await self._close_acp()  # a session on another route is over
+            try:
+                started: AcpStarted = await workflow.execute_activity_method(
+                    AcpActivities.acp_start, AcpStartInput(run_id=req.run_id, attempt_seq=seq, agent=req.agent,
+                                                           candidate=cand),
+                    start_to_close_timeout=timedelta(seconds=cand.profile.timeout_s + 60),
+                    heartbeat_timeout=timedelta(seconds=cand.profile.heartbeat_timeout_s), retry_policy=NO_RETRY,
+                    summary=f"start agent session on {cand.provider} (model {cand.requested_model})")
+            except ActivityError as err:
+                raise _AttemptFailed(err, Phase.session_start) from err
+            self._note_start(started.started)
+            live = (cand.execution_profile, started)
+        self._acp = None  # a failed turn ends the session (the activity reaps it)
+        session = live[1]
+        try:
+            turn: SessionTurnOutput = await workflow.execute_activity_method(
+                AcpActivities.acp_turn,
+                AcpTurnInput(run_id=req.run_id, attempt_seq=seq, candidate=cand, session_key=session.session_key,
+                             started=session.started, user_seq=user_seq, user_text=text,
+                             full_history=req.full_history),
+                task_queue=session.worker_queue, schedule_to_start_timeout=WORKER_PICKUP,
+                start_to_close_timeout=timedelta(seconds=cand.profile.timeout_s + 30),
+                heartbeat_timeout=timedelta(seconds=cand.profile.heartbeat_timeout_s), retry_policy=NO_RETRY,
+                summary=f"turn {user_seq // 2 + 1} on {cand.provider} "
+                        f"({session.started.effective_model or 'agent default'})")
+        except ActivityError as err:
+            raise _AttemptFailed(err, Phase.after_start) from err
+        self._acp = live
+        return turn.output
+
+    async def _close_acp(self) -> None:
+        """Best effort: if the worker is gone, its agent went with it (and an idle reaper backs this up)."""
+        live, self._acp = self._acp, None
+        if live is None:
+            return
+        try:
+            await workflow.execute_activity_method(
+                AcpActivities.acp_close, AcpCloseInput(session_key=live[1].session_key),
+                task_queue=live[1].worker_queue, schedule_to_close_timeout=WORKER_PICKUP, retry_policy=NO_RETRY,
+                summary="close agent session")
+        except ActivityError:
+            pass
 
     async def _start_then_run(self, req: RunRequest, cand: Candidate, seq: int, user_seq: int) -> SessionOutput:
         """Executors with a live session (and histories recorded before LEAN_SESSION): two activities."""
@@ -280,7 +337,8 @@ class OfficeRunWorkflow:
             reason=decision.reason if decision else None,
             rule=failure.rule if failure else None, excerpt=failure.excerpt if failure else None,
             retry_after_s=failure.retry_after_s if failure else None))
-        if self._lean and failure is None and cand.profile.kind is ExecutorKind.openai:
+        if self._lean and failure is None and (cand.profile.kind is ExecutorKind.openai or (
+                cand.profile.kind is ExecutorKind.acp and workflow.patched(ACP_LIVE_SESSION))):
             return  # the session turn recorded its own success
         await workflow.execute_local_activity_method(
             RouteStateActivities.record_attempt,

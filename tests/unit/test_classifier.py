@@ -132,6 +132,12 @@ def test_exceptions_jsonrpc_and_exit_codes():
         ErrorCode.missing_credentials
     assert sig(jsonrpc_code=-32000, error_text="Authentication required").code is ErrorCode.auth_required
     assert sig(exit_code=127, error_text="npx: command not found").code is ErrorCode.provider_not_configured
+    # An ACP agent that dies mid-session is a lost transport (bounded retries, then the next provider) ...
+    assert sig(exit_code=3, exception_type="AgentExited", error_text="agent process exited with code 3").code \
+        is ErrorCode.provider_unavailable
+    # ... unless what it printed says more, e.g. a provider rate limit relayed in its error text.
+    assert sig(jsonrpc_code=-32603, error_text="429 rate limit exceeded, try again in 20s").retry_after_s == 20
+    assert sig(jsonrpc_code=-32603, error_text="Internal error").code is ErrorCode.unknown
     assert sig(error_text="Error: 429 rate limit exceeded, please slow down").code is ErrorCode.rate_limited
     assert sig(error_text="API Error: 529 {\"type\":\"overloaded_error\"}").code is ErrorCode.provider_overloaded
 

@@ -1,0 +1,188 @@
+"""ACP sessions as activities. `acp_start` runs on the shared queue: it launches the agent, applies the
+start-model policy and keeps the live process in this worker. `acp_turn` and `acp_close` run on this
+worker's own task queue, so every later turn reaches the process that holds the session."""
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from dataclasses import dataclass
+
+from temporalio import activity
+
+from activities.attempts import attempt_row, count
+from activities.executors.acp import (METHOD_NOT_FOUND, AgentSession, is_claude_bridge, launch_environment)
+from activities.executors.base import ProviderCallError
+from activities.session import heartbeating, provider_failure, settle_start
+from routing.classifier import FailureSignal, classify
+from routing.model_policy import plan_model, settle_model
+from routing.run import Candidate
+from routing.transcript import Entry, forward
+from store.repository import Store, utcnow
+from workflows.contracts import (AcpCloseInput, AcpStarted, AcpStartInput, AcpTurnInput, AttemptRecord,
+                                 SessionOutput, SessionStarted, SessionTurnOutput)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Live:
+    session: AgentSession
+    used_at: float
+
+
+class LiveAgents:
+    """The agent processes this worker holds, by session key. Each belongs to exactly one run (the key
+    carries the run id and attempt); conversation state lives in the agent and the run's transcript, never here."""
+
+    def __init__(self, idle_ttl_s: float = 3600.0):
+        self.idle_ttl_s = idle_ttl_s
+        self._live: dict[str, _Live] = {}
+
+    def put(self, key: str, session: AgentSession) -> None:
+        self._live[key] = _Live(session, time.monotonic())
+
+    def get(self, key: str) -> AgentSession | None:
+        live = self._live.get(key)
+        if live is not None:
+            live.used_at = time.monotonic()
+        return live.session if live else None
+
+    async def close(self, key: str) -> bool:
+        live = self._live.pop(key, None)
+        if live is not None:
+            await live.session.close()
+        return live is not None
+
+    async def reap_idle(self) -> int:
+        """Sessions whose run went away without closing them (terminated, reset) are reaped after the TTL."""
+        cutoff = time.monotonic() - self.idle_ttl_s
+        stale = [key for key, live in self._live.items() if live.used_at < cutoff]
+        for key in stale:
+            await self.close(key)
+        return len(stale)
+
+    async def close_all(self) -> None:
+        for key in list(self._live):
+            await self.close(key)
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+
+def claude_meta(cand: Candidate) -> dict | None:
+    """The explicit fallback for Claude's bridge when auto-fallback is off (it has no environment variable)."""
+    if is_claude_bridge(cand.profile.command) and cand.fallback_model and not cand.auto_fallback:
+        return {"claudeCode": {"options": {"fallbackModel": cand.fallback_model}}}
+    return None
+
+
+def prompt_text(snapshot: list[Entry], fresh_session: bool, provider: str, full_history: bool) -> tuple[str, list[str]]:
+    """A fresh agent session on a run that already has a conversation (a fallback, a re-dispatch) gets this
+    run's own transcript snapshot, normalised, in its first prompt; a live session gets only the new turn."""
+    if not fresh_session or len(snapshot) <= 1:
+        return snapshot[-1].content, []
+    forwarded = forward(snapshot, provider, full_history)
+    *before, newest = forwarded.messages
+    lines = ["Conversation so far in this run (forwarded by the office scheduler):"]
+    lines += [f"[{m['role']}] {m['content']}" for m in before]
+    return "\n".join(lines) + "\n\n" + newest["content"], forwarded.normalisations
+
+
+class AcpActivities:
+    def __init__(self, store: Store, worker_queue: str, agents: LiveAgents, cwd: str | None = None):
+        self.store, self.worker_queue, self.agents, self.cwd = store, worker_queue, agents, cwd
+
+    @activity.defn
+    async def acp_start(self, inp: AcpStartInput) -> AcpStarted:
+        """Launch → initialize → session/new → the advertised models → at most one selection call."""
+        cand = inp.candidate
+        try:
+            env = launch_environment(cand.profile, cand.provider, cand.requested_model)
+            session = await AgentSession.launch(inp.run_id, cand.provider, cand.profile, env, self.cwd)
+        except ProviderCallError as err:
+            raise provider_failure(classify(err.signal, utcnow())) from err
+        try:
+            async with heartbeating():
+                started = await self._start(inp, session)
+        except BaseException:
+            await session.close()
+            raise
+        key = f"{inp.run_id}/{inp.attempt_seq}"
+        self.agents.put(key, session)
+        return AcpStarted(started=started, session_key=key, worker_queue=self.worker_queue)
+
+    async def _start(self, inp: AcpStartInput, session: AgentSession) -> SessionStarted:
+        cand = inp.candidate
+        try:
+            await session.start(self.cwd or os.getcwd(), claude_meta(cand))  # ACP wants an absolute path
+        except ProviderCallError as err:
+            raise provider_failure(classify(err.signal, utcnow())) from err
+        choice = session.choice
+        if choice.catalog is not None:
+            await self.store.observe_catalog(cand.provider, choice.catalog, inp.run_id)
+        plan = plan_model(cand.requested_model, cand.fallback_model, cand.auto_fallback, choice.catalog,
+                          selection_supported=choice.catalog is not None)
+        apply_error, reported = None, choice.current
+        if plan.select is not None:
+            try:
+                reported = await session.select_model(plan.select)
+            except ProviderCallError as err:
+                if err.signal.jsonrpc_code == METHOD_NOT_FOUND:  # the agent cannot select: its default runs
+                    unsupported = plan_model(cand.requested_model, cand.fallback_model, cand.auto_fallback,
+                                             choice.catalog, selection_supported=False)
+                    decision = settle_model(unsupported, reported=choice.current).model_copy(
+                        update={"set_model_called": True})
+                    warning = await settle_start(self.store, inp.run_id, inp.agent, cand, decision, None)
+                    return SessionStarted(decision=decision, model_to_send=None,
+                                          effective_model=decision.effective, warning=warning)
+                apply_error, reported = err.signal.error_text or "selection failed", choice.current
+        decision = settle_model(plan, apply_error, reported)
+        warning = await settle_start(self.store, inp.run_id, inp.agent, cand, decision, plan.select)
+        return SessionStarted(decision=decision, model_to_send=plan.select if apply_error is None else None,
+                              effective_model=decision.effective, warning=warning)
+
+    @activity.defn
+    async def acp_turn(self, inp: AcpTurnInput) -> SessionTurnOutput:
+        """One prompt on the live session; the answer and the attempt row are stored together."""
+        cand, started_at = inp.candidate, utcnow()
+        session = self.agents.get(inp.session_key)
+        if session is None or session.run_id != inp.run_id:
+            raise provider_failure(classify(FailureSignal(
+                provider=cand.provider, exception_type="AgentSessionLost",
+                error_text="the agent session is no longer on its worker (restarted or reaped)"), utcnow()))
+        snapshot = await self.store.open_turn(inp.run_id, inp.user_seq, inp.user_text)
+        entries = [Entry(seq=e.seq, role=e.role, content=e.content, provider=e.provider) for e in snapshot]
+        text, normalisations = prompt_text(entries, session.prompts == 0, cand.provider, inp.full_history)
+        try:
+            async with heartbeating():
+                answer = await session.prompt(text)
+        except ProviderCallError as err:  # the session is over: the decider picks the next route
+            await self.agents.close(inp.session_key)
+            raise provider_failure(classify(err.signal, utcnow())) from err
+        except asyncio.CancelledError:  # the run was cancelled or this activity timed out: stop and reap
+            await session.cancel()
+            await self.agents.close(inp.session_key)
+            raise
+        effective = inp.started.effective_model
+        record = AttemptRecord(run_id=inp.run_id, seq=inp.attempt_seq, candidate=cand, effective_model=effective,
+                               outcome="succeeded", started_at=started_at, finished_at=utcnow())
+        if await self.store.close_turn(inp.run_id, inp.user_seq + 1, answer, cand.provider,
+                                       attempt_row(record), effective):
+            count(record)
+        return SessionTurnOutput(started=inp.started, normalisations=normalisations,
+                                 output=SessionOutput(text=answer, reported_model=effective,
+                                                      transcript_seq=inp.user_seq + 1))
+
+    @activity.defn
+    async def acp_close(self, inp: AcpCloseInput) -> bool:
+        return await self.agents.close(inp.session_key)
+
+
+async def reap_idle_forever(agents: LiveAgents, every_s: float = 60.0) -> None:
+    while True:
+        await asyncio.sleep(every_s)
+        with contextlib.suppress(Exception):
+            if reaped := await agents.reap_idle():
+                log.info("reaped %d idle agent sessions", reaped)

@@ -1,0 +1,100 @@
+"""A scripted ACP agent, built on the agent side of `agent-client-protocol`: a real process speaking ACP on
+stdio whose behaviour comes from the JSON in SCRIPTED_AGENT (set per execution profile, so per test).
+
+    python -m office.scripted_agent
+
+Keys (all optional): models (advertised; null or absent: no model option), current_model, set_model
+("ok" | "error" | "method_not_found"), auth_required (session/new answers -32000), fail_turn (1-based prompt
+number that fails), fail_match (fail every prompt whose newest line has this text), fail_after_output (send a chunk first), fail_code / fail_message (the JSON-RPC error),
+exit_code (exit instead of answering), latency_s, log (a JSONL file: every call it received, with its pid).
+It answers deterministically from what it was sent, so a test can check exactly what history it was given."""
+
+import asyncio
+import json
+import os
+import sys
+from typing import Any
+
+from acp import RequestError, run_agent, text_block, update_agent_message
+from acp.schema import (AgentCapabilities, Implementation, InitializeResponse, NewSessionResponse, PromptResponse,
+                        SessionConfigOptionSelect, SessionConfigSelectOption, SetSessionConfigOptionResponse)
+
+
+class ScriptedAgent:
+    def __init__(self, script: dict[str, Any]):
+        self.script = script
+        self.current = script.get("current_model") or ((script.get("models") or [None])[0])
+        self.prompts = 0
+        self.conn: Any = None
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    def record(self, method: str, **params: Any) -> None:
+        if path := self.script.get("log"):
+            with open(path, "a", encoding="utf-8") as out:
+                out.write(json.dumps({"pid": os.getpid(), "method": method, **params}) + "\n")
+
+    def _model_options(self) -> list[SessionConfigOptionSelect] | None:
+        models = self.script.get("models")
+        if models is None:
+            return None
+        return [SessionConfigOptionSelect(
+            id="model", name="Model", category="model", type="select", current_value=self.current or "",
+            options=[SessionConfigSelectOption(value=m, name=m) for m in models])]
+
+    async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
+        self.record("initialize", protocol_version=protocol_version)
+        return InitializeResponse(protocol_version=protocol_version, agent_capabilities=AgentCapabilities(),
+                                  agent_info=Implementation(name="scripted-agent", version="1"))
+
+    async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
+        self.record("session/new", cwd=cwd, env_model=os.environ.get("ANTHROPIC_MODEL"))
+        if self.script.get("auth_required"):
+            raise RequestError.auth_required({"message": "Authentication required: run /login"})
+        return NewSessionResponse(session_id="scripted-1", config_options=self._model_options())
+
+    async def set_config_option(self, config_id: str, session_id: str, value: Any, **_: Any
+                                ) -> SetSessionConfigOptionResponse:
+        self.record("session/set_config_option", config_id=config_id, value=value)
+        behaviour = self.script.get("set_model", "ok")
+        if behaviour == "method_not_found":
+            raise RequestError.method_not_found("session/set_config_option")
+        if behaviour == "error":
+            raise RequestError.invalid_params({"message": f"model {value} cannot be used with this account"})
+        self.current = value
+        return SetSessionConfigOptionResponse(config_options=self._model_options() or [])
+
+    async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
+        self.prompts += 1
+        text = "\n".join(getattr(block, "text", "") for block in prompt)
+        self.record("session/prompt", n=self.prompts, model=self.current, text=text)
+        await asyncio.sleep(float(self.script.get("latency_s", 0)))
+        last = text.strip().splitlines()[-1] if text.strip() else ""
+        match = self.script.get("fail_match")
+        failing = self.script.get("fail_turn") == self.prompts or bool(match and match in last)
+        if failing and self.script.get("exit_code") is not None:
+            os._exit(int(self.script["exit_code"]))
+        if failing and self.script.get("fail_after_output"):
+            await self.conn.session_update(session_id, update_agent_message(text_block("partial answer ")))
+        if failing:
+            raise RequestError(int(self.script.get("fail_code", -32603)),
+                               self.script.get("fail_message", "Internal error"))
+        answer = f"[{self.current or 'agent-default'}] turn {self.prompts}: {last}"
+        for piece in (answer[: len(answer) // 2], answer[len(answer) // 2:]):
+            await self.conn.session_update(session_id, update_agent_message(text_block(piece)))
+        return PromptResponse(stop_reason="end_turn")
+
+    async def cancel(self, session_id: str, **_: Any) -> None:
+        self.record("session/cancel")
+
+
+def main() -> None:
+    script = json.loads(os.environ.get("SCRIPTED_AGENT") or "{}")
+    if script.get("exit_at_start") is not None:
+        sys.exit(int(script["exit_at_start"]))
+    asyncio.run(run_agent(ScriptedAgent(script)))
+
+
+if __name__ == "__main__":
+    main()

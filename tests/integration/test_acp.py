@@ -1,0 +1,212 @@
+"""ACP agents on the real dev server: the scripted agent (a real ACP process built on the package's agent
+side) records every call it received, so these tests see exactly what the scheduler sent."""
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from office.runs import submit, wait_for_view
+from office.simulator.config import SimProvider
+from routing.config import ExecutionProfile
+from routing.run import RunStatus
+
+from .helpers import calls_to, run_to_end
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def scripted(log: Path, **script) -> ExecutionProfile:
+    return ExecutionProfile(kind="acp", command=[sys.executable, "-m", "office.scripted_agent"],
+                            env={"SCRIPTED_AGENT": json.dumps({"log": str(log), **script}), "PYTHONPATH": str(ROOT)},
+                            heartbeat_timeout_s=3, timeout_s=30)
+
+
+def received(log: Path) -> list[dict]:
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def methods(log: Path) -> list[str]:
+    return [c["method"] for c in received(log)]
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in state  # a zombie has exited; only its parent's bookkeeping is left
+
+
+async def test_advertised_model_is_applied_and_the_session_is_reaped(stack, tmp_path):
+    log = tmp_path / "agent.jsonl"
+    ws, agent, p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"])}, model="m2")
+    view = await run_to_end(stack, ws, agent, "Refactor the parser")
+    assert view.status is RunStatus.completed and view.warnings == []
+    assert methods(log) == ["initialize", "session/new", "session/set_config_option", "session/prompt"]
+    assert received(log)[2]["value"] == "m2" and received(log)[3]["model"] == "m2"
+    assert view.effective_model == "m2" and view.output == "[m2] turn 1: Refactor the parser"
+    assert not alive(received(log)[0]["pid"])  # the run's end closed the session and reaped the process
+    transcript = await stack.store.read_transcript(view.run_id, 10)
+    assert [(e.role, e.content) for e in transcript] == [("user", "Refactor the parser"), ("assistant", view.output)]
+
+
+async def test_unadvertised_model_is_never_sent_and_one_warning_is_kept(stack, tmp_path):
+    log = tmp_path / "agent.jsonl"
+    ws, agent, p = await stack.workspace({"claude": scripted(log, models=["m1"])}, model="m9")
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.completed
+    assert "session/set_config_option" not in methods(log)  # no speculative selection call
+    [warning] = view.warnings
+    assert (warning.reason, warning.requested_model, warning.effective_model, warning.executor_type) == \
+        ("requested_not_advertised", "m9", "m1", "acp")
+    stored = await stack.store.list_run_messages(view.run_id)
+    assert [m.kind for m in stored] == ["model_selection_warning"]
+
+
+@pytest.mark.parametrize("script, calls", [({}, 0), ({"models": ["m1"], "set_model": "method_not_found"}, 1)])
+async def test_selection_unsupported_continues_on_the_agent_default_with_a_warning(stack, tmp_path, script, calls):
+    log = tmp_path / "agent.jsonl"
+    ws, agent, p = await stack.workspace({"claude": scripted(log, **script)}, model="m1")
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.completed
+    assert methods(log).count("session/set_config_option") == calls  # at most the one attempt
+    [warning] = view.warnings
+    assert warning.reason == "selection_unsupported"
+
+
+async def test_set_model_failure_fails_the_start_explicitly_unless_auto_fallback(stack, tmp_path):
+    log = tmp_path / "strict.jsonl"
+    ws, agent, p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"], set_model="error")},
+                                         model="m2")
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.failed
+    assert "session/prompt" not in methods(log)
+    assert "m2" in (view.message or "") and "cannot be used with this account" in (view.attempts[0].excerpt or "")
+
+    log = tmp_path / "auto.jsonl"
+    ws, agent, p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"], set_model="error")},
+                                         model="m2", auto_fallback=True)
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.completed and view.output.startswith("[m1]")
+    [warning] = view.warnings
+    assert (warning.reason, warning.effective_model) == ("apply_failed", "m1")
+    assert methods(log).count("session/set_config_option") == 1
+
+
+async def test_auth_required_at_session_start_falls_back_to_the_next_provider(stack, tmp_path):
+    log = tmp_path / "agent.jsonl"
+    ws, agent, p = await stack.workspace({"claude": scripted(log, auth_required=True), "beta": SimProvider()})
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.completed
+    assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
+        (p["claude"], "auth_required", "fallback"), (p["beta"], None, None)]
+    assert not alive(received(log)[0]["pid"])
+
+
+async def test_missing_agent_command_is_provider_not_configured_and_falls_back(stack):
+    profile = ExecutionProfile(kind="acp", command=[f"/nonexistent/agent-{uuid.uuid4().hex[:6]}"])
+    ws, agent, p = await stack.workspace({"codex": profile, "beta": SimProvider()})
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.completed
+    assert [(a.error_code, a.rule) for a in view.attempts][0] == ("provider_not_configured", "exit.127")
+
+
+async def test_failure_after_output_falls_back_with_the_run_transcript(stack, tmp_path):
+    log = tmp_path / "agent.jsonl"
+    ws, agent, p = await stack.workspace(
+        {"claude": scripted(log, fail_match="release code?", fail_after_output=True,
+                            fail_message="API Error: 529 {\"type\":\"overloaded_error\"}"),
+         "beta": SimProvider()})
+    handle = await submit(stack.client, stack.store, ws, agent, "Remember: the release code is R-77.",
+                          task_queue=stack.task_queue, follow_ups=["What is the release code?"])
+    view = await wait_for_view(stack.client, handle.id)
+    assert view.status is RunStatus.completed
+    # 529 overload is transient: two fresh sessions on the same agent, then the next provider.
+    assert [(a.provider, a.error_code) for a in view.attempts] == [
+        (p["claude"], None), (p["claude"], "provider_overloaded"), (p["claude"], "provider_overloaded"),
+        (p["claude"], "provider_overloaded"), (p["beta"], None)]
+    prompts = [c for c in received(log) if c["method"] == "session/prompt"]
+    # Fresh sessions after the failure were given the run's own history in their first prompt.
+    assert "Remember: the release code is R-77." in prompts[-1]["text"]
+    [call] = calls_to(stack, p["beta"])
+    users = [m["content"] for m in call["messages"] if m["role"] == "user"]
+    assert users == ["Remember: the release code is R-77.", "What is the release code?"]
+    assert [m["content"] for m in call["messages"] if m["role"] == "assistant"] == [
+        "[agent-default] turn 1: Remember: the release code is R-77."]  # not the partial output of the failed turn
+
+
+async def test_worker_killed_while_the_agent_runs_recovers_and_leaks_no_process(stack, tmp_path):
+    queue = f"acp-restart-{uuid.uuid4().hex[:6]}"
+    log = tmp_path / "agent.jsonl"
+    ws, agent, p = await stack.workspace({"claude": scripted(log, latency_s=4)})
+    env = {**os.environ, "TEMPORAL_ADDRESS": stack.temporal.address, "TEMPORAL_NAMESPACE": "default",
+           "OFFICE_DATABASE_URL": stack.database_url, "OFFICE_TASK_QUEUE": queue}
+
+    async def start_worker(name: str) -> asyncio.subprocess.Process:
+        return await asyncio.create_subprocess_exec(sys.executable, str(ROOT / "worker.py"), env=env, cwd=ROOT,
+                                                    stdout=(tmp_path / name).open("ab"),
+                                                    stderr=asyncio.subprocess.STDOUT)
+
+    first, second = await start_worker("w1.log"), None
+    try:
+        handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=queue)
+        async with asyncio.timeout(60):
+            while "session/prompt" not in methods(log):
+                await asyncio.sleep(0.05)
+        doomed = received(log)[0]["pid"]
+        first.send_signal(signal.SIGKILL)
+        await first.wait()
+        async with asyncio.timeout(10):  # the agent dies with its worker, not at some later cleanup
+            while alive(doomed):
+                await asyncio.sleep(0.05)
+        second = await start_worker("w2.log")
+        view = await asyncio.wait_for(wait_for_view(stack.client, handle.id), timeout=90)
+    finally:
+        for proc in (first, second):
+            if proc is not None and proc.returncode is None:
+                proc.terminate()
+                await proc.wait()
+    assert view.status is RunStatus.completed
+    assert [a.error_code for a in view.attempts] == ["timeout", None]  # the lost heartbeat, then a new session
+    pids = {c["pid"] for c in received(log)}
+    assert len(pids) == 2 and not any(alive(pid) for pid in pids)
+
+
+CLAUDE_BRIDGE = ROOT / ".cache" / "agents" / "node_modules" / ".bin" / "claude-code-acp"
+
+
+async def test_real_claude_code_bridge_without_credentials_is_auth_required_then_the_next_provider(stack, tmp_path):
+    if not CLAUDE_BRIDGE.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{CLAUDE_BRIDGE} is missing: `make agents` installs @zed-industries/claude-code-acp")
+        pytest.skip("run `make agents` to install @zed-industries/claude-code-acp")
+    home = tmp_path / "home"  # an empty home: no Claude login of whoever runs the tests can leak in
+    home.mkdir()
+    claude = ExecutionProfile(kind="acp", command=[str(CLAUDE_BRIDGE)], env={"HOME": str(home)}, timeout_s=60)
+    ws, agent, p = await stack.workspace({"claude": claude, "beta": SimProvider()}, model="sonnet")
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.completed and view.provider == p["beta"]
+    assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
+        (p["claude"], "auth_required", "fallback"), (p["beta"], None, None)]
+    catalogs = await stack.store.observed_catalogs([p["claude"]])
+    assert "sonnet" in catalogs[p["claude"]]  # the bridge advertised its models; the start model was among them
+
+
+async def test_follow_ups_reuse_the_live_session_and_send_only_the_new_turn(stack, tmp_path):
+    log = tmp_path / "agent.jsonl"
+    ws, agent, p = await stack.workspace({"claude": scripted(log, models=["m1"])}, model="m1")
+    handle = await submit(stack.client, stack.store, ws, agent, "Plan the refactor", task_queue=stack.task_queue,
+                          follow_ups=["Now write step 1"])
+    view = await wait_for_view(stack.client, handle.id)
+    assert view.status is RunStatus.completed and view.output == "[m1] turn 2: Now write step 1"
+    assert methods(log) == ["initialize", "session/new", "session/set_config_option", "session/prompt",
+                            "session/prompt"]  # one agent process, one session, for both turns
+    assert [c["text"] for c in received(log) if c["method"] == "session/prompt"] == [
+        "Plan the refactor", "Now write step 1"]
