@@ -1,7 +1,6 @@
 """Throughput: happy-path office runs against a bare one-activity workflow making the same streamed provider
 call (the office executor's), on the same server, measured in alternating rounds in one process."""
 
-import asyncio
 import statistics
 import time
 import uuid

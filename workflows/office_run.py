@@ -41,6 +41,13 @@ STATE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interva
 LOCAL = timedelta(seconds=30)
 
 
+def provider_call(cand: Candidate, margin_s: float) -> dict:
+    """Options of every activity that talks to a provider or agent: its timeout, a heartbeat that shows a
+    lost worker, and no retry policy (the decider is the only retry layer)."""
+    return dict(start_to_close_timeout=timedelta(seconds=cand.profile.timeout_s + margin_s),
+                heartbeat_timeout=timedelta(seconds=cand.profile.heartbeat_timeout_s), retry_policy=NO_RETRY)
+
+
 @workflow.defn
 class OfficeRunWorkflow:
     def __init__(self) -> None:
@@ -222,8 +229,7 @@ class OfficeRunWorkflow:
                 SessionTurnInput(run_id=req.run_id, attempt_seq=seq, agent=req.agent, candidate=cand,
                                  user_seq=user_seq, user_text=text, full_history=req.full_history,
                                  is_retry=is_retry, session=live),
-                task_queue=queue, start_to_close_timeout=timedelta(seconds=cand.profile.timeout_s + 60),
-                heartbeat_timeout=timedelta(seconds=cand.profile.heartbeat_timeout_s), retry_policy=NO_RETRY,
+                task_queue=queue, **provider_call(cand, margin_s=60),
                 summary=f"turn {user_seq // 2 + 1} on {cand.provider} (model {cand.requested_model})")
         except ActivityError as err:
             raise _AttemptFailed(err, Phase.after_start) from err
@@ -240,8 +246,7 @@ class OfficeRunWorkflow:
                 started: AcpStarted = await workflow.execute_activity_method(
                     AcpActivities.acp_start, AcpStartInput(run_id=req.run_id, attempt_seq=seq, agent=req.agent,
                                                            candidate=cand),
-                    start_to_close_timeout=timedelta(seconds=cand.profile.timeout_s + 60),
-                    heartbeat_timeout=timedelta(seconds=cand.profile.heartbeat_timeout_s), retry_policy=NO_RETRY,
+                    **provider_call(cand, margin_s=60),
                     summary=f"start agent session on {cand.provider} (model {cand.requested_model})")
             except ActivityError as err:
                 raise _AttemptFailed(err, Phase.session_start) from err
@@ -256,8 +261,7 @@ class OfficeRunWorkflow:
                              started=session.started, user_seq=user_seq, user_text=text,
                              full_history=req.full_history),
                 task_queue=session.worker_queue, schedule_to_start_timeout=WORKER_PICKUP,
-                start_to_close_timeout=timedelta(seconds=cand.profile.timeout_s + 30),
-                heartbeat_timeout=timedelta(seconds=cand.profile.heartbeat_timeout_s), retry_policy=NO_RETRY,
+                **provider_call(cand, margin_s=30),
                 summary=f"turn {user_seq // 2 + 1} on {cand.provider} "
                         f"({session.started.effective_model or 'agent default'})")
         except ActivityError as err:
@@ -294,8 +298,7 @@ class OfficeRunWorkflow:
                 SessionActivities.run_session,
                 RunSessionInput(run_id=req.run_id, attempt_seq=seq, candidate=cand, model=started.model_to_send,
                                 transcript_upto=user_seq),
-                start_to_close_timeout=timedelta(seconds=cand.profile.timeout_s + 30),
-                heartbeat_timeout=timedelta(seconds=cand.profile.heartbeat_timeout_s), retry_policy=NO_RETRY,
+                **provider_call(cand, margin_s=30),
                 summary=f"run session on {cand.provider} ({started.model_to_send or 'provider default'})")
         except ActivityError as err:
             raise _AttemptFailed(err, Phase.after_start) from err

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, text_block
+from opentelemetry import trace
 from acp.meta import AGENT_METHODS
 from acp.schema import ClientCapabilities, Implementation
 from acp.transports import default_environment
@@ -27,6 +28,7 @@ LEGACY_SET_MODEL = "session/set_model"  # agents from before session config opti
 # through to the Claude Agent SDK, which is where an explicit fallback model goes.
 CLAUDE_MODEL_ENV = "ANTHROPIC_MODEL"
 STDIO_LIMIT = 16 * 1024 * 1024
+tracer = trace.get_tracer("office.executors")
 
 
 def is_claude_bridge(command: list[str]) -> bool:
@@ -136,10 +138,14 @@ class AgentSession:
 
     async def request(self, method: str, params: dict[str, Any], phase: Phase) -> dict[str, Any]:
         """A raw request, so fields from newer or older protocol versions are read, not dropped."""
-        try:
-            return await self._guard(self.conn._conn.send_request(method, params), phase) or {}
-        except ProviderCallError:
-            raise
+        with tracer.start_as_current_span("agent.request", attributes={"office.provider": self.provider,
+                                                                       "rpc.method": method}) as span:
+            try:
+                return await self._guard(self.conn._conn.send_request(method, params), phase) or {}
+            except ProviderCallError as err:
+                span.set_attribute("rpc.jsonrpc.error_code", err.signal.jsonrpc_code or 0)
+                span.set_status(trace.Status(trace.StatusCode.ERROR, str(err)))
+                raise
 
     async def start(self, cwd: str, meta: dict[str, Any] | None = None) -> None:
         init = {"protocolVersion": PROTOCOL_VERSION,

@@ -16,7 +16,7 @@ from office.simulator.config import SimProvider
 from routing.config import ExecutionProfile
 from routing.run import RunStatus
 
-from .helpers import calls_to, run_to_end
+from .helpers import calls_to, run_to_end, start_worker
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -146,15 +146,7 @@ async def test_worker_killed_while_the_agent_runs_recovers_and_leaks_no_process(
     queue = f"acp-restart-{uuid.uuid4().hex[:6]}"
     log = tmp_path / "agent.jsonl"
     ws, agent, p = await stack.workspace({"claude": scripted(log, latency_s=4)})
-    env = {**os.environ, "TEMPORAL_ADDRESS": stack.temporal.address, "TEMPORAL_NAMESPACE": "default",
-           "OFFICE_DATABASE_URL": stack.database_url, "OFFICE_TASK_QUEUE": queue}
-
-    async def start_worker(name: str) -> asyncio.subprocess.Process:
-        return await asyncio.create_subprocess_exec(sys.executable, str(ROOT / "worker.py"), env=env, cwd=ROOT,
-                                                    stdout=(tmp_path / name).open("ab"),
-                                                    stderr=asyncio.subprocess.STDOUT)
-
-    first, second = await start_worker("w1.log"), None
+    first, second = await start_worker(stack, queue, tmp_path / "w1.log"), None
     try:
         handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=queue)
         async with asyncio.timeout(60):
@@ -166,7 +158,7 @@ async def test_worker_killed_while_the_agent_runs_recovers_and_leaks_no_process(
         async with asyncio.timeout(10):  # the agent dies with its worker, not at some later cleanup
             while alive(doomed):
                 await asyncio.sleep(0.05)
-        second = await start_worker("w2.log")
+        second = await start_worker(stack, queue, tmp_path / "w2.log")
         view = await asyncio.wait_for(wait_for_view(stack.client, handle.id), timeout=90)
     finally:
         for proc in (first, second):
@@ -210,3 +202,20 @@ async def test_follow_ups_reuse_the_live_session_and_send_only_the_new_turn(stac
                             "session/prompt"]  # one agent process, one session, for both turns
     assert [c["text"] for c in received(log) if c["method"] == "session/prompt"] == [
         "Plan the refactor", "Now write step 1"]
+
+
+async def test_cancelling_the_run_cancels_the_agent_turn_and_reaps_the_process(stack, tmp_path):
+    log = tmp_path / "agent.jsonl"
+    ws, agent, p = await stack.workspace({"claude": scripted(log, latency_s=60)})
+    handle = await submit(stack.client, stack.store, ws, agent, "a long task", task_queue=stack.task_queue)
+    async with asyncio.timeout(30):
+        while "session/prompt" not in methods(log):
+            await asyncio.sleep(0.05)
+    pid = received(log)[0]["pid"]
+    await handle.cancel()
+    async with asyncio.timeout(20):  # the activity learns of the cancel at its next heartbeat
+        while alive(pid):
+            await asyncio.sleep(0.05)
+    assert methods(log)[-1] == "session/cancel"  # told the agent to stop before reaping it
+    view = await wait_for_view(stack.client, handle.id)
+    assert view.status is RunStatus.cancelled

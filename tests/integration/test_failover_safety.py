@@ -15,7 +15,7 @@ from routing.run import RunStatus
 from store.repository import utcnow
 
 from .helpers import calls_to
-from .test_worker_restart import _start_worker
+from .helpers import start_worker as _start_worker
 
 pytestmark = pytest.mark.integration
 

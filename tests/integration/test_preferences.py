@@ -2,13 +2,9 @@
 and every run can be explained in three timelines."""
 
 import asyncio
-import json
-import os
 import signal
-import sys
 import uuid
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from sqlalchemy import insert
@@ -28,7 +24,7 @@ from workflows.watchdog import SCHEDULE_ID
 
 from .helpers import calls_to, run_to_end
 from .test_office_run import _wait_for_status
-from .test_worker_restart import _start_worker
+from .helpers import start_worker as _start_worker
 
 pytestmark = pytest.mark.integration
 KEY = "sk-sim-test"

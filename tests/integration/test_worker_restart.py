@@ -2,7 +2,6 @@
 
 import asyncio
 import json
-import os
 import signal
 import sys
 import uuid
@@ -20,19 +19,11 @@ from routing.run import RunStatus
 from workflows.office_run import OfficeRunWorkflow
 
 from .helpers import calls_to
+from .helpers import start_worker as _start_worker
+from .helpers import worker_env as _env
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _env(stack, queue: str) -> dict[str, str]:
-    return {**os.environ, "TEMPORAL_ADDRESS": stack.temporal.address, "TEMPORAL_NAMESPACE": "default",
-            "OFFICE_DATABASE_URL": stack.database_url, "OFFICE_TASK_QUEUE": queue}
-
-
-async def _start_worker(stack, queue: str, log: Path) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(sys.executable, str(ROOT / "worker.py"), env=_env(stack, queue),
-                                                cwd=ROOT, stdout=log.open("ab"), stderr=asyncio.subprocess.STDOUT)
 
 
 async def _wait_for_calls(stack, provider: str, count: int) -> None:
