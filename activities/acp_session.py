@@ -156,7 +156,7 @@ class AcpActivities:
         entries = [Entry(seq=e.seq, role=e.role, content=e.content, provider=e.provider) for e in snapshot]
         text, normalisations = prompt_text(entries, session.prompts == 0, cand.provider, inp.full_history)
         try:
-            async with heartbeating():
+            async with heartbeating(session.progress):
                 answer = await session.prompt(text)
         except ProviderCallError as err:  # the session is over: the decider picks the next route
             await self.agents.close(inp.session_key)

@@ -5,7 +5,7 @@ import contextlib
 import hashlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import httpx
 from temporalio import activity
@@ -81,15 +81,16 @@ async def settle_start(store: Store, run_id: str, agent: str, cand: Candidate,
 
 
 @contextlib.asynccontextmanager
-async def heartbeating() -> AsyncIterator[None]:
+async def heartbeating(progress: Callable[[], dict] | None = None) -> AsyncIterator[None]:
     """Heartbeats while a provider call is in flight, chunks or not: a lost worker shows up within the
-    heartbeat timeout, and a cancellation reaches the activity promptly."""
+    heartbeat timeout, and a cancellation reaches the activity promptly. `progress` (counts, never content)
+    becomes the heartbeat details the Temporal UI shows on the pending activity."""
     timeout = activity.info().heartbeat_timeout
     every_s = min(5.0, timeout.total_seconds() / 3) if timeout else 5.0
 
     async def beat() -> None:
         while True:
-            activity.heartbeat()
+            activity.heartbeat(*([progress()] if progress else []))
             await asyncio.sleep(every_s)
 
     task = asyncio.create_task(beat())

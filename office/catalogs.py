@@ -1,10 +1,13 @@
 """Catalog reports for the CLI: what an executor advertises now, and whether profiles' models are gone."""
 
+import os
+
 import httpx
 
+from activities.executors.acp import AgentSession, launch_environment
 from activities.executors.base import ProviderCallError
 from activities.executors.openai_compat import OpenAICompatExecutor
-from routing.config import AgentProfile, ExecutorKind, WorkspaceConfig
+from routing.config import AgentProfile, ExecutionProfile, ExecutorKind, WorkspaceConfig
 from routing.model_policy import model_status
 from store.repository import Store
 
@@ -26,15 +29,26 @@ async def live_catalog(store: Store, provider: str, workspace: str | None) -> li
     """Asks the executor now (credentials from this process's environment) and records what it said."""
     ws = await find_provider(store, provider, workspace)
     profile = ws.providers[provider]
-    if profile.kind is not ExecutorKind.openai:
-        raise CatalogError(f"provider {provider!r} uses a {profile.kind} executor; listing its models needs a worker")
-    async with httpx.AsyncClient() as http:
-        try:
-            models = await OpenAICompatExecutor(provider, profile, http).list_models()
-        except ProviderCallError as err:
-            raise CatalogError(f"{provider}: {err}") from err
+    try:
+        if profile.kind is ExecutorKind.acp:
+            models = await _agent_catalog(provider, profile)
+        else:
+            async with httpx.AsyncClient() as http:
+                models = await OpenAICompatExecutor(provider, profile, http).list_models()
+    except ProviderCallError as err:
+        raise CatalogError(f"{provider}: {err}") from err
     await store.observe_catalog(provider, models, None)
     return models
+
+
+async def _agent_catalog(provider: str, profile: ExecutionProfile) -> list[str]:
+    """Launches the agent, opens a session, reads what it advertises, and reaps it."""
+    session = await AgentSession.launch("catalog", provider, profile, launch_environment(profile, provider, None))
+    try:
+        await session.start(os.getcwd())
+    finally:
+        await session.close()
+    return session.choice.catalog or []
 
 
 def profile_report(agent: AgentProfile, catalogs: dict[str, list[str]]) -> dict:

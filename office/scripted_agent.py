@@ -6,7 +6,7 @@ stdio whose behaviour comes from the JSON in SCRIPTED_AGENT (set per execution p
 Keys (all optional): models (advertised; null or absent: no model option), current_model, set_model
 ("ok" | "error" | "method_not_found"), auth_required (session/new answers -32000), fail_turn (1-based prompt
 number that fails), fail_match (fail every prompt whose newest line has this text), fail_after_output (send a chunk first), fail_code / fail_message (the JSON-RPC error),
-exit_code (exit instead of answering), latency_s, log (a JSONL file: every call it received, with its pid).
+exit_code (exit instead of answering), latency_s, stream_first (one chunk before the latency), log (a JSONL file: every call it received, with its pid).
 It answers deterministically from what it was sent, so a test can check exactly what history it was given."""
 
 import asyncio
@@ -69,6 +69,8 @@ class ScriptedAgent:
         self.prompts += 1
         text = "\n".join(getattr(block, "text", "") for block in prompt)
         self.record("session/prompt", n=self.prompts, model=self.current, text=text)
+        if self.script.get("stream_first"):  # a first chunk, then the latency: a turn visibly in progress
+            await self.conn.session_update(session_id, update_agent_message(text_block("working on it ")))
         await asyncio.sleep(float(self.script.get("latency_s", 0)))
         last = text.strip().splitlines()[-1] if text.strip() else ""
         match = self.script.get("fail_match")

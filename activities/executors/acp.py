@@ -183,9 +183,10 @@ class AgentSession:
                 error_text=f"agent stopped the turn: {answer.get('stopReason')}"))
         return "".join(self.collector.chunks)
 
-    @property
-    def output_seen(self) -> bool:
-        return bool(self.collector.chunks)
+    def progress(self) -> dict:
+        """How far the current turn got (counts only: content stays out of Temporal's heartbeat details)."""
+        return {"message_chunks": len(self.collector.chunks), "session_updates": self.collector.updates,
+                "chars": sum(map(len, self.collector.chunks))}
 
     async def cancel(self) -> None:
         with contextlib.suppress(Exception):

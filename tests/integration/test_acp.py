@@ -206,11 +206,12 @@ async def test_follow_ups_reuse_the_live_session_and_send_only_the_new_turn(stac
 
 async def test_cancelling_the_run_cancels_the_agent_turn_and_reaps_the_process(stack, tmp_path):
     log = tmp_path / "agent.jsonl"
-    ws, agent, p = await stack.workspace({"claude": scripted(log, latency_s=60)})
+    ws, agent, p = await stack.workspace({"claude": scripted(log, latency_s=60, stream_first=True)})
     handle = await submit(stack.client, stack.store, ws, agent, "a long task", task_queue=stack.task_queue)
-    async with asyncio.timeout(30):
-        while "session/prompt" not in methods(log):
-            await asyncio.sleep(0.05)
+    async with asyncio.timeout(30):  # the turn's progress shows on the pending activity, counts only
+        while (progress := await _turn_progress(stack, handle)) is None or progress["message_chunks"] < 1:
+            await asyncio.sleep(0.2)
+    assert progress["chars"] == len("working on it ")
     pid = received(log)[0]["pid"]
     await handle.cancel()
     async with asyncio.timeout(20):  # the activity learns of the cancel at its next heartbeat
@@ -219,3 +220,19 @@ async def test_cancelling_the_run_cancels_the_agent_turn_and_reaps_the_process(s
     assert methods(log)[-1] == "session/cancel"  # told the agent to stop before reaping it
     view = await wait_for_view(stack.client, handle.id)
     assert view.status is RunStatus.cancelled
+
+
+async def _turn_progress(stack, handle) -> dict | None:
+    pending = (await handle.describe()).raw_description.pending_activities
+    details = [p.heartbeat_details.payloads for p in pending if p.heartbeat_details.payloads]
+    return (await stack.client.data_converter.decode(details[0]))[0] if details else None
+
+
+async def test_office_models_asks_an_acp_agent_what_it_advertises_now(stack, tmp_path):
+    from office.catalogs import live_catalog
+
+    log = tmp_path / "agent.jsonl"
+    ws, agent, p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"])})
+    assert await live_catalog(stack.store, p["claude"], ws) == ["m1", "m2"]
+    assert methods(log) == ["initialize", "session/new"] and not alive(received(log)[0]["pid"])
+    assert (await stack.store.observed_catalogs([p["claude"]]))[p["claude"]] == ["m1", "m2"]
