@@ -29,3 +29,10 @@ async def start_worker(stack: Stack, queue: str, log: Path) -> asyncio.subproces
     """A worker in its own process (`worker.py`), as a team runs them; tests kill and restart it."""
     return await asyncio.create_subprocess_exec(sys.executable, str(ROOT / "worker.py"), env=worker_env(stack, queue),
                                                 cwd=ROOT, stdout=log.open("ab"), stderr=asyncio.subprocess.STDOUT)
+
+
+async def stop_workers(*procs: asyncio.subprocess.Process | None) -> None:
+    for proc in procs:
+        if proc is not None and proc.returncode is None:
+            proc.terminate()
+            await proc.wait()

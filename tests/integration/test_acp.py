@@ -16,7 +16,7 @@ from office.simulator.config import SimProvider
 from routing.config import ExecutionProfile
 from routing.run import RunStatus
 
-from .helpers import calls_to, run_to_end, start_worker
+from .helpers import calls_to, run_to_end, start_worker, stop_workers
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -161,10 +161,7 @@ async def test_worker_killed_while_the_agent_runs_recovers_and_leaks_no_process(
         second = await start_worker(stack, queue, tmp_path / "w2.log")
         view = await asyncio.wait_for(wait_for_view(stack.client, handle.id), timeout=90)
     finally:
-        for proc in (first, second):
-            if proc is not None and proc.returncode is None:
-                proc.terminate()
-                await proc.wait()
+        await stop_workers(first, second)
     assert view.status is RunStatus.completed
     assert [a.error_code for a in view.attempts] == ["timeout", None]  # the lost heartbeat, then a new session
     pids = {c["pid"] for c in received(log)}

@@ -18,7 +18,7 @@ from routing.messages import PROVIDER_DEFAULT
 from routing.run import RunStatus
 from workflows.office_run import OfficeRunWorkflow
 
-from .helpers import calls_to
+from .helpers import calls_to, stop_workers
 from .helpers import start_worker as _start_worker
 from .helpers import worker_env as _env
 
@@ -46,10 +46,7 @@ async def test_worker_killed_mid_run_recovers_with_exactly_one_warning(stack, tm
         second = await _start_worker(stack, queue, tmp_path / "worker2.log")
         view = await asyncio.wait_for(wait_for_view(stack.client, handle.id), timeout=90)
     finally:
-        for proc in (first, second):
-            if proc is not None and proc.returncode is None:
-                proc.terminate()
-                await proc.wait()
+        await stop_workers(first, second)
 
     assert view.status is RunStatus.completed
     assert [(a.error_code, a.decision) for a in view.attempts] == [("timeout", "short_retry"), (None, None)]
