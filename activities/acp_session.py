@@ -67,9 +67,6 @@ class LiveAgents:
         for key in list(self._live):
             await self.close(key)
 
-    def __len__(self) -> int:
-        return len(self._live)
-
 
 def claude_meta(cand: Candidate) -> dict | None:
     """The explicit fallback for Claude's bridge when auto-fallback is off (it has no environment variable)."""
@@ -124,21 +121,20 @@ class AcpActivities:
             await self.store.observe_catalog(cand.provider, choice.catalog, inp.run_id)
         plan = plan_model(cand.requested_model, cand.fallback_model, cand.auto_fallback, choice.catalog,
                           selection_supported=choice.catalog is not None)
-        apply_error, reported = None, choice.current
+        apply_error, reported, unsupported = None, choice.current, False
         if plan.select is not None:
             try:
                 reported = await session.select_model(plan.select)
             except ProviderCallError as err:
                 if err.signal.jsonrpc_code == METHOD_NOT_FOUND:  # the agent cannot select: its default runs
-                    unsupported = plan_model(cand.requested_model, cand.fallback_model, cand.auto_fallback,
-                                             choice.catalog, selection_supported=False)
-                    decision = settle_model(unsupported, reported=choice.current).model_copy(
-                        update={"set_model_called": True})
-                    warning = await settle_start(self.store, inp.run_id, inp.agent, cand, decision, None)
-                    return SessionStarted(decision=decision, model_to_send=None,
-                                          effective_model=decision.effective, warning=warning)
-                apply_error, reported = err.signal.error_text or "selection failed", choice.current
+                    unsupported = True
+                    plan = plan_model(cand.requested_model, cand.fallback_model, cand.auto_fallback,
+                                      choice.catalog, selection_supported=False)
+                else:
+                    apply_error = err.signal.error_text or "selection failed"
         decision = settle_model(plan, apply_error, reported)
+        if unsupported:  # the one call was made; the decision says so
+            decision = decision.model_copy(update={"set_model_called": True})
         warning = await settle_start(self.store, inp.run_id, inp.agent, cand, decision, plan.select)
         return SessionStarted(decision=decision, model_to_send=plan.select if apply_error is None else None,
                               effective_model=decision.effective, warning=warning)

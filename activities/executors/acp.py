@@ -14,7 +14,7 @@ from typing import Any
 from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, text_block
 from opentelemetry import trace
 from acp.meta import AGENT_METHODS
-from acp.schema import ClientCapabilities, Implementation
+from acp.schema import ClientCapabilities, DeniedOutcome, Implementation, RequestPermissionResponse
 from acp.transports import default_environment
 
 from activities.executors.base import ProviderCallError, resolve_credential
@@ -88,7 +88,6 @@ class _Collector:
                 self.chunks.append(content.text)
 
     async def request_permission(self, *_: Any, **__: Any) -> Any:
-        from acp.schema import DeniedOutcome, RequestPermissionResponse
         return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
 
     def on_connect(self, conn: Any) -> None:
@@ -112,6 +111,7 @@ class AgentSession:
     choice: ModelChoice = field(default_factory=lambda: ModelChoice(None, None))
     stderr_tail: list[str] = field(default_factory=list)
     prompts: int = 0
+    stderr_reader: asyncio.Task | None = None
 
     @classmethod
     async def launch(cls, run_id: str, provider: str, profile: ExecutionProfile, env: dict[str, str],
@@ -128,7 +128,7 @@ class AgentSession:
         collector = _Collector()
         conn = connect_to_agent(collector, process.stdin, process.stdout)
         session = cls(run_id, provider, process, conn, collector)
-        asyncio.create_task(session._drain_stderr())
+        session.stderr_reader = asyncio.create_task(session._drain_stderr())  # an unread pipe would block it
         return session
 
     async def _drain_stderr(self) -> None:
