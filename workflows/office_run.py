@@ -113,13 +113,16 @@ class OfficeRunWorkflow:
         self._publish()
         try:
             result = await self._run(req)
-            await self._close_acp()
-            return result
-        except asyncio.CancelledError:
+        except asyncio.CancelledError:  # a cancelled turn reaps its own agent (not awaited here: no new commands)
             self._view.status = RunStatus.cancelled
             self._view.message = "cancelled by the user"
             self._publish()
             raise
+        except ApplicationError:  # the run failed: its agent session, if one is live, ends with it
+            await self._close_acp()
+            raise
+        await self._close_acp()  # no-op without a live agent session
+        return result
 
     async def _run(self, req: RunRequest) -> RunView:
         view = self._view
