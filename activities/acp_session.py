@@ -14,7 +14,7 @@ from temporalio import activity
 from activities.attempts import attempt_row, count
 from activities.executors.acp import (METHOD_NOT_FOUND, AgentSession, is_claude_bridge, launch_environment)
 from activities.executors.base import ProviderCallError
-from activities.session import heartbeating, provider_failure, settle_start
+from activities.session import as_entries, heartbeating, provider_failure, settle_start
 from routing.classifier import FailureSignal, classify
 from routing.model_policy import plan_model, settle_model
 from routing.run import Candidate
@@ -149,8 +149,8 @@ class AcpActivities:
                 provider=cand.provider, exception_type="AgentSessionLost",
                 error_text="the agent session is no longer on its worker (restarted or reaped)"), utcnow()))
         snapshot = await self.store.open_turn(inp.run_id, inp.user_seq, inp.user_text)
-        entries = [Entry(seq=e.seq, role=e.role, content=e.content, provider=e.provider) for e in snapshot]
-        text, normalisations = prompt_text(entries, session.prompts == 0, cand.provider, inp.full_history)
+        text, normalisations = prompt_text(as_entries(snapshot), session.prompts == 0, cand.provider,
+                                           inp.full_history)
         try:
             async with heartbeating(session.progress):
                 answer = await session.prompt(text)

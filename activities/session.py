@@ -7,6 +7,8 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 
+from typing import Any
+
 import httpx
 from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
@@ -53,6 +55,11 @@ def warning_for(run_id: str, agent: str, cand: Candidate, decision: ModelDecisio
         fallback_model=decision.fallback, agent=agent, executor_type=cand.profile.kind.value,
         execution_profile=cand.execution_profile, remediation=REMEDIATION,
         idempotency_key="msw:" + hashlib.sha256(basis.encode()).hexdigest()[:32])
+
+
+def as_entries(rows: Any) -> list[Entry]:
+    """The run's transcript rows as the pure router's entries (what `forward` normalises)."""
+    return [Entry(seq=r.seq, role=r.role, content=r.content, provider=r.provider) for r in rows]
 
 
 async def settle_start(store: Store, run_id: str, agent: str, cand: Candidate,
@@ -146,8 +153,7 @@ class SessionActivities:
         """Sends this run's own transcript snapshot (entries 1..upto, normalised for the target) and appends
         the answer as entry upto + 1."""
         snapshot = await self.store.read_transcript(run_id, upto)
-        forwarded = forward([Entry(seq=e.seq, role=e.role, content=e.content, provider=e.provider) for e in snapshot],
-                            cand.provider, full_history)
+        forwarded = forward(as_entries(snapshot), cand.provider, full_history)
         result = await self._call(cand, model, forwarded.messages)
         await self.store.append_transcript(run_id, upto + 1, "assistant", result.text, cand.provider)
         return SessionOutput(text=result.text, reported_model=result.model, transcript_seq=upto + 1), \
@@ -171,8 +177,7 @@ class SessionActivities:
         snapshot = await self.store.open_turn(inp.run_id, inp.user_seq, inp.user_text)
         try:
             started = inp.session or await self._start(inp.run_id, inp.agent, cand)
-            forwarded = forward([Entry(seq=e.seq, role=e.role, content=e.content, provider=e.provider)
-                                 for e in snapshot], cand.provider, inp.full_history)
+            forwarded = forward(as_entries(snapshot), cand.provider, inp.full_history)
             result = await self._call(cand, started.model_to_send, forwarded.messages)
         except ApplicationError as err:  # the shared breaker learns of the failure now, not a round trip later
             if err.details and isinstance(err.details[0], dict) and err.details[0].get("code"):

@@ -39,8 +39,8 @@ def launch_environment(profile: ExecutionProfile, provider: str, start_model: st
     """A trimmed environment (no worker secrets leak by inheritance), the profile's own variables, the
     credential resolved from its reference, and for Claude's bridge the start model unless already set."""
     env = {**default_environment(), **profile.env}
-    if profile.credential_env:
-        env[profile.credential_env] = resolve_credential(profile, provider) or ""
+    if (credential := resolve_credential(profile, provider)) is not None:
+        env[profile.credential_env] = credential  # type: ignore[index]  # set whenever a credential resolved
     if is_claude_bridge(profile.command) and start_model and CLAUDE_MODEL_ENV not in env:
         env[CLAUDE_MODEL_ENV] = start_model
     return env
