@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from temporalio import activity
 
 from activities.attempts import attempt_row, count
-from activities.executors.acp import (METHOD_NOT_FOUND, AgentSession, is_claude_bridge, launch_environment)
+from activities.executors.acp import METHOD_NOT_FOUND, AgentSession, is_claude_bridge, launch_environment
 from activities.executors.base import ProviderCallError
 from activities.session import as_entries, heartbeating, provider_failure, settle_start
 from routing.classifier import FailureSignal, classify
@@ -20,8 +20,16 @@ from routing.model_policy import plan_model, settle_model
 from routing.run import Candidate
 from routing.transcript import Entry, forward
 from store.repository import Store, utcnow
-from workflows.contracts import (AcpCloseInput, AcpStarted, AcpStartInput, AcpTurnInput, AttemptRecord,
-                                 SessionOutput, SessionStarted, SessionTurnOutput)
+from workflows.contracts import (
+    AcpCloseInput,
+    AcpStarted,
+    AcpStartInput,
+    AcpTurnInput,
+    AttemptRecord,
+    SessionOutput,
+    SessionStarted,
+    SessionTurnOutput,
+)
 
 log = logging.getLogger(__name__)
 
@@ -119,8 +127,13 @@ class AcpActivities:
         choice = session.choice
         if choice.catalog is not None:
             await self.store.observe_catalog(cand.provider, choice.catalog, inp.run_id)
-        plan = plan_model(cand.requested_model, cand.fallback_model, cand.auto_fallback, choice.catalog,
-                          selection_supported=choice.catalog is not None)
+        plan = plan_model(
+            cand.requested_model,
+            cand.fallback_model,
+            cand.auto_fallback,
+            choice.catalog,
+            selection_supported=choice.catalog is not None,
+        )
         apply_error, reported, unsupported = None, choice.current, False
         if plan.select is not None:
             try:
@@ -128,16 +141,25 @@ class AcpActivities:
             except ProviderCallError as err:
                 if err.signal.jsonrpc_code == METHOD_NOT_FOUND:  # the agent cannot select: its default runs
                     unsupported = True
-                    plan = plan_model(cand.requested_model, cand.fallback_model, cand.auto_fallback,
-                                      choice.catalog, selection_supported=False)
+                    plan = plan_model(
+                        cand.requested_model,
+                        cand.fallback_model,
+                        cand.auto_fallback,
+                        choice.catalog,
+                        selection_supported=False,
+                    )
                 else:
                     apply_error = err.signal.error_text or "selection failed"
         decision = settle_model(plan, apply_error, reported)
         if unsupported:  # the one call was made; the decision says so
             decision = decision.model_copy(update={"set_model_called": True})
         warning = await settle_start(self.store, inp.run_id, inp.agent, cand, decision, plan.select)
-        return SessionStarted(decision=decision, model_to_send=plan.select if apply_error is None else None,
-                              effective_model=decision.effective, warning=warning)
+        return SessionStarted(
+            decision=decision,
+            model_to_send=plan.select if apply_error is None else None,
+            effective_model=decision.effective,
+            warning=warning,
+        )
 
     @activity.defn
     async def acp_turn(self, inp: AcpTurnInput) -> SessionTurnOutput:
@@ -145,12 +167,18 @@ class AcpActivities:
         cand, started_at = inp.candidate, utcnow()
         session = self.agents.get(inp.session_key)
         if session is None or session.run_id != inp.run_id:
-            raise provider_failure(classify(FailureSignal(
-                provider=cand.provider, exception_type="AgentSessionLost",
-                error_text="the agent session is no longer on its worker (restarted or reaped)"), utcnow()))
+            raise provider_failure(
+                classify(
+                    FailureSignal(
+                        provider=cand.provider,
+                        exception_type="AgentSessionLost",
+                        error_text="the agent session is no longer on its worker (restarted or reaped)",
+                    ),
+                    utcnow(),
+                )
+            )
         snapshot = await self.store.open_turn(inp.run_id, inp.user_seq, inp.user_text)
-        text, normalisations = prompt_text(as_entries(snapshot), session.prompts == 0, cand.provider,
-                                           inp.full_history)
+        text, normalisations = prompt_text(as_entries(snapshot), session.prompts == 0, cand.provider, inp.full_history)
         try:
             async with heartbeating(session.progress):
                 answer = await session.prompt(text)
@@ -162,14 +190,24 @@ class AcpActivities:
             await self.agents.close(inp.session_key)
             raise
         effective = inp.started.effective_model
-        record = AttemptRecord(run_id=inp.run_id, seq=inp.attempt_seq, candidate=cand, effective_model=effective,
-                               outcome="succeeded", started_at=started_at, finished_at=utcnow())
-        if await self.store.close_turn(inp.run_id, inp.user_seq + 1, answer, cand.provider,
-                                       attempt_row(record), effective):
+        record = AttemptRecord(
+            run_id=inp.run_id,
+            seq=inp.attempt_seq,
+            candidate=cand,
+            effective_model=effective,
+            outcome="succeeded",
+            started_at=started_at,
+            finished_at=utcnow(),
+        )
+        if await self.store.close_turn(
+            inp.run_id, inp.user_seq + 1, answer, cand.provider, attempt_row(record), effective
+        ):
             count(record)
-        return SessionTurnOutput(started=inp.started, normalisations=normalisations,
-                                 output=SessionOutput(text=answer, reported_model=effective,
-                                                      transcript_seq=inp.user_seq + 1))
+        return SessionTurnOutput(
+            started=inp.started,
+            normalisations=normalisations,
+            output=SessionOutput(text=answer, reported_model=effective, transcript_seq=inp.user_seq + 1),
+        )
 
     @activity.defn
     async def acp_close(self, inp: AcpCloseInput) -> bool:

@@ -27,23 +27,29 @@ async def store_attempt(store: Store, rec: AttemptRecord) -> None:
     if effect.state is HealthState.user_action_required:
         retry_at = None  # no timer: it waits for the user
     model = (rec.effective_model or rec.candidate.requested_model) if effect.model_scoped else None
-    await store.set_health(provider, model, effect.state, retry_at, failure.code.value if failure else None,
-                           rec.run_id)
+    await store.set_health(provider, model, effect.state, retry_at, failure.code.value if failure else None, rec.run_id)
 
 
 def attempt_row(rec: AttemptRecord) -> dict:
     failure, decision = rec.failure, rec.decision
     return {
-        "run_id": rec.run_id, "seq": rec.seq, "provider": rec.candidate.provider,
+        "run_id": rec.run_id,
+        "seq": rec.seq,
+        "provider": rec.candidate.provider,
         "execution_profile": rec.candidate.execution_profile,
-        "requested_model": rec.candidate.requested_model, "effective_model": rec.effective_model,
-        "outcome": rec.outcome, "code": failure.code.value if failure else None,
+        "requested_model": rec.candidate.requested_model,
+        "effective_model": rec.effective_model,
+        "outcome": rec.outcome,
+        "code": failure.code.value if failure else None,
         "confidence": failure.confidence if failure else None,
-        "phase": failure.phase.value if failure else None, "rule": failure.rule if failure else None,
+        "phase": failure.phase.value if failure else None,
+        "rule": failure.rule if failure else None,
         "excerpt": failure.excerpt if failure else None,
         "retry_after_s": failure.retry_after_s if failure else None,
         "decision": decision.kind.value if decision else None,
-        "started_at": rec.started_at, "finished_at": rec.finished_at}
+        "started_at": rec.started_at,
+        "finished_at": rec.finished_at,
+    }
 
 
 def count(rec: AttemptRecord) -> None:

@@ -8,5 +8,6 @@ runs = _meter.create_counter("office.runs", description="Office runs that ended,
 fallbacks = _meter.create_counter("office.fallbacks", description="Fallbacks to the next provider, by error code")
 retries = _meter.create_counter("office.retries", description="Short retries on the same route, by error code")
 parks = _meter.create_counter("office.parks", description="Runs parked or waiting, by reason")
-warnings = _meter.create_counter("office.model_selection_warnings",
-                                 description="Model-selection warnings persisted, by reason")
+warnings = _meter.create_counter(
+    "office.model_selection_warnings", description="Model-selection warnings persisted, by reason"
+)

@@ -24,19 +24,37 @@ class RouteStateActivities:
     async def resolve_route(self, req: RouteRequest) -> RoutePlan:
         workspace = await self.store.get_workspace(req.workspace)
         if workspace is None:
-            raise ApplicationError(f"workspace {req.workspace!r} does not exist; create it with "
-                                   "`office workspace set`", type="ConfigError", non_retryable=True)
+            raise ApplicationError(
+                f"workspace {req.workspace!r} does not exist; create it with `office workspace set`",
+                type="ConfigError",
+                non_retryable=True,
+            )
         agent = await self.store.get_agent(req.agent)
         if agent is None:
-            raise ApplicationError(f"agent profile {req.agent!r} does not exist; create it with "
-                                   "`office profile set`", type="ConfigError", non_retryable=True)
+            raise ApplicationError(
+                f"agent profile {req.agent!r} does not exist; create it with `office profile set`",
+                type="ConfigError",
+                non_retryable=True,
+            )
         health = await self.store.list_health(list(workspace.providers))
         pins = req.pins if req.pins.any else await self.store.user_pins(req.agent)
         if req.substitute and req.substitute.provider not in workspace.providers:
-            raise ApplicationError(f"substitute provider {req.substitute.provider!r} is not in workspace "
-                                   f"{req.workspace!r}", type="ConfigError", non_retryable=True)
-        return resolve_route(workspace, agent, health, utcnow(), req.tier, frozenset(req.excluded), req.retry_blocked,
-                             pins, req.substitute)
+            raise ApplicationError(
+                f"substitute provider {req.substitute.provider!r} is not in workspace {req.workspace!r}",
+                type="ConfigError",
+                non_retryable=True,
+            )
+        return resolve_route(
+            workspace,
+            agent,
+            health,
+            utcnow(),
+            req.tier,
+            frozenset(req.excluded),
+            req.retry_blocked,
+            pins,
+            req.substitute,
+        )
 
     @activity.defn
     async def record_attempt(self, rec: AttemptRecord) -> None:

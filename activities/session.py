@@ -6,7 +6,6 @@ import hashlib
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
-
 from typing import Any
 
 import httpx
@@ -14,19 +13,27 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from activities import metrics
+from activities.attempts import attempt_row, count
 from activities.executors.base import ProviderCallError
 from activities.executors.openai_compat import ChatResult, OpenAICompatExecutor
-from activities.attempts import attempt_row, count
 from routing.classifier import Classification, FailureSignal, classify
 from routing.codes import ErrorClass, ErrorCode, Phase
-from routing.transcript import Entry, forward
 from routing.config import ExecutorKind
 from routing.messages import PROVIDER_DEFAULT
 from routing.model_policy import ModelDecision, SelectionOutcome, plan_model, settle_model
 from routing.run import Candidate, WarningView
+from routing.transcript import Entry, forward
 from store.repository import Store, utcnow
-from workflows.contracts import (PROVIDER_FAILURE, AttemptRecord, RunSessionInput, SessionOutput, SessionStarted,
-                                 SessionTurnInput, SessionTurnOutput, StartSessionInput)
+from workflows.contracts import (
+    PROVIDER_FAILURE,
+    AttemptRecord,
+    RunSessionInput,
+    SessionOutput,
+    SessionStarted,
+    SessionTurnInput,
+    SessionTurnOutput,
+    StartSessionInput,
+)
 
 log = logging.getLogger(__name__)
 
@@ -39,22 +46,41 @@ REMEDIATION = [
 
 def provider_failure(failure: Classification) -> ApplicationError:
     """Non-retryable: the routing decider, not a retry policy, chooses what happens next."""
-    return ApplicationError(f"{failure.code}: {failure.excerpt or failure.rule}", failure.model_dump(mode="json"),
-                            type=f"{PROVIDER_FAILURE}.{failure.code}", non_retryable=True,
-                            category=ApplicationErrorCategory.BENIGN)  # expected: logged at debug, not as a crash
+    return ApplicationError(
+        f"{failure.code}: {failure.excerpt or failure.rule}",
+        failure.model_dump(mode="json"),
+        type=f"{PROVIDER_FAILURE}.{failure.code}",
+        non_retryable=True,
+        category=ApplicationErrorCategory.BENIGN,
+    )  # expected: logged at debug, not as a crash
 
 
 def warning_for(run_id: str, agent: str, cand: Candidate, decision: ModelDecision) -> WarningView:
     """The key is derived from the decision, not the attempt: a retry, a restarted worker or a replay that
     reaches the same decision on the same route cannot add a second warning."""
-    basis = "|".join([run_id, cand.execution_profile, decision.requested, decision.fallback or "",
-                      decision.effective or "", decision.outcome, decision.reason or ""])
+    basis = "|".join(
+        [
+            run_id,
+            cand.execution_profile,
+            decision.requested,
+            decision.fallback or "",
+            decision.effective or "",
+            decision.outcome,
+            decision.reason or "",
+        ]
+    )
     return WarningView(
-        kind="model_selection_warning", reason=(decision.reason or decision.outcome).__str__(),
-        requested_model=decision.requested, effective_model=decision.effective or PROVIDER_DEFAULT,
-        fallback_model=decision.fallback, agent=agent, executor_type=cand.profile.kind.value,
-        execution_profile=cand.execution_profile, remediation=REMEDIATION,
-        idempotency_key="msw:" + hashlib.sha256(basis.encode()).hexdigest()[:32])
+        kind="model_selection_warning",
+        reason=(decision.reason or decision.outcome).__str__(),
+        requested_model=decision.requested,
+        effective_model=decision.effective or PROVIDER_DEFAULT,
+        fallback_model=decision.fallback,
+        agent=agent,
+        executor_type=cand.profile.kind.value,
+        execution_profile=cand.execution_profile,
+        remediation=REMEDIATION,
+        idempotency_key="msw:" + hashlib.sha256(basis.encode()).hexdigest()[:32],
+    )
 
 
 def as_entries(rows: Any) -> list[Entry]:
@@ -62,27 +88,36 @@ def as_entries(rows: Any) -> list[Entry]:
     return [Entry(seq=r.seq, role=r.role, content=r.content, provider=r.provider) for r in rows]
 
 
-async def settle_start(store: Store, run_id: str, agent: str, cand: Candidate,
-                       decision: ModelDecision, selected: str | None) -> WarningView | None:
+async def settle_start(
+    store: Store, run_id: str, agent: str, cand: Candidate, decision: ModelDecision, selected: str | None
+) -> WarningView | None:
     """Every executor ends its session start here: a pinned model is never silently substituted, an
     advertised model that failed to apply fails the start, and a differing model gets its one warning."""
     if cand.model_pinned and decision.effective != cand.requested_model:
         # The user pinned this model: running on another one would be a silent substitution.
-        raise provider_failure(classify(FailureSignal(
-            phase=Phase.session_start, provider=cand.provider, status=404,
-            error_text=f"pinned model {cand.requested_model} is not available on {cand.provider} "
-                       f"(model not found in the advertised catalog)"), utcnow()))
+        raise provider_failure(
+            classify(
+                FailureSignal(
+                    phase=Phase.session_start,
+                    provider=cand.provider,
+                    status=404,
+                    error_text=f"pinned model {cand.requested_model} is not available on {cand.provider} "
+                    f"(model not found in the advertised catalog)",
+                ),
+                utcnow(),
+            )
+        )
     if decision.outcome is SelectionOutcome.failed:
-        raise ApplicationError(f"model {selected} failed to apply: {decision.apply_error}",
-                               type="ModelApplyFailed", non_retryable=True)
+        raise ApplicationError(
+            f"model {selected} failed to apply: {decision.apply_error}", type="ModelApplyFailed", non_retryable=True
+        )
     if not decision.differs:
         return None
     warning = warning_for(run_id, agent, cand, decision)
     try:  # persisting the warning never blocks the launch
-        if await store.add_run_message(warning.idempotency_key, run_id, warning.kind,
-                                       warning.model_dump(mode="json")):
+        if await store.add_run_message(warning.idempotency_key, run_id, warning.kind, warning.model_dump(mode="json")):
             metrics.warnings.add(1, {"reason": warning.reason, "provider": cand.provider})
-    except Exception:  # noqa: BLE001
+    except Exception:
         log.exception("could not persist model-selection warning for run %s", run_id)
     return warning
 
@@ -124,13 +159,16 @@ class SessionActivities:
         try:
             await self.store.observe_catalog(provider, catalog, run_id)
             self._recorded[provider] = (now, catalog)
-        except Exception:  # noqa: BLE001 - reporting evidence only; never blocks a launch
+        except Exception:
             log.exception("could not record the catalog of %s", provider)
 
     def _executor(self, cand: Candidate) -> OpenAICompatExecutor:
         if cand.profile.kind is not ExecutorKind.openai:
-            raise ApplicationError(f"executor kind {cand.profile.kind} is not available on this worker",
-                                   type="ConfigError", non_retryable=True)
+            raise ApplicationError(
+                f"executor kind {cand.profile.kind} is not available on this worker",
+                type="ConfigError",
+                non_retryable=True,
+            )
         return OpenAICompatExecutor(cand.provider, cand.profile, self.http)
 
     async def _start(self, run_id: str, agent: str, cand: Candidate) -> SessionStarted:
@@ -145,32 +183,44 @@ class SessionActivities:
         default = cand.profile.default_model if cand.profile.default_model in catalog else None
         decision = settle_model(plan, reported=None if plan.select else default)
         warning = await settle_start(self.store, run_id, agent, cand, decision, plan.select)
-        return SessionStarted(decision=decision, model_to_send=plan.select or default,
-                              effective_model=decision.effective, warning=warning)
+        return SessionStarted(
+            decision=decision, model_to_send=plan.select or default, effective_model=decision.effective, warning=warning
+        )
 
-    async def _converse(self, run_id: str, cand: Candidate, model: str | None, upto: int,
-                        full_history: bool = True) -> tuple[SessionOutput, list[str]]:
+    async def _converse(
+        self, run_id: str, cand: Candidate, model: str | None, upto: int, full_history: bool = True
+    ) -> tuple[SessionOutput, list[str]]:
         """Sends this run's own transcript snapshot (entries 1..upto, normalised for the target) and appends
         the answer as entry upto + 1."""
         snapshot = await self.store.read_transcript(run_id, upto)
         forwarded = forward(as_entries(snapshot), cand.provider, full_history)
         result = await self._call(cand, model, forwarded.messages)
         await self.store.append_transcript(run_id, upto + 1, "assistant", result.text, cand.provider)
-        return SessionOutput(text=result.text, reported_model=result.model, transcript_seq=upto + 1), \
-            forwarded.normalisations
+        return SessionOutput(
+            text=result.text, reported_model=result.model, transcript_seq=upto + 1
+        ), forwarded.normalisations
 
     @activity.defn
     async def session_turn(self, inp: SessionTurnInput) -> SessionTurnOutput:
         """Admission by the shared breaker and budget, then session start and the turn, then its attempt row."""
         cand = inp.candidate
         started_at = utcnow()
-        admission = await self.store.admit_call(cand.provider, inp.run_id, inp.is_retry,
-                                                cand.profile.requests_per_minute)
+        admission = await self.store.admit_call(
+            cand.provider, inp.run_id, inp.is_retry, cand.profile.requests_per_minute
+        )
         if not admission.allowed:
-            raise provider_failure(Classification(
-                code=ErrorCode.circuit_open, error_class=ErrorClass.transient, confidence=1.0,
-                phase=Phase.session_start, rule=admission.rule or "breaker", provider=cand.provider,
-                retry_after_s=admission.retry_after_s, excerpt=f"not called: {admission.rule}"))
+            raise provider_failure(
+                Classification(
+                    code=ErrorCode.circuit_open,
+                    error_class=ErrorClass.transient,
+                    confidence=1.0,
+                    phase=Phase.session_start,
+                    rule=admission.rule or "breaker",
+                    provider=cand.provider,
+                    retry_after_s=admission.retry_after_s,
+                    excerpt=f"not called: {admission.rule}",
+                )
+            )
         if admission.wait_s:  # a Retry-After floor on this provider key, or the quota's next slot
             async with heartbeating():
                 await asyncio.sleep(admission.wait_s)
@@ -184,14 +234,23 @@ class SessionActivities:
                 await self.store.note_failure(cand.provider, err.details[0]["code"], inp.run_id)
             raise
         effective = result.model or started.effective_model
-        record = AttemptRecord(run_id=inp.run_id, seq=inp.attempt_seq, candidate=cand, effective_model=effective,
-                               outcome="succeeded", started_at=started_at, finished_at=utcnow())
-        if await self.store.close_turn(inp.run_id, inp.user_seq + 1, result.text, cand.provider,
-                                       attempt_row(record), effective):
+        record = AttemptRecord(
+            run_id=inp.run_id,
+            seq=inp.attempt_seq,
+            candidate=cand,
+            effective_model=effective,
+            outcome="succeeded",
+            started_at=started_at,
+            finished_at=utcnow(),
+        )
+        if await self.store.close_turn(
+            inp.run_id, inp.user_seq + 1, result.text, cand.provider, attempt_row(record), effective
+        ):
             count(record)
         output = SessionOutput(text=result.text, reported_model=result.model, transcript_seq=inp.user_seq + 1)
-        return SessionTurnOutput(started=started, output=output, normalisations=forwarded.normalisations,
-                                 probe=admission.probe)
+        return SessionTurnOutput(
+            started=started, output=output, normalisations=forwarded.normalisations, probe=admission.probe
+        )
 
     async def _call(self, cand: Candidate, model: str | None, messages: list[dict[str, str]]) -> ChatResult:
         try:

@@ -29,7 +29,17 @@ class WatchdogActivities:
 
     @activity.defn
     async def sweep_automatic_selections(self, req: SweepRequest) -> list[ClearedSelection]:
-        audits = await sweep_stale_automatic_state(self.store, timedelta(seconds=req.max_age_s),
-                                                   actor=f"watchdog:{req.watchdog_run}")
-        return [ClearedSelection(agent=a.agent, kind=a.kind, value=list(a.value), source=a.source,
-                                 written_by_run=a.written_by_run, reason=a.reason) for a in audits]
+        audits = await sweep_stale_automatic_state(
+            self.store, timedelta(seconds=req.max_age_s), actor=f"watchdog:{req.watchdog_run}"
+        )
+        return [
+            ClearedSelection(
+                agent=a.agent,
+                kind=a.kind,
+                value=list(a.value),
+                source=a.source,
+                written_by_run=a.written_by_run,
+                reason=a.reason,
+            )
+            for a in audits
+        ]

@@ -16,8 +16,8 @@ from temporalio.client import WorkflowHandle
 from temporalio.service import RPCError
 from temporalio.worker import Worker
 
-from bench.common import bench_stack
 from bench.bare_workflow import BareChatWorkflow, ChatCall
+from bench.common import bench_stack
 from bench.reference import ReferenceActivities, fixed_interval_client
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
@@ -50,8 +50,10 @@ def metrics_for(calls: list[dict], logical: int, succeeded: int, extra_calls: in
     span = (times[-1] - times[0] + 1) if times else 1
     successes = [c.get("at_end", c["at"]) for c in calls if c["status"] == 200]
     return {
-        "logical": logical, "succeeded": succeeded,
-        "fallback_calls": len(calls), "primary_calls": extra_calls,
+        "logical": logical,
+        "succeeded": succeeded,
+        "fallback_calls": len(calls),
+        "primary_calls": extra_calls,
         "raf_fallback": round(len(calls) / logical, 3),
         "raf_total": round((len(calls) + extra_calls) / logical, 3),
         "peak_over_quota": round(peak / QUOTA_RPM, 3),
@@ -66,11 +68,15 @@ async def scheduler_arm(stack: Stack) -> dict:
     down = InjectedFailure(status=503, kind="unavailable", endpoints=["chat", "models"])
     ws, agent, names = await stack.workspace(
         {"primary": SimProvider(failures=[down]), "fallback": limited()},
-        per_provider={"primary": {"requests_per_minute": 300}, "fallback": {"requests_per_minute": QUOTA_RPM}})
+        per_provider={"primary": {"requests_per_minute": 300}, "fallback": {"requests_per_minute": QUOTA_RPM}},
+    )
     await asyncio.sleep(2.5)  # let the worker start the provider queues (it refreshes every 2 s)
-    handles: list[WorkflowHandle] = await asyncio.gather(*[
-        submit(stack.client, stack.store, ws, agent, f"logical request {i}", task_queue=stack.task_queue)
-        for i in range(RUNS)])
+    handles: list[WorkflowHandle] = await asyncio.gather(
+        *[
+            submit(stack.client, stack.store, ws, agent, f"logical request {i}", task_queue=stack.task_queue)
+            for i in range(RUNS)
+        ]
+    )
     views = await asyncio.gather(*[wait_for_view(stack.client, h.id) for h in handles])
     calls, model_calls = await stack.simulator.calls(), await stack.simulator.model_calls()
     fallback = [c for c in calls if c["provider"] == names["fallback"]]
@@ -85,8 +91,12 @@ async def fixed_retry_arm(stack: Stack, http: httpx.AsyncClient) -> dict:
     await stack.simulator.set_provider(name, limited())
     url = f"{stack.simulator.provider_url(name)}/chat/completions"
     deadline = asyncio.get_running_loop().time() + REFERENCE_DEADLINE_S
-    done = await asyncio.gather(*[fixed_interval_client(http, ChatCall(url=url, prompt=f"logical request {i}"), 2.0,
-                                                        deadline) for i in range(RUNS)])
+    done = await asyncio.gather(
+        *[
+            fixed_interval_client(http, ChatCall(url=url, prompt=f"logical request {i}"), 2.0, deadline)
+            for i in range(RUNS)
+        ]
+    )
     calls = [c for c in await stack.simulator.calls() if c["provider"] == name]
     return metrics_for(calls, RUNS, sum(done))
 
@@ -96,14 +106,28 @@ async def temporal_default_arm(stack: Stack, http: httpx.AsyncClient) -> dict:
     await stack.simulator.set_provider(name, limited())
     url = f"{stack.simulator.provider_url(name)}/chat/completions"
     queue = f"bench-reference-{name}"
-    async with Worker(stack.client, task_queue=queue, workflows=[BareChatWorkflow],
-                      activities=[ReferenceActivities(http).chat_once], max_concurrent_activities=RUNS):
-        handles = await asyncio.gather(*[stack.client.start_workflow(
-            BareChatWorkflow.run, ChatCall(url=url, prompt=f"logical request {i}", client_retries=2),
-            id=f"{name}-{i}", task_queue=queue) for i in range(RUNS)])
-        results = await asyncio.gather(*[asyncio.wait_for(h.result(), REFERENCE_DEADLINE_S) for h in handles],
-                                       return_exceptions=True)
-        for h, r in zip(handles, results):
+    async with Worker(
+        stack.client,
+        task_queue=queue,
+        workflows=[BareChatWorkflow],
+        activities=[ReferenceActivities(http).chat_once],
+        max_concurrent_activities=RUNS,
+    ):
+        handles = await asyncio.gather(
+            *[
+                stack.client.start_workflow(
+                    BareChatWorkflow.run,
+                    ChatCall(url=url, prompt=f"logical request {i}", client_retries=2),
+                    id=f"{name}-{i}",
+                    task_queue=queue,
+                )
+                for i in range(RUNS)
+            ]
+        )
+        results = await asyncio.gather(
+            *[asyncio.wait_for(h.result(), REFERENCE_DEADLINE_S) for h in handles], return_exceptions=True
+        )
+        for h, r in zip(handles, results, strict=False):
             if isinstance(r, BaseException):
                 with contextlib.suppress(RPCError):  # it may have finished meanwhile
                     await h.terminate("benchmark deadline")
@@ -116,5 +140,8 @@ async def run() -> dict:
     async with bench_stack() as stack, httpx.AsyncClient(limits=httpx.Limits(max_connections=300)) as http:
         scheduler = await scheduler_arm(stack)
         fixed, default = await asyncio.gather(fixed_retry_arm(stack, http), temporal_default_arm(stack, http))
-    return scheduler | {"reference": {"fixed_2s_retries": fixed, "temporal_default_plus_2_client_retries": default},
-                        "quota_rpm": QUOTA_RPM, "seconds": round(time.monotonic() - started, 1)}
+    return scheduler | {
+        "reference": {"fixed_2s_retries": fixed, "temporal_default_plus_2_client_retries": default},
+        "quota_rpm": QUOTA_RPM,
+        "seconds": round(time.monotonic() - started, 1),
+    }

@@ -10,15 +10,16 @@ with workflow.unsafe.imports_passed_through():
 
 
 class ChatCall(BaseModel):
-    url: str                 # .../v1/chat/completions
+    url: str  # .../v1/chat/completions
     prompt: str
     client_retries: int = 0  # immediate retries inside one activity attempt (an HTTP client's own retries)
-    stream: bool = False     # make the same streamed call the office executor makes
+    stream: bool = False  # make the same streamed call the office executor makes
 
 
 @workflow.defn
 class BareChatWorkflow:
     @workflow.run
     async def run(self, call: ChatCall) -> str:
-        return await workflow.execute_activity("chat_once", call, result_type=str,
-                                               start_to_close_timeout=timedelta(seconds=60))
+        return await workflow.execute_activity(
+            "chat_once", call, result_type=str, start_to_close_timeout=timedelta(seconds=60)
+        )

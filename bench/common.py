@@ -17,7 +17,7 @@ T = TypeVar("T")
 async def bench_database() -> AsyncIterator[str]:
     try:
         await (await admin_connection()).close()
-    except Exception:  # noqa: BLE001 - no PostgreSQL here: the embedded default
+    except Exception:
         with tempfile.TemporaryDirectory() as tmp:
             yield f"sqlite:///{tmp}/bench.db"
         return
@@ -29,9 +29,12 @@ async def bench_database() -> AsyncIterator[str]:
 async def bench_stack(worker_process: bool = False, worker_processes: int = 1) -> AsyncIterator[Stack]:
     """The simulator always runs in its own process (a provider is another server, not this event loop);
     `worker_process` gives the worker its own process too (load benchmarks that measure counts, not speed)."""
-    async with bench_database() as url, ephemeral_stack(url, ui=False, simulator_process=True,
-                                                        worker_process=worker_process,
-                                                        worker_processes=worker_processes) as stack:
+    async with (
+        bench_database() as url,
+        ephemeral_stack(
+            url, ui=False, simulator_process=True, worker_process=worker_process, worker_processes=worker_processes
+        ) as stack,
+    ):
         yield stack
 
 

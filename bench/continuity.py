@@ -18,9 +18,11 @@ from office.stack import Stack
 
 # The injected 429 carries no Retry-After: it is one conversation's failure, not a key-wide limit (a real
 # Retry-After would, rightly, make every conversation on that key wait; the amplification bench covers that).
-FAILURE_KINDS = {"timeout": dict(status=504, kind="timeout", hold_s=2.0),
-                 "5xx": dict(status=503, kind="unavailable"),
-                 "429": dict(status=429, kind="rate_limit")}
+FAILURE_KINDS = {
+    "timeout": dict(status=504, kind="timeout", hold_s=2.0),
+    "5xx": dict(status=503, kind="unavailable"),
+    "429": dict(status=429, kind="rate_limit"),
+}
 TARGET_FAILOVERS = 750
 
 
@@ -53,6 +55,7 @@ def manifest(seed: int, count: int) -> list[Conversation]:
 @dataclass
 class Arm:
     """One seed's manifest (or the control arm) on its own workspace, so its calls are told apart."""
+
     conversations: list[Conversation]
     full_history: bool
     workspace: str
@@ -62,24 +65,39 @@ class Arm:
 
 
 async def prepare_arm(stack: Stack, conversations: list[Conversation], full_history: bool) -> Arm:
-    failures = [InjectedFailure(match_text=f"{c.canary} turn {c.fail_turn}:", **FAILURE_KINDS[c.fail_kind])
-                for c in conversations]
-    ws, agent, names = await stack.workspace({"primary": SimProvider(failures=failures), "fallback": SimProvider()},
-                                             timeout_s=1.0)
+    failures = [
+        InjectedFailure(match_text=f"{c.canary} turn {c.fail_turn}:", **FAILURE_KINDS[c.fail_kind])
+        for c in conversations
+    ]
+    ws, agent, names = await stack.workspace(
+        {"primary": SimProvider(failures=failures), "fallback": SimProvider()}, timeout_s=1.0
+    )
     return Arm(conversations, full_history, ws, agent, names)
 
 
 async def converse(stack: Stack, arm: Arm, c: Conversation) -> None:
-    handle = await submit(stack.client, stack.store, arm.workspace, arm.agent, c.turns[0],
-                          run_id=f"cont-{arm.workspace}-{c.key}", task_queue=stack.task_queue,
-                          follow_ups=c.turns[1:], full_history=arm.full_history)
+    handle = await submit(
+        stack.client,
+        stack.store,
+        arm.workspace,
+        arm.agent,
+        c.turns[0],
+        run_id=f"cont-{arm.workspace}-{c.key}",
+        task_queue=stack.task_queue,
+        follow_ups=c.turns[1:],
+        full_history=arm.full_history,
+    )
     arm.results.append((c, await wait_for_view(stack.client, handle.id)))
 
 
 def score_arm(arm: Arm, calls: list[dict]) -> dict:
     providers = set(arm.names.values())
-    return score(arm.results, [c for c in calls if c["provider"] in providers],
-                 {c.canary: c for c in arm.conversations}, arm.names)
+    return score(
+        arm.results,
+        [c for c in calls if c["provider"] in providers],
+        {c.canary: c for c in arm.conversations},
+        arm.names,
+    )
 
 
 def score(results, calls: list[dict], by_canary: dict[str, Conversation], names: dict[str, str]) -> dict:
@@ -109,9 +127,16 @@ def score(results, calls: list[dict], by_canary: dict[str, Conversation], names:
         if not (history_ok or stateless_ok):
             mismatch += 1
         replies.setdefault(owner, []).append(call["reply"])
-    return {"conversations": len(results), "completed": completed, "failovers": failovers,
-            "preserved": preserved, "bleed": bleed, "payload_mismatch": mismatch,
-            "chat_calls": len(calls), "primary_calls": sum(c["provider"] == names["primary"] for c in calls)}
+    return {
+        "conversations": len(results),
+        "completed": completed,
+        "failovers": failovers,
+        "preserved": preserved,
+        "bleed": bleed,
+        "payload_mismatch": mismatch,
+        "chat_calls": len(calls),
+        "primary_calls": sum(c["provider"] == names["primary"] for c in calls),
+    }
 
 
 async def run(conversations: int = 150, in_flight: int = 100, target: int = TARGET_FAILOVERS) -> dict:
@@ -154,12 +179,19 @@ async def run(conversations: int = 150, in_flight: int = 100, target: int = TARG
     failovers = sum(a["failovers"] for a in scored)
     preserved = sum(a["preserved"] for a in scored)
     return {
-        "failovers": failovers, "preserved": preserved,
-        "cpr": preserved / failovers if failovers else 0.0, "cpr_ci_low": wilson_low(preserved, failovers),
-        "bleed": sum(a["bleed"] for a in scored), "payload_mismatch": sum(a["payload_mismatch"] for a in scored),
-        "completed": sum(a["completed"] for a in scored), "conversations": sum(a["conversations"] for a in scored),
+        "failovers": failovers,
+        "preserved": preserved,
+        "cpr": preserved / failovers if failovers else 0.0,
+        "cpr_ci_low": wilson_low(preserved, failovers),
+        "bleed": sum(a["bleed"] for a in scored),
+        "payload_mismatch": sum(a["payload_mismatch"] for a in scored),
+        "completed": sum(a["completed"] for a in scored),
+        "conversations": sum(a["conversations"] for a in scored),
         "control_cpr": control_score["preserved"] / control_score["failovers"] if control_score["failovers"] else 0.0,
-        "control_failovers": control_score["failovers"], "control_bleed": control_score["bleed"],
-        "seeds": len(arms), "in_flight": in_flight, "seconds": round(time.monotonic() - started, 1),
+        "control_failovers": control_score["failovers"],
+        "control_bleed": control_score["bleed"],
+        "seeds": len(arms),
+        "in_flight": in_flight,
+        "seconds": round(time.monotonic() - started, 1),
         "per_seed": scored,
     }

@@ -13,8 +13,9 @@ from routing.config import ExecutionProfile
 
 
 async def post_chat(http: httpx.AsyncClient, call: ChatCall) -> httpx.Response:
-    return await http.post(call.url, json={"model": "sim-small", "messages": [{"role": "user", "content": call.prompt}]},
-                           timeout=30)
+    return await http.post(
+        call.url, json={"model": "sim-small", "messages": [{"role": "user", "content": call.prompt}]}, timeout=30
+    )
 
 
 class ReferenceActivities:

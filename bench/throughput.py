@@ -33,8 +33,12 @@ async def office_round(stack: Stack, ws: str, agent: str) -> float:
 
 async def bare_round(stack: Stack, url: str, queue: str) -> float:
     async def one(i: int) -> None:
-        await stack.client.execute_workflow(BareChatWorkflow.run, ChatCall(url=url, prompt=f"happy path {i}", stream=True),
-                                            id=f"bare-{uuid.uuid4().hex}", task_queue=queue)
+        await stack.client.execute_workflow(
+            BareChatWorkflow.run,
+            ChatCall(url=url, prompt=f"happy path {i}", stream=True),
+            id=f"bare-{uuid.uuid4().hex}",
+            task_queue=queue,
+        )
 
     started = time.monotonic()
     await bounded(IN_FLIGHT, [lambda i=i: one(i) for i in range(RUNS_PER_ROUND)])
@@ -44,14 +48,19 @@ async def bare_round(stack: Stack, url: str, queue: str) -> float:
 async def run() -> dict:
     started = time.monotonic()
     async with bench_stack() as stack, httpx.AsyncClient(limits=httpx.Limits(max_connections=200)) as http:
-        ws, agent, names = await stack.workspace({"solo": SimProvider()})
+        ws, agent, _names = await stack.workspace({"solo": SimProvider()})
         bare_provider = f"bare-{uuid.uuid4().hex[:6]}"
         await stack.simulator.set_provider(bare_provider, SimProvider())
         url = f"{stack.simulator.provider_url(bare_provider)}/chat/completions"
         queue = f"bench-bare-{bare_provider}"
         office_rates, bare_rates = [], []
-        async with Worker(stack.client, task_queue=queue, workflows=[BareChatWorkflow],
-                          activities=[ReferenceActivities(http).chat_once], max_concurrent_activities=200):
+        async with Worker(
+            stack.client,
+            task_queue=queue,
+            workflows=[BareChatWorkflow],
+            activities=[ReferenceActivities(http).chat_once],
+            max_concurrent_activities=200,
+        ):
             await office_round(stack, ws, agent)  # warm-up, not counted
             for _ in range(ROUNDS):
                 office_rates.append(await office_round(stack, ws, agent))
@@ -59,8 +68,13 @@ async def run() -> dict:
         sample = [w async for w in stack.client.list_workflows(f'OfficeWorkspace = "{ws}"', limit=1)]
         history = await stack.client.get_workflow_handle(sample[0].id).fetch_history()
     office_rate, bare_rate = statistics.median(office_rates), statistics.median(bare_rates)
-    return {"office_runs_per_s": round(office_rate, 2), "bare_runs_per_s": round(bare_rate, 2),
-            "ratio": round(office_rate / bare_rate, 3), "events_per_run": len(history.events),
-            "rounds": {"office": [round(r, 2) for r in office_rates], "bare": [round(r, 2) for r in bare_rates]},
-            "runs_per_round": RUNS_PER_ROUND, "in_flight": IN_FLIGHT,
-            "seconds": round(time.monotonic() - started, 1)}
+    return {
+        "office_runs_per_s": round(office_rate, 2),
+        "bare_runs_per_s": round(bare_rate, 2),
+        "ratio": round(office_rate / bare_rate, 3),
+        "events_per_run": len(history.events),
+        "rounds": {"office": [round(r, 2) for r in office_rates], "bare": [round(r, 2) for r in bare_rates]},
+        "runs_per_round": RUNS_PER_ROUND,
+        "in_flight": IN_FLIGHT,
+        "seconds": round(time.monotonic() - started, 1),
+    }

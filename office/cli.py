@@ -5,6 +5,7 @@ import json
 import os
 import sys
 from collections.abc import Awaitable, Callable
+from datetime import UTC
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -14,7 +15,8 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from office.runs import SubmitError, list_views, run_view, submit as submit_run, wait_for_view
+from office.runs import SubmitError, list_views, run_view, wait_for_view
+from office.runs import submit as submit_run
 from office.settings import DEFAULT_DATA_DIR, Settings
 from office.temporal_client import connect
 from routing.run import RunStatus, RunView
@@ -62,18 +64,22 @@ async def _with_store(fn: Callable[[Store], Awaitable[T]]) -> T:
 
 def _render_view(view: RunView) -> None:
     colour = {"completed": "green", "failed": "red", "parked": "yellow", "cancelled": "magenta"}.get(
-        view.status.value, "cyan")
-    console.print(f"[bold]{view.run_id}[/]  [{colour}]{view.status.value}[/]  workspace={view.workspace} "
-                  f"agent={view.agent} provider={view.provider or '-'} requested={view.requested_model or '-'} "
-                  f"effective={view.effective_model or '-'} fallbacks={view.fallback_count}")
+        view.status.value, "cyan"
+    )
+    console.print(
+        f"[bold]{view.run_id}[/]  [{colour}]{view.status.value}[/]  workspace={view.workspace} "
+        f"agent={view.agent} provider={view.provider or '-'} requested={view.requested_model or '-'} "
+        f"effective={view.effective_model or '-'} fallbacks={view.fallback_count}"
+    )
     if view.attempts:
         table = Table("seq", "provider", "model", "outcome", "error code", "decision")
         for a in view.attempts:
             table.add_row(str(a.seq), a.provider, a.model or "-", a.outcome, a.error_code or "-", a.decision or "-")
         console.print(table)
     for w in view.warnings:
-        console.print(f"[yellow]warning[/] {w.kind}: {w.reason} (requested {w.requested_model}, "
-                      f"effective {w.effective_model})")
+        console.print(
+            f"[yellow]warning[/] {w.kind}: {w.reason} (requested {w.requested_model}, effective {w.effective_model})"
+        )
     if view.park_reason:
         console.print(f"[yellow]parked:[/] {view.park_reason} (resume with `office runs resume {view.run_id}`)")
     if view.message:
@@ -89,11 +95,15 @@ def _exit_for(view: RunView) -> None:
 
 # --- the embedded stack ------------------------------------------------------------------------------
 @app.command()
-def dev(data_dir: Path = typer.Option(Path(DEFAULT_DATA_DIR), help="Where Temporal, the store and the simulator keep state."),
-        temporal_port: int = typer.Option(7233, help="Temporal frontend (gRPC) port."),
-        ui_port: int = typer.Option(8233, help="Temporal UI port."),
-        simulator_port: int = typer.Option(8390, help="Provider simulator port."),
-        no_demo: bool = typer.Option(False, "--no-demo", help="Start the stack without submitting demo runs.")) -> None:
+def dev(
+    data_dir: Path = typer.Option(
+        Path(DEFAULT_DATA_DIR), help="Where Temporal, the store and the simulator keep state."
+    ),
+    temporal_port: int = typer.Option(7233, help="Temporal frontend (gRPC) port."),
+    ui_port: int = typer.Option(8233, help="Temporal UI port."),
+    simulator_port: int = typer.Option(8390, help="Provider simulator port."),
+    no_demo: bool = typer.Option(False, "--no-demo", help="Start the stack without submitting demo runs."),
+) -> None:
     """Start the embedded stack: Temporal dev server, provider simulator, worker, demo."""
     from office.devstack import run_dev_stack
 
@@ -109,7 +119,9 @@ def worker() -> None:
 
 
 @app.command()
-def simulator(port: int = typer.Option(8390), config: Path | None = typer.Option(None, help="SimConfig JSON file.")) -> None:
+def simulator(
+    port: int = typer.Option(8390), config: Path | None = typer.Option(None, help="SimConfig JSON file.")
+) -> None:
     """Run the provider simulator alone."""
     from office.simulator.server import SimulatorServer, load_config
 
@@ -123,25 +135,38 @@ def simulator(port: int = typer.Option(8390), config: Path | None = typer.Option
 
 # --- runs --------------------------------------------------------------------------------------------
 @app.command()
-def submit(prompt: str = typer.Argument(..., help="The task for the agent."),
-           workspace: str = typer.Option(..., "--workspace", "-w"),
-           agent: str = typer.Option(..., "--agent", "-a"),
-           tier: str | None = typer.Option(None, help="Tier of the workspace's execution profiles."),
-           run_id: str | None = typer.Option(None, help="Workflow id; generated when omitted."),
-           pin_provider: list[str] = typer.Option([], "--pin-provider",
-                                                  help="Pin this run to a provider (repeatable); no fallback outside."),
-           pin_model: str | None = typer.Option(None, "--pin-model", help="Pin this run to a model."),
-           follow_up: list[str] = typer.Option([], "--follow-up", help="A further user turn (repeatable)."),
-           wait: bool = typer.Option(False, "--wait", help="Wait for the run to end."),
-           as_json: bool = typer.Option(False, "--json")) -> None:
+def submit(
+    prompt: str = typer.Argument(..., help="The task for the agent."),
+    workspace: str = typer.Option(..., "--workspace", "-w"),
+    agent: str = typer.Option(..., "--agent", "-a"),
+    tier: str | None = typer.Option(None, help="Tier of the workspace's execution profiles."),
+    run_id: str | None = typer.Option(None, help="Workflow id; generated when omitted."),
+    pin_provider: list[str] = typer.Option(
+        [], "--pin-provider", help="Pin this run to a provider (repeatable); no fallback outside."
+    ),
+    pin_model: str | None = typer.Option(None, "--pin-model", help="Pin this run to a model."),
+    follow_up: list[str] = typer.Option([], "--follow-up", help="A further user turn (repeatable)."),
+    wait: bool = typer.Option(False, "--wait", help="Wait for the run to end."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
     """Submit an office run."""
 
     async def go() -> RunView | str:
         store = Store(Settings.from_env().database_url)
         try:
             client = await connect()
-            handle = await submit_run(client, store, workspace, agent, prompt, run_id=run_id, tier=tier,
-                                      pin_providers=pin_provider, pin_model=pin_model, follow_ups=follow_up)
+            handle = await submit_run(
+                client,
+                store,
+                workspace,
+                agent,
+                prompt,
+                run_id=run_id,
+                tier=tier,
+                pin_providers=pin_provider,
+                pin_model=pin_model,
+                follow_ups=follow_up,
+            )
         finally:
             await store.close()
         if not wait:
@@ -203,8 +228,11 @@ async def _show(run_id: str) -> RunView:
 
 
 @runs_app.command("list")
-def runs_list(as_json: bool = typer.Option(False, "--json"), limit: int = typer.Option(50),
-              query: str | None = typer.Option(None, help="Extra visibility query, e.g. 'OfficeFallbackCount > 0'.")) -> None:
+def runs_list(
+    as_json: bool = typer.Option(False, "--json"),
+    limit: int = typer.Option(50),
+    query: str | None = typer.Option(None, help="Extra visibility query, e.g. 'OfficeFallbackCount > 0'."),
+) -> None:
     """List recent runs."""
 
     async def go() -> list[RunView]:
@@ -216,8 +244,16 @@ def runs_list(as_json: bool = typer.Option(False, "--json"), limit: int = typer.
         return
     table = Table("run", "status", "workspace", "agent", "provider", "effective model", "fallbacks", "error code")
     for v in views:
-        table.add_row(v.run_id, v.status.value, v.workspace, v.agent, v.provider or "-", v.effective_model or "-",
-                      str(v.fallback_count), v.error_code or "-")
+        table.add_row(
+            v.run_id,
+            v.status.value,
+            v.workspace,
+            v.agent,
+            v.provider or "-",
+            v.effective_model or "-",
+            str(v.fallback_count),
+            v.error_code or "-",
+        )
     console.print(table)
 
 
@@ -233,12 +269,14 @@ def runs_cancel(run_id: str) -> None:
 
 
 @runs_app.command("decide")
-def runs_decide(run_id: str,
-                substitute: str | None = typer.Option(None, help="Approve this provider for this run only."),
-                model: str | None = typer.Option(None, help="With --substitute: the model to run there."),
-                retry: bool = typer.Option(False, "--retry", help="Try the pinned route again."),
-                cancel: bool = typer.Option(False, "--cancel", help="End the run."),
-                actor: str = typer.Option(os.environ.get("USER", "user"), help="Who decides (for the record).")) -> None:
+def runs_decide(
+    run_id: str,
+    substitute: str | None = typer.Option(None, help="Approve this provider for this run only."),
+    model: str | None = typer.Option(None, help="With --substitute: the model to run there."),
+    retry: bool = typer.Option(False, "--retry", help="Try the pinned route again."),
+    cancel: bool = typer.Option(False, "--cancel", help="End the run."),
+    actor: str = typer.Option(os.environ.get("USER", "user"), help="Who decides (for the record)."),
+) -> None:
     """Answer a run parked `awaiting_user_decision`. Nothing is saved as a preference."""
     from routing.selection import UserDecision
     from workflows.office_run import OfficeRunWorkflow
@@ -279,9 +317,11 @@ def runs_explain(run_id: str, as_json: bool = typer.Option(False, "--json")) -> 
         return
     console.print("[bold]1. live run: what it selected and why[/]")
     for a in report["selected"]:
-        console.print(f"  attempt {a['seq']}: {a['provider']} model={a['model'] or a['requested_model']} "
-                      f"source={a['source']} → {a['outcome']}"
-                      + (f" [{a['error_code']}] {a['decision']}: {a['reason']}" if a["error_code"] else ""))
+        console.print(
+            f"  attempt {a['seq']}: {a['provider']} model={a['model'] or a['requested_model']} "
+            f"source={a['source']} → {a['outcome']}"
+            + (f" [{a['error_code']}] {a['decision']}: {a['reason']}" if a["error_code"] else "")
+        )
     for step in report["live"]:
         detail = {k: v for k, v in step.items() if k not in ("at", "event")}
         console.print(f"  {step['at']}  {step['event']}  {detail or ''}")
@@ -356,11 +396,13 @@ def workspace_list(as_json: bool = typer.Option(False, "--json")) -> None:
 
 
 @profile_app.command("set")
-def profile_set(name: str | None = typer.Argument(None, help="Profile name (or `name` in --file)."),
-                model: str | None = typer.Option(None, help="Start model."),
-                fallback_model: str | None = typer.Option(None),
-                auto_fallback: bool | None = typer.Option(None, "--auto-fallback/--no-auto-fallback"),
-                file: Path | None = typer.Option(None, "--file", "-f", help="Profile YAML or JSON.")) -> None:
+def profile_set(
+    name: str | None = typer.Argument(None, help="Profile name (or `name` in --file)."),
+    model: str | None = typer.Option(None, help="Start model."),
+    fallback_model: str | None = typer.Option(None),
+    auto_fallback: bool | None = typer.Option(None, "--auto-fallback/--no-auto-fallback"),
+    file: Path | None = typer.Option(None, "--file", "-f", help="Profile YAML or JSON."),
+) -> None:
     """Create or replace an agent profile (an explicit user action; flags override the file)."""
     from routing.config import AgentProfile
 
@@ -389,9 +431,11 @@ def _profile_reports(names: list[str] | None, workspace: str | None) -> list[dic
 
 
 @profile_app.command("show")
-def profile_show(name: str, workspace: str | None = typer.Option(None, help="Judge models against this "
-                                                                         "workspace's providers only."),
-                 as_json: bool = typer.Option(False, "--json")) -> None:
+def profile_show(
+    name: str,
+    workspace: str | None = typer.Option(None, help="Judge models against this workspace's providers only."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
     """A profile, with its models marked available, gone (no provider advertises them) or unknown."""
     reports = _profile_reports([name], workspace)
     if not reports:
@@ -407,22 +451,32 @@ def profile_list(workspace: str | None = typer.Option(None), as_json: bool = typ
         _print_json(reports)
         return
     for r in reports:
-        console.print(f"{r['name']}: model={r['model']} ({r['model_status']}) "
-                      f"fallback={r['fallback_model'] or '-'} auto_fallback={r['auto_fallback']}")
+        console.print(
+            f"{r['name']}: model={r['model']} ({r['model_status']}) "
+            f"fallback={r['fallback_model'] or '-'} auto_fallback={r['auto_fallback']}"
+        )
 
 
 @app.command()
-def models(provider: str, workspace: str | None = typer.Option(None, help="Workspace that configures PROVIDER."),
-           as_json: bool = typer.Option(False, "--json")) -> None:
+def models(
+    provider: str,
+    workspace: str | None = typer.Option(None, help="Workspace that configures PROVIDER."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
     """What PROVIDER's executor advertises now, with every profile's configured models marked."""
     from office.catalogs import CatalogError, live_catalog, profile_report
 
     async def go(store: Store) -> dict:
         catalog = await live_catalog(store, provider, workspace)
         reports = [profile_report(a, {provider: catalog}) for a in await store.list_agents()]
-        return {"provider": provider, "models": catalog, "profiles": [
-            {k: r[k] for k in ("name", "model", "model_status", "fallback_model", "fallback_model_status")}
-            for r in reports]}
+        return {
+            "provider": provider,
+            "models": catalog,
+            "profiles": [
+                {k: r[k] for k in ("name", "model", "model_status", "fallback_model", "fallback_model_status")}
+                for r in reports
+            ],
+        }
 
     try:
         report = _run(lambda: _with_store(go))
@@ -435,8 +489,9 @@ def models(provider: str, workspace: str | None = typer.Option(None, help="Works
     console.print(f"[bold]{provider}[/] advertises: {', '.join(report['models']) or '(nothing)'}")
     table = Table("profile", "model", "status", "fallback", "status")
     for r in report["profiles"]:
-        table.add_row(r["name"], r["model"], r["model_status"], r["fallback_model"] or "-",
-                      r["fallback_model_status"] or "-")
+        table.add_row(
+            r["name"], r["model"], r["model_status"], r["fallback_model"] or "-", r["fallback_model_status"] or "-"
+        )
     console.print(table)
 
 
@@ -450,10 +505,13 @@ def db_upgrade() -> None:
 
 
 @app.command()
-def pin(agent: str, provider: list[str] = typer.Option([], "--provider", help="Provider(s) the agent may use."),
-        model: str | None = typer.Option(None, "--model", help="The model the agent must run."),
-        actor: str = typer.Option(os.environ.get("USER", "user"), help="Who pins (for the record)."),
-        reason: str = typer.Option("", help="Why, for the record.")) -> None:
+def pin(
+    agent: str,
+    provider: list[str] = typer.Option([], "--provider", help="Provider(s) the agent may use."),
+    model: str | None = typer.Option(None, "--model", help="The model the agent must run."),
+    actor: str = typer.Option(os.environ.get("USER", "user"), help="Who pins (for the record)."),
+    reason: str = typer.Option("", help="Why, for the record."),
+) -> None:
     """Pin an agent to providers and/or a model: a durable user preference (source=user)."""
     from routing.selection import SelectionKind, UserSelection
     from store.preferences import PreferenceWriter
@@ -466,25 +524,32 @@ def pin(agent: str, provider: list[str] = typer.Option([], "--provider", help="P
             _fail(f"agent profile {agent!r} does not exist")
         writer = PreferenceWriter(store)
         if provider:
-            await writer.set_user_selection(UserSelection(agent=agent, kind=SelectionKind.provider, value=provider,
-                                                          actor=actor, reason=reason))
+            await writer.set_user_selection(
+                UserSelection(agent=agent, kind=SelectionKind.provider, value=provider, actor=actor, reason=reason)
+            )
         if model:
-            await writer.set_user_selection(UserSelection(agent=agent, kind=SelectionKind.model, value=[model],
-                                                          actor=actor, reason=reason))
+            await writer.set_user_selection(
+                UserSelection(agent=agent, kind=SelectionKind.model, value=[model], actor=actor, reason=reason)
+            )
 
     _run(lambda: _with_store(go))
     console.print(f"pinned {agent}: providers={provider or '-'} model={model or '-'}")
 
 
 @app.command()
-def unpin(agent: str, provider: bool = typer.Option(False, "--provider"), model: bool = typer.Option(False, "--model"),
-          actor: str = typer.Option(os.environ.get("USER", "user"))) -> None:
+def unpin(
+    agent: str,
+    provider: bool = typer.Option(False, "--provider"),
+    model: bool = typer.Option(False, "--model"),
+    actor: str = typer.Option(os.environ.get("USER", "user")),
+) -> None:
     """Remove an agent's provider and/or model pin."""
     from routing.selection import SelectionKind
     from store.preferences import PreferenceWriter
 
     kinds = [k for k, on in ((SelectionKind.provider, provider), (SelectionKind.model, model)) if on] or list(
-        SelectionKind)
+        SelectionKind
+    )
 
     async def go(store: Store) -> int:
         writer = PreferenceWriter(store)
@@ -502,8 +567,10 @@ def selections_list(as_json: bool = typer.Option(False, "--json")) -> None:
 
 
 @watchdog_app.command("install")
-def watchdog_install(every_minutes: float = typer.Option(10, help="How often the schedule runs."),
-                     max_age_minutes: float = typer.Option(60, help="Automatic state older than this is cleared.")) -> None:
+def watchdog_install(
+    every_minutes: float = typer.Option(10, help="How often the schedule runs."),
+    max_age_minutes: float = typer.Option(60, help="Automatic state older than this is cleared."),
+) -> None:
     """Create or update the Temporal Schedule that runs the watchdog."""
     from datetime import timedelta
 
@@ -520,8 +587,10 @@ BENCHES = ("continuity", "amplification", "throughput")
 
 
 @app.command()
-def bench(name: str = typer.Argument(..., help="continuity | amplification | throughput | all"),
-          as_json: bool = typer.Option(False, "--json", help="One JSON object (all: keyed by benchmark).")) -> None:
+def bench(
+    name: str = typer.Argument(..., help="continuity | amplification | throughput | all"),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object (all: keyed by benchmark)."),
+) -> None:
     """Run a benchmark against a real dev server and the provider simulator; print ratios measured side by side."""
     import importlib
     import logging
@@ -553,20 +622,21 @@ def _render_bench(name: str, result: dict) -> None:
 
 
 @app.command("explain-error")
-def explain_error(status: int | None = typer.Option(None, "--status", help="HTTP status code."),
-                  header: list[str] = typer.Option([], "--header", help="'Name: value', repeatable."),
-                  body: str | None = typer.Option(None, "--body", help="Response body text."),
-                  body_file: Path | None = typer.Option(None, "--body-file", help="Read the body from a file."),
-                  provider: str | None = typer.Option(None, "--provider", help="Provider name (a hint)."),
-                  jsonrpc_code: int | None = typer.Option(None, "--jsonrpc-code", help="ACP JSON-RPC error code."),
-                  error_text: str | None = typer.Option(None, "--error-text", help="Exception or agent error text."),
-                  exception_type: str | None = typer.Option(None, "--exception-type"),
-                  exit_code: int | None = typer.Option(None, "--exit-code", help="Executor process exit code."),
-                  alone: bool = typer.Option(False, "--no-other-provider",
-                                             help="Decide as if no other provider were eligible."),
-                  as_json: bool = typer.Option(False, "--json")) -> None:
+def explain_error(
+    status: int | None = typer.Option(None, "--status", help="HTTP status code."),
+    header: list[str] = typer.Option([], "--header", help="'Name: value', repeatable."),
+    body: str | None = typer.Option(None, "--body", help="Response body text."),
+    body_file: Path | None = typer.Option(None, "--body-file", help="Read the body from a file."),
+    provider: str | None = typer.Option(None, "--provider", help="Provider name (a hint)."),
+    jsonrpc_code: int | None = typer.Option(None, "--jsonrpc-code", help="ACP JSON-RPC error code."),
+    error_text: str | None = typer.Option(None, "--error-text", help="Exception or agent error text."),
+    exception_type: str | None = typer.Option(None, "--exception-type"),
+    exit_code: int | None = typer.Option(None, "--exit-code", help="Executor process exit code."),
+    alone: bool = typer.Option(False, "--no-other-provider", help="Decide as if no other provider were eligible."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
     """Classify a failure given by hand and show what an office run would decide."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from routing.classifier import FailureSignal, classify
     from routing.decider import RoutingContext, RunState, decide
@@ -579,16 +649,39 @@ def explain_error(status: int | None = typer.Option(None, "--status", help="HTTP
         headers[name.strip()] = value.strip()
     if body_file is not None:
         body = body_file.read_text()
-    result = classify(FailureSignal(status=status, headers=headers, body=body, provider=provider,
-                                    jsonrpc_code=jsonrpc_code, error_text=error_text, exception_type=exception_type,
-                                    exit_code=exit_code), datetime.now(timezone.utc))
-    decision = decide(result, RoutingContext.office,
-                      RunState(attempts=1, max_attempts=8, other_candidate_eligible=not alone), rand=0.5)
-    out = {"code": result.code.value, "class": result.error_class.value, "confidence": result.confidence,
-           "phase": result.phase.value, "rule": result.rule, "excerpt": result.excerpt,
-           "retry_after_s": result.retry_after_s, "decision": decision.kind.value, "reason": decision.reason,
-           "delay_s": decision.delay_s, "park_reason": decision.park_reason.value if decision.park_reason else None,
-           "health": decision.health.model_dump(mode="json") if decision.health else None}
+    result = classify(
+        FailureSignal(
+            status=status,
+            headers=headers,
+            body=body,
+            provider=provider,
+            jsonrpc_code=jsonrpc_code,
+            error_text=error_text,
+            exception_type=exception_type,
+            exit_code=exit_code,
+        ),
+        datetime.now(UTC),
+    )
+    decision = decide(
+        result,
+        RoutingContext.office,
+        RunState(attempts=1, max_attempts=8, other_candidate_eligible=not alone),
+        rand=0.5,
+    )
+    out = {
+        "code": result.code.value,
+        "class": result.error_class.value,
+        "confidence": result.confidence,
+        "phase": result.phase.value,
+        "rule": result.rule,
+        "excerpt": result.excerpt,
+        "retry_after_s": result.retry_after_s,
+        "decision": decision.kind.value,
+        "reason": decision.reason,
+        "delay_s": decision.delay_s,
+        "park_reason": decision.park_reason.value if decision.park_reason else None,
+        "health": decision.health.model_dump(mode="json") if decision.health else None,
+    }
     if as_json:
         _print_json(out)
         return
@@ -606,8 +699,15 @@ def health_list(as_json: bool = typer.Option(False, "--json")) -> None:
         return
     table = Table("provider", "model", "state", "retry at", "backoff step", "last code", "last run")
     for r in rows:
-        table.add_row(r.provider, r.model or "(all)", r.state, str(r.retry_at or "-"), str(r.backoff_step),
-                      r.last_code or "-", r.last_run_id or "-")
+        table.add_row(
+            r.provider,
+            r.model or "(all)",
+            r.state,
+            str(r.retry_at or "-"),
+            str(r.backoff_step),
+            r.last_code or "-",
+            r.last_run_id or "-",
+        )
     console.print(table)
 
 

@@ -13,24 +13,33 @@ DEMO_MODELS = ["demo-model", "retired-model", "sim-large"]
 
 
 def demo_simulator() -> SimConfig:
-    return SimConfig(providers={
-        "alpha": SimProvider(models=DEMO_MODELS, api_key="sk-sim-alpha-current", latency_ms=150),
-        "beta": SimProvider(models=DEMO_MODELS, default_model="sim-large", api_key="sk-sim-beta", latency_ms=150,
-                            chunk_delay_ms=20,
-                            # Still listed in the catalog, but the provider retired it: chat answers 404.
-                            failures=[InjectedFailure(status=404, kind="model_not_found",
-                                                      models=["retired-model"])]),
-    })
+    return SimConfig(
+        providers={
+            "alpha": SimProvider(models=DEMO_MODELS, api_key="sk-sim-alpha-current", latency_ms=150),
+            "beta": SimProvider(
+                models=DEMO_MODELS,
+                default_model="sim-large",
+                api_key="sk-sim-beta",
+                latency_ms=150,
+                chunk_delay_ms=20,
+                # Still listed in the catalog, but the provider retired it: chat answers 404.
+                failures=[InjectedFailure(status=404, kind="model_not_found", models=["retired-model"])],
+            ),
+        }
+    )
 
 
 def demo_workspace(simulator_url: str) -> WorkspaceConfig:
     return WorkspaceConfig(
-        name="demo", provider_order=["alpha", "beta"],
+        name="demo",
+        provider_order=["alpha", "beta"],
         providers={
             "alpha": ExecutionProfile(base_url=f"{simulator_url}/p/alpha/v1", credential_env="OFFICE_DEMO_ALPHA_KEY"),
-            "beta": ExecutionProfile(base_url=f"{simulator_url}/p/beta/v1", credential_env="OFFICE_DEMO_BETA_KEY",
-                                     default_model="sim-large"),
-        })
+            "beta": ExecutionProfile(
+                base_url=f"{simulator_url}/p/beta/v1", credential_env="OFFICE_DEMO_BETA_KEY", default_model="sim-large"
+            ),
+        },
+    )
 
 
 DEMO_AGENTS = [

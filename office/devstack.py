@@ -17,8 +17,8 @@ from office.demo import DEMO_AGENTS, DEMO_ENV, DEMO_RUNS, demo_simulator, demo_w
 from office.runs import submit, wait_for_view
 from office.simulator.config import SimConfig
 from office.simulator.server import SimulatorServer
-from office.temporal_client import connect
 from office.telemetry import configure_telemetry
+from office.temporal_client import connect
 from office.temporal_server import TemporalDevServer
 from office.watchdog_schedule import install_watchdog
 from office.worker_runtime import office_worker
@@ -30,15 +30,24 @@ from workflows.contracts import TASK_QUEUE
 async def _submit_demo_runs(client: Client, store: Store, console: Console) -> None:
     for run_id, agent, prompt in DEMO_RUNS:
         try:
-            await submit(client, store, "demo", agent, prompt, run_id=run_id,
-                         id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE)
+            await submit(
+                client,
+                store,
+                "demo",
+                agent,
+                prompt,
+                run_id=run_id,
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            )
         except WorkflowAlreadyStartedError:
             console.print(f"  demo run {run_id} exists already (kept from an earlier start)")
             continue
         view = await wait_for_view(client, run_id)
         tried = " → ".join(f"{a.provider}:{a.error_code or a.outcome}" for a in view.attempts)
-        console.print(f"  demo run [bold]{run_id}[/]: {view.status.value} ({tried})"
-                      + (f"\n    {view.message}" if view.message else ""))
+        console.print(
+            f"  demo run [bold]{run_id}[/]: {view.status.value} ({tried})"
+            + (f"\n    {view.message}" if view.message else "")
+        )
 
 
 async def run_dev_stack(data_dir: Path, temporal_port: int, ui_port: int, simulator_port: int, demo: bool) -> None:
@@ -52,8 +61,9 @@ async def run_dev_stack(data_dir: Path, temporal_port: int, ui_port: int, simula
         sim_file.write_text(demo_simulator().model_dump_json(indent=2))
     os.environ.update({k: v for k, v in DEMO_ENV.items() if k not in os.environ})
 
-    temporal = TemporalDevServer(db_file=data_dir / "temporal.db", port=temporal_port, ui_port=ui_port,
-                                 log_file=data_dir / "temporal.log")
+    temporal = TemporalDevServer(
+        db_file=data_dir / "temporal.db", port=temporal_port, ui_port=ui_port, log_file=data_dir / "temporal.log"
+    )
     simulator = SimulatorServer(SimConfig.model_validate_json(sim_file.read_text()), port=simulator_port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -76,8 +86,12 @@ async def run_dev_stack(data_dir: Path, temporal_port: int, ui_port: int, simula
             if demo:
                 console.print("submitting demo runs …")
                 await _submit_demo_runs(client, store, console)
-            exports = {"TEMPORAL_ADDRESS": temporal.address, "TEMPORAL_NAMESPACE": "default",
-                       "OFFICE_DATABASE_URL": db_url, "OFFICE_SIMULATOR_URL": simulator.url}
+            exports = {
+                "TEMPORAL_ADDRESS": temporal.address,
+                "TEMPORAL_NAMESPACE": "default",
+                "OFFICE_DATABASE_URL": db_url,
+                "OFFICE_SIMULATOR_URL": simulator.url,
+            }
             (data_dir / "env.json").write_text(json.dumps(exports, indent=2))
             for name, value in exports.items():
                 print(f"export {name}={value}")

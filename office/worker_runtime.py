@@ -31,8 +31,9 @@ class ProviderQueues:
     """Keeps one worker per provider queue whose `max_task_queue_activities_per_second` is the provider's
     quota, so all workers together never dispatch more than the quota (the server enforces it)."""
 
-    def __init__(self, client: Client, store: Store, base_queue: str, sessions: SessionActivities,
-                 refresh_s: float = 2.0):
+    def __init__(
+        self, client: Client, store: Store, base_queue: str, sessions: SessionActivities, refresh_s: float = 2.0
+    ):
         self.client, self.store, self.base_queue, self.sessions = client, store, base_queue, sessions
         self.refresh_s = refresh_s
         self._workers: dict[str, tuple[float, Worker, asyncio.Task]] = {}
@@ -53,9 +54,13 @@ class ProviderQueues:
                 continue
             if current is not None:
                 await self._stop(provider)
-            worker = Worker(self.client, task_queue=provider_queue(self.base_queue, provider),
-                            activities=[self.sessions.session_turn], max_concurrent_activities=100,
-                            max_task_queue_activities_per_second=rpm / 60.0)
+            worker = Worker(
+                self.client,
+                task_queue=provider_queue(self.base_queue, provider),
+                activities=[self.sessions.session_turn],
+                max_concurrent_activities=100,
+                max_task_queue_activities_per_second=rpm / 60.0,
+            )
             self._workers[provider] = (rpm, worker, asyncio.create_task(worker.run()))
 
     async def _stop(self, provider: str) -> None:
@@ -68,7 +73,7 @@ class ProviderQueues:
         while True:
             try:
                 await self.sync()
-            except Exception:  # noqa: BLE001 - a store hiccup must not stop the main worker
+            except Exception:
                 log.exception("could not refresh provider queues")
             await asyncio.sleep(self.refresh_s)
 
@@ -83,8 +88,9 @@ def worker_queue(task_queue: str) -> str:
 
 
 @contextlib.asynccontextmanager
-async def office_worker(client: Client, database_url: str, task_queue: str,
-                        provider_refresh_s: float = 2.0, agent_cwd: str | None = None) -> AsyncIterator[Worker]:
+async def office_worker(
+    client: Client, database_url: str, task_queue: str, provider_refresh_s: float = 2.0, agent_cwd: str | None = None
+) -> AsyncIterator[Worker]:
     store = Store(database_url)
     agents = LiveAgents()
     # Retries are off in the transport (httpx default); Temporal's attempts are the only retries.
@@ -96,18 +102,29 @@ async def office_worker(client: Client, database_url: str, task_queue: str,
         own_queue = worker_queue(task_queue)
         acp = AcpActivities(store, own_queue, agents, agent_cwd)
         worker = Worker(
-            client, task_queue=task_queue, workflows=[OfficeRunWorkflow, WatchdogWorkflow],
-            activities=[route_state.open_transcript, route_state.resolve_route, route_state.record_attempt,
-                        sessions.start_session, sessions.run_session, sessions.session_turn, acp.acp_start,
-                        watchdog.sweep_automatic_selections],
+            client,
+            task_queue=task_queue,
+            workflows=[OfficeRunWorkflow, WatchdogWorkflow],
+            activities=[
+                route_state.open_transcript,
+                route_state.resolve_route,
+                route_state.record_attempt,
+                sessions.start_session,
+                sessions.run_session,
+                sessions.session_turn,
+                acp.acp_start,
+                watchdog.sweep_automatic_selections,
+            ],
             max_concurrent_activities=200,
             # Our workflow modules import only pure code (routing/, contracts); passing every module through
             # spares re-importing them for each run, while the sandbox still guards non-determinism.
             workflow_runner=SandboxedWorkflowRunner(
-                restrictions=SandboxRestrictions.default.with_passthrough_all_modules()),
+                restrictions=SandboxRestrictions.default.with_passthrough_all_modules()
+            ),
         )
-        session_worker = Worker(client, task_queue=own_queue, activities=[acp.acp_turn, acp.acp_close],
-                                max_concurrent_activities=100)
+        session_worker = Worker(
+            client, task_queue=own_queue, activities=[acp.acp_turn, acp.acp_close], max_concurrent_activities=100
+        )
         queues = ProviderQueues(client, store, task_queue, sessions, provider_refresh_s)
         await queues.sync()
         background = [asyncio.create_task(queues.run()), asyncio.create_task(reap_idle_forever(agents))]

@@ -7,8 +7,9 @@ def full_jitter(step: int, rand: float, base_s: float = 1.0, cap_s: float = 60.0
     return max(0.0, min(1.0, rand)) * ceiling
 
 
-def retry_delay(step: int, rand: float, floor_s: float | None = None, base_s: float = 1.0,
-                cap_s: float = 60.0) -> float:
+def retry_delay(
+    step: int, rand: float, floor_s: float | None = None, base_s: float = 1.0, cap_s: float = 60.0
+) -> float:
     delay = full_jitter(step, rand, base_s, cap_s)
     if floor_s is not None:
         delay = max(delay, floor_s)

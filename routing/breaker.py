@@ -6,20 +6,26 @@ from routing.codes import ErrorCode
 
 
 class BreakerPolicy(BaseModel):
-    min_volume: int = 5               # the breaker judges a window only after this many requests …
-    failure_ratio: float = 0.5        # … and opens when at least this share of them failed
-    failure_streak: int = 10          # or after this many failures in a row, whatever the window says
-    probe_lease_s: float = 120.0      # one half-open probe at a time, for at most this long
-    budget_window_s: float = 60.0     # per-provider retry budget window
-    budget_ratio: float = 0.1         # retries may be this share of the window's requests …
-    budget_floor: int = 3             # … but at least this many
-    pacing_margin: float = 1.05       # space paced calls a little wider than the quota: arrival times jitter
-    max_wait_s: float = 120.0         # a Retry-After floor or pacing slot up to this far is waited out in the call
+    min_volume: int = 5  # the breaker judges a window only after this many requests …
+    failure_ratio: float = 0.5  # … and opens when at least this share of them failed
+    failure_streak: int = 10  # or after this many failures in a row, whatever the window says
+    probe_lease_s: float = 120.0  # one half-open probe at a time, for at most this long
+    budget_window_s: float = 60.0  # per-provider retry budget window
+    budget_ratio: float = 0.1  # retries may be this share of the window's requests …
+    budget_floor: int = 3  # … but at least this many
+    pacing_margin: float = 1.05  # space paced calls a little wider than the quota: arrival times jitter
+    max_wait_s: float = 120.0  # a Retry-After floor or pacing slot up to this far is waited out in the call
 
 
 # Capacity signals slow a provider down; they do not count as it being broken.
-NOT_BREAKER_FAILURES = {ErrorCode.rate_limited, ErrorCode.quota_limited, ErrorCode.circuit_open,
-                        ErrorCode.content_policy, ErrorCode.context_length_exceeded, ErrorCode.invalid_request}
+NOT_BREAKER_FAILURES = {
+    ErrorCode.rate_limited,
+    ErrorCode.quota_limited,
+    ErrorCode.circuit_open,
+    ErrorCode.content_policy,
+    ErrorCode.context_length_exceeded,
+    ErrorCode.invalid_request,
+}
 
 
 def counts_toward_breaker(code: str | None) -> bool:

@@ -94,27 +94,118 @@ def _flatten_body(body: str | None) -> _Fields:
 
 # Message rules, provider-neutral, checked in order.
 _MESSAGE_RULES: list[tuple[str, re.Pattern[str], ErrorCode]] = [
-    ("msg.credit_balance", re.compile(r"credit balance is too low|insufficient credits|insufficient[_ ]funds|payment required", re.I), ErrorCode.subscription_required),
-    ("msg.subscription", re.compile(r"subscription (is )?required|upgrade your plan|plan does not (include|allow)|not available on your plan", re.I), ErrorCode.subscription_required),
-    ("msg.quota", re.compile(r"exceeded your current quota|insufficient_quota|quota exceeded|usage limit|billing (hard )?limit", re.I), ErrorCode.quota_limited),
-    ("msg.content_policy", re.compile(r"content (management |filtering )?policy|content_filter|safety (system|filter|reasons)|blocked due to safety|flagged|moderation", re.I), ErrorCode.content_policy),
-    ("msg.context_length", re.compile(r"context[_ ]length|maximum context|prompt is too long|too many tokens|request too large|input is too long|exceeds the maximum number of tokens", re.I), ErrorCode.context_length_exceeded),
-    ("msg.model_gone", re.compile(r"\bmodels?\b.*\b(not found|does not exist|not supported|is not available|has been deprecated|decommissioned)|(unknown|invalid) model|DeploymentNotFound|no such model", re.I), ErrorCode.model_unavailable),
-    ("msg.missing_credentials", re.compile(r"no api key|api key (is )?(missing|not set|required)|missing credentials|credentials? not (found|set)", re.I), ErrorCode.missing_credentials),
-    ("msg.auth", re.compile(r"invalid[ _-]?(x-)?api[ _-]?key|api key not valid|incorrect api key|unauthori[sz]ed|authentication|access denied|invalid subscription key|not logged in|please (log ?in|login|authenticate)", re.I), ErrorCode.auth_required),
-    ("msg.model_capacity", re.compile(r"model is (currently )?(overloaded|at capacity)|at capacity|capacity (is )?(exceeded|constraints)", re.I), ErrorCode.model_capacity),
+    (
+        "msg.credit_balance",
+        re.compile(r"credit balance is too low|insufficient credits|insufficient[_ ]funds|payment required", re.I),
+        ErrorCode.subscription_required,
+    ),
+    (
+        "msg.subscription",
+        re.compile(
+            r"subscription (is )?required|upgrade your plan|plan does not (include|allow)|not available on your plan",
+            re.I,
+        ),
+        ErrorCode.subscription_required,
+    ),
+    (
+        "msg.quota",
+        re.compile(
+            r"exceeded your current quota|insufficient_quota|quota exceeded|usage limit|billing (hard )?limit", re.I
+        ),
+        ErrorCode.quota_limited,
+    ),
+    (
+        "msg.content_policy",
+        re.compile(
+            r"content (management |filtering )?policy|content_filter|safety (system|filter|reasons)|blocked due to safety|flagged|moderation",
+            re.I,
+        ),
+        ErrorCode.content_policy,
+    ),
+    (
+        "msg.context_length",
+        re.compile(
+            r"context[_ ]length|maximum context|prompt is too long|too many tokens|request too large|input is too long|exceeds the maximum number of tokens",
+            re.I,
+        ),
+        ErrorCode.context_length_exceeded,
+    ),
+    (
+        "msg.model_gone",
+        re.compile(
+            r"\bmodels?\b.*\b(not found|does not exist|not supported|is not available|has been deprecated|decommissioned)|(unknown|invalid) model|DeploymentNotFound|no such model",
+            re.I,
+        ),
+        ErrorCode.model_unavailable,
+    ),
+    (
+        "msg.missing_credentials",
+        re.compile(
+            r"no api key|api key (is )?(missing|not set|required)|missing credentials|credentials? not (found|set)",
+            re.I,
+        ),
+        ErrorCode.missing_credentials,
+    ),
+    (
+        "msg.auth",
+        re.compile(
+            r"invalid[ _-]?(x-)?api[ _-]?key|api key not valid|incorrect api key|unauthori[sz]ed|authentication|access denied|invalid subscription key|not logged in|please (log ?in|login|authenticate)",
+            re.I,
+        ),
+        ErrorCode.auth_required,
+    ),
+    (
+        "msg.model_capacity",
+        re.compile(
+            r"model is (currently )?(overloaded|at capacity)|at capacity|capacity (is )?(exceeded|constraints)", re.I
+        ),
+        ErrorCode.model_capacity,
+    ),
     ("msg.overloaded", re.compile(r"overloaded", re.I), ErrorCode.provider_overloaded),
-    ("msg.rate_limit", re.compile(r"rate[ _-]?limit|too many requests|requests per min|tokens per min|\bRPM\b|\bTPM\b", re.I), ErrorCode.rate_limited),
-    ("msg.stream_cut", re.compile(r"stream (ended|closed|terminated|truncated)|incomplete (chunked )?read|premature(ly)? (end|close)|without a final", re.I), ErrorCode.stream_truncated),
+    (
+        "msg.rate_limit",
+        re.compile(r"rate[ _-]?limit|too many requests|requests per min|tokens per min|\bRPM\b|\bTPM\b", re.I),
+        ErrorCode.rate_limited,
+    ),
+    (
+        "msg.stream_cut",
+        re.compile(
+            r"stream (ended|closed|terminated|truncated)|incomplete (chunked )?read|premature(ly)? (end|close)|without a final",
+            re.I,
+        ),
+        ErrorCode.stream_truncated,
+    ),
     ("msg.timeout", re.compile(r"timed? ?out|deadline exceeded|timeout", re.I), ErrorCode.timeout),
-    ("msg.network", re.compile(r"connection (refused|reset|aborted)|name or service not known|network is unreachable|broken pipe|temporary failure in name resolution|connecterror", re.I), ErrorCode.network_unavailable),
-    ("msg.unavailable", re.compile(r"service unavailable|temporarily unavailable|bad gateway|internal server error|server error|upstream", re.I), ErrorCode.provider_unavailable),
+    (
+        "msg.network",
+        re.compile(
+            r"connection (refused|reset|aborted)|name or service not known|network is unreachable|broken pipe|temporary failure in name resolution|connecterror",
+            re.I,
+        ),
+        ErrorCode.network_unavailable,
+    ),
+    (
+        "msg.unavailable",
+        re.compile(
+            r"service unavailable|temporarily unavailable|bad gateway|internal server error|server error|upstream", re.I
+        ),
+        ErrorCode.provider_unavailable,
+    ),
 ]
 
 _EXCEPTION_RULES: list[tuple[re.Pattern[str], ErrorCode]] = [
     (re.compile(r"Timeout|TimedOut|DeadlineExceeded", re.I), ErrorCode.timeout),
-    (re.compile(r"RemoteProtocolError|IncompleteRead|StreamTruncated|ChunkedEncodingError|ReadError", re.I), ErrorCode.stream_truncated),
-    (re.compile(r"ConnectError|ConnectionRefused|ConnectionReset|NetworkError|gaierror|BrokenPipe|ConnectionError|AgentSessionLost", re.I), ErrorCode.network_unavailable),
+    (
+        re.compile(r"RemoteProtocolError|IncompleteRead|StreamTruncated|ChunkedEncodingError|ReadError", re.I),
+        ErrorCode.stream_truncated,
+    ),
+    (
+        re.compile(
+            r"ConnectError|ConnectionRefused|ConnectionReset|NetworkError|gaierror|BrokenPipe|ConnectionError|AgentSessionLost",
+            re.I,
+        ),
+        ErrorCode.network_unavailable,
+    ),
     (re.compile(r"MissingCredentials", re.I), ErrorCode.missing_credentials),
 ]
 
@@ -168,8 +259,9 @@ _STATUS_CODES: dict[int, tuple[ErrorCode, float]] = {
 }
 
 
-def _result(code: ErrorCode, confidence: float, rule: str, signal: FailureSignal, text: str,
-            retry_after_s: float | None) -> Classification:
+def _result(
+    code: ErrorCode, confidence: float, rule: str, signal: FailureSignal, text: str, retry_after_s: float | None
+) -> Classification:
     return Classification(
         code=code,
         error_class=class_of(code),
@@ -196,7 +288,11 @@ def _classify_http(signal: FailureSignal, fields: _Fields, text: str) -> tuple[E
     message_match = _match_message(text)
 
     # Awkward shapes first: the same status means different things per body.
-    if status == 429 and message_match and message_match[1] in (ErrorCode.quota_limited, ErrorCode.subscription_required):
+    if (
+        status == 429
+        and message_match
+        and message_match[1] in (ErrorCode.quota_limited, ErrorCode.subscription_required)
+    ):
         return message_match[1], 0.95, f"http.429.{message_match[0]}"
     if "insufficient_quota" in keys:
         return ErrorCode.quota_limited, 0.95, "http.type.insufficient_quota"
@@ -205,13 +301,19 @@ def _classify_http(signal: FailureSignal, fields: _Fields, text: str) -> tuple[E
         if daily:
             return ErrorCode.quota_limited, 0.85, "http.429.gemini_daily_quota"
         return ErrorCode.rate_limited, 0.9, "http.429.gemini_resource_exhausted"
-    if status == 400 and message_match and message_match[1] in (
-        ErrorCode.subscription_required, ErrorCode.auth_required, ErrorCode.quota_limited
+    if (
+        status == 400
+        and message_match
+        and message_match[1] in (ErrorCode.subscription_required, ErrorCode.auth_required, ErrorCode.quota_limited)
     ):
         return message_match[1], 0.9, f"http.400.{message_match[0]}"
     if status == 400 and "failed_precondition" in keys and re.search(r"billing|free tier|not available", text, re.I):
         return ErrorCode.subscription_required, 0.85, "http.400.gemini_failed_precondition"
-    if status in (503, 500) and message_match and message_match[1] in (ErrorCode.model_capacity, ErrorCode.provider_overloaded):
+    if (
+        status in (503, 500)
+        and message_match
+        and message_match[1] in (ErrorCode.model_capacity, ErrorCode.provider_overloaded)
+    ):
         return message_match[1], 0.9, f"http.{status}.{message_match[0]}"
 
     for key in keys:
@@ -241,7 +343,9 @@ def classify(signal: FailureSignal, now: datetime | None = None) -> Classificati
 
 def _classify(signal: FailureSignal, now: datetime | None) -> Classification:
     fields = _flatten_body(signal.body)
-    text = " ".join(t for t in (fields.message, signal.error_text or "", signal.body or "" if not fields.message else "") if t)
+    text = " ".join(
+        t for t in (fields.message, signal.error_text or "", signal.body or "" if not fields.message else "") if t
+    )
     retry_after = reset_hint_from_headers(signal.headers, now)
     if retry_after is None:
         retry_after = fields.retry_delay_s

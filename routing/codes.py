@@ -17,7 +17,7 @@ class ErrorCode(StrEnum):
     network_unavailable = "network_unavailable"
     timeout = "timeout"
     stream_truncated = "stream_truncated"
-    circuit_open = "circuit_open"        # refused before calling: breaker open, probe in flight, budget spent
+    circuit_open = "circuit_open"  # refused before calling: breaker open, probe in flight, budget spent
     content_policy = "content_policy"
     context_length_exceeded = "context_length_exceeded"
     invalid_request = "invalid_request"

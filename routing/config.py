@@ -49,8 +49,10 @@ class ExecutionProfile(BaseModel):
             if not ENV_NAME.match(name):
                 raise ValueError(f"{name!r} is not an environment variable name")
             if SECRET_NAME.search(name):
-                raise ValueError(f"{name} looks like a secret: workspace settings are stored in plain text; "
-                                 f"set it on the worker and name it in credential_env instead")
+                raise ValueError(
+                    f"{name} looks like a secret: workspace settings are stored in plain text; "
+                    f"set it on the worker and name it in credential_env instead"
+                )
         return value
 
     @model_validator(mode="after")
@@ -58,7 +60,9 @@ class ExecutionProfile(BaseModel):
         if self.kind is ExecutorKind.openai and not self.base_url:
             raise ValueError("base_url is required for an openai executor (e.g. https://api.openai.com/v1)")
         if self.kind is ExecutorKind.acp and not self.command:
-            raise ValueError("command is required for an acp executor (e.g. ['npx', '@zed-industries/claude-code-acp'])")
+            raise ValueError(
+                "command is required for an acp executor (e.g. ['npx', '@zed-industries/claude-code-acp'])"
+            )
         return self
 
 

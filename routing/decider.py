@@ -10,7 +10,7 @@ from routing.codes import ErrorClass, ErrorCode
 
 
 class RoutingContext(StrEnum):
-    office = "office"            # the workspace provider order is the user's consent to re-dispatch
+    office = "office"  # the workspace provider order is the user's consent to re-dispatch
     interactive = "interactive"  # no such consent: never switch provider automatically
 
 
@@ -44,19 +44,19 @@ class HealthEffect(BaseModel):
 
 
 class RetryPolicy(BaseModel):
-    max_short_retries: int = 2         # per route, per run
+    max_short_retries: int = 2  # per route, per run
     short_retry_max_wait_s: float = 30.0  # a longer reset hint is a wait or a fallback, not a short retry
     base_s: float = 1.0
     cap_s: float = 20.0
 
 
 class RunState(BaseModel):
-    attempts: int                    # failed attempts so far in this run, including this one
+    attempts: int  # failed attempts so far in this run, including this one
     max_attempts: int
-    same_route_retries: int = 0      # short retries already spent on this route
-    waits: int = 0                   # durable waits already taken in this run
-    other_candidate_eligible: bool = False   # within the pin, when the run is pinned
-    pinned: bool = False             # the user pinned provider or model: never fall back outside the pin
+    same_route_retries: int = 0  # short retries already spent on this route
+    waits: int = 0  # durable waits already taken in this run
+    other_candidate_eligible: bool = False  # within the pin, when the run is pinned
+    pinned: bool = False  # the user pinned provider or model: never fall back outside the pin
 
 
 class Decision(BaseModel):
@@ -71,22 +71,33 @@ class Decision(BaseModel):
 _USER_ACTION = HealthEffect(state=HealthState.user_action_required)
 
 
-def decide(failure: Classification, context: RoutingContext, state: RunState, rand: float,
-           policy: RetryPolicy = RetryPolicy()) -> Decision:
+def decide(
+    failure: Classification, context: RoutingContext, state: RunState, rand: float, policy: RetryPolicy = RetryPolicy()
+) -> Decision:
     """`rand` in [0, 1) comes from the caller (workflow.random() in a workflow) so this stays pure."""
     decision = _decide(failure, context, state, rand, policy)
     needs_route_change = failure.error_class in (ErrorClass.user_action, ErrorClass.model, ErrorClass.quota)
     cap_reached = state.attempts >= state.max_attempts
-    if (state.pinned and context is RoutingContext.office and needs_route_change and not cap_reached
-            and decision.kind in (DecisionKind.park, DecisionKind.fail)):
-        return decision.model_copy(update={
-            "kind": DecisionKind.park, "park_reason": ParkReason.awaiting_user_decision,
-            "reason": "the pinned route failed; a substitute needs the user's approval for this run"})
+    if (
+        state.pinned
+        and context is RoutingContext.office
+        and needs_route_change
+        and not cap_reached
+        and decision.kind in (DecisionKind.park, DecisionKind.fail)
+    ):
+        return decision.model_copy(
+            update={
+                "kind": DecisionKind.park,
+                "park_reason": ParkReason.awaiting_user_decision,
+                "reason": "the pinned route failed; a substitute needs the user's approval for this run",
+            }
+        )
     return decision
 
 
-def _decide(failure: Classification, context: RoutingContext, state: RunState, rand: float,
-            policy: RetryPolicy) -> Decision:
+def _decide(
+    failure: Classification, context: RoutingContext, state: RunState, rand: float, policy: RetryPolicy
+) -> Decision:
     code, cls = failure.code, failure.error_class
     can_fall_back = context is RoutingContext.office and state.other_candidate_eligible
     cap_reached = state.attempts >= state.max_attempts
@@ -103,11 +114,18 @@ def _decide(failure: Classification, context: RoutingContext, state: RunState, r
 
     if cls is ErrorClass.user_action:
         if can_fall_back:
-            return make(DecisionKind.fallback, "provider needs user action; next provider in the workspace order",
-                        health=_USER_ACTION)
+            return make(
+                DecisionKind.fallback,
+                "provider needs user action; next provider in the workspace order",
+                health=_USER_ACTION,
+            )
         if context is RoutingContext.office:
-            return make(DecisionKind.park, "no other provider eligible; needs user action on this provider",
-                        park_reason=ParkReason.blocked_provider_action_required, health=_USER_ACTION)
+            return make(
+                DecisionKind.park,
+                "no other provider eligible; needs user action on this provider",
+                park_reason=ParkReason.blocked_provider_action_required,
+                health=_USER_ACTION,
+            )
         return make(DecisionKind.fail, "provider needs user action", health=_USER_ACTION)
 
     if cls is ErrorClass.model:
@@ -122,11 +140,19 @@ def _decide(failure: Classification, context: RoutingContext, state: RunState, r
         if can_fall_back:
             return make(DecisionKind.fallback, "quota exhausted; next provider now", health=effect)
         if failure.retry_after_s is not None:
-            return make(DecisionKind.wait, "quota exhausted everywhere; waiting for the reset",
-                        delay_s=failure.retry_after_s, health=effect)
+            return make(
+                DecisionKind.wait,
+                "quota exhausted everywhere; waiting for the reset",
+                delay_s=failure.retry_after_s,
+                health=effect,
+            )
         if context is RoutingContext.office:
-            return make(DecisionKind.park, "quota exhausted with no reset time; needs plan or billing action",
-                        park_reason=ParkReason.blocked_provider_action_required, health=effect)
+            return make(
+                DecisionKind.park,
+                "quota exhausted with no reset time; needs plan or billing action",
+                park_reason=ParkReason.blocked_provider_action_required,
+                health=effect,
+            )
         return make(DecisionKind.fail, "quota exhausted with no reset time", health=effect)
 
     if code is ErrorCode.circuit_open:  # never queue on an open or cooling provider: move on, or wait for it
@@ -134,8 +160,11 @@ def _decide(failure: Classification, context: RoutingContext, state: RunState, r
             return make(DecisionKind.fallback, "provider breaker open or retry budget spent; next provider")
         delay = max(failure.retry_after_s or 0.0, ladder_step(0) * rand)
         if context is RoutingContext.office:
-            return make(DecisionKind.wait, "provider breaker open and nothing else eligible; durable wait",
-                        delay_s=max(delay, 1.0))
+            return make(
+                DecisionKind.wait,
+                "provider breaker open and nothing else eligible; durable wait",
+                delay_s=max(delay, 1.0),
+            )
         return make(DecisionKind.fail, "provider breaker open")
 
     # transient
@@ -143,15 +172,24 @@ def _decide(failure: Classification, context: RoutingContext, state: RunState, r
     short_enough = hint is None or hint <= policy.short_retry_max_wait_s
     if state.same_route_retries < policy.max_short_retries and short_enough:
         delay = retry_delay(state.same_route_retries, rand, hint, policy.base_s, policy.cap_s)
-        return make(DecisionKind.short_retry, "transient error; short retry on the same route",
-                    delay_s=delay, health=HealthEffect(state=HealthState.short_retry, retry_after_s=hint))
+        return make(
+            DecisionKind.short_retry,
+            "transient error; short retry on the same route",
+            delay_s=delay,
+            health=HealthEffect(state=HealthState.short_retry, retry_after_s=hint),
+        )
     # One run's bad luck is evidence, not a verdict: the shared breaker decides whether the provider is down.
     evidence = HealthEffect(state=HealthState.short_retry, retry_after_s=hint)
     if can_fall_back:
-        return make(DecisionKind.fallback, "transient error persists; falling back to the next provider",
-                    health=evidence)
+        return make(
+            DecisionKind.fallback, "transient error persists; falling back to the next provider", health=evidence
+        )
     delay = max(hint or 0.0, retry_delay(state.waits, rand, None, ladder_step(state.waits), ladder_step(state.waits)))
     if context is RoutingContext.office:
-        return make(DecisionKind.wait, "transient error persists and nothing else is eligible; durable wait",
-                    delay_s=delay, health=evidence)
+        return make(
+            DecisionKind.wait,
+            "transient error persists and nothing else is eligible; durable wait",
+            delay_s=delay,
+            health=evidence,
+        )
     return make(DecisionKind.fail, "transient error persists", health=evidence)

@@ -7,31 +7,30 @@ PROVIDER_DEFAULT = "provider default, model not reported"
 # {p}: provider, {m}: quoted model, {a}: agent profile
 _TEMPLATES: dict[ErrorCode, str] = {
     ErrorCode.model_unavailable: "Model unavailable: the configured model {m} is no longer available on provider {p}. "
-                                 "Change the model in agent profile {a} or configure a fallback.",
+    "Change the model in agent profile {a} or configure a fallback.",
     ErrorCode.auth_required: "Authentication failed on provider {p}. Check the credentials its execution profile "
-                             "references (credential_env) and log the executor in again.",
+    "references (credential_env) and log the executor in again.",
     ErrorCode.missing_credentials: "Missing credentials for provider {p}: the environment variable its execution "
-                                   "profile names is not set on the worker. Set it, then resume or resubmit.",
+    "profile names is not set on the worker. Set it, then resume or resubmit.",
     ErrorCode.subscription_required: "Subscription or billing required on provider {p} for model {m}. Upgrade the "
-                                     "plan or add credit, or remove {p} from the workspace provider order.",
+    "plan or add credit, or remove {p} from the workspace provider order.",
     ErrorCode.quota_limited: "Quota exhausted on provider {p} for model {m}. Wait for the quota to reset, raise the "
-                             "plan's limits, or add another provider to the workspace order.",
+    "plan's limits, or add another provider to the workspace order.",
     ErrorCode.provider_not_configured: "Provider {p} is not configured correctly (endpoint or command not found). "
-                                       "Fix its execution profile in the workspace.",
+    "Fix its execution profile in the workspace.",
     ErrorCode.content_policy: "The request was refused by provider {p}'s content policy. It is not retried on "
-                              "another provider; change the task.",
+    "another provider; change the task.",
     ErrorCode.context_length_exceeded: "The conversation is too long for model {m} on provider {p}. Shorten the task "
-                                       "or choose a model with a larger context window in agent profile {a}.",
+    "or choose a model with a larger context window in agent profile {a}.",
     ErrorCode.invalid_request: "Provider {p} rejected the request as invalid for model {m}. Check agent profile {a}.",
     ErrorCode.unknown: "Unclassified failure on provider {p}; not routed to another provider (fail closed). "
-                       "Inspect the attempt's excerpt, then resubmit.",
+    "Inspect the attempt's excerpt, then resubmit.",
 }
 _TRANSIENT = "Provider {p} kept failing ({code}) for model {m}; no other provider was eligible."
 
 
-def actionable_message(code: ErrorCode, provider: str | None, model: str | None, agent: str,
-                       detail: str = "") -> str:
-    text = _TEMPLATES.get(code, _TRANSIENT).format(p=provider or "the provider",
-                                                   m=f'"{model}"' if model else "the configured model",
-                                                   a=agent, code=code.value)
+def actionable_message(code: ErrorCode, provider: str | None, model: str | None, agent: str, detail: str = "") -> str:
+    text = _TEMPLATES.get(code, _TRANSIENT).format(
+        p=provider or "the provider", m=f'"{model}"' if model else "the configured model", a=agent, code=code.value
+    )
     return f"{text} (provider said: {detail})" if detail else text

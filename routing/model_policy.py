@@ -13,10 +13,10 @@ class PolicyMode(StrEnum):
 
 
 class SelectionOutcome(StrEnum):
-    applied = "applied"                  # the requested model runs
+    applied = "applied"  # the requested model runs
     fallback_applied = "fallback_applied"  # the profile's fallback model runs
-    agent_default = "agent_default"      # no selection; the executor's default runs
-    failed = "failed"                    # an advertised model failed to apply: session start fails
+    agent_default = "agent_default"  # no selection; the executor's default runs
+    failed = "failed"  # an advertised model failed to apply: session start fails
 
 
 class MismatchReason(StrEnum):
@@ -31,16 +31,16 @@ class ModelPlan(BaseModel):
     mode: PolicyMode
     requested: str
     fallback: str | None
-    select: str | None               # the one model to select, or None: make no selection call
+    select: str | None  # the one model to select, or None: make no selection call
     outcome_if_applied: SelectionOutcome
-    reason: MismatchReason | None    # why we are not on the requested model, when we are not
+    reason: MismatchReason | None  # why we are not on the requested model, when we are not
 
 
 class ModelDecision(BaseModel):
     mode: PolicyMode
     requested: str
     fallback: str | None
-    effective: str | None            # None: provider default, model not reported
+    effective: str | None  # None: provider default, model not reported
     outcome: SelectionOutcome
     reason: MismatchReason | None
     set_model_called: bool
@@ -57,13 +57,19 @@ def mode_for(fallback: str | None, auto_fallback: bool) -> PolicyMode:
     return PolicyMode.fallback_model if fallback else PolicyMode.default_on_mismatch
 
 
-def plan_model(requested: str, fallback: str | None, auto_fallback: bool, catalog: list[str] | None,
-               selection_supported: bool = True) -> ModelPlan:
+def plan_model(
+    requested: str,
+    fallback: str | None,
+    auto_fallback: bool,
+    catalog: list[str] | None,
+    selection_supported: bool = True,
+) -> ModelPlan:
     mode = mode_for(fallback, auto_fallback)
 
     def plan(select: str | None, outcome: SelectionOutcome, reason: MismatchReason | None) -> ModelPlan:
-        return ModelPlan(mode=mode, requested=requested, fallback=fallback, select=select,
-                         outcome_if_applied=outcome, reason=reason)
+        return ModelPlan(
+            mode=mode, requested=requested, fallback=fallback, select=select, outcome_if_applied=outcome, reason=reason
+        )
 
     if not selection_supported:
         return plan(None, SelectionOutcome.agent_default, MismatchReason.selection_unsupported)
@@ -83,20 +89,41 @@ def settle_model(plan: ModelPlan, apply_error: str | None = None, reported: str 
     called = plan.select is not None
     if called and apply_error is not None:
         if plan.mode is PolicyMode.auto_fallback:
-            return ModelDecision(mode=plan.mode, requested=plan.requested, fallback=plan.fallback,
-                                 effective=reported, outcome=SelectionOutcome.agent_default,
-                                 reason=MismatchReason.apply_failed, set_model_called=True, apply_error=apply_error)
-        return ModelDecision(mode=plan.mode, requested=plan.requested, fallback=plan.fallback, effective=None,
-                             outcome=SelectionOutcome.failed, reason=MismatchReason.apply_failed,
-                             set_model_called=True, apply_error=apply_error)
+            return ModelDecision(
+                mode=plan.mode,
+                requested=plan.requested,
+                fallback=plan.fallback,
+                effective=reported,
+                outcome=SelectionOutcome.agent_default,
+                reason=MismatchReason.apply_failed,
+                set_model_called=True,
+                apply_error=apply_error,
+            )
+        return ModelDecision(
+            mode=plan.mode,
+            requested=plan.requested,
+            fallback=plan.fallback,
+            effective=None,
+            outcome=SelectionOutcome.failed,
+            reason=MismatchReason.apply_failed,
+            set_model_called=True,
+            apply_error=apply_error,
+        )
     effective = reported if reported is not None else plan.select
-    return ModelDecision(mode=plan.mode, requested=plan.requested, fallback=plan.fallback, effective=effective,
-                         outcome=plan.outcome_if_applied, reason=plan.reason, set_model_called=called)
+    return ModelDecision(
+        mode=plan.mode,
+        requested=plan.requested,
+        fallback=plan.fallback,
+        effective=effective,
+        outcome=plan.outcome_if_applied,
+        reason=plan.reason,
+        set_model_called=called,
+    )
 
 
 class ModelStatus(StrEnum):
     available = "available"
-    gone = "gone"          # reported, never healed: the profile keeps the model until the user changes it
+    gone = "gone"  # reported, never healed: the profile keeps the model until the user changes it
     unknown = "unknown"
 
 

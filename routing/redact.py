@@ -9,8 +9,10 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bAIza[0-9A-Za-z_-]{10,}"), "[redacted-key]"),
     (re.compile(r"\b(ghp|gho|ghs|github_pat)_[A-Za-z0-9_]{10,}"), "[redacted-key]"),
     (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), "[redacted-token]"),
-    (re.compile(r"(?i)\b(api[_-]?key|token|secret|password|authorization)(\"?\s*[:=]\s*\"?)[^\s\",&}]+"),
-     r"\1\2[redacted]"),
+    (
+        re.compile(r"(?i)\b(api[_-]?key|token|secret|password|authorization)(\"?\s*[:=]\s*\"?)[^\s\",&}]+"),
+        r"\1\2[redacted]",
+    ),
     (re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"), "[redacted-email]"),
 ]
 

@@ -1,7 +1,7 @@
 """Reads "when may I try again" from provider responses. Pure: the caller passes `now`."""
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
@@ -51,7 +51,7 @@ def parse_retry_after(value: str, now: datetime | None) -> float | None:
     except (TypeError, ValueError, IndexError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
+        when = when.replace(tzinfo=UTC)
     return max(0.0, (when - now).total_seconds())
 
 
@@ -68,7 +68,7 @@ def _parse_timestamp(value: str, now: datetime | None) -> float | None:
         except ValueError:
             return None
         if when.tzinfo is None:
-            when = when.replace(tzinfo=timezone.utc)
+            when = when.replace(tzinfo=UTC)
         return max(0.0, (when - now).total_seconds())
     epoch_s = number / 1000 if number > 1e11 else number
     return max(0.0, epoch_s - now.timestamp())

@@ -12,14 +12,15 @@ from routing.selection import Pins
 
 class HealthRecord(BaseModel):
     provider: str
-    model: str | None = None   # None: the whole provider; else only that model on it
+    model: str | None = None  # None: the whole provider; else only that model on it
     state: HealthState
     retry_at: datetime | None = None
     last_code: str | None = None
 
 
-def _blocking(records: list[HealthRecord], provider: str, model: str, now: datetime,
-              retry_blocked: bool) -> HealthRecord | None:
+def _blocking(
+    records: list[HealthRecord], provider: str, model: str, now: datetime, retry_blocked: bool
+) -> HealthRecord | None:
     for rec in records:
         if rec.provider != provider or (rec.model is not None and rec.model != model):
             continue
@@ -30,8 +31,15 @@ def _blocking(records: list[HealthRecord], provider: str, model: str, now: datet
     return None
 
 
-def candidate_for(workspace: WorkspaceConfig, agent: AgentProfile, provider: str, tier: str,
-                  emergency: bool = False, pinned_model: str | None = None, source: str = "default") -> Candidate:
+def candidate_for(
+    workspace: WorkspaceConfig,
+    agent: AgentProfile,
+    provider: str,
+    tier: str,
+    emergency: bool = False,
+    pinned_model: str | None = None,
+    source: str = "default",
+) -> Candidate:
     profile = workspace.providers[provider]
     override = profile.tiers.get(tier)
     model = pinned_model or (override.model if override and override.model else agent.model)
@@ -56,38 +64,67 @@ class Substitute(BaseModel):
     model: str | None = None
 
 
-def resolve_route(workspace: WorkspaceConfig, agent: AgentProfile, health: list[HealthRecord], now: datetime,
-                  tier: str | None = None, excluded: frozenset[str] = frozenset(),
-                  retry_blocked: bool = False, pins: Pins = Pins(), substitute: Substitute | None = None) -> RoutePlan:
+def resolve_route(
+    workspace: WorkspaceConfig,
+    agent: AgentProfile,
+    health: list[HealthRecord],
+    now: datetime,
+    tier: str | None = None,
+    excluded: frozenset[str] = frozenset(),
+    retry_blocked: bool = False,
+    pins: Pins = Pins(),
+    substitute: Substitute | None = None,
+) -> RoutePlan:
     """`retry_blocked`: the user says they fixed what needed action (resume), so try those routes again.
     `pins` (the user's) narrow the order; the profile's pinned_providers apply when no other pin is given."""
     tier = tier or workspace.default_tier
     pinned_providers = pins.providers or agent.pinned_providers
     pinned = bool(pinned_providers or pins.model)
     if substitute is not None:
-        cand = candidate_for(workspace, agent, substitute.provider, tier,
-                             pinned_model=substitute.model or pins.model, source="user")
-        return RoutePlan(workspace=workspace.name, agent=agent, tier=tier, max_attempts=workspace.max_attempts,
-                         pinned=True, candidates=[cand])
+        cand = candidate_for(
+            workspace, agent, substitute.provider, tier, pinned_model=substitute.model or pins.model, source="user"
+        )
+        return RoutePlan(
+            workspace=workspace.name,
+            agent=agent,
+            tier=tier,
+            max_attempts=workspace.max_attempts,
+            pinned=True,
+            candidates=[cand],
+        )
     normal: list[Candidate] = []
     emergency: list[Candidate] = []
     ineligible: list[Ineligible] = []
     for entry in workspace.provider_order:
         if pinned_providers and entry.provider not in pinned_providers:
             continue
-        cand = candidate_for(workspace, agent, entry.provider, tier, entry.emergency, pins.model,
-                             "user" if pinned else "default")
+        cand = candidate_for(
+            workspace, agent, entry.provider, tier, entry.emergency, pins.model, "user" if pinned else "default"
+        )
         if entry.provider in excluded:
             ineligible.append(Ineligible(provider=entry.provider, reason="already failed in this route cycle"))
             continue
         block = _blocking(health, entry.provider, cand.requested_model, now, retry_blocked)
         if block is not None:
             scope = f" for model {block.model}" if block.model else ""
-            ineligible.append(Ineligible(provider=entry.provider, retry_at=block.retry_at, code=block.last_code,
-                                         reason=f"{block.state.value}{scope} after {block.last_code or 'a failure'}"))
+            ineligible.append(
+                Ineligible(
+                    provider=entry.provider,
+                    retry_at=block.retry_at,
+                    code=block.last_code,
+                    reason=f"{block.state.value}{scope} after {block.last_code or 'a failure'}",
+                )
+            )
             continue
         (emergency if entry.emergency else normal).append(cand)
     # Emergency routes are candidates of last resort, only when nothing normal is eligible.
     candidates = normal if normal else emergency
-    return RoutePlan(workspace=workspace.name, agent=agent, tier=tier, max_attempts=workspace.max_attempts,
-                     pinned=pinned, candidates=candidates, ineligible=ineligible)
+    return RoutePlan(
+        workspace=workspace.name,
+        agent=agent,
+        tier=tier,
+        max_attempts=workspace.max_attempts,
+        pinned=pinned,
+        candidates=candidates,
+        ineligible=ineligible,
+    )

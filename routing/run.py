@@ -24,8 +24,8 @@ class RunRequest(BaseModel):
     tier: str | None = None
     pin_providers: list[str] = Field(default_factory=list)  # a user's pin for this run only
     pin_model: str | None = None
-    follow_ups: list[str] = Field(default_factory=list)     # scripted further user turns of the conversation
-    full_history: bool = True        # False: stateless, each turn sends only its own message (a control mode)
+    follow_ups: list[str] = Field(default_factory=list)  # scripted further user turns of the conversation
+    full_history: bool = True  # False: stateless, each turn sends only its own message (a control mode)
 
 
 class Candidate(BaseModel):
@@ -37,8 +37,8 @@ class Candidate(BaseModel):
     fallback_model: str | None = None
     auto_fallback: bool = False
     emergency: bool = False
-    model_pinned: bool = False       # the user pinned the model: running on another one is a failure
-    source: str = "default"          # default (configured order) | user (pinned or approved substitute)
+    model_pinned: bool = False  # the user pinned the model: running on another one is a failure
+    source: str = "default"  # default (configured order) | user (pinned or approved substitute)
 
 
 class Ineligible(BaseModel):
@@ -65,7 +65,7 @@ class AttemptView(BaseModel):
     model: str | None = None
     requested_model: str | None = None
     outcome: str
-    source: str = "default"          # default | auto (runtime fallback) | user
+    source: str = "default"  # default | auto (runtime fallback) | user
     error_code: str | None = None
     decision: str | None = None
     reason: str | None = None

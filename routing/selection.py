@@ -8,14 +8,14 @@ from pydantic import BaseModel, Field
 
 
 class SelectionSource(StrEnum):
-    user = "user"        # an explicit user or operator action
-    auto = "auto"        # runtime recovery: lives in the run (attempts, effective model, search attributes)
+    user = "user"  # an explicit user or operator action
+    auto = "auto"  # runtime recovery: lives in the run (attempts, effective model, search attributes)
     default = "default"  # configuration
 
 
 class SelectionKind(StrEnum):
     provider = "provider"  # pin the agent to these providers
-    model = "model"        # pin the agent to this model
+    model = "model"  # pin the agent to this model
 
 
 class UserSelection(BaseModel):

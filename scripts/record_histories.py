@@ -13,13 +13,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from office.runs import submit, wait_for_view  # noqa: E402
-from office.simulator.config import InjectedFailure, SimProvider  # noqa: E402
-from office.stack import ephemeral_stack  # noqa: E402
-from routing.config import ExecutionProfile  # noqa: E402
-from routing.run import RunStatus  # noqa: E402
-from routing.selection import UserDecision  # noqa: E402
-from workflows.office_run import OfficeRunWorkflow  # noqa: E402
+from office.runs import submit, wait_for_view
+from office.simulator.config import InjectedFailure, SimProvider
+from office.stack import ephemeral_stack
+from routing.config import ExecutionProfile
+from routing.run import RunStatus
+from routing.selection import UserDecision
+from workflows.office_run import OfficeRunWorkflow
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "histories"
 
@@ -34,48 +34,81 @@ async def main() -> None:
                 "happy_path": await stack.workspace({"alpha": SimProvider()}),
                 "auth_fallback": await stack.workspace(
                     {"alpha": SimProvider(api_key="sk-other"), "beta": SimProvider(api_key="sk-sim-record")},
-                    credential_env="OFFICE_RECORD_KEY"),
+                    credential_env="OFFICE_RECORD_KEY",
+                ),
                 "model_gone_terminal": await stack.workspace(
-                    {"alpha": SimProvider(models=["old-model"], failures=[gone]),
-                     "beta": SimProvider(models=["old-model"], failures=[gone])}, model="old-model"),
-                "rate_limit_short_retry": await stack.workspace({"alpha": SimProvider(failures=[
-                    InjectedFailure(status=429, kind="rate_limit", retry_after_s=1, times=1)])}),
-                "model_drift_warning": await stack.workspace({"alpha": SimProvider(models=["sim-small"])},
-                                                             model="gpt-4-0314"),
+                    {
+                        "alpha": SimProvider(models=["old-model"], failures=[gone]),
+                        "beta": SimProvider(models=["old-model"], failures=[gone]),
+                    },
+                    model="old-model",
+                ),
+                "rate_limit_short_retry": await stack.workspace(
+                    {
+                        "alpha": SimProvider(
+                            failures=[InjectedFailure(status=429, kind="rate_limit", retry_after_s=1, times=1)]
+                        )
+                    }
+                ),
+                "model_drift_warning": await stack.workspace(
+                    {"alpha": SimProvider(models=["sim-small"])}, model="gpt-4-0314"
+                ),
             }
             for name, (workspace, agent, _) in scenarios.items():
-                handle = await submit(stack.client, stack.store, workspace, agent, f"scenario {name}",
-                                      run_id=f"record-{name}")
+                handle = await submit(
+                    stack.client, stack.store, workspace, agent, f"scenario {name}", run_id=f"record-{name}"
+                )
                 view = await wait_for_view(stack.client, handle.id)
                 await save(handle, name, view.status.value)
 
             # A pinned run parks awaiting the user's decision; the user approves a one-time substitute.
-            workspace, agent, names = await stack.workspace({"alpha": SimProvider(api_key="sk-other"),
-                                                             "beta": SimProvider(api_key="sk-sim-record")},
-                                                            credential_env="OFFICE_RECORD_KEY")
-            handle = await submit(stack.client, stack.store, workspace, agent, "scenario pinned",
-                                  run_id="record-pinned_substitute", pin_providers=[names["alpha"]])
+            workspace, agent, names = await stack.workspace(
+                {"alpha": SimProvider(api_key="sk-other"), "beta": SimProvider(api_key="sk-sim-record")},
+                credential_env="OFFICE_RECORD_KEY",
+            )
+            handle = await submit(
+                stack.client,
+                stack.store,
+                workspace,
+                agent,
+                "scenario pinned",
+                run_id="record-pinned_substitute",
+                pin_providers=[names["alpha"]],
+            )
             while (await handle.query(OfficeRunWorkflow.status)).status is not RunStatus.parked:
                 await asyncio.sleep(0.1)
-            await handle.execute_update(OfficeRunWorkflow.user_decision,
-                                        UserDecision(action="substitute", provider=names["beta"]))
+            await handle.execute_update(
+                OfficeRunWorkflow.user_decision, UserDecision(action="substitute", provider=names["beta"])
+            )
             view = await wait_for_view(stack.client, handle.id)
             await save(handle, "pinned_substitute", view.status.value)
 
             # ACP: an agent that demands authentication → the next provider; a live session over two turns.
-            for name, script, providers in (("acp_auth_fallback", {"auth_required": True}, {"beta": SimProvider()}),
-                                            ("acp_two_turns", {"models": ["sim-small"]}, {})):
+            for name, script, providers in (
+                ("acp_auth_fallback", {"auth_required": True}, {"beta": SimProvider()}),
+                ("acp_two_turns", {"models": ["sim-small"]}, {}),
+            ):
                 workspace, agent, _ = await stack.workspace({"claude": scripted_agent(script), **providers})
-                handle = await submit(stack.client, stack.store, workspace, agent, f"scenario {name}",
-                                      run_id=f"record-{name}", follow_ups=["and the next step"])
+                handle = await submit(
+                    stack.client,
+                    stack.store,
+                    workspace,
+                    agent,
+                    f"scenario {name}",
+                    run_id=f"record-{name}",
+                    follow_ups=["and the next step"],
+                )
                 view = await wait_for_view(stack.client, handle.id)
                 await save(handle, name, view.status.value)
 
 
 def scripted_agent(script: dict) -> ExecutionProfile:
     root = Path(__file__).resolve().parent.parent
-    return ExecutionProfile(kind="acp", command=[sys.executable, "-m", "office.scripted_agent"],
-                            env={"SCRIPTED_AGENT": json.dumps(script), "PYTHONPATH": str(root)})
+    return ExecutionProfile(
+        kind="acp",
+        command=[sys.executable, "-m", "office.scripted_agent"],
+        env={"SCRIPTED_AGENT": json.dumps(script), "PYTHONPATH": str(root)},
+    )
 
 
 async def save(handle, name: str, status: str) -> None:

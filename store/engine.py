@@ -6,10 +6,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 def normalize_url(url: str) -> str:
     """Accept plain postgresql:// and sqlite:// URLs and pick the async drivers."""
-    for prefix, driver in (("postgresql://", "postgresql+asyncpg://"), ("postgres://", "postgresql+asyncpg://"),
-                           ("sqlite://", "sqlite+aiosqlite://")):
+    for prefix, driver in (
+        ("postgresql://", "postgresql+asyncpg://"),
+        ("postgres://", "postgresql+asyncpg://"),
+        ("sqlite://", "sqlite+aiosqlite://"),
+    ):
         if url.startswith(prefix):
-            return driver + url[len(prefix):]
+            return driver + url[len(prefix) :]
     if url.startswith(("postgresql+asyncpg://", "sqlite+aiosqlite://")):
         return url
     raise ValueError(

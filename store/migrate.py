@@ -22,9 +22,11 @@ async def migrate(url: str, revision: str = "head") -> None:
     engine = make_engine(url)
     try:
         async with engine.begin() as conn:
+
             def _upgrade(sync_conn) -> None:
                 cfg.attributes["connection"] = sync_conn
                 command.upgrade(cfg, revision)
+
             await conn.run_sync(_upgrade)
     finally:
         await engine.dispose()

@@ -14,14 +14,32 @@ class PreferenceWriter:
         if not isinstance(selection, UserSelection) or selection.source is not SelectionSource.user:
             raise TypeError("durable preference accepts only explicit user selections")
         now = utcnow()
-        await self.store.upsert(SelectionRow, {
-            "agent": selection.agent, "kind": selection.kind.value, "value": selection.value,
-            "source": SelectionSource.user.value, "actor": selection.actor, "written_by_run": None,
-            "created_at": now}, ["agent", "kind"])
+        await self.store.upsert(
+            SelectionRow,
+            {
+                "agent": selection.agent,
+                "kind": selection.kind.value,
+                "value": selection.value,
+                "source": SelectionSource.user.value,
+                "actor": selection.actor,
+                "written_by_run": None,
+                "created_at": now,
+            },
+            ["agent", "kind"],
+        )
         async with self.store.session() as s:
-            s.add(SelectionEventRow(agent=selection.agent, kind=selection.kind.value, value=selection.value,
-                                    source=SelectionSource.user.value, action="set", actor=selection.actor,
-                                    reason=selection.reason or "set by the user", at=now))
+            s.add(
+                SelectionEventRow(
+                    agent=selection.agent,
+                    kind=selection.kind.value,
+                    value=selection.value,
+                    source=SelectionSource.user.value,
+                    action="set",
+                    actor=selection.actor,
+                    reason=selection.reason or "set by the user",
+                    at=now,
+                )
+            )
             await s.commit()
 
     async def clear_user_selection(self, agent: str, kind: SelectionKind, actor: str, reason: str = "") -> bool:
@@ -30,8 +48,18 @@ class PreferenceWriter:
             if row is None:
                 return False
             await s.delete(row)
-            s.add(SelectionEventRow(agent=agent, kind=kind.value, value=list(row.value), source=row.source,
-                                    action="cleared", actor=actor, reason=reason or "cleared by the user",
-                                    written_by_run=row.written_by_run, at=utcnow()))
+            s.add(
+                SelectionEventRow(
+                    agent=agent,
+                    kind=kind.value,
+                    value=list(row.value),
+                    source=row.source,
+                    action="cleared",
+                    actor=actor,
+                    reason=reason or "cleared by the user",
+                    written_by_run=row.written_by_run,
+                    at=utcnow(),
+                )
+            )
             await s.commit()
             return True

@@ -1,6 +1,6 @@
 """Queries. Every write that an activity retry can repeat is idempotent by primary key."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel
@@ -14,32 +14,42 @@ from routing.breaker import BreakerPolicy, counts_toward_breaker, retry_allowed,
 from routing.config import AgentProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.route import HealthRecord
-from store.engine import make_engine
 from routing.selection import Pins, SelectionKind, SelectionSource
-from store.tables import (AgentProfileRow, AttemptRow, HealthEventRow, ProviderCatalogRow, ProviderHealthRow,
-                          RunMessageRow, SelectionEventRow, SelectionRow, TranscriptEntryRow, WorkspaceRow)
+from store.engine import make_engine
+from store.tables import (
+    AgentProfileRow,
+    AttemptRow,
+    HealthEventRow,
+    ProviderCatalogRow,
+    ProviderHealthRow,
+    RunMessageRow,
+    SelectionEventRow,
+    SelectionRow,
+    TranscriptEntryRow,
+    WorkspaceRow,
+)
 
 
 class CallAdmission(BaseModel):
     """The shared breaker's and budget's answer before a provider call."""
 
     allowed: bool
-    wait_s: float = 0.0              # wait this long first (a Retry-After floor for this provider key)
+    wait_s: float = 0.0  # wait this long first (a Retry-After floor for this provider key)
     slot_at: datetime | None = None  # when this call may go (with a quota: its pacing slot)
-    probe: bool = False              # this call is the one half-open probe
-    rule: str | None = None          # why it was refused
+    probe: bool = False  # this call is the one half-open probe
+    rule: str | None = None  # why it was refused
     retry_after_s: float | None = None
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def as_utc(value: datetime | None) -> datetime | None:
     """SQLite hands back naive datetimes; everything here is UTC."""
     if value is None or value.tzinfo is not None:
         return value
-    return value.replace(tzinfo=timezone.utc)
+    return value.replace(tzinfo=UTC)
 
 
 class Store:
@@ -68,16 +78,18 @@ class Store:
 
     async def upsert(self, table: type[SQLModel], values: dict[str, Any], keys: list[str]) -> None:
         stmt = self._insert(table).values(**values)
-        stmt = stmt.on_conflict_do_update(index_elements=keys,
-                                          set_={k: v for k, v in values.items() if k not in keys})
+        stmt = stmt.on_conflict_do_update(index_elements=keys, set_={k: v for k, v in values.items() if k not in keys})
         async with self.session() as s:
             await s.execute(stmt)
             await s.commit()
 
     # --- configuration -------------------------------------------------------------------------
     async def save_workspace(self, config: WorkspaceConfig) -> None:
-        await self.upsert(WorkspaceRow, {"name": config.name, "config": config.model_dump(mode="json"),
-                                          "updated_at": utcnow()}, ["name"])
+        await self.upsert(
+            WorkspaceRow,
+            {"name": config.name, "config": config.model_dump(mode="json"), "updated_at": utcnow()},
+            ["name"],
+        )
 
     async def get_workspace(self, name: str) -> WorkspaceConfig | None:
         async with self.session() as s:
@@ -104,48 +116,88 @@ class Store:
         return [AgentProfile.model_validate(r.model_dump(exclude={"updated_at"})) for r in rows]
 
     # --- transcript: append-only, one owner per run ---------------------------------------------
-    async def append_transcript(self, run_id: str, seq: int, role: str, content: str,
-                                provider: str | None = None) -> bool:
-        return await self.insert_ignore(TranscriptEntryRow, {
-            "run_id": run_id, "seq": seq, "role": role, "content": content, "provider": provider,
-            "created_at": utcnow()})
+    async def append_transcript(
+        self, run_id: str, seq: int, role: str, content: str, provider: str | None = None
+    ) -> bool:
+        return await self.insert_ignore(
+            TranscriptEntryRow,
+            {
+                "run_id": run_id,
+                "seq": seq,
+                "role": role,
+                "content": content,
+                "provider": provider,
+                "created_at": utcnow(),
+            },
+        )
 
     async def read_transcript(self, run_id: str, upto_seq: int) -> list[TranscriptEntryRow]:
         async with self.session() as s:
-            rows = (await s.execute(
-                select(TranscriptEntryRow)
-                .where(TranscriptEntryRow.run_id == run_id, TranscriptEntryRow.seq <= upto_seq)
-                .order_by(TranscriptEntryRow.seq))).scalars().all()
+            rows = (
+                (
+                    await s.execute(
+                        select(TranscriptEntryRow)
+                        .where(TranscriptEntryRow.run_id == run_id, TranscriptEntryRow.seq <= upto_seq)
+                        .order_by(TranscriptEntryRow.seq)
+                    )
+                )
+                .scalars()
+                .all()
+            )
         return list(rows)
 
     async def open_turn(self, run_id: str, user_seq: int, text: str) -> list[TranscriptEntryRow]:
         """One transaction: append the turn's user message (idempotent) and read the run's snapshot up to it."""
         async with self.session() as s:
-            await s.execute(self._insert(TranscriptEntryRow).values(
-                run_id=run_id, seq=user_seq, role="user", content=text, provider=None,
-                created_at=utcnow()).on_conflict_do_nothing())
-            rows = (await s.execute(
-                select(TranscriptEntryRow)
-                .where(TranscriptEntryRow.run_id == run_id, TranscriptEntryRow.seq <= user_seq)
-                .order_by(TranscriptEntryRow.seq))).scalars().all()
+            await s.execute(
+                self._insert(TranscriptEntryRow)
+                .values(run_id=run_id, seq=user_seq, role="user", content=text, provider=None, created_at=utcnow())
+                .on_conflict_do_nothing()
+            )
+            rows = (
+                (
+                    await s.execute(
+                        select(TranscriptEntryRow)
+                        .where(TranscriptEntryRow.run_id == run_id, TranscriptEntryRow.seq <= user_seq)
+                        .order_by(TranscriptEntryRow.seq)
+                    )
+                )
+                .scalars()
+                .all()
+            )
             await s.commit()
         return list(rows)
 
-    async def close_turn(self, run_id: str, seq: int, answer: str, provider: str, attempt: dict[str, Any],
-                         effective_model: str | None) -> bool:
+    async def close_turn(
+        self, run_id: str, seq: int, answer: str, provider: str, attempt: dict[str, Any], effective_model: str | None
+    ) -> bool:
         """One transaction: append the answer, record the succeeded attempt, and restore the provider's health
         (provider-wide and for the model that ran). Idempotent; True when the attempt row is new."""
         now = utcnow()
         async with self.session() as s:
-            await s.execute(self._insert(TranscriptEntryRow).values(
-                run_id=run_id, seq=seq, role="assistant", content=answer, provider=provider,
-                created_at=now).on_conflict_do_nothing())
+            await s.execute(
+                self._insert(TranscriptEntryRow)
+                .values(run_id=run_id, seq=seq, role="assistant", content=answer, provider=provider, created_at=now)
+                .on_conflict_do_nothing()
+            )
             inserted = (await s.execute(self._insert(AttemptRow).values(**attempt).on_conflict_do_nothing())).rowcount
             if inserted:
-                self._restore_rows((await s.execute(select(ProviderHealthRow).where(
-                    ProviderHealthRow.provider == provider,
-                    ProviderHealthRow.model.in_(["", effective_model or ""]),  # type: ignore[attr-defined]
-                    ProviderHealthRow.state != HealthState.healthy.value))).scalars().all(), s, run_id, now)
+                self._restore_rows(
+                    (
+                        await s.execute(
+                            select(ProviderHealthRow).where(
+                                ProviderHealthRow.provider == provider,
+                                ProviderHealthRow.model.in_(["", effective_model or ""]),  # type: ignore[attr-defined]
+                                ProviderHealthRow.state != HealthState.healthy.value,
+                            )
+                        )
+                    )
+                    .scalars()
+                    .all(),
+                    s,
+                    run_id,
+                    now,
+                )
             await s.commit()
         return bool(inserted)
 
@@ -155,13 +207,23 @@ class Store:
 
     async def list_attempts(self, run_id: str) -> list[AttemptRow]:
         async with self.session() as s:
-            rows = (await s.execute(select(AttemptRow).where(AttemptRow.run_id == run_id)
-                                    .order_by(AttemptRow.seq))).scalars().all()
+            rows = (
+                (await s.execute(select(AttemptRow).where(AttemptRow.run_id == run_id).order_by(AttemptRow.seq)))
+                .scalars()
+                .all()
+            )
         return list(rows)
 
     # --- provider health: evidence, never preference --------------------------------------------
-    async def set_health(self, provider: str, model: str | None, state: HealthState, retry_at: datetime | None,
-                         code: str | None, run_id: str | None) -> None:
+    async def set_health(
+        self,
+        provider: str,
+        model: str | None,
+        state: HealthState,
+        retry_at: datetime | None,
+        code: str | None,
+        run_id: str | None,
+    ) -> None:
         """A run's decision about the provider, as evidence. It never closes an open breaker: only a success
         (restore_health) or the cooling time does."""
         now = utcnow()
@@ -170,19 +232,33 @@ class Store:
         step = 0
         if existing is not None:
             open_until = as_utc(existing.retry_at)
-            if existing.state == HealthState.degraded.value and state is HealthState.short_retry and (
-                    open_until is None or open_until > now):
+            if (
+                existing.state == HealthState.degraded.value
+                and state is HealthState.short_retry
+                and (open_until is None or open_until > now)
+            ):
                 return
             if state is not HealthState.healthy and existing.state == state.value:
                 step = existing.backoff_step + 1
-        await self.upsert(ProviderHealthRow, {
-            "provider": provider, "model": model or "", "state": state.value, "retry_at": retry_at,
-            "backoff_step": step, "last_code": code, "last_run_id": run_id, "updated_at": now},
-            ["provider", "model"])
+        await self.upsert(
+            ProviderHealthRow,
+            {
+                "provider": provider,
+                "model": model or "",
+                "state": state.value,
+                "retry_at": retry_at,
+                "backoff_step": step,
+                "last_code": code,
+                "last_run_id": run_id,
+                "updated_at": now,
+            },
+            ["provider", "model"],
+        )
         await self._log_health(provider, model, state, retry_at, code, run_id)
 
-    async def note_failure(self, provider: str, code: str, run_id: str,
-                           policy: BreakerPolicy = BreakerPolicy()) -> bool:
+    async def note_failure(
+        self, provider: str, code: str, run_id: str, policy: BreakerPolicy = BreakerPolicy()
+    ) -> bool:
         """Called by the call that failed, at once (no workflow round trip): counts the failure in the shared
         window and opens the breaker when the window says so; a failed half-open probe re-opens it a step
         longer. Returns True when this failure opened the breaker."""
@@ -190,20 +266,32 @@ class Store:
             return False
         now = utcnow()
         async with self.session() as s:
-            row = (await s.execute(select(ProviderHealthRow).where(
-                ProviderHealthRow.provider == provider, ProviderHealthRow.model == "").with_for_update())
-            ).scalars().first()
+            row = (
+                (
+                    await s.execute(
+                        select(ProviderHealthRow)
+                        .where(ProviderHealthRow.provider == provider, ProviderHealthRow.model == "")
+                        .with_for_update()
+                    )
+                )
+                .scalars()
+                .first()
+            )
             if row is None:
                 return False
             row.window_failures += 1
             row.failure_streak += 1
             probing = row.probe_holder is not None
-            opened = probing or (row.state != HealthState.degraded.value and should_open(
-                row.window_requests, row.window_failures, row.failure_streak, policy))
+            opened = probing or (
+                row.state != HealthState.degraded.value
+                and should_open(row.window_requests, row.window_failures, row.failure_streak, policy)
+            )
             if opened:
                 row.backoff_step = row.backoff_step + 1 if probing else 0
-                row.state, row.retry_at = HealthState.degraded.value, now + timedelta(
-                    seconds=ladder_step(row.backoff_step))
+                row.state, row.retry_at = (
+                    HealthState.degraded.value,
+                    now + timedelta(seconds=ladder_step(row.backoff_step)),
+                )
                 row.probe_holder = row.probe_expires = None
                 row.last_code, row.last_run_id, row.updated_at = code, run_id, now
             s.add(row)
@@ -212,18 +300,29 @@ class Store:
             await self._log_health(provider, None, HealthState.degraded, row.retry_at, code, run_id)
         return opened
 
-    async def admit_call(self, provider: str, run_id: str, is_retry: bool, requests_per_minute: float | None = None,
-                         policy: BreakerPolicy = BreakerPolicy()) -> CallAdmission:
+    async def admit_call(
+        self,
+        provider: str,
+        run_id: str,
+        is_retry: bool,
+        requests_per_minute: float | None = None,
+        policy: BreakerPolicy = BreakerPolicy(),
+    ) -> CallAdmission:
         """Before every provider call, on every worker: retry budget, breaker and probe lease, then the wait
         before calling: the provider key's Retry-After floor and, with a quota, the next pacing slot."""
         now = utcnow()
-        locked = select(ProviderHealthRow).where(ProviderHealthRow.provider == provider,
-                                                 ProviderHealthRow.model == "").with_for_update()
+        locked = (
+            select(ProviderHealthRow)
+            .where(ProviderHealthRow.provider == provider, ProviderHealthRow.model == "")
+            .with_for_update()
+        )
         async with self.session() as s:
             row = (await s.execute(locked)).scalars().first()
             if row is None:  # first call ever: create the row race-free, then lock it
-                await self.insert_ignore(ProviderHealthRow, {"provider": provider, "model": "", "updated_at": now,
-                                                             "state": HealthState.healthy.value})
+                await self.insert_ignore(
+                    ProviderHealthRow,
+                    {"provider": provider, "model": "", "updated_at": now, "state": HealthState.healthy.value},
+                )
                 row = (await s.execute(locked)).scalars().one()
             window_start = as_utc(row.window_start)
             if window_start is None or (now - window_start).total_seconds() > policy.budget_window_s:
@@ -238,20 +337,31 @@ class Store:
             if row.state == HealthState.degraded.value:
                 if retry_at is not None and retry_at > now:
                     await s.commit()
-                    return CallAdmission(allowed=False, rule="breaker.open",
-                                         retry_after_s=(retry_at - now).total_seconds())
-                claimed = await s.execute(update(ProviderHealthRow).where(
-                    ProviderHealthRow.provider == provider, ProviderHealthRow.model == "",
-                    or_(ProviderHealthRow.probe_holder.is_(None),  # type: ignore[union-attr]
-                        ProviderHealthRow.probe_expires < now,
-                        ProviderHealthRow.probe_holder == run_id)).values(
-                    probe_holder=run_id, probe_expires=now + timedelta(seconds=policy.probe_lease_s)
-                ).execution_options(synchronize_session=False))  # refreshed below; SQLite loads naive datetimes
+                    return CallAdmission(
+                        allowed=False, rule="breaker.open", retry_after_s=(retry_at - now).total_seconds()
+                    )
+                claimed = await s.execute(
+                    update(ProviderHealthRow)
+                    .where(
+                        ProviderHealthRow.provider == provider,
+                        ProviderHealthRow.model == "",
+                        or_(
+                            ProviderHealthRow.probe_holder.is_(None),  # type: ignore[union-attr]
+                            ProviderHealthRow.probe_expires < now,
+                            ProviderHealthRow.probe_holder == run_id,
+                        ),
+                    )
+                    .values(probe_holder=run_id, probe_expires=now + timedelta(seconds=policy.probe_lease_s))
+                    .execution_options(synchronize_session=False)
+                )  # refreshed below; SQLite loads naive datetimes
                 if not claimed.rowcount:
                     await s.commit()
                     expires = as_utc(row.probe_expires) or now
-                    return CallAdmission(allowed=False, rule="breaker.probe_in_flight",
-                                         retry_after_s=max(1.0, (expires - now).total_seconds()))
+                    return CallAdmission(
+                        allowed=False,
+                        rule="breaker.probe_in_flight",
+                        retry_after_s=max(1.0, (expires - now).total_seconds()),
+                    )
                 await s.refresh(row)
                 admission = CallAdmission(allowed=True, probe=True)
             slot = now
@@ -271,20 +381,45 @@ class Store:
             await s.commit()
             return admission
 
-    async def _log_health(self, provider: str, model: str | None, state: HealthState, retry_at: datetime | None,
-                          code: str | None, run_id: str | None) -> None:
+    async def _log_health(
+        self,
+        provider: str,
+        model: str | None,
+        state: HealthState,
+        retry_at: datetime | None,
+        code: str | None,
+        run_id: str | None,
+    ) -> None:
         async with self.session() as s:
-            s.add(HealthEventRow(provider=provider, model=model or "", state=state.value, retry_at=retry_at,
-                                 code=code, run_id=run_id, at=utcnow()))
+            s.add(
+                HealthEventRow(
+                    provider=provider,
+                    model=model or "",
+                    state=state.value,
+                    retry_at=retry_at,
+                    code=code,
+                    run_id=run_id,
+                    at=utcnow(),
+                )
+            )
             await s.commit()
 
     async def restore_health(self, provider: str, model: str | None, run_id: str) -> None:
         """A success clears the provider-wide record and the record for the model that ran."""
         async with self.session() as s:
-            rows = (await s.execute(select(ProviderHealthRow).where(
-                ProviderHealthRow.provider == provider,
-                ProviderHealthRow.model.in_(["", model or ""]),  # type: ignore[attr-defined]
-                ProviderHealthRow.state != HealthState.healthy.value))).scalars().all()
+            rows = (
+                (
+                    await s.execute(
+                        select(ProviderHealthRow).where(
+                            ProviderHealthRow.provider == provider,
+                            ProviderHealthRow.model.in_(["", model or ""]),  # type: ignore[attr-defined]
+                            ProviderHealthRow.state != HealthState.healthy.value,
+                        )
+                    )
+                )
+                .scalars()
+                .all()
+            )
             self._restore_rows(rows, s, run_id, utcnow())
             await s.commit()
 
@@ -295,8 +430,11 @@ class Store:
             row.last_run_id, row.updated_at = run_id, now
             row.failure_streak, row.probe_holder, row.probe_expires = 0, None, None
             s.add(row)
-            s.add(HealthEventRow(provider=row.provider, model=row.model, state=HealthState.healthy.value,
-                                 run_id=run_id, at=now))
+            s.add(
+                HealthEventRow(
+                    provider=row.provider, model=row.model, state=HealthState.healthy.value, run_id=run_id, at=now
+                )
+            )
 
     async def list_health(self, providers: list[str] | None = None) -> list[HealthRecord]:
         """Health records, only for `providers` when given (route resolution reads its workspace's only)."""
@@ -305,8 +443,16 @@ class Store:
             query = query.where(ProviderHealthRow.provider.in_(providers))  # type: ignore[attr-defined]
         async with self.session() as s:
             rows = (await s.execute(query)).scalars().all()
-        return [HealthRecord(provider=r.provider, model=r.model or None, state=HealthState(r.state),
-                             retry_at=as_utc(r.retry_at), last_code=r.last_code) for r in rows]
+        return [
+            HealthRecord(
+                provider=r.provider,
+                model=r.model or None,
+                state=HealthState(r.state),
+                retry_at=as_utc(r.retry_at),
+                last_code=r.last_code,
+            )
+            for r in rows
+        ]
 
     async def clear_health(self, provider: str, model: str | None = None) -> int:
         """An operator's word that a provider (or one model on it) is fixed; returns rows cleared."""
@@ -322,11 +468,19 @@ class Store:
 
     async def health_rows(self) -> list[ProviderHealthRow]:
         async with self.session() as s:
-            return list((await s.execute(select(ProviderHealthRow).order_by(
-                ProviderHealthRow.provider, ProviderHealthRow.model))).scalars().all())
+            return list(
+                (
+                    await s.execute(
+                        select(ProviderHealthRow).order_by(ProviderHealthRow.provider, ProviderHealthRow.model)
+                    )
+                )
+                .scalars()
+                .all()
+            )
 
-    async def health_events(self, run_id: str | None = None, since: datetime | None = None,
-                            until: datetime | None = None) -> list[HealthEventRow]:
+    async def health_events(
+        self, run_id: str | None = None, since: datetime | None = None, until: datetime | None = None
+    ) -> list[HealthEventRow]:
         return await self._events(HealthEventRow, since, until, run_id=run_id)
 
     async def _events(self, table: Any, since: datetime | None, until: datetime | None, **equal: Any) -> list:
@@ -346,8 +500,17 @@ class Store:
     async def user_pins(self, agent: str) -> Pins:
         """Only source=user rows count: anything else is not a preference, whatever it says."""
         async with self.session() as s:
-            rows = (await s.execute(select(SelectionRow).where(
-                SelectionRow.agent == agent, SelectionRow.source == SelectionSource.user.value))).scalars().all()
+            rows = (
+                (
+                    await s.execute(
+                        select(SelectionRow).where(
+                            SelectionRow.agent == agent, SelectionRow.source == SelectionSource.user.value
+                        )
+                    )
+                )
+                .scalars()
+                .all()
+            )
         pins = Pins()
         for row in rows:
             if row.kind == SelectionKind.provider.value:
@@ -358,31 +521,48 @@ class Store:
 
     async def selections(self) -> list[SelectionRow]:
         async with self.session() as s:
-            return list((await s.execute(select(SelectionRow).order_by(SelectionRow.agent, SelectionRow.kind)))
-                        .scalars().all())
+            return list(
+                (await s.execute(select(SelectionRow).order_by(SelectionRow.agent, SelectionRow.kind))).scalars().all()
+            )
 
-    async def selection_events(self, since: datetime | None = None, until: datetime | None = None,
-                               agent: str | None = None) -> list[SelectionEventRow]:
+    async def selection_events(
+        self, since: datetime | None = None, until: datetime | None = None, agent: str | None = None
+    ) -> list[SelectionEventRow]:
         return await self._events(SelectionEventRow, since, until, agent=agent)
 
     # --- observed catalogs (evidence for reporting, never an input to the start-model policy) -------
     async def observe_catalog(self, provider: str, models: list[str], run_id: str | None) -> None:
-        await self.upsert(ProviderCatalogRow, {"provider": provider, "models": models, "observed_at": utcnow(),
-                                                "run_id": run_id}, ["provider"])
+        await self.upsert(
+            ProviderCatalogRow,
+            {"provider": provider, "models": models, "observed_at": utcnow(), "run_id": run_id},
+            ["provider"],
+        )
 
     async def observed_catalogs(self, providers: list[str]) -> dict[str, list[str]]:
         async with self.session() as s:
-            rows = (await s.execute(select(ProviderCatalogRow).where(
-                ProviderCatalogRow.provider.in_(providers)))).scalars().all()  # type: ignore[attr-defined]
+            rows = (
+                (await s.execute(select(ProviderCatalogRow).where(ProviderCatalogRow.provider.in_(providers))))
+                .scalars()
+                .all()
+            )  # type: ignore[attr-defined]
         return {r.provider: list(r.models) for r in rows}
 
     # --- run messages ---------------------------------------------------------------------------
     async def add_run_message(self, key: str, run_id: str, kind: str, payload: dict[str, Any]) -> bool:
-        return await self.insert_ignore(RunMessageRow, {"idempotency_key": key, "run_id": run_id, "kind": kind,
-                                                         "payload": payload, "created_at": utcnow()})
+        return await self.insert_ignore(
+            RunMessageRow,
+            {"idempotency_key": key, "run_id": run_id, "kind": kind, "payload": payload, "created_at": utcnow()},
+        )
 
     async def list_run_messages(self, run_id: str) -> list[RunMessageRow]:
         async with self.session() as s:
-            rows = (await s.execute(select(RunMessageRow).where(RunMessageRow.run_id == run_id)
-                                    .order_by(RunMessageRow.created_at))).scalars().all()
+            rows = (
+                (
+                    await s.execute(
+                        select(RunMessageRow).where(RunMessageRow.run_id == run_id).order_by(RunMessageRow.created_at)
+                    )
+                )
+                .scalars()
+                .all()
+            )
         return list(rows)

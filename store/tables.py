@@ -128,7 +128,7 @@ class SelectionEventRow(SQLModel, table=True):
     kind: str = Field(max_length=20)
     value: list = Field(sa_column=Column(JSON, nullable=False))
     source: str = Field(max_length=20)
-    action: str = Field(max_length=20)   # set | cleared
+    action: str = Field(max_length=20)  # set | cleared
     actor: str = Field(max_length=120)
     reason: str = Field(sa_column=Column(Text, nullable=False))
     written_by_run: str | None = Field(default=None, max_length=200)

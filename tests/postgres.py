@@ -15,8 +15,10 @@ async def fresh_database() -> AsyncIterator[str]:
     try:
         await (await admin_connection()).close()
     except (OSError, asyncpg.PostgresError) as err:
-        message = f"PostgreSQL is not reachable on {PG_HOST}:{PG_PORT} ({err}); start it with " \
-                  "`pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`"
+        message = (
+            f"PostgreSQL is not reachable on {PG_HOST}:{PG_PORT} ({err}); start it with "
+            "`pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`"
+        )
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)

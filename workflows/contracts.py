@@ -27,8 +27,8 @@ class RouteRequest(BaseModel):
     agent: str
     tier: str | None = None
     excluded: list[str] = []
-    retry_blocked: bool = False     # after a user's resume: try routes that were waiting for user action
-    pins: Pins = Pins()             # the run's own pin; durable user pins are read by the activity
+    retry_blocked: bool = False  # after a user's resume: try routes that were waiting for user action
+    pins: Pins = Pins()  # the run's own pin; durable user pins are read by the activity
     substitute: Substitute | None = None
 
 
@@ -41,8 +41,8 @@ class StartSessionInput(BaseModel):
 
 class SessionStarted(BaseModel):
     decision: ModelDecision
-    model_to_send: str | None       # None: let the executor use its default
-    effective_model: str | None     # None: provider default, model not reported (yet)
+    model_to_send: str | None  # None: let the executor use its default
+    effective_model: str | None  # None: provider default, model not reported (yet)
     warning: WarningView | None = None
 
 
@@ -65,7 +65,7 @@ class AttemptRecord(BaseModel):
     seq: int
     candidate: Candidate
     effective_model: str | None
-    outcome: str                    # succeeded | failed
+    outcome: str  # succeeded | failed
     failure: Classification | None = None
     decision: Decision | None = None
     started_at: datetime
@@ -80,10 +80,10 @@ class SessionTurnInput(BaseModel):
     attempt_seq: int
     agent: str
     candidate: Candidate
-    user_seq: int                   # the turn's user message is entry user_seq; the answer goes to user_seq + 1
+    user_seq: int  # the turn's user message is entry user_seq; the answer goes to user_seq + 1
     user_text: str
-    full_history: bool = True       # False: the stateless mode (only the newest user message is sent)
-    is_retry: bool = False          # counts against the provider's shared retry budget
+    full_history: bool = True  # False: the stateless mode (only the newest user message is sent)
+    is_retry: bool = False  # counts against the provider's shared retry budget
     session: SessionStarted | None = None  # the live session on this candidate: later turns skip the start
 
 
@@ -91,7 +91,7 @@ class SessionTurnOutput(BaseModel):
     started: SessionStarted
     output: SessionOutput
     normalisations: list[str] = []
-    probe: bool = False             # this call was the provider's half-open probe
+    probe: bool = False  # this call was the provider's half-open probe
 
 
 def provider_queue(base: str, provider: str) -> str:
@@ -108,6 +108,7 @@ class AcpStartInput(BaseModel):
 
 class AcpStarted(BaseModel):
     """The session lives in one worker's process: later turns go to that worker's own task queue."""
+
     started: SessionStarted
     session_key: str
     worker_queue: str

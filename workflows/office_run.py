@@ -6,6 +6,8 @@ actionable message. The workflow sequences activities and keeps the run's state;
 """
 
 import asyncio
+import builtins
+import contextlib
 from datetime import timedelta
 
 from temporalio import workflow
@@ -25,10 +27,22 @@ with workflow.unsafe.imports_passed_through():
     from routing.run import AttemptView, Candidate, RoutePlan, RunRequest, RunStatus, RunView
     from routing.selection import Pins, UserDecision
     from workflows import search_attributes as sa
-    from workflows.contracts import (AcpCloseInput, AcpStarted, AcpStartInput, AcpTurnInput, AttemptRecord,
-                                     OpenTranscript, RouteRequest, RunSessionInput, SessionOutput,
-                                     SessionStarted, SessionTurnInput, SessionTurnOutput, StartSessionInput,
-                                     provider_queue)
+    from workflows.contracts import (
+        AcpCloseInput,
+        AcpStarted,
+        AcpStartInput,
+        AcpTurnInput,
+        AttemptRecord,
+        OpenTranscript,
+        RouteRequest,
+        RunSessionInput,
+        SessionOutput,
+        SessionStarted,
+        SessionTurnInput,
+        SessionTurnOutput,
+        StartSessionInput,
+        provider_queue,
+    )
 
 # Histories recorded before this patch start a session and run it as two activities and open the transcript
 # in a separate step; new runs use one session-turn activity per turn (15 events for a happy path, not 24).
@@ -44,8 +58,11 @@ LOCAL = timedelta(seconds=30)
 def provider_call(cand: Candidate, margin_s: float) -> dict:
     """Options of every activity that talks to a provider or agent: its timeout, a heartbeat that shows a
     lost worker, and no retry policy (the decider is the only retry layer)."""
-    return dict(start_to_close_timeout=timedelta(seconds=cand.profile.timeout_s + margin_s),
-                heartbeat_timeout=timedelta(seconds=cand.profile.heartbeat_timeout_s), retry_policy=NO_RETRY)
+    return dict(
+        start_to_close_timeout=timedelta(seconds=cand.profile.timeout_s + margin_s),
+        heartbeat_timeout=timedelta(seconds=cand.profile.heartbeat_timeout_s),
+        retry_policy=NO_RETRY,
+    )
 
 
 @workflow.defn
@@ -88,10 +105,15 @@ class OfficeRunWorkflow:
         v = self._view
         assert v is not None
         wanted: dict[str, object] = {
-            sa.STATUS.name: v.status.value, sa.WORKSPACE.name: v.workspace, sa.AGENT.name: v.agent,
-            sa.PROVIDER.name: v.provider, sa.REQUESTED_MODEL.name: v.requested_model,
-            sa.EFFECTIVE_MODEL.name: v.effective_model, sa.FALLBACK_COUNT.name: v.fallback_count,
-            sa.ERROR_CODE.name: v.error_code}
+            sa.STATUS.name: v.status.value,
+            sa.WORKSPACE.name: v.workspace,
+            sa.AGENT.name: v.agent,
+            sa.PROVIDER.name: v.provider,
+            sa.REQUESTED_MODEL.name: v.requested_model,
+            sa.EFFECTIVE_MODEL.name: v.effective_model,
+            sa.FALLBACK_COUNT.name: v.fallback_count,
+            sa.ERROR_CODE.name: v.error_code,
+        }
         updates = []
         for key in sa.ALL:
             value = wanted[key.name]
@@ -129,8 +151,11 @@ class OfficeRunWorkflow:
         assert view is not None
         if not self._lean:
             await workflow.execute_local_activity_method(
-                RouteStateActivities.open_transcript, OpenTranscript(run_id=req.run_id, prompt=req.prompt),
-                start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY)
+                RouteStateActivities.open_transcript,
+                OpenTranscript(run_id=req.run_id, prompt=req.prompt),
+                start_to_close_timeout=LOCAL,
+                retry_policy=STATE_RETRY,
+            )
         plan = await self._resolve(req, excluded=[])
         view.requested_model = req.pin_model or plan.agent.model
         self._publish()
@@ -159,14 +184,22 @@ class OfficeRunWorkflow:
                         view.output, view.error_code = outcome.text, None
                         break
                     failure, failed = outcome, failed + 1
-                    others = any(c.provider not in excluded and c.provider != candidate.provider
-                                 for c in plan.candidates)
-                    decision = decide(failure, RoutingContext.office,
-                                      RunState(attempts=failed if self._lean else attempts,
-                                               max_attempts=plan.max_attempts,
-                                               same_route_retries=route_retries, waits=waits,
-                                               other_candidate_eligible=others, pinned=plan.pinned),
-                                      workflow.random().random())
+                    others = any(
+                        c.provider not in excluded and c.provider != candidate.provider for c in plan.candidates
+                    )
+                    decision = decide(
+                        failure,
+                        RoutingContext.office,
+                        RunState(
+                            attempts=failed if self._lean else attempts,
+                            max_attempts=plan.max_attempts,
+                            same_route_retries=route_retries,
+                            waits=waits,
+                            other_candidate_eligible=others,
+                            pinned=plan.pinned,
+                        ),
+                        workflow.random().random(),
+                    )
                     view.error_code = failure.code.value
                     await self._record(req, attempts, candidate, source, failure, decision, started_at)
                     self._publish()
@@ -191,16 +224,20 @@ class OfficeRunWorkflow:
                     view.status, view.message = RunStatus.cancelled, f"cancelled by {choice.actor} while parked"
                     self._publish()
                     return view
-                substitute = Substitute(provider=choice.provider, model=choice.model) \
-                    if choice is not None and choice.action == "substitute" and choice.provider else None
+                substitute = (
+                    Substitute(provider=choice.provider, model=choice.model)
+                    if choice is not None and choice.action == "substitute" and choice.provider
+                    else None
+                )
                 plan = await self._resolve(req, [], retry_blocked=self._resume, substitute=substitute)
                 excluded, route_retries = [], 0
         view.status = RunStatus.completed
         self._publish()
         return view
 
-    async def _attempt(self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str,
-                       is_retry: bool) -> SessionOutput | Classification:
+    async def _attempt(
+        self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str, is_retry: bool
+    ) -> SessionOutput | Classification:
         try:
             if self._lean and cand.profile.kind is ExecutorKind.openai:
                 return await self._session_turn(req, cand, seq, user_seq, text, is_retry)
@@ -219,8 +256,9 @@ class OfficeRunWorkflow:
         if started.warning and all(w.idempotency_key != started.warning.idempotency_key for w in view.warnings):
             view.warnings.append(started.warning)
 
-    async def _session_turn(self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str,
-                            is_retry: bool) -> SessionOutput:
+    async def _session_turn(
+        self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str, is_retry: bool
+    ) -> SessionOutput:
         queue = workflow.info().task_queue
         live = self._session[1] if self._session and self._session[0] == cand.execution_profile else None
         self._session = None  # a failed turn ends the session: the next attempt starts afresh
@@ -229,28 +267,38 @@ class OfficeRunWorkflow:
         try:
             turn: SessionTurnOutput = await workflow.execute_activity_method(
                 SessionActivities.session_turn,
-                SessionTurnInput(run_id=req.run_id, attempt_seq=seq, agent=req.agent, candidate=cand,
-                                 user_seq=user_seq, user_text=text, full_history=req.full_history,
-                                 is_retry=is_retry, session=live),
-                task_queue=queue, **provider_call(cand, margin_s=60),
-                summary=f"turn {user_seq // 2 + 1} on {cand.provider} (model {cand.requested_model})")
+                SessionTurnInput(
+                    run_id=req.run_id,
+                    attempt_seq=seq,
+                    agent=req.agent,
+                    candidate=cand,
+                    user_seq=user_seq,
+                    user_text=text,
+                    full_history=req.full_history,
+                    is_retry=is_retry,
+                    session=live,
+                ),
+                task_queue=queue,
+                **provider_call(cand, margin_s=60),
+                summary=f"turn {user_seq // 2 + 1} on {cand.provider} (model {cand.requested_model})",
+            )
         except ActivityError as err:
             raise _AttemptFailed(err, Phase.after_start) from err
         self._note_start(turn.started)
         self._session = (cand.execution_profile, turn.started)
         return turn.output
 
-    async def _acp_turn(self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str
-                        ) -> SessionOutput:
+    async def _acp_turn(self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str) -> SessionOutput:
         live = self._acp if self._acp and self._acp[0] == cand.execution_profile else None
         if live is None:
             await self._close_acp()  # a session on another route is over
             try:
                 started: AcpStarted = await workflow.execute_activity_method(
-                    AcpActivities.acp_start, AcpStartInput(run_id=req.run_id, attempt_seq=seq, agent=req.agent,
-                                                           candidate=cand),
+                    AcpActivities.acp_start,
+                    AcpStartInput(run_id=req.run_id, attempt_seq=seq, agent=req.agent, candidate=cand),
                     **provider_call(cand, margin_s=60),
-                    summary=f"start agent session on {cand.provider} (model {cand.requested_model})")
+                    summary=f"start agent session on {cand.provider} (model {cand.requested_model})",
+                )
             except ActivityError as err:
                 raise _AttemptFailed(err, Phase.session_start) from err
             self._note_start(started.started)
@@ -260,13 +308,22 @@ class OfficeRunWorkflow:
         try:
             turn: SessionTurnOutput = await workflow.execute_activity_method(
                 AcpActivities.acp_turn,
-                AcpTurnInput(run_id=req.run_id, attempt_seq=seq, candidate=cand, session_key=session.session_key,
-                             started=session.started, user_seq=user_seq, user_text=text,
-                             full_history=req.full_history),
-                task_queue=session.worker_queue, schedule_to_start_timeout=WORKER_PICKUP,
+                AcpTurnInput(
+                    run_id=req.run_id,
+                    attempt_seq=seq,
+                    candidate=cand,
+                    session_key=session.session_key,
+                    started=session.started,
+                    user_seq=user_seq,
+                    user_text=text,
+                    full_history=req.full_history,
+                ),
+                task_queue=session.worker_queue,
+                schedule_to_start_timeout=WORKER_PICKUP,
                 **provider_call(cand, margin_s=30),
                 summary=f"turn {user_seq // 2 + 1} on {cand.provider} "
-                        f"({session.started.effective_model or 'agent default'})")
+                f"({session.started.effective_model or 'agent default'})",
+            )
         except ActivityError as err:
             raise _AttemptFailed(err, Phase.after_start) from err
         self._acp = live
@@ -277,13 +334,15 @@ class OfficeRunWorkflow:
         live, self._acp = self._acp, None
         if live is None:
             return
-        try:
+        with contextlib.suppress(ActivityError):
             await workflow.execute_activity_method(
-                AcpActivities.acp_close, AcpCloseInput(session_key=live[1].session_key),
-                task_queue=live[1].worker_queue, schedule_to_close_timeout=WORKER_PICKUP, retry_policy=NO_RETRY,
-                summary="close agent session")
-        except ActivityError:
-            pass
+                AcpActivities.acp_close,
+                AcpCloseInput(session_key=live[1].session_key),
+                task_queue=live[1].worker_queue,
+                schedule_to_close_timeout=WORKER_PICKUP,
+                retry_policy=NO_RETRY,
+                summary="close agent session",
+            )
 
     async def _start_then_run(self, req: RunRequest, cand: Candidate, seq: int, user_seq: int) -> SessionOutput:
         """Executors with a live session (and histories recorded before LEAN_SESSION): two activities."""
@@ -291,18 +350,26 @@ class OfficeRunWorkflow:
             started: SessionStarted = await workflow.execute_activity_method(
                 SessionActivities.start_session,
                 StartSessionInput(run_id=req.run_id, attempt_seq=seq, agent=req.agent, candidate=cand),
-                start_to_close_timeout=timedelta(seconds=60), retry_policy=NO_RETRY,
-                summary=f"start session on {cand.provider} (model {cand.requested_model})")
+                start_to_close_timeout=timedelta(seconds=60),
+                retry_policy=NO_RETRY,
+                summary=f"start session on {cand.provider} (model {cand.requested_model})",
+            )
         except ActivityError as err:
             raise _AttemptFailed(err, Phase.session_start) from err
         self._note_start(started)
         try:
             return await workflow.execute_activity_method(
                 SessionActivities.run_session,
-                RunSessionInput(run_id=req.run_id, attempt_seq=seq, candidate=cand, model=started.model_to_send,
-                                transcript_upto=user_seq),
+                RunSessionInput(
+                    run_id=req.run_id,
+                    attempt_seq=seq,
+                    candidate=cand,
+                    model=started.model_to_send,
+                    transcript_upto=user_seq,
+                ),
                 **provider_call(cand, margin_s=30),
-                summary=f"run session on {cand.provider} ({started.model_to_send or 'provider default'})")
+                summary=f"run session on {cand.provider} ({started.model_to_send or 'provider default'})",
+            )
         except ActivityError as err:
             raise _AttemptFailed(err, Phase.after_start) from err
 
@@ -314,44 +381,95 @@ class OfficeRunWorkflow:
             except ValueError:
                 pass
         if isinstance(cause, TimeoutError):  # heartbeat or start-to-close: the worker or the call was lost
-            signal = FailureSignal(phase=phase, provider=cand.provider, exception_type="ActivityTimeout",
-                                   error_text=f"activity {cause.type.name.lower()} timeout")
+            signal = FailureSignal(
+                phase=phase,
+                provider=cand.provider,
+                exception_type="ActivityTimeout",
+                error_text=f"activity {cause.type.name.lower()} timeout",
+            )
         else:
-            signal = FailureSignal(phase=phase, provider=cand.provider,
-                                   exception_type=getattr(cause, "type", None) or type(cause).__name__,
-                                   error_text=str(cause))
+            signal = FailureSignal(
+                phase=phase,
+                provider=cand.provider,
+                exception_type=getattr(cause, "type", None) or type(cause).__name__,
+                error_text=str(cause),
+            )
         return classify(signal, workflow.now())
 
-    async def _resolve(self, req: RunRequest, excluded: list[str], retry_blocked: bool = False,
-                       substitute: Substitute | None = None) -> RoutePlan:
+    async def _resolve(
+        self, req: RunRequest, excluded: list[str], retry_blocked: bool = False, substitute: Substitute | None = None
+    ) -> RoutePlan:
         return await workflow.execute_local_activity_method(
             RouteStateActivities.resolve_route,
-            RouteRequest(run_id=req.run_id, workspace=req.workspace, agent=req.agent, tier=req.tier,
-                         excluded=excluded, retry_blocked=retry_blocked, substitute=substitute,
-                         pins=Pins(providers=req.pin_providers, model=req.pin_model)),
-            start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY)
+            RouteRequest(
+                run_id=req.run_id,
+                workspace=req.workspace,
+                agent=req.agent,
+                tier=req.tier,
+                excluded=excluded,
+                retry_blocked=retry_blocked,
+                substitute=substitute,
+                pins=Pins(providers=req.pin_providers, model=req.pin_model),
+            ),
+            start_to_close_timeout=LOCAL,
+            retry_policy=STATE_RETRY,
+        )
 
-    async def _record(self, req: RunRequest, seq: int, cand: Candidate, source: str,
-                      failure: Classification | None, decision: Decision | None, started_at) -> None:
+    async def _record(
+        self,
+        req: RunRequest,
+        seq: int,
+        cand: Candidate,
+        source: str,
+        failure: Classification | None,
+        decision: Decision | None,
+        started_at,
+    ) -> None:
         outcome = "failed" if failure else "succeeded"
         view = self._view
         assert view is not None
-        view.attempts.append(AttemptView(
-            seq=seq, provider=cand.provider, execution_profile=cand.execution_profile,
-            model=view.effective_model, requested_model=cand.requested_model, outcome=outcome, source=source,
-            error_code=failure.code.value if failure else None, decision=decision.kind.value if decision else None,
-            reason=decision.reason if decision else None,
-            rule=failure.rule if failure else None, excerpt=failure.excerpt if failure else None,
-            retry_after_s=failure.retry_after_s if failure else None))
-        if self._lean and failure is None and (cand.profile.kind is ExecutorKind.openai or (
-                cand.profile.kind is ExecutorKind.acp and workflow.patched(ACP_LIVE_SESSION))):
+        view.attempts.append(
+            AttemptView(
+                seq=seq,
+                provider=cand.provider,
+                execution_profile=cand.execution_profile,
+                model=view.effective_model,
+                requested_model=cand.requested_model,
+                outcome=outcome,
+                source=source,
+                error_code=failure.code.value if failure else None,
+                decision=decision.kind.value if decision else None,
+                reason=decision.reason if decision else None,
+                rule=failure.rule if failure else None,
+                excerpt=failure.excerpt if failure else None,
+                retry_after_s=failure.retry_after_s if failure else None,
+            )
+        )
+        if (
+            self._lean
+            and failure is None
+            and (
+                cand.profile.kind is ExecutorKind.openai
+                or (cand.profile.kind is ExecutorKind.acp and workflow.patched(ACP_LIVE_SESSION))
+            )
+        ):
             return  # the session turn recorded its own success
         await workflow.execute_local_activity_method(
             RouteStateActivities.record_attempt,
-            AttemptRecord(run_id=req.run_id, seq=seq, candidate=cand, effective_model=view.effective_model,
-                          outcome=outcome, failure=failure, decision=decision, started_at=started_at,
-                          finished_at=workflow.now()),
-            start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY)
+            AttemptRecord(
+                run_id=req.run_id,
+                seq=seq,
+                candidate=cand,
+                effective_model=view.effective_model,
+                outcome=outcome,
+                failure=failure,
+                decision=decision,
+                started_at=started_at,
+                finished_at=workflow.now(),
+            ),
+            start_to_close_timeout=LOCAL,
+            retry_policy=STATE_RETRY,
+        )
 
     async def _park(self, reason: ParkReason, timeout_s: float | None, why: str) -> None:
         """Parked runs never spin: they wait on a durable timer (capacity), the `resume` signal or the
@@ -360,12 +478,12 @@ class OfficeRunWorkflow:
         assert view is not None
         view.status, view.park_reason, view.message, self._resume = RunStatus.parked, reason.value, why, False
         self._publish()
-        try:
-            await workflow.wait_condition(lambda: self._resume,
-                                          timeout=timedelta(seconds=timeout_s) if timeout_s else None,
-                                          timeout_summary=f"parked: {reason.value}")
-        except asyncio.TimeoutError:
-            pass
+        with contextlib.suppress(builtins.TimeoutError):
+            await workflow.wait_condition(
+                lambda: self._resume,
+                timeout=timedelta(seconds=timeout_s) if timeout_s else None,
+                timeout_summary=f"parked: {reason.value}",
+            )
         view.status, view.park_reason, view.message = RunStatus.running, None, None
         self._publish()
 
@@ -380,17 +498,28 @@ class OfficeRunWorkflow:
         else:
             await self._park(ParkReason.blocked_provider_action_required, None, why)
 
-    def _fail(self, code: ErrorCode, failure: Classification | None,
-              cand: Candidate | None = None, provider: str | None = None) -> RunView:
+    def _fail(
+        self,
+        code: ErrorCode,
+        failure: Classification | None,
+        cand: Candidate | None = None,
+        provider: str | None = None,
+    ) -> RunView:
         view = self._view
         assert view is not None
         model = cand.requested_model if cand else view.requested_model
         view.status, view.error_code = RunStatus.failed, code.value
-        view.message = actionable_message(code, cand.provider if cand else provider or view.provider, model,
-                                          view.agent, failure.excerpt if failure else "")
+        view.message = actionable_message(
+            code,
+            cand.provider if cand else provider or view.provider,
+            model,
+            view.agent,
+            failure.excerpt if failure else "",
+        )
         self._publish()
-        raise ApplicationError(view.message, view.model_dump(mode="json"), type=f"OfficeRunFailed.{code.value}",
-                               non_retryable=True)
+        raise ApplicationError(
+            view.message, view.model_dump(mode="json"), type=f"OfficeRunFailed.{code.value}", non_retryable=True
+        )
 
 
 class _AttemptFailed(Exception):

@@ -24,4 +24,5 @@ class WatchdogWorkflow:
             WatchdogActivities.sweep_automatic_selections,
             SweepRequest(max_age_s=inp.max_age_s, watchdog_run=workflow.info().workflow_id),
             start_to_close_timeout=timedelta(minutes=2),
-            summary=f"clear automatic selection state older than {inp.max_age_s:g}s")
+            summary=f"clear automatic selection state older than {inp.max_age_s:g}s",
+        )

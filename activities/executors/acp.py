@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, text_block
-from opentelemetry import trace
 from acp.meta import AGENT_METHODS
 from acp.schema import ClientCapabilities, DeniedOutcome, Implementation, RequestPermissionResponse
 from acp.transports import default_environment
+from opentelemetry import trace
 
 from activities.executors.base import ProviderCallError, resolve_credential
 from routing.classifier import FailureSignal
@@ -54,7 +54,8 @@ def _die_with_parent() -> None:  # runs in the child before exec: a killed worke
 @dataclass
 class ModelChoice:
     """What the agent advertises: a session config option of category `model`, or the older `models` state."""
-    catalog: list[str] | None          # None: the agent offers no model selection
+
+    catalog: list[str] | None  # None: the agent offers no model selection
     current: str | None
     config_id: str | None = None
 
@@ -96,12 +97,14 @@ class _Collector:
     def __getattr__(self, name: str) -> Any:
         async def refuse(*_: Any, **__: Any) -> Any:
             raise RequestError.method_not_found(name)
+
         return refuse
 
 
 @dataclass
 class AgentSession:
     """One live agent process and its ACP session. It belongs to exactly one run."""
+
     run_id: str
     provider: str
     process: asyncio.subprocess.Process
@@ -114,17 +117,31 @@ class AgentSession:
     stderr_reader: asyncio.Task | None = None
 
     @classmethod
-    async def launch(cls, run_id: str, provider: str, profile: ExecutionProfile, env: dict[str, str],
-                     cwd: str | None = None) -> "AgentSession":
+    async def launch(
+        cls, run_id: str, provider: str, profile: ExecutionProfile, env: dict[str, str], cwd: str | None = None
+    ) -> "AgentSession":
         try:
             process = await asyncio.create_subprocess_exec(
-                *profile.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, env=env, cwd=cwd, limit=STDIO_LIMIT,
-                start_new_session=True, preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+                *profile.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+                cwd=cwd,
+                limit=STDIO_LIMIT,
+                start_new_session=True,
+                preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+            )
         except FileNotFoundError as err:  # the shell's "command not found"
-            raise ProviderCallError(FailureSignal(
-                phase=Phase.session_start, provider=provider, exit_code=127, exception_type="FileNotFoundError",
-                error_text=f"agent command not found: {profile.command[0]} ({err.strerror})")) from err
+            raise ProviderCallError(
+                FailureSignal(
+                    phase=Phase.session_start,
+                    provider=provider,
+                    exit_code=127,
+                    exception_type="FileNotFoundError",
+                    error_text=f"agent command not found: {profile.command[0]} ({err.strerror})",
+                )
+            ) from err
         collector = _Collector()
         conn = connect_to_agent(collector, process.stdin, process.stdout)
         session = cls(run_id, provider, process, conn, collector)
@@ -134,12 +151,13 @@ class AgentSession:
     async def _drain_stderr(self) -> None:
         assert self.process.stderr is not None
         while line := await self.process.stderr.readline():
-            self.stderr_tail = (self.stderr_tail + [line.decode(errors="replace").rstrip()])[-20:]
+            self.stderr_tail = ([*self.stderr_tail, line.decode(errors="replace").rstrip()])[-20:]
 
     async def request(self, method: str, params: dict[str, Any], phase: Phase) -> dict[str, Any]:
         """A raw request, so fields from newer or older protocol versions are read, not dropped."""
-        with tracer.start_as_current_span("agent.request", attributes={"office.provider": self.provider,
-                                                                       "rpc.method": method}) as span:
+        with tracer.start_as_current_span(
+            "agent.request", attributes={"office.provider": self.provider, "rpc.method": method}
+        ) as span:
             try:
                 return await self._guard(self.conn._conn.send_request(method, params), phase) or {}
             except ProviderCallError as err:
@@ -148,9 +166,11 @@ class AgentSession:
                 raise
 
     async def start(self, cwd: str, meta: dict[str, Any] | None = None) -> None:
-        init = {"protocolVersion": PROTOCOL_VERSION,
-                "clientCapabilities": ClientCapabilities().model_dump(by_alias=True, exclude_none=True),
-                "clientInfo": Implementation(name="office", version="1").model_dump(by_alias=True, exclude_none=True)}
+        init = {
+            "protocolVersion": PROTOCOL_VERSION,
+            "clientCapabilities": ClientCapabilities().model_dump(by_alias=True, exclude_none=True),
+            "clientInfo": Implementation(name="office", version="1").model_dump(by_alias=True, exclude_none=True),
+        }
         await self.request(AGENT_METHODS["initialize"], init, Phase.session_start)
         params: dict[str, Any] = {"cwd": cwd, "mcpServers": []}
         if meta:
@@ -162,9 +182,11 @@ class AgentSession:
     async def select_model(self, model: str) -> str | None:
         """The one selection call. Returns the model the agent reports as current afterwards, if it says."""
         if self.choice.config_id is not None:
-            answer = await self.request(AGENT_METHODS["session_set_config_option"],
-                                        {"sessionId": self.session_id, "configId": self.choice.config_id,
-                                         "value": model}, Phase.session_start)
+            answer = await self.request(
+                AGENT_METHODS["session_set_config_option"],
+                {"sessionId": self.session_id, "configId": self.choice.config_id, "value": model},
+                Phase.session_start,
+            )
             after = models_from({"configOptions": answer.get("configOptions") or []})
             return after.current if after.catalog is not None else model
         await self.request(LEGACY_SET_MODEL, {"sessionId": self.session_id, "modelId": model}, Phase.session_start)
@@ -173,25 +195,35 @@ class AgentSession:
     async def prompt(self, text: str) -> str:
         self.collector.chunks.clear()
         self.prompts += 1
-        answer = await self.request(AGENT_METHODS["session_prompt"],
-                                    {"sessionId": self.session_id,
-                                     "prompt": [text_block(text).model_dump(by_alias=True, exclude_none=True)]},
-                                    Phase.after_start)
+        answer = await self.request(
+            AGENT_METHODS["session_prompt"],
+            {"sessionId": self.session_id, "prompt": [text_block(text).model_dump(by_alias=True, exclude_none=True)]},
+            Phase.after_start,
+        )
         if answer.get("stopReason") not in (None, "end_turn", "max_tokens", "max_turn_requests"):
-            raise ProviderCallError(FailureSignal(
-                phase=Phase.after_start, provider=self.provider, exception_type="AgentStopped",
-                error_text=f"agent stopped the turn: {answer.get('stopReason')}"))
+            raise ProviderCallError(
+                FailureSignal(
+                    phase=Phase.after_start,
+                    provider=self.provider,
+                    exception_type="AgentStopped",
+                    error_text=f"agent stopped the turn: {answer.get('stopReason')}",
+                )
+            )
         return "".join(self.collector.chunks)
 
     def progress(self) -> dict:
         """How far the current turn got (counts only: content stays out of Temporal's heartbeat details)."""
-        return {"message_chunks": len(self.collector.chunks), "session_updates": self.collector.updates,
-                "chars": sum(map(len, self.collector.chunks))}
+        return {
+            "message_chunks": len(self.collector.chunks),
+            "session_updates": self.collector.updates,
+            "chars": sum(map(len, self.collector.chunks)),
+        }
 
     async def cancel(self) -> None:
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.conn._conn.send_notification(
-                AGENT_METHODS["session_cancel"], {"sessionId": self.session_id}), 1.0)
+            await asyncio.wait_for(
+                self.conn._conn.send_notification(AGENT_METHODS["session_cancel"], {"sessionId": self.session_id}), 1.0
+            )
 
     async def _guard(self, call: Any, phase: Phase) -> Any:
         """Runs one request, mapping protocol errors, a dead process and a broken pipe to signals."""
@@ -213,15 +245,23 @@ class AgentSession:
                 with contextlib.suppress(asyncio.TimeoutError):  # a closed pipe usually means the agent exited
                     await asyncio.wait_for(asyncio.shield(exited), 1.0)
                 if self.process.returncode is None:
-                    raise ProviderCallError(self._signal(phase, exception_type=type(err).__name__,
-                                                         error_text=f"agent transport lost: {err}")) from err
+                    raise ProviderCallError(
+                        self._signal(
+                            phase, exception_type=type(err).__name__, error_text=f"agent transport lost: {err}"
+                        )
+                    ) from err
         waiter.cancel()
         exited.cancel()
         code = self.process.returncode
         await asyncio.sleep(0.05)  # let the stderr reader take the last lines
-        raise ProviderCallError(self._signal(
-            phase, exit_code=code, exception_type="AgentExited",
-            error_text=f"agent process exited with code {code}: {' | '.join(self.stderr_tail[-3:])}"))
+        raise ProviderCallError(
+            self._signal(
+                phase,
+                exit_code=code,
+                exception_type="AgentExited",
+                error_text=f"agent process exited with code {code}: {' | '.join(self.stderr_tail[-3:])}",
+            )
+        )
 
     def _signal(self, phase: Phase, **kw: Any) -> FailureSignal:
         return FailureSignal(phase=phase, provider=self.provider, **kw)
@@ -247,6 +287,11 @@ class AgentSession:
 
 def _text(err: RequestError) -> str:
     data = err.data
-    detail = data if isinstance(data, str) else (data.get("details") or data.get("message")) \
-        if isinstance(data, dict) else None
+    detail = (
+        data
+        if isinstance(data, str)
+        else (data.get("details") or data.get("message"))
+        if isinstance(data, dict)
+        else None
+    )
     return f"{err}: {detail}" if detail and str(detail) not in str(err) else str(err)

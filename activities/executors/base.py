@@ -18,7 +18,11 @@ def resolve_credential(profile: ExecutionProfile, provider: str) -> str | None:
         return None
     value = os.environ.get(profile.credential_env)
     if not value:
-        raise ProviderCallError(FailureSignal(
-            provider=provider, exception_type="MissingCredentials",
-            error_text=f"environment variable {profile.credential_env} is not set on the worker"))
+        raise ProviderCallError(
+            FailureSignal(
+                provider=provider,
+                exception_type="MissingCredentials",
+                error_text=f"environment variable {profile.credential_env} is not set on the worker",
+            )
+        )
     return value

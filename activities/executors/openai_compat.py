@@ -1,6 +1,7 @@
 """OpenAI-compatible chat endpoints over httpx. No client-side retries: Temporal's attempts are the only ones."""
 
 import json
+
 import httpx
 from opentelemetry import trace
 
@@ -8,7 +9,6 @@ from activities.executors.base import ProviderCallError, resolve_credential
 from routing.classifier import FailureSignal
 from routing.codes import Phase
 from routing.config import ExecutionProfile
-
 
 tracer = trace.get_tracer("office.executors")
 
@@ -38,8 +38,9 @@ class OpenAICompatExecutor:
         if response.status_code < 400:
             return
         body = (await response.aread()).decode("utf-8", "replace")
-        raise ProviderCallError(self._signal(phase, status=response.status_code, headers=dict(response.headers),
-                                             body=body[:20000]))
+        raise ProviderCallError(
+            self._signal(phase, status=response.status_code, headers=dict(response.headers), body=body[:20000])
+        )
 
     def _transport_error(self, exc: Exception, phase: Phase) -> ProviderCallError:
         return ProviderCallError(self._signal(phase, exception_type=type(exc).__name__, error_text=str(exc) or None))
@@ -51,8 +52,9 @@ class OpenAICompatExecutor:
     async def _list_models(self) -> list[str]:
         phase = Phase.session_start
         try:
-            response = await self.client.get(f"{self.base_url}/models", headers=self._headers(phase),
-                                             timeout=min(30.0, self.profile.timeout_s))
+            response = await self.client.get(
+                f"{self.base_url}/models", headers=self._headers(phase), timeout=min(30.0, self.profile.timeout_s)
+            )
         except httpx.HTTPError as exc:
             raise self._transport_error(exc, phase) from exc
         await self._raise_for(response, phase)
@@ -61,8 +63,11 @@ class OpenAICompatExecutor:
 
     async def chat(self, model: str | None, messages: list[dict[str, str]]) -> ChatResult:
         """Streams the answer; a stream that ends without its final event is a failure, not an answer."""
-        attributes = {"office.provider": self.provider, "office.model": model or "provider default",
-                      "office.messages": len(messages)}
+        attributes = {
+            "office.provider": self.provider,
+            "office.model": model or "provider default",
+            "office.messages": len(messages),
+        }
         with tracer.start_as_current_span("provider.chat", attributes=attributes) as span:
             try:
                 return await self._chat(model, messages)
@@ -80,8 +85,13 @@ class OpenAICompatExecutor:
         reported: str | None = None
         finished = False
         try:
-            async with self.client.stream("POST", f"{self.base_url}/chat/completions", json=payload,
-                                          headers=self._headers(phase), timeout=self.profile.timeout_s) as response:
+            async with self.client.stream(
+                "POST",
+                f"{self.base_url}/chat/completions",
+                json=payload,
+                headers=self._headers(phase),
+                timeout=self.profile.timeout_s,
+            ) as response:
                 await self._raise_for(response, phase)
                 async for line in response.aiter_lines():
                     if not line.startswith("data:"):
@@ -101,7 +111,11 @@ class OpenAICompatExecutor:
         except httpx.HTTPError as exc:
             raise self._transport_error(exc, phase) from exc
         if not finished:
-            raise ProviderCallError(self._signal(phase, exception_type="StreamTruncated",
-                                                 error_text="stream ended without a final event "
-                                                            f"after {len(parts)} chunks"))
+            raise ProviderCallError(
+                self._signal(
+                    phase,
+                    exception_type="StreamTruncated",
+                    error_text=f"stream ended without a final event after {len(parts)} chunks",
+                )
+            )
         return ChatResult("".join(parts), reported)

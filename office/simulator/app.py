@@ -56,7 +56,7 @@ class _Bucket:
 @dataclass
 class Simulator:
     config: SimConfig
-    calls: list[dict[str, Any]] = field(default_factory=list)        # chat completions
+    calls: list[dict[str, Any]] = field(default_factory=list)  # chat completions
     model_calls: list[dict[str, Any]] = field(default_factory=list)  # catalog reads
     _matches: dict[tuple[str, int], int] = field(default_factory=dict)
     _cuts: dict[str, int] = field(default_factory=dict)
@@ -84,8 +84,9 @@ class Simulator:
             bucket = self._buckets[name] = _Bucket(prov.burst, prov.rpm / 60.0, prov.burst, now)
         return bucket.take(now)
 
-    def _injected(self, name: str, prov: SimProvider, model: str | None, endpoint: str = "chat",
-                  last_user: str = "") -> InjectedFailure | None:
+    def _injected(
+        self, name: str, prov: SimProvider, model: str | None, endpoint: str = "chat", last_user: str = ""
+    ) -> InjectedFailure | None:
         for index, failure in enumerate(prov.failures):
             if endpoint not in failure.endpoints:
                 continue
@@ -112,14 +113,25 @@ class Simulator:
         return True
 
 
-def _error(prov: SimProvider, shape: str, kind: str, status: int, model: str | None,
-           retry_after_s: float | None, message: str | None = None) -> Response:
+def _error(
+    prov: SimProvider,
+    shape: str,
+    kind: str,
+    status: int,
+    model: str | None,
+    retry_after_s: float | None,
+    message: str | None = None,
+) -> Response:
     headers = {}
     if retry_after_s is not None:
         headers["retry-after"] = str(max(1, math.ceil(retry_after_s)))
         headers["retry-after-ms"] = str(int(retry_after_s * 1000))
-    return Response(error_body(shape, kind, status, model, retry_after_s, message), status_code=status,
-                    headers=headers, media_type="application/json")
+    return Response(
+        error_body(shape, kind, status, model, retry_after_s, message),
+        status_code=status,
+        headers=headers,
+        media_type="application/json",
+    )
 
 
 def build_app(sim: Simulator) -> Starlette:
@@ -127,8 +139,9 @@ def build_app(sim: Simulator) -> Starlette:
         name = request.path_params["provider"]
         prov = sim.config.providers.get(name)
         if prov is None:
-            return JSONResponse({"error": {"message": f"unknown simulated provider {name}", "type": "not_found"}},
-                                status_code=404)
+            return JSONResponse(
+                {"error": {"message": f"unknown simulated provider {name}", "type": "not_found"}}, status_code=404
+            )
         return name, prov
 
     def auth_error(request: Request, prov: SimProvider) -> Response | None:
@@ -148,10 +161,15 @@ def build_app(sim: Simulator) -> Starlette:
             return denied
         sim.model_calls.append({"provider": name, "at": time.time()})
         if (injected := sim._injected(name, prov, None, "models")) is not None:
-            return _error(prov, injected.shape, injected.kind, injected.status, None, injected.retry_after_s,
-                          injected.message)
-        return JSONResponse({"object": "list", "data": [
-            {"id": m, "object": "model", "created": 0, "owned_by": name} for m in prov.models]})
+            return _error(
+                prov, injected.shape, injected.kind, injected.status, None, injected.retry_after_s, injected.message
+            )
+        return JSONResponse(
+            {
+                "object": "list",
+                "data": [{"id": m, "object": "model", "created": 0, "owned_by": name} for m in prov.models],
+            }
+        )
 
     async def chat(request: Request) -> Response:
         found = provider_or_404(request)
@@ -162,9 +180,16 @@ def build_app(sim: Simulator) -> Starlette:
         model = body.get("model") or prov.default_model or (prov.models[0] if prov.models else "sim-default")
         messages = body.get("messages") or []
         stream = bool(body.get("stream"))
-        call: dict[str, Any] = {"provider": name, "model": model, "requested_model": body.get("model"),
-                                "messages": messages, "stream": stream, "at": time.time(),
-                                "authorized": True, "status": None}  # None: no answer given (yet)
+        call: dict[str, Any] = {
+            "provider": name,
+            "model": model,
+            "requested_model": body.get("model"),
+            "messages": messages,
+            "stream": stream,
+            "at": time.time(),
+            "authorized": True,
+            "status": None,
+        }  # None: no answer given (yet)
         sim.calls.append(call)
 
         def fail(response: Response) -> Response:
@@ -185,8 +210,17 @@ def build_app(sim: Simulator) -> Starlette:
         if (injected := sim._injected(name, prov, model, "chat", users[-1] if users else "")) is not None:
             if injected.kind == "timeout":
                 await asyncio.sleep(injected.hold_s)
-            return fail(_error(prov, injected.shape, injected.kind, injected.status, model,
-                               injected.retry_after_s, injected.message))
+            return fail(
+                _error(
+                    prov,
+                    injected.shape,
+                    injected.kind,
+                    injected.status,
+                    model,
+                    injected.retry_after_s,
+                    injected.message,
+                )
+            )
         if body.get("model") and body["model"] not in prov.models:
             return fail(_error(prov, prov.shape, "model_not_found", 404, model, None))
 
@@ -194,11 +228,18 @@ def build_app(sim: Simulator) -> Starlette:
         call["reply"], call["status"] = reply, 200
         created = int(time.time())
         if not stream:
-            return JSONResponse({
-                "id": f"chatcmpl-{len(sim.calls)}", "object": "chat.completion", "created": created, "model": model,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": reply},
-                             "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": len(json.dumps(messages)) // 4, "completion_tokens": len(reply) // 4}})
+            return JSONResponse(
+                {
+                    "id": f"chatcmpl-{len(sim.calls)}",
+                    "object": "chat.completion",
+                    "created": created,
+                    "model": model,
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}
+                    ],
+                    "usage": {"prompt_tokens": len(json.dumps(messages)) // 4, "completion_tokens": len(reply) // 4},
+                }
+            )
 
         words = reply.split(" ")
         chunks = [w + (" " if i < len(words) - 1 else "") for i, w in enumerate(words)]
@@ -211,13 +252,32 @@ def build_app(sim: Simulator) -> Starlette:
                     return  # the connection closes with no finish_reason and no [DONE]
                 if prov.chunk_delay_ms:
                     await asyncio.sleep(prov.chunk_delay_ms / 1000)
-                yield "data: " + json.dumps({"id": "chatcmpl-s", "object": "chat.completion.chunk",
-                                             "created": created, "model": model,
-                                             "choices": [{"index": 0, "delta": {"content": piece},
-                                                          "finish_reason": None}]}) + "\n\n"
-            yield "data: " + json.dumps({"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": created,
-                                         "model": model, "choices": [{"index": 0, "delta": {},
-                                                                      "finish_reason": "stop"}]}) + "\n\n"
+                yield (
+                    "data: "
+                    + json.dumps(
+                        {
+                            "id": "chatcmpl-s",
+                            "object": "chat.completion.chunk",
+                            "created": created,
+                            "model": model,
+                            "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}],
+                        }
+                    )
+                    + "\n\n"
+                )
+            yield (
+                "data: "
+                + json.dumps(
+                    {
+                        "id": "chatcmpl-s",
+                        "object": "chat.completion.chunk",
+                        "created": created,
+                        "model": model,
+                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                    }
+                )
+                + "\n\n"
+            )
             yield "data: [DONE]\n\n"
 
         return StreamingResponse(events(), media_type="text/event-stream")
@@ -249,14 +309,16 @@ def build_app(sim: Simulator) -> Starlette:
     async def healthz(_: Request) -> Response:
         return JSONResponse({"ok": True, "providers": sorted(sim.config.providers)})
 
-    return Starlette(routes=[
-        Route("/p/{provider}/v1/models", models, methods=["GET"]),
-        Route("/p/{provider}/v1/chat/completions", chat, methods=["POST"]),
-        Route("/admin/config", get_config, methods=["GET"]),
-        Route("/admin/config", put_config, methods=["PUT"]),
-        Route("/admin/providers/{provider}", put_provider, methods=["PUT"]),
-        Route("/admin/calls", get_calls, methods=["GET"]),
-        Route("/admin/calls", clear_calls, methods=["DELETE"]),
-        Route("/admin/model-calls", get_model_calls, methods=["GET"]),
-        Route("/healthz", healthz, methods=["GET"]),
-    ])
+    return Starlette(
+        routes=[
+            Route("/p/{provider}/v1/models", models, methods=["GET"]),
+            Route("/p/{provider}/v1/chat/completions", chat, methods=["POST"]),
+            Route("/admin/config", get_config, methods=["GET"]),
+            Route("/admin/config", put_config, methods=["PUT"]),
+            Route("/admin/providers/{provider}", put_provider, methods=["PUT"]),
+            Route("/admin/calls", get_calls, methods=["GET"]),
+            Route("/admin/calls", clear_calls, methods=["DELETE"]),
+            Route("/admin/model-calls", get_model_calls, methods=["GET"]),
+            Route("/healthz", healthz, methods=["GET"]),
+        ]
+    )

@@ -6,8 +6,18 @@ from pydantic import BaseModel, Field
 
 Shape = Literal["openai", "anthropic", "gemini", "openrouter", "azure"]
 FailureKind = Literal[
-    "auth", "invalid_key", "rate_limit", "quota", "credit_balance", "model_not_found", "overloaded",
-    "server_error", "unavailable", "context_length", "content_policy", "bad_request",
+    "auth",
+    "invalid_key",
+    "rate_limit",
+    "quota",
+    "credit_balance",
+    "model_not_found",
+    "overloaded",
+    "server_error",
+    "unavailable",
+    "context_length",
+    "content_policy",
+    "bad_request",
     "timeout",  # hold the request for hold_s seconds, then answer 504: the caller's timeout should fire first
 ]
 
@@ -17,26 +27,26 @@ class InjectedFailure(BaseModel):
     kind: FailureKind
     shape: Shape = "openai"
     retry_after_s: float | None = None
-    times: int | None = None            # fail this many matching calls, then stop; None: always
-    skip: int = 0                       # let this many matching calls through first
+    times: int | None = None  # fail this many matching calls, then stop; None: always
+    skip: int = 0  # let this many matching calls through first
     models: list[str] = Field(default_factory=list)  # only when one of these models is asked for
-    match_text: str | None = None       # only when the newest user message contains this text
+    match_text: str | None = None  # only when the newest user message contains this text
     endpoints: list[Literal["chat", "models"]] = Field(default_factory=lambda: ["chat"])
-    hold_s: float = 30.0                # for kind "timeout"
+    hold_s: float = 30.0  # for kind "timeout"
     message: str | None = None
 
 
 class SimProvider(BaseModel):
     models: list[str] = Field(default_factory=lambda: ["sim-small", "sim-large"])
-    default_model: str | None = None    # used when a request names no model; first advertised otherwise
-    api_key: str | None = None          # when set, requests must carry `Authorization: Bearer <api_key>`
-    shape: Shape = "openai"             # error body shape for auth and quota failures
+    default_model: str | None = None  # used when a request names no model; first advertised otherwise
+    api_key: str | None = None  # when set, requests must carry `Authorization: Bearer <api_key>`
+    shape: Shape = "openai"  # error body shape for auth and quota failures
     latency_ms: float = Field(default=0, ge=0)
     chunk_delay_ms: float = Field(default=0, ge=0)
     rpm: float | None = Field(default=None, gt=0)  # token bucket: refills rpm/60 per second
     burst: float = Field(default=1, ge=1)
     cut_after_chunks: int | None = None  # streaming: close the stream after N chunks, no final event
-    cut_times: int | None = None          # cut this many streams, then stop; None: always
+    cut_times: int | None = None  # cut this many streams, then stop; None: always
     failures: list[InjectedFailure] = Field(default_factory=list)
 
 

@@ -22,9 +22,16 @@ class SimulatorServer:
     def __init__(self, config: SimConfig, host: str = "127.0.0.1", port: int | None = None):
         self.sim = Simulator(config)
         self.host, self.port = host, port or free_port()
-        self._server = uvicorn.Server(uvicorn.Config(build_app(self.sim), host=self.host, port=self.port,
-                                                     log_level="warning", lifespan="off",
-                                                     timeout_graceful_shutdown=2))
+        self._server = uvicorn.Server(
+            uvicorn.Config(
+                build_app(self.sim),
+                host=self.host,
+                port=self.port,
+                log_level="warning",
+                lifespan="off",
+                timeout_graceful_shutdown=2,
+            )
+        )
         self._task: asyncio.Task | None = None
 
     @property
@@ -75,8 +82,15 @@ class RemoteSimulator:
 
     async def start(self) -> "RemoteSimulator":
         self.process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "office.cli", "simulator", "--port", str(self.port),
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+            sys.executable,
+            "-m",
+            "office.cli",
+            "simulator",
+            "--port",
+            str(self.port),
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
         async with asyncio.timeout(30):
             while True:
                 try:
@@ -92,8 +106,9 @@ class RemoteSimulator:
             await self.process.wait()
 
     async def set_provider(self, name: str, provider: SimProvider) -> None:
-        (await self.http.put(f"{self.url}/admin/providers/{name}", json=provider.model_dump(mode="json"))
-         ).raise_for_status()
+        (
+            await self.http.put(f"{self.url}/admin/providers/{name}", json=provider.model_dump(mode="json"))
+        ).raise_for_status()
 
     async def calls(self) -> list[dict]:
         return (await self.http.get(f"{self.url}/admin/calls")).json()

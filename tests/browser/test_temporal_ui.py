@@ -15,9 +15,18 @@ from tests.integration.helpers import run_to_end
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT = ROOT / "artifacts" / "ui-fallback-runs.png"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--window-size=1600,900", "--virtual-time-budget=20000"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1600,900",
+    "--virtual-time-budget=20000",
+]
 
 
 def chromium() -> str:
@@ -32,18 +41,25 @@ def chromium() -> str:
 
 async def _chromium(*args: str) -> str:
     with tempfile.TemporaryDirectory() as profile:
-        proc = await asyncio.create_subprocess_exec(chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args,
-                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+        proc = await asyncio.create_subprocess_exec(
+            chromium(),
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={profile}",
+            *args,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
         out, _ = await asyncio.wait_for(proc.communicate(), timeout=90)
     assert proc.returncode == 0
     return out.decode()
 
 
 async def test_ui_lists_the_fallback_runs_of_a_workspace(stack):
-    ws, agent, p = await stack.workspace({"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key="sk-sim-test")},
-                                         credential_env="OFFICE_TEST_KEY")
-    fell_back = await run_to_end(stack, ws, agent, "first task")    # a rejects the key → b
-    direct = await run_to_end(stack, ws, agent, "second task")      # a is known to need action → b directly
+    ws, agent, _p = await stack.workspace(
+        {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key="sk-sim-test")}, credential_env="OFFICE_TEST_KEY"
+    )
+    fell_back = await run_to_end(stack, ws, agent, "first task")  # a rejects the key → b
+    direct = await run_to_end(stack, ws, agent, "second task")  # a is known to need action → b directly
     assert (fell_back.fallback_count, direct.fallback_count) == (1, 0)
     query = f'OfficeWorkspace = "{ws}" AND OfficeFallbackCount > 0'
     async with asyncio.timeout(30):  # visibility is eventually consistent

@@ -15,25 +15,36 @@ OFFICE = str(Path(sys.executable).parent / "office")
 
 
 async def office(stack, *args: str) -> tuple[int, str, str]:
-    env = {**os.environ, "TEMPORAL_ADDRESS": stack.temporal.address, "TEMPORAL_NAMESPACE": "default",
-           "OFFICE_DATABASE_URL": stack.database_url, "COLUMNS": "200"}
-    proc = await asyncio.create_subprocess_exec(OFFICE, *args, env=env, stdout=asyncio.subprocess.PIPE,
-                                                stderr=asyncio.subprocess.PIPE)
+    env = {
+        **os.environ,
+        "TEMPORAL_ADDRESS": stack.temporal.address,
+        "TEMPORAL_NAMESPACE": "default",
+        "OFFICE_DATABASE_URL": stack.database_url,
+        "COLUMNS": "200",
+    }
+    proc = await asyncio.create_subprocess_exec(
+        OFFICE, *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
     out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
     return proc.returncode, out.decode(), err.decode()
 
 
 async def test_submit_wait_json_reports_the_fallback(stack):
-    ws, agent, p = await stack.workspace({"alpha": SimProvider(api_key="sk-wrong"),
-                                          "beta": SimProvider(api_key="sk-sim-test")}, credential_env="OFFICE_TEST_KEY")
-    code, out, err = await office(stack, "submit", "--workspace", ws, "--agent", agent, "Fix the bug", "--wait",
-                                  "--json")
+    ws, agent, p = await stack.workspace(
+        {"alpha": SimProvider(api_key="sk-wrong"), "beta": SimProvider(api_key="sk-sim-test")},
+        credential_env="OFFICE_TEST_KEY",
+    )
+    code, out, err = await office(
+        stack, "submit", "--workspace", ws, "--agent", agent, "Fix the bug", "--wait", "--json"
+    )
     assert code == 0, err
     run = json.loads(out)
     assert run["status"] == "completed" and run["provider"] == p["beta"]
     assert run["requested_model"] == "sim-small" and run["effective_model"] == "sim-small"
     assert [(a["seq"], a["provider"], a["outcome"], a["error_code"]) for a in run["attempts"]] == [
-        (1, p["alpha"], "failed", "auth_required"), (2, p["beta"], "succeeded", None)]
+        (1, p["alpha"], "failed", "auth_required"),
+        (2, p["beta"], "succeeded", None),
+    ]
     assert run["warnings"] == [] and run["message"] is None
 
     code, out, _ = await office(stack, "runs", "show", run["run_id"], "--json")
@@ -44,8 +55,9 @@ async def test_submit_wait_json_reports_the_fallback(stack):
 
 async def test_failed_run_exits_non_zero_with_the_actionable_message(stack):
     gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
-    ws, agent, p = await stack.workspace({"alpha": SimProvider(models=["old-model"], failures=[gone])},
-                                         model="old-model")
+    ws, agent, _p = await stack.workspace(
+        {"alpha": SimProvider(models=["old-model"], failures=[gone])}, model="old-model"
+    )
     code, out, _ = await office(stack, "submit", "-w", ws, "-a", agent, "task", "--wait", "--json")
     run = json.loads(out)
     assert code == 1 and run["status"] == "failed"
@@ -53,16 +65,19 @@ async def test_failed_run_exits_non_zero_with_the_actionable_message(stack):
     assert f"Change the model in agent profile {agent}" in run["message"]
 
 
-@pytest.mark.parametrize("args,field", [
-    (["--workspace", "no-such-ws", "--agent", "{agent}", "task"], "workspace"),
-    (["--workspace", "{ws}", "--agent", "no-such-agent", "task"], "agent"),
-    (["--workspace", "{ws}", "--agent", "{agent}", "   "], "prompt"),
-])
+@pytest.mark.parametrize(
+    "args,field",
+    [
+        (["--workspace", "no-such-ws", "--agent", "{agent}", "task"], "workspace"),
+        (["--workspace", "{ws}", "--agent", "no-such-agent", "task"], "agent"),
+        (["--workspace", "{ws}", "--agent", "{agent}", "   "], "prompt"),
+    ],
+)
 async def test_bad_input_names_the_problem_and_starts_nothing(stack, args, field):
     ws, agent, _ = await stack.workspace({"alpha": SimProvider()})
     run_id = f"bad-input-{field}-{ws}"
     argv = [a.format(ws=ws, agent=agent) for a in args]
-    code, out, err = await office(stack, "submit", *argv, "--run-id", run_id)
+    code, _out, err = await office(stack, "submit", *argv, "--run-id", run_id)
     assert code != 0
     assert f"{field}:" in err
     with pytest.raises(RPCError):
@@ -70,8 +85,9 @@ async def test_bad_input_names_the_problem_and_starts_nothing(stack, args, field
 
 
 async def test_models_lists_what_the_executor_advertises_and_marks_profiles(stack):
-    ws, agent, p = await stack.workspace({"alpha": SimProvider(models=["sim-small", "sim-large"])},
-                                         model="sim-large", fallback_model="retired")
+    ws, agent, p = await stack.workspace(
+        {"alpha": SimProvider(models=["sim-small", "sim-large"])}, model="sim-large", fallback_model="retired"
+    )
     code, out, err = await office(stack, "models", p["alpha"], "--workspace", ws, "--json")
     assert code == 0, err
     report = json.loads(out)
@@ -81,7 +97,11 @@ async def test_models_lists_what_the_executor_advertises_and_marks_profiles(stac
     code, out, _ = await office(stack, "profile", "show", agent, "--workspace", ws, "--json")
     shown = json.loads(out)
     assert (shown["model"], shown["model_status"], shown["fallback_model"], shown["auto_fallback"]) == (
-        "sim-large", "available", "retired", False)
+        "sim-large",
+        "available",
+        "retired",
+        False,
+    )
 
 
 async def test_workspace_and_profile_files_are_validated_whole(stack, tmp_path):
@@ -92,7 +112,9 @@ async def test_workspace_and_profile_files_are_validated_whole(stack, tmp_path):
     assert await stack.store.get_workspace("broken") is None  # nothing half-saved
 
     good = tmp_path / "good.yaml"
-    good.write_text("name: filed\nprovider_order: [a]\nproviders:\n  a: {base_url: 'http://x', credential_env: A_KEY}\n")
+    good.write_text(
+        "name: filed\nprovider_order: [a]\nproviders:\n  a: {base_url: 'http://x', credential_env: A_KEY}\n"
+    )
     code, _, err = await office(stack, "workspace", "set", "--file", str(good))
     assert code == 0, err
     code, out, _ = await office(stack, "workspace", "show", "filed", "--json")
@@ -105,8 +127,9 @@ async def test_workspace_and_profile_files_are_validated_whole(stack, tmp_path):
 
 
 async def test_pin_explain_and_decide_from_the_cli(stack):
-    ws, agent, p = await stack.workspace({"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key="sk-sim-test")},
-                                         credential_env="OFFICE_TEST_KEY")
+    ws, agent, p = await stack.workspace(
+        {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key="sk-sim-test")}, credential_env="OFFICE_TEST_KEY"
+    )
     code, out, err = await office(stack, "submit", "-w", ws, "-a", agent, "task", "--wait", "--json")
     run = json.loads(out)
     code, out, err = await office(stack, "runs", "explain", run["run_id"], "--json")

@@ -16,17 +16,31 @@ def explain(*args: str) -> dict:
 
 def test_openai_429_billing_quota_is_not_a_rate_limit(tmp_path):
     body = tmp_path / "body.json"
-    body.write_text(json.dumps({"error": {"message": "You exceeded your current quota, please check your plan and "
-                                                     "billing details.", "type": "insufficient_quota",
-                                          "code": "insufficient_quota"}}))
+    body.write_text(
+        json.dumps(
+            {
+                "error": {
+                    "message": "You exceeded your current quota, please check your plan and billing details.",
+                    "type": "insufficient_quota",
+                    "code": "insufficient_quota",
+                }
+            }
+        )
+    )
     out = explain("--status", "429", "--body-file", str(body), "--provider", "openai")
     assert (out["code"], out["class"], out["decision"]) == ("quota_limited", "quota", "fallback")
     assert out["rule"] and out["retry_after_s"] is None
 
 
 def test_rate_limit_with_retry_after_header_is_a_short_retry_with_that_floor():
-    out = explain("--status", "429", "--header", "Retry-After: 7", "--body",
-                  '{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}')
+    out = explain(
+        "--status",
+        "429",
+        "--header",
+        "Retry-After: 7",
+        "--body",
+        '{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}',
+    )
     assert (out["code"], out["decision"], out["retry_after_s"]) == ("rate_limited", "short_retry", 7.0)
     assert out["delay_s"] >= 7
 

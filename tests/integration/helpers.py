@@ -21,14 +21,25 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def worker_env(stack: Stack, queue: str) -> dict[str, str]:
-    return {**os.environ, "TEMPORAL_ADDRESS": stack.temporal.address, "TEMPORAL_NAMESPACE": "default",
-            "OFFICE_DATABASE_URL": stack.database_url, "OFFICE_TASK_QUEUE": queue}
+    return {
+        **os.environ,
+        "TEMPORAL_ADDRESS": stack.temporal.address,
+        "TEMPORAL_NAMESPACE": "default",
+        "OFFICE_DATABASE_URL": stack.database_url,
+        "OFFICE_TASK_QUEUE": queue,
+    }
 
 
 async def start_worker(stack: Stack, queue: str, log: Path) -> asyncio.subprocess.Process:
     """A worker in its own process (`worker.py`), as a team runs them; tests kill and restart it."""
-    return await asyncio.create_subprocess_exec(sys.executable, str(ROOT / "worker.py"), env=worker_env(stack, queue),
-                                                cwd=ROOT, stdout=log.open("ab"), stderr=asyncio.subprocess.STDOUT)
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(ROOT / "worker.py"),
+        env=worker_env(stack, queue),
+        cwd=ROOT,
+        stdout=log.open("ab"),
+        stderr=asyncio.subprocess.STDOUT,
+    )
 
 
 async def stop_workers(*procs: asyncio.subprocess.Process | None) -> None:

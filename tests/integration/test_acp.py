@@ -23,9 +23,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def scripted(log: Path, **script) -> ExecutionProfile:
-    return ExecutionProfile(kind="acp", command=[sys.executable, "-m", "office.scripted_agent"],
-                            env={"SCRIPTED_AGENT": json.dumps({"log": str(log), **script}), "PYTHONPATH": str(ROOT)},
-                            heartbeat_timeout_s=3, timeout_s=30)
+    return ExecutionProfile(
+        kind="acp",
+        command=[sys.executable, "-m", "office.scripted_agent"],
+        env={"SCRIPTED_AGENT": json.dumps({"log": str(log), **script}), "PYTHONPATH": str(ROOT)},
+        heartbeat_timeout_s=3,
+        timeout_s=30,
+    )
 
 
 def received(log: Path) -> list[dict]:
@@ -46,7 +50,7 @@ def alive(pid: int) -> bool:
 
 async def test_advertised_model_is_applied_and_the_session_is_reaped(stack, tmp_path):
     log = tmp_path / "agent.jsonl"
-    ws, agent, p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"])}, model="m2")
+    ws, agent, _p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"])}, model="m2")
     view = await run_to_end(stack, ws, agent, "Refactor the parser")
     assert view.status is RunStatus.completed and view.warnings == []
     assert methods(log) == ["initialize", "session/new", "session/set_config_option", "session/prompt"]
@@ -59,13 +63,17 @@ async def test_advertised_model_is_applied_and_the_session_is_reaped(stack, tmp_
 
 async def test_unadvertised_model_is_never_sent_and_one_warning_is_kept(stack, tmp_path):
     log = tmp_path / "agent.jsonl"
-    ws, agent, p = await stack.workspace({"claude": scripted(log, models=["m1"])}, model="m9")
+    ws, agent, _p = await stack.workspace({"claude": scripted(log, models=["m1"])}, model="m9")
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
     assert "session/set_config_option" not in methods(log)  # no speculative selection call
     [warning] = view.warnings
-    assert (warning.reason, warning.requested_model, warning.effective_model, warning.executor_type) == \
-        ("requested_not_advertised", "m9", "m1", "acp")
+    assert (warning.reason, warning.requested_model, warning.effective_model, warning.executor_type) == (
+        "requested_not_advertised",
+        "m9",
+        "m1",
+        "acp",
+    )
     stored = await stack.store.list_run_messages(view.run_id)
     assert [m.kind for m in stored] == ["model_selection_warning"]
 
@@ -73,7 +81,7 @@ async def test_unadvertised_model_is_never_sent_and_one_warning_is_kept(stack, t
 @pytest.mark.parametrize("script, calls", [({}, 0), ({"models": ["m1"], "set_model": "method_not_found"}, 1)])
 async def test_selection_unsupported_continues_on_the_agent_default_with_a_warning(stack, tmp_path, script, calls):
     log = tmp_path / "agent.jsonl"
-    ws, agent, p = await stack.workspace({"claude": scripted(log, **script)}, model="m1")
+    ws, agent, _p = await stack.workspace({"claude": scripted(log, **script)}, model="m1")
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
     assert methods(log).count("session/set_config_option") == calls  # at most the one attempt
@@ -83,16 +91,16 @@ async def test_selection_unsupported_continues_on_the_agent_default_with_a_warni
 
 async def test_set_model_failure_fails_the_start_explicitly_unless_auto_fallback(stack, tmp_path):
     log = tmp_path / "strict.jsonl"
-    ws, agent, p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"], set_model="error")},
-                                         model="m2")
+    ws, agent, p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"], set_model="error")}, model="m2")
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.failed
     assert "session/prompt" not in methods(log)
     assert "m2" in (view.message or "") and "cannot be used with this account" in (view.attempts[0].excerpt or "")
 
     log = tmp_path / "auto.jsonl"
-    ws, agent, p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"], set_model="error")},
-                                         model="m2", auto_fallback=True)
+    ws, agent, _p = await stack.workspace(
+        {"claude": scripted(log, models=["m1", "m2"], set_model="error")}, model="m2", auto_fallback=True
+    )
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed and view.output.startswith("[m1]")
     [warning] = view.warnings
@@ -106,32 +114,52 @@ async def test_auth_required_at_session_start_falls_back_to_the_next_provider(st
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
     assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
-        (p["claude"], "auth_required", "fallback"), (p["beta"], None, None)]
+        (p["claude"], "auth_required", "fallback"),
+        (p["beta"], None, None),
+    ]
     assert not alive(received(log)[0]["pid"])
 
 
 async def test_missing_agent_command_is_provider_not_configured_and_falls_back(stack):
     profile = ExecutionProfile(kind="acp", command=[f"/nonexistent/agent-{uuid.uuid4().hex[:6]}"])
-    ws, agent, p = await stack.workspace({"codex": profile, "beta": SimProvider()})
+    ws, agent, _p = await stack.workspace({"codex": profile, "beta": SimProvider()})
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
-    assert [(a.error_code, a.rule) for a in view.attempts][0] == ("provider_not_configured", "exit.127")
+    assert next((a.error_code, a.rule) for a in view.attempts) == ("provider_not_configured", "exit.127")
 
 
 async def test_failure_after_output_falls_back_with_the_run_transcript(stack, tmp_path):
     log = tmp_path / "agent.jsonl"
     ws, agent, p = await stack.workspace(
-        {"claude": scripted(log, fail_match="release code?", fail_after_output=True,
-                            fail_message="API Error: 529 {\"type\":\"overloaded_error\"}"),
-         "beta": SimProvider()})
-    handle = await submit(stack.client, stack.store, ws, agent, "Remember: the release code is R-77.",
-                          task_queue=stack.task_queue, follow_ups=["What is the release code?"])
+        {
+            "claude": scripted(
+                log,
+                fail_match="release code?",
+                fail_after_output=True,
+                fail_message='API Error: 529 {"type":"overloaded_error"}',
+            ),
+            "beta": SimProvider(),
+        }
+    )
+    handle = await submit(
+        stack.client,
+        stack.store,
+        ws,
+        agent,
+        "Remember: the release code is R-77.",
+        task_queue=stack.task_queue,
+        follow_ups=["What is the release code?"],
+    )
     view = await wait_for_view(stack.client, handle.id)
     assert view.status is RunStatus.completed
     # 529 overload is transient: two fresh sessions on the same agent, then the next provider.
     assert [(a.provider, a.error_code) for a in view.attempts] == [
-        (p["claude"], None), (p["claude"], "provider_overloaded"), (p["claude"], "provider_overloaded"),
-        (p["claude"], "provider_overloaded"), (p["beta"], None)]
+        (p["claude"], None),
+        (p["claude"], "provider_overloaded"),
+        (p["claude"], "provider_overloaded"),
+        (p["claude"], "provider_overloaded"),
+        (p["beta"], None),
+    ]
     prompts = [c for c in received(log) if c["method"] == "session/prompt"]
     # Fresh sessions after the failure were given the run's own history in their first prompt.
     assert "Remember: the release code is R-77." in prompts[-1]["text"]
@@ -139,13 +167,14 @@ async def test_failure_after_output_falls_back_with_the_run_transcript(stack, tm
     users = [m["content"] for m in call["messages"] if m["role"] == "user"]
     assert users == ["Remember: the release code is R-77.", "What is the release code?"]
     assert [m["content"] for m in call["messages"] if m["role"] == "assistant"] == [
-        "[agent-default] turn 1: Remember: the release code is R-77."]  # not the partial output of the failed turn
+        "[agent-default] turn 1: Remember: the release code is R-77."
+    ]  # not the partial output of the failed turn
 
 
 async def test_worker_killed_while_the_agent_runs_recovers_and_leaks_no_process(stack, tmp_path):
     queue = f"acp-restart-{uuid.uuid4().hex[:6]}"
     log = tmp_path / "agent.jsonl"
-    ws, agent, p = await stack.workspace({"claude": scripted(log, latency_s=4)})
+    ws, agent, _p = await stack.workspace({"claude": scripted(log, latency_s=4)})
     first, second = await start_worker(stack, queue, tmp_path / "w1.log"), None
     try:
         handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=queue)
@@ -183,27 +212,43 @@ async def test_real_claude_code_bridge_without_credentials_is_auth_required_then
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed and view.provider == p["beta"]
     assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
-        (p["claude"], "auth_required", "fallback"), (p["beta"], None, None)]
+        (p["claude"], "auth_required", "fallback"),
+        (p["beta"], None, None),
+    ]
     catalogs = await stack.store.observed_catalogs([p["claude"]])
     assert "sonnet" in catalogs[p["claude"]]  # the bridge advertised its models; the start model was among them
 
 
 async def test_follow_ups_reuse_the_live_session_and_send_only_the_new_turn(stack, tmp_path):
     log = tmp_path / "agent.jsonl"
-    ws, agent, p = await stack.workspace({"claude": scripted(log, models=["m1"])}, model="m1")
-    handle = await submit(stack.client, stack.store, ws, agent, "Plan the refactor", task_queue=stack.task_queue,
-                          follow_ups=["Now write step 1"])
+    ws, agent, _p = await stack.workspace({"claude": scripted(log, models=["m1"])}, model="m1")
+    handle = await submit(
+        stack.client,
+        stack.store,
+        ws,
+        agent,
+        "Plan the refactor",
+        task_queue=stack.task_queue,
+        follow_ups=["Now write step 1"],
+    )
     view = await wait_for_view(stack.client, handle.id)
     assert view.status is RunStatus.completed and view.output == "[m1] turn 2: Now write step 1"
-    assert methods(log) == ["initialize", "session/new", "session/set_config_option", "session/prompt",
-                            "session/prompt"]  # one agent process, one session, for both turns
+    assert methods(log) == [
+        "initialize",
+        "session/new",
+        "session/set_config_option",
+        "session/prompt",
+        "session/prompt",
+    ]  # one agent process, one session, for both turns
     assert [c["text"] for c in received(log) if c["method"] == "session/prompt"] == [
-        "Plan the refactor", "Now write step 1"]
+        "Plan the refactor",
+        "Now write step 1",
+    ]
 
 
 async def test_cancelling_the_run_cancels_the_agent_turn_and_reaps_the_process(stack, tmp_path):
     log = tmp_path / "agent.jsonl"
-    ws, agent, p = await stack.workspace({"claude": scripted(log, latency_s=60, stream_first=True)})
+    ws, agent, _p = await stack.workspace({"claude": scripted(log, latency_s=60, stream_first=True)})
     handle = await submit(stack.client, stack.store, ws, agent, "a long task", task_queue=stack.task_queue)
     async with asyncio.timeout(30):  # the turn's progress shows on the pending activity, counts only
         while (progress := await _turn_progress(stack, handle)) is None or progress["message_chunks"] < 1:
@@ -229,7 +274,7 @@ async def test_office_models_asks_an_acp_agent_what_it_advertises_now(stack, tmp
     from office.catalogs import live_catalog
 
     log = tmp_path / "agent.jsonl"
-    ws, agent, p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"])})
+    ws, _agent, p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"])})
     assert await live_catalog(stack.store, p["claude"], ws) == ["m1", "m2"]
     assert methods(log) == ["initialize", "session/new"] and not alive(received(log)[0]["pid"])
     assert (await stack.store.observed_catalogs([p["claude"]]))[p["claude"]] == ["m1", "m2"]

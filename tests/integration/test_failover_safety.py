@@ -26,13 +26,17 @@ async def test_no_bleed_with_100_concurrent_failovers_after_output(stack):
     conversations = []
     for i in range(100):
         canary = f"CANARY-{uuid.uuid4().hex}"
-        turns = [f"{canary} turn 0: the anchor is {i * 7919}.", f"{canary} turn 1: go on.",
-                 f"{canary} turn 2: recall the anchor."]
+        turns = [
+            f"{canary} turn 0: the anchor is {i * 7919}.",
+            f"{canary} turn 1: go on.",
+            f"{canary} turn 2: recall the anchor.",
+        ]
         conversations.append(Conversation(f"c{i}", canary, f"anchor is {i * 7919}", turns, 1, "5xx"))
 
     async def converse(c: Conversation):
-        handle = await submit(stack.client, stack.store, ws, agent, c.turns[0], follow_ups=c.turns[1:],
-                              task_queue=stack.task_queue)
+        handle = await submit(
+            stack.client, stack.store, ws, agent, c.turns[0], follow_ups=c.turns[1:], task_queue=stack.task_queue
+        )
         return c, await wait_for_view(stack.client, handle.id)
 
     results = await asyncio.gather(*[converse(c) for c in conversations])
@@ -49,10 +53,12 @@ async def test_a_half_open_breaker_lets_exactly_one_probe_through(stack):
     ws, agent, p = await stack.workspace({"a": SimProvider(latency_ms=1500), "b": SimProvider()})
     # a's breaker was open and its cooling time has just passed: half-open.
     await stack.store.admit_call(p["a"], "seed", False)
-    await stack.store.set_health(p["a"], None, HealthState.degraded, utcnow() - timedelta(seconds=1),
-                                 "provider_unavailable", "seed")
-    handles = await asyncio.gather(*[submit(stack.client, stack.store, ws, agent, f"task {i}",
-                                            task_queue=stack.task_queue) for i in range(10)])
+    await stack.store.set_health(
+        p["a"], None, HealthState.degraded, utcnow() - timedelta(seconds=1), "provider_unavailable", "seed"
+    )
+    handles = await asyncio.gather(
+        *[submit(stack.client, stack.store, ws, agent, f"task {i}", task_queue=stack.task_queue) for i in range(10)]
+    )
     views = await asyncio.gather(*[wait_for_view(stack.client, h.id) for h in handles])
     assert all(v.status is RunStatus.completed for v in views)
     probes = [v for v in views if v.attempts[0].provider == p["a"] and v.attempts[0].outcome == "succeeded"]

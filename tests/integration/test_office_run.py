@@ -31,12 +31,15 @@ async def test_happy_path_sends_the_run_transcript_and_stores_the_answer(stack):
 
 
 async def test_auth_failure_on_first_provider_completes_on_the_second(stack):
-    ws, agent, p = await stack.workspace({"alpha": SimProvider(api_key="sk-other"), "beta": SimProvider(api_key=KEY)},
-                                         credential_env="OFFICE_TEST_KEY")
+    ws, agent, p = await stack.workspace(
+        {"alpha": SimProvider(api_key="sk-other"), "beta": SimProvider(api_key=KEY)}, credential_env="OFFICE_TEST_KEY"
+    )
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
     assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
-        (p["alpha"], "auth_required", "fallback"), (p["beta"], None, None)]
+        (p["alpha"], "auth_required", "fallback"),
+        (p["beta"], None, None),
+    ]
     assert view.provider == p["beta"] and view.fallback_count == 1
     desc = await stack.client.get_workflow_handle(view.run_id).describe()
     attrs = desc.typed_search_attributes
@@ -52,8 +55,9 @@ async def test_auth_failure_on_first_provider_completes_on_the_second(stack):
 
 async def test_missing_credential_env_is_classified_without_calling_the_provider(stack, monkeypatch):
     monkeypatch.delenv("OFFICE_TEST_UNSET_KEY", raising=False)
-    ws, agent, p = await stack.workspace({"alpha": SimProvider(), "beta": SimProvider()},
-                                         credential_env="OFFICE_TEST_UNSET_KEY")
+    ws, agent, p = await stack.workspace(
+        {"alpha": SimProvider(), "beta": SimProvider()}, credential_env="OFFICE_TEST_UNSET_KEY"
+    )
     handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=stack.task_queue)
     view = await _wait_for_status(stack, handle.id, RunStatus.parked)
     assert [a.error_code for a in view.attempts] == ["missing_credentials", "missing_credentials"]
@@ -64,27 +68,39 @@ async def test_missing_credential_env_is_classified_without_calling_the_provider
 
 async def test_model_gone_everywhere_fails_with_a_change_the_model_message(stack):
     gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
-    ws, agent, p = await stack.workspace({
-        "alpha": SimProvider(models=["old-model"], failures=[gone]),
-        "beta": SimProvider(models=["old-model"], shape="anthropic",
-                            failures=[gone.model_copy(update={"shape": "anthropic"})])}, model="old-model")
+    ws, agent, p = await stack.workspace(
+        {
+            "alpha": SimProvider(models=["old-model"], failures=[gone]),
+            "beta": SimProvider(
+                models=["old-model"], shape="anthropic", failures=[gone.model_copy(update={"shape": "anthropic"})]
+            ),
+        },
+        model="old-model",
+    )
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.failed
     assert [a.error_code for a in view.attempts] == ["model_unavailable", "model_unavailable"]
-    assert view.message.startswith(f'Model unavailable: the configured model "old-model" is no longer available '
-                                   f'on provider {p["beta"]}. Change the model in agent profile {agent}')
+    assert view.message.startswith(
+        f'Model unavailable: the configured model "old-model" is no longer available '
+        f"on provider {p['beta']}. Change the model in agent profile {agent}"
+    )
     desc = await stack.client.get_workflow_handle(view.run_id).describe()
     assert desc.status == WorkflowExecutionStatus.FAILED  # the Temporal UI shows it as failed, with the message
 
 
 async def test_short_rate_limit_retries_the_same_provider_after_retry_after(stack):
-    ws, agent, p = await stack.workspace({
-        "alpha": SimProvider(failures=[InjectedFailure(status=429, kind="rate_limit", retry_after_s=1, times=1)]),
-        "beta": SimProvider()})
+    ws, agent, p = await stack.workspace(
+        {
+            "alpha": SimProvider(failures=[InjectedFailure(status=429, kind="rate_limit", retry_after_s=1, times=1)]),
+            "beta": SimProvider(),
+        }
+    )
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
     assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
-        (p["alpha"], "rate_limited", "short_retry"), (p["alpha"], None, None)]
+        (p["alpha"], "rate_limited", "short_retry"),
+        (p["alpha"], None, None),
+    ]
     assert view.attempts[0].retry_after_s == pytest.approx(1.0)
     first, second = calls_to(stack, p["alpha"])
     assert second["at"] - first["at"] >= 1.0  # Retry-After is a floor
@@ -92,20 +108,27 @@ async def test_short_rate_limit_retries_the_same_provider_after_retry_after(stac
 
 
 async def test_unadvertised_model_is_never_sent_and_one_warning_is_kept(stack):
-    ws, agent, p = await stack.workspace({"alpha": SimProvider(models=["sim-small", "sim-large"])},
-                                         model="gpt-4-0314", default_models={"alpha": "sim-large"})
+    ws, agent, p = await stack.workspace(
+        {"alpha": SimProvider(models=["sim-small", "sim-large"])},
+        model="gpt-4-0314",
+        default_models={"alpha": "sim-large"},
+    )
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
     assert all(c["requested_model"] != "gpt-4-0314" for c in calls_to(stack, p["alpha"]))
     assert view.effective_model == "sim-large"
     [warning] = view.warnings
     assert (warning.kind, warning.reason, warning.requested_model, warning.effective_model) == (
-        "model_selection_warning", "requested_not_advertised", "gpt-4-0314", "sim-large")
+        "model_selection_warning",
+        "requested_not_advertised",
+        "gpt-4-0314",
+        "sim-large",
+    )
     assert len(await stack.store.list_run_messages(view.run_id)) == 1
 
 
 async def test_stream_cut_without_final_event_is_retried_not_accepted(stack):
-    ws, agent, p = await stack.workspace({"alpha": SimProvider(cut_after_chunks=2, cut_times=1)})
+    ws, agent, _p = await stack.workspace({"alpha": SimProvider(cut_after_chunks=2, cut_times=1)})
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
     assert [(a.error_code, a.decision) for a in view.attempts] == [("stream_truncated", "short_retry"), (None, None)]
@@ -123,8 +146,10 @@ async def test_unknown_error_fails_closed_without_switching_provider(stack):
 
 
 async def test_every_provider_needing_user_action_parks_then_resumes_after_the_fix(stack):
-    ws, agent, p = await stack.workspace({"alpha": SimProvider(api_key="sk-rotated"),
-                                          "beta": SimProvider(api_key="sk-rotated")}, credential_env="OFFICE_TEST_KEY")
+    ws, agent, p = await stack.workspace(
+        {"alpha": SimProvider(api_key="sk-rotated"), "beta": SimProvider(api_key="sk-rotated")},
+        credential_env="OFFICE_TEST_KEY",
+    )
     handle = await submit(stack.client, stack.store, ws, agent, "Do the thing", task_queue=stack.task_queue)
     view = await _wait_for_status(stack, handle.id, RunStatus.parked)
     assert view.park_reason == "blocked_provider_action_required"
@@ -172,6 +197,8 @@ async def test_quota_everywhere_parks_for_capacity_and_resumes_by_itself(stack):
     view = await wait_for_view(stack.client, handle.id)  # no signal: the durable timer resumes it
     assert view.status is RunStatus.completed
     assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
-        (p["alpha"], "quota_limited", "wait"), (p["alpha"], None, None)]
+        (p["alpha"], "quota_limited", "wait"),
+        (p["alpha"], None, None),
+    ]
     first, second = calls_to(stack, p["alpha"])
     assert second["at"] - first["at"] >= 2.0

@@ -23,8 +23,8 @@ from workflows.office_run import OfficeRunWorkflow
 from workflows.watchdog import SCHEDULE_ID
 
 from .helpers import calls_to, run_to_end
-from .test_office_run import _wait_for_status
 from .helpers import start_worker as _start_worker
+from .test_office_run import _wait_for_status
 
 pytestmark = pytest.mark.integration
 KEY = "sk-sim-test"
@@ -43,8 +43,11 @@ async def test_a_fallback_does_not_stick_the_next_run_starts_on_the_configured_p
     before = await _durable_state(stack)
     first = await run_to_end(stack, ws, agent)
     assert [(a.provider, a.source, a.decision) for a in first.attempts] == [
-        (p["primary"], "default", "short_retry"), (p["primary"], "default", "short_retry"),
-        (p["primary"], "default", "fallback"), (p["secondary"], "auto", None)]
+        (p["primary"], "default", "short_retry"),
+        (p["primary"], "default", "short_retry"),
+        (p["primary"], "default", "fallback"),
+        (p["secondary"], "auto", None),
+    ]
     assert await _durable_state(stack) == before  # no preference, profile or pin was written
     # Health is evidence with an expiry (the Retry-After), not a preference: once it passes, the order rules.
     [health] = [h for h in await stack.store.list_health() if h.provider == p["primary"]]
@@ -60,10 +63,14 @@ async def test_no_automatic_preference_after_many_failovers_and_a_worker_restart
         {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key=KEY)},
         {"a": SimProvider(failures=[gone]), "b": SimProvider()},
         {"a": SimProvider(failures=[InjectedFailure(status=429, kind="quota")]), "b": SimProvider()},
-        {"a": SimProvider(failures=[InjectedFailure(status=503, kind="overloaded", shape="gemini")]),
-         "b": SimProvider()},
-        {"a": SimProvider(failures=[InjectedFailure(status=529, kind="overloaded", shape="anthropic")]),
-         "b": SimProvider()},
+        {
+            "a": SimProvider(failures=[InjectedFailure(status=503, kind="overloaded", shape="gemini")]),
+            "b": SimProvider(),
+        },
+        {
+            "a": SimProvider(failures=[InjectedFailure(status=529, kind="overloaded", shape="anthropic")]),
+            "b": SimProvider(),
+        },
     ]
     agents = []
     for providers in scenarios:
@@ -74,9 +81,11 @@ async def test_no_automatic_preference_after_many_failovers_and_a_worker_restart
 
     # A worker dies while the fallback provider is answering; a new worker finishes the run.
     queue = f"prefs-{uuid.uuid4().hex[:6]}"
-    ws, agent, p = await stack.workspace({"a": SimProvider(api_key="sk-x"),
-                                          "b": SimProvider(api_key=KEY, latency_ms=3000)},
-                                         credential_env="OFFICE_TEST_KEY", heartbeat_timeout_s=2)
+    ws, agent, p = await stack.workspace(
+        {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key=KEY, latency_ms=3000)},
+        credential_env="OFFICE_TEST_KEY",
+        heartbeat_timeout_s=2,
+    )
     agents.append(agent)
     worker = await _start_worker(stack, queue, tmp_path / "w1.log")
     handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=queue)
@@ -101,10 +110,12 @@ async def test_no_automatic_preference_after_many_failovers_and_a_worker_restart
 
 
 async def test_a_pinned_run_parks_and_a_one_time_substitute_is_never_saved(stack):
-    ws, agent, p = await stack.workspace({"a": SimProvider(api_key="sk-rotated"), "b": SimProvider(api_key=KEY)},
-                                         credential_env="OFFICE_TEST_KEY")
-    await PreferenceWriter(stack.store).set_user_selection(UserSelection(
-        agent=agent, kind=SelectionKind.provider, value=[p["a"]], actor="alice", reason="team policy"))
+    ws, agent, p = await stack.workspace(
+        {"a": SimProvider(api_key="sk-rotated"), "b": SimProvider(api_key=KEY)}, credential_env="OFFICE_TEST_KEY"
+    )
+    await PreferenceWriter(stack.store).set_user_selection(
+        UserSelection(agent=agent, kind=SelectionKind.provider, value=[p["a"]], actor="alice", reason="team policy")
+    )
     handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=stack.task_queue)
     parked = await _wait_for_status(stack, handle.id, RunStatus.parked)
     assert parked.park_reason == "awaiting_user_decision"
@@ -113,8 +124,9 @@ async def test_a_pinned_run_parks_and_a_one_time_substitute_is_never_saved(stack
 
     with pytest.raises(WorkflowUpdateFailedError):  # a substitute needs a provider
         await handle.execute_update(OfficeRunWorkflow.user_decision, UserDecision(action="substitute"))
-    await handle.execute_update(OfficeRunWorkflow.user_decision,
-                                UserDecision(action="substitute", provider=p["b"], actor="alice"))
+    await handle.execute_update(
+        OfficeRunWorkflow.user_decision, UserDecision(action="substitute", provider=p["b"], actor="alice")
+    )
     view = await wait_for_view(stack.client, handle.id)
     assert view.status is RunStatus.completed
     assert [(a.provider, a.source) for a in view.attempts] == [(p["a"], "user"), (p["b"], "user")]
@@ -128,31 +140,41 @@ async def test_a_pinned_run_parks_and_a_one_time_substitute_is_never_saved(stack
 
 async def test_a_run_pin_of_an_unadvertised_model_parks_instead_of_running_another_model(stack):
     ws, agent, p = await stack.workspace({"a": SimProvider(models=["sim-small"])})
-    handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=stack.task_queue,
-                          pin_model="sim-huge")
+    handle = await submit(
+        stack.client, stack.store, ws, agent, "task", task_queue=stack.task_queue, pin_model="sim-huge"
+    )
     parked = await _wait_for_status(stack, handle.id, RunStatus.parked)
     assert parked.park_reason == "awaiting_user_decision"
     assert calls_to(stack, p["a"]) == []  # not even a chat on the default model
-    await handle.execute_update(OfficeRunWorkflow.user_decision,
-                                UserDecision(action="substitute", provider=p["a"], model="sim-small"))
+    await handle.execute_update(
+        OfficeRunWorkflow.user_decision, UserDecision(action="substitute", provider=p["a"], model="sim-small")
+    )
     view = await wait_for_view(stack.client, handle.id)
     assert view.status is RunStatus.completed and view.effective_model == "sim-small"
 
 
 async def test_watchdog_clears_planted_automatic_state_audits_it_and_explain_shows_all_three_timelines(stack):
-    ws, agent, p = await stack.workspace({"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key=KEY)},
-                                         credential_env="OFFICE_TEST_KEY")
+    ws, agent, p = await stack.workspace(
+        {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key=KEY)}, credential_env="OFFICE_TEST_KEY"
+    )
     view = await run_to_end(stack, ws, agent)
     # Plant what an old, buggy runtime would have left: the fallback written as a preference.
     old = utcnow() - timedelta(hours=2)
     async with stack.store.session() as s:
-        await s.execute(insert(SelectionRow).values(agent=agent, kind="provider", value=[p["b"]], source="auto",
-                                                    written_by_run=view.run_id, created_at=old))
-        await s.execute(insert(SelectionRow).values(agent=agent, kind="model", value=["sim-small"], source="user",
-                                                    actor="bob", created_at=old))
+        await s.execute(
+            insert(SelectionRow).values(
+                agent=agent, kind="provider", value=[p["b"]], source="auto", written_by_run=view.run_id, created_at=old
+            )
+        )
+        await s.execute(
+            insert(SelectionRow).values(
+                agent=agent, kind="model", value=["sim-small"], source="user", actor="bob", created_at=old
+            )
+        )
         await s.commit()
-    await install_watchdog(stack.client, every=timedelta(hours=1), max_age=timedelta(hours=1),
-                           task_queue=stack.task_queue)
+    await install_watchdog(
+        stack.client, every=timedelta(hours=1), max_age=timedelta(hours=1), task_queue=stack.task_queue
+    )
     await stack.client.get_schedule_handle(SCHEDULE_ID).trigger()
     async with asyncio.timeout(60):
         while not [e for e in await stack.store.selection_events(agent=agent) if e.actor.startswith("watchdog")]:
@@ -165,10 +187,14 @@ async def test_watchdog_clears_planted_automatic_state_audits_it_and_explain_sho
 
     report = await explain_run(stack.client, stack.store, view.run_id)
     assert [(s["provider"], s["source"], s["decision"]) for s in report["selected"]] == [
-        (p["a"], "default", "fallback"), (p["b"], "auto", None)]
+        (p["a"], "default", "fallback"),
+        (p["b"], "auto", None),
+    ]
     assert report["selected"][0]["reason"]
-    assert any(step["event"] == "activity_task_scheduled" and step.get("summary", "").startswith("turn 1 on")
-               for step in report["live"])
+    assert any(
+        step["event"] == "activity_task_scheduled" and step.get("summary", "").startswith("turn 1 on")
+        for step in report["live"]
+    )
     health = [(d["provider"], d["state"], d["code"]) for d in report["durable"] if d["kind"] == "provider_health"]
     assert health == [(p["a"], "user_action_required", "auth_required")]  # b was healthy: nothing to restore
     assert [(c["written_by_run"], c["source"]) for c in report["cleanup"]] == [(view.run_id, "auto")]

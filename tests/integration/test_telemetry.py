@@ -43,8 +43,9 @@ def _counter(reader: InMemoryMetricReader, name: str) -> dict[tuple, int]:
 
 async def test_one_trace_connects_client_workflow_activities_and_provider_calls(stack, telemetry):
     spans, reader = telemetry
-    ws, agent, p = await stack.workspace({"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key="sk-sim-test")},
-                                         credential_env="OFFICE_TEST_KEY")
+    ws, agent, p = await stack.workspace(
+        {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key="sk-sim-test")}, credential_env="OFFICE_TEST_KEY"
+    )
     tracer = trace.get_tracer("test")
     with tracer.start_as_current_span("office submit") as root:
         view = await run_to_end(stack, ws, agent)
@@ -56,8 +57,11 @@ async def test_one_trace_connects_client_workflow_activities_and_provider_calls(
     assert names.count("RunActivity:session_turn") == 2  # a failed on start, b answered
     chats = [s for s in spans.get_finished_spans() if s.name == "provider.chat" and s.context.trace_id == trace_id]
     assert [s.attributes["office.provider"] for s in chats] == [p["b"]]
-    listed = [s.attributes["office.provider"] for s in spans.get_finished_spans()
-              if s.name == "provider.list_models" and s.context.trace_id == trace_id]
+    listed = [
+        s.attributes["office.provider"]
+        for s in spans.get_finished_spans()
+        if s.name == "provider.list_models" and s.context.trace_id == trace_id
+    ]
     assert listed == [p["a"], p["b"]]
 
     fallbacks = _counter(reader, "office.fallbacks")

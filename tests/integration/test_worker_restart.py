@@ -34,8 +34,9 @@ async def _wait_for_calls(stack, provider: str, count: int) -> None:
 
 async def test_worker_killed_mid_run_recovers_with_exactly_one_warning(stack, tmp_path):
     queue = f"restart-{uuid.uuid4().hex[:6]}"
-    ws, agent, p = await stack.workspace({"alpha": SimProvider(models=["sim-small"], latency_ms=3000)},
-                                         model="gone-model", heartbeat_timeout_s=2)
+    ws, agent, p = await stack.workspace(
+        {"alpha": SimProvider(models=["sim-small"], latency_ms=3000)}, model="gone-model", heartbeat_timeout_s=2
+    )
     first = await _start_worker(stack, queue, tmp_path / "worker1.log")
     second = None
     try:
@@ -54,18 +55,30 @@ async def test_worker_killed_mid_run_recovers_with_exactly_one_warning(stack, tm
     assert view.effective_model == "sim-small"
     [warning] = view.warnings
     assert (warning.reason, warning.requested_model, warning.effective_model) == (
-        "requested_not_advertised", "gone-model", PROVIDER_DEFAULT)
+        "requested_not_advertised",
+        "gone-model",
+        PROVIDER_DEFAULT,
+    )
     assert len(await stack.store.list_run_messages(view.run_id)) == 1
 
     history = await stack.client.get_workflow_handle(view.run_id).fetch_history()
-    replayer = Replayer(workflows=[OfficeRunWorkflow], data_converter=pydantic_data_converter,
-                        interceptors=[TracingInterceptor()])
+    replayer = Replayer(
+        workflows=[OfficeRunWorkflow], data_converter=pydantic_data_converter, interceptors=[TracingInterceptor()]
+    )
     await replayer.replay_workflow(history)
     assert len(await stack.store.list_run_messages(view.run_id)) == 1
 
-    proc = await asyncio.create_subprocess_exec(str(Path(sys.executable).parent / "office"), "profile", "show", agent,
-                                                "--workspace", ws, "--json", env=_env(stack, queue),
-                                                stdout=asyncio.subprocess.PIPE)
+    proc = await asyncio.create_subprocess_exec(
+        str(Path(sys.executable).parent / "office"),
+        "profile",
+        "show",
+        agent,
+        "--workspace",
+        ws,
+        "--json",
+        env=_env(stack, queue),
+        stdout=asyncio.subprocess.PIPE,
+    )
     out, _ = await proc.communicate()
     shown = json.loads(out)
     assert (shown["model"], shown["model_status"]) == ("gone-model", "gone")

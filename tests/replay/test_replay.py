@@ -20,7 +20,8 @@ def test_the_required_scenarios_are_recorded():
 @pytest.mark.parametrize("path", HISTORIES, ids=[p.stem for p in HISTORIES])
 async def test_history_replays(path):
     history = WorkflowHistory.from_json(f"replay-{path.stem}", path.read_text())
-    replayer = Replayer(workflows=[OfficeRunWorkflow], data_converter=pydantic_data_converter,
-                        interceptors=[TracingInterceptor()])
+    replayer = Replayer(
+        workflows=[OfficeRunWorkflow], data_converter=pydantic_data_converter, interceptors=[TracingInterceptor()]
+    )
     result = await replayer.replay_workflow(history, raise_on_replay_failure=True)
     assert result.replay_failure is None

@@ -1,7 +1,8 @@
 """The store on PostgreSQL and SQLite through the same code."""
 
 import asyncio
-from datetime import datetime, timedelta, timezone
+import itertools
+from datetime import UTC, datetime, timedelta
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -13,7 +14,7 @@ from store.engine import make_engine
 from store.migrate import migrate
 from store.repository import Store
 
-T0 = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 29, 12, tzinfo=UTC)
 
 
 async def migrated(url: str) -> Store:
@@ -33,9 +34,14 @@ async def test_migrations_create_exactly_the_tables_the_models_describe(db_url):
 
 async def test_configuration_round_trips(db_url):
     store = await migrated(db_url)
-    ws = WorkspaceConfig(name="team", provider_order=["a", {"provider": "b", "emergency": True}],
-                         providers={"a": ExecutionProfile(base_url="http://a", credential_env="A_KEY"),
-                                    "b": ExecutionProfile(base_url="http://b")})
+    ws = WorkspaceConfig(
+        name="team",
+        provider_order=["a", {"provider": "b", "emergency": True}],
+        providers={
+            "a": ExecutionProfile(base_url="http://a", credential_env="A_KEY"),
+            "b": ExecutionProfile(base_url="http://b"),
+        },
+    )
     await store.save_workspace(ws)
     assert await store.get_workspace("team") == ws
     await store.save_agent(AgentProfile(name="coder", model="m1", fallback_model="m2"))
@@ -59,8 +65,16 @@ async def test_transcripts_are_append_only_and_snapshots_belong_to_one_run(db_ur
 
 async def test_attempt_rows_are_idempotent_under_concurrent_retries(db_url):
     store = await migrated(db_url)
-    row = {"run_id": "r1", "seq": 1, "provider": "a", "execution_profile": "a/standard", "outcome": "failed",
-           "code": "auth_required", "started_at": T0, "finished_at": T0}
+    row = {
+        "run_id": "r1",
+        "seq": 1,
+        "provider": "a",
+        "execution_profile": "a/standard",
+        "outcome": "failed",
+        "code": "auth_required",
+        "started_at": T0,
+        "finished_at": T0,
+    }
     results = await asyncio.gather(*[store.record_attempt(dict(row)) for _ in range(5)])
     assert sorted(results) == [False, False, False, False, True]
     assert [(a.seq, a.code) for a in await store.list_attempts("r1")] == [(1, "auth_required")]
@@ -127,6 +141,7 @@ async def test_shared_breaker_opens_on_a_failing_window_and_lets_one_probe_throu
         from sqlalchemy import update as sa_update
 
         from store.tables import ProviderHealthRow
+
         await s.execute(sa_update(ProviderHealthRow).values(retry_at=utcnow_minus(1)))
         await s.commit()
     answers = await asyncio.gather(*[store.admit_call("p", f"c{i}", False, policy=policy) for i in range(8)])
@@ -146,8 +161,11 @@ async def test_an_expired_probe_lease_passes_to_the_next_caller(db_url):
     store = await migrated(db_url)
     await store.admit_call("p", "r0", is_retry=False)
     async with store.session() as s:
-        await s.execute(sa_update(ProviderHealthRow).values(
-            state="degraded", retry_at=utcnow_minus(5), probe_holder="dead-run", probe_expires=utcnow_minus(1)))
+        await s.execute(
+            sa_update(ProviderHealthRow).values(
+                state="degraded", retry_at=utcnow_minus(5), probe_holder="dead-run", probe_expires=utcnow_minus(1)
+            )
+        )
         await s.commit()
     admission = await store.admit_call("p", "r1", is_retry=False)
     assert admission.allowed and admission.probe
@@ -181,20 +199,24 @@ async def test_retry_after_is_a_floor_for_every_caller_of_the_provider(db_url):
 
 def utcnow_minus(seconds: float):
     from store.repository import utcnow
+
     return utcnow() - timedelta(seconds=seconds)
 
 
 def utcnow_plus(seconds: float):
     from store.repository import utcnow
+
     return utcnow() + timedelta(seconds=seconds)
 
 
 async def test_a_quota_paces_calls_across_workers(db_url):
     store, other = await migrated(db_url), Store(db_url)
-    admissions = [await s.admit_call("p", f"r{i}", False, requests_per_minute=60)
-                  for i, s in enumerate([store, other, store, other])]
+    admissions = [
+        await s.admit_call("p", f"r{i}", False, requests_per_minute=60)
+        for i, s in enumerate([store, other, store, other])
+    ]
     assert admissions[0].wait_s == 0
     slots = [a.slot_at for a in admissions]
-    assert all((b - a).total_seconds() >= 1.0 for a, b in zip(slots, slots[1:]))  # one slot a second, whoever asks
+    assert all((b - a).total_seconds() >= 1.0 for a, b in itertools.pairwise(slots))  # one slot a second, whoever asks
     await other.close()
     await store.close()

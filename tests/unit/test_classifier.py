@@ -1,16 +1,17 @@
 """The classifier on the documented error shapes of OpenAI, Anthropic, Gemini, OpenRouter and Azure OpenAI."""
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from office.simulator.errors import error_body
 from routing.classifier import FailureSignal, classify
 from routing.codes import ErrorClass, ErrorCode, Phase
 
-NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 
 
 def http(status: int, body: object, headers: dict | None = None, provider: str | None = None):
@@ -18,79 +19,287 @@ def http(status: int, body: object, headers: dict | None = None, provider: str |
     return classify(FailureSignal(status=status, body=text, headers=headers or {}, provider=provider), NOW)
 
 
-@pytest.mark.parametrize("status,body,code", [
-    # OpenAI
-    (401, {"error": {"message": "Incorrect API key provided: sk-abc***", "type": "invalid_request_error",
-                     "code": "invalid_api_key"}}, ErrorCode.auth_required),
-    (429, {"error": {"message": "Rate limit reached for gpt-4o in organization org-x on requests per min (RPM): "
-                                "Limit 3, Used 3. Please try again in 20s.", "type": "requests",
-                     "code": "rate_limit_exceeded"}}, ErrorCode.rate_limited),
-    (429, {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
-                     "type": "insufficient_quota", "code": "insufficient_quota"}}, ErrorCode.quota_limited),
-    (404, {"error": {"message": "The model `gpt-5-turbo` does not exist or you do not have access to it.",
-                     "type": "invalid_request_error", "code": "model_not_found"}}, ErrorCode.model_unavailable),
-    (400, {"error": {"message": "This model's maximum context length is 128000 tokens.",
-                     "type": "invalid_request_error", "code": "context_length_exceeded"}},
-     ErrorCode.context_length_exceeded),
-    (500, {"error": {"message": "The server had an error while processing your request.", "type": "server_error"}},
-     ErrorCode.provider_unavailable),
-    (503, {"error": {"message": "The engine is currently overloaded, please try again later.",
-                     "type": "server_error"}}, ErrorCode.provider_overloaded),
-    # Anthropic
-    (401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}},
-     ErrorCode.auth_required),
-    (400, {"type": "error", "error": {"type": "invalid_request_error",
-                                      "message": "Your credit balance is too low to access the Anthropic API."}},
-     ErrorCode.subscription_required),
-    (529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
-     ErrorCode.provider_overloaded),
-    (429, {"type": "error", "error": {"type": "rate_limit_error", "message": "Number of request tokens has exceeded "
-                                      "your per-minute rate limit"}}, ErrorCode.rate_limited),
-    (404, {"type": "error", "error": {"type": "not_found_error", "message": "model: claude-3-opus-20240229"}},
-     ErrorCode.model_unavailable),
-    (400, {"type": "error", "error": {"type": "invalid_request_error",
-                                      "message": "prompt is too long: 210000 tokens > 200000 maximum"}},
-     ErrorCode.context_length_exceeded),
-    (403, {"type": "error", "error": {"type": "permission_error",
-                                      "message": "Your API key does not have permission to use the specified resource."}},
-     ErrorCode.auth_required),
-    # Gemini
-    (400, {"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.",
-                     "status": "INVALID_ARGUMENT",
-                     "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID",
-                                  "domain": "googleapis.com"}]}}, ErrorCode.auth_required),
-    (429, {"error": {"code": 429, "message": "Resource has been exhausted (e.g. check quota).",
-                     "status": "RESOURCE_EXHAUSTED"}}, ErrorCode.rate_limited),
-    (429, {"error": {"code": 429, "message": "Quota exceeded for metric: generativelanguage.googleapis.com/"
-                     "generate_requests_per_model_per_day, limit: 50", "status": "RESOURCE_EXHAUSTED"}},
-     ErrorCode.quota_limited),
-    (503, {"error": {"code": 503, "message": "The model is overloaded. Please try again later.",
-                     "status": "UNAVAILABLE"}}, ErrorCode.model_capacity),
-    (404, {"error": {"code": 404, "message": "models/gemini-1.0-pro is not found for API version v1beta",
-                     "status": "NOT_FOUND"}}, ErrorCode.model_unavailable),
-    (400, {"error": {"code": 400, "message": "Gemini API free tier is not available in your country. Please enable "
-                     "billing on your project in Google AI Studio.", "status": "FAILED_PRECONDITION"}},
-     ErrorCode.subscription_required),
-    # OpenRouter
-    (402, {"error": {"code": 402, "message": "Insufficient credits. Add more using https://openrouter.ai/credits"}},
-     ErrorCode.subscription_required),
-    (403, {"error": {"code": 403, "message": "Input was flagged by moderation",
-                     "metadata": {"reasons": ["violence"], "flagged_input": "..."}}}, ErrorCode.content_policy),
-    (408, {"error": {"code": 408, "message": "Request timed out"}}, ErrorCode.timeout),
-    (502, {"error": {"code": 502, "message": "Provider returned error", "metadata": {"raw": "upstream gone"}}},
-     ErrorCode.provider_unavailable),
-    # Azure OpenAI
-    (401, {"error": {"code": "401", "message": "Access denied due to invalid subscription key or wrong API "
-                     "endpoint."}}, ErrorCode.auth_required),
-    (429, {"error": {"code": "429", "message": "Requests to the ChatCompletions_Create Operation under Azure OpenAI "
-                     "API have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after "
-                     "20 seconds."}}, ErrorCode.rate_limited),
-    (404, {"error": {"code": "DeploymentNotFound", "message": "The API deployment for this resource does not "
-                     "exist."}}, ErrorCode.model_unavailable),
-    (400, {"error": {"code": "content_filter", "message": "The response was filtered due to the prompt triggering "
-                     "Azure OpenAI's content management policy.",
-                     "innererror": {"code": "ResponsibleAIPolicyViolation"}}}, ErrorCode.content_policy),
-])
+@pytest.mark.parametrize(
+    "status,body,code",
+    [
+        # OpenAI
+        (
+            401,
+            {
+                "error": {
+                    "message": "Incorrect API key provided: sk-abc***",
+                    "type": "invalid_request_error",
+                    "code": "invalid_api_key",
+                }
+            },
+            ErrorCode.auth_required,
+        ),
+        (
+            429,
+            {
+                "error": {
+                    "message": "Rate limit reached for gpt-4o in organization org-x on requests per min (RPM): "
+                    "Limit 3, Used 3. Please try again in 20s.",
+                    "type": "requests",
+                    "code": "rate_limit_exceeded",
+                }
+            },
+            ErrorCode.rate_limited,
+        ),
+        (
+            429,
+            {
+                "error": {
+                    "message": "You exceeded your current quota, please check your plan and billing details.",
+                    "type": "insufficient_quota",
+                    "code": "insufficient_quota",
+                }
+            },
+            ErrorCode.quota_limited,
+        ),
+        (
+            404,
+            {
+                "error": {
+                    "message": "The model `gpt-5-turbo` does not exist or you do not have access to it.",
+                    "type": "invalid_request_error",
+                    "code": "model_not_found",
+                }
+            },
+            ErrorCode.model_unavailable,
+        ),
+        (
+            400,
+            {
+                "error": {
+                    "message": "This model's maximum context length is 128000 tokens.",
+                    "type": "invalid_request_error",
+                    "code": "context_length_exceeded",
+                }
+            },
+            ErrorCode.context_length_exceeded,
+        ),
+        (
+            500,
+            {"error": {"message": "The server had an error while processing your request.", "type": "server_error"}},
+            ErrorCode.provider_unavailable,
+        ),
+        (
+            503,
+            {
+                "error": {
+                    "message": "The engine is currently overloaded, please try again later.",
+                    "type": "server_error",
+                }
+            },
+            ErrorCode.provider_overloaded,
+        ),
+        # Anthropic
+        (
+            401,
+            {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}},
+            ErrorCode.auth_required,
+        ),
+        (
+            400,
+            {
+                "type": "error",
+                "error": {
+                    "type": "invalid_request_error",
+                    "message": "Your credit balance is too low to access the Anthropic API.",
+                },
+            },
+            ErrorCode.subscription_required,
+        ),
+        (
+            529,
+            {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+            ErrorCode.provider_overloaded,
+        ),
+        (
+            429,
+            {
+                "type": "error",
+                "error": {
+                    "type": "rate_limit_error",
+                    "message": "Number of request tokens has exceeded your per-minute rate limit",
+                },
+            },
+            ErrorCode.rate_limited,
+        ),
+        (
+            404,
+            {"type": "error", "error": {"type": "not_found_error", "message": "model: claude-3-opus-20240229"}},
+            ErrorCode.model_unavailable,
+        ),
+        (
+            400,
+            {
+                "type": "error",
+                "error": {
+                    "type": "invalid_request_error",
+                    "message": "prompt is too long: 210000 tokens > 200000 maximum",
+                },
+            },
+            ErrorCode.context_length_exceeded,
+        ),
+        (
+            403,
+            {
+                "type": "error",
+                "error": {
+                    "type": "permission_error",
+                    "message": "Your API key does not have permission to use the specified resource.",
+                },
+            },
+            ErrorCode.auth_required,
+        ),
+        # Gemini
+        (
+            400,
+            {
+                "error": {
+                    "code": 400,
+                    "message": "API key not valid. Please pass a valid API key.",
+                    "status": "INVALID_ARGUMENT",
+                    "details": [
+                        {
+                            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                            "reason": "API_KEY_INVALID",
+                            "domain": "googleapis.com",
+                        }
+                    ],
+                }
+            },
+            ErrorCode.auth_required,
+        ),
+        (
+            429,
+            {
+                "error": {
+                    "code": 429,
+                    "message": "Resource has been exhausted (e.g. check quota).",
+                    "status": "RESOURCE_EXHAUSTED",
+                }
+            },
+            ErrorCode.rate_limited,
+        ),
+        (
+            429,
+            {
+                "error": {
+                    "code": 429,
+                    "message": "Quota exceeded for metric: generativelanguage.googleapis.com/"
+                    "generate_requests_per_model_per_day, limit: 50",
+                    "status": "RESOURCE_EXHAUSTED",
+                }
+            },
+            ErrorCode.quota_limited,
+        ),
+        (
+            503,
+            {
+                "error": {
+                    "code": 503,
+                    "message": "The model is overloaded. Please try again later.",
+                    "status": "UNAVAILABLE",
+                }
+            },
+            ErrorCode.model_capacity,
+        ),
+        (
+            404,
+            {
+                "error": {
+                    "code": 404,
+                    "message": "models/gemini-1.0-pro is not found for API version v1beta",
+                    "status": "NOT_FOUND",
+                }
+            },
+            ErrorCode.model_unavailable,
+        ),
+        (
+            400,
+            {
+                "error": {
+                    "code": 400,
+                    "message": "Gemini API free tier is not available in your country. Please enable "
+                    "billing on your project in Google AI Studio.",
+                    "status": "FAILED_PRECONDITION",
+                }
+            },
+            ErrorCode.subscription_required,
+        ),
+        # OpenRouter
+        (
+            402,
+            {"error": {"code": 402, "message": "Insufficient credits. Add more using https://openrouter.ai/credits"}},
+            ErrorCode.subscription_required,
+        ),
+        (
+            403,
+            {
+                "error": {
+                    "code": 403,
+                    "message": "Input was flagged by moderation",
+                    "metadata": {"reasons": ["violence"], "flagged_input": "..."},
+                }
+            },
+            ErrorCode.content_policy,
+        ),
+        (408, {"error": {"code": 408, "message": "Request timed out"}}, ErrorCode.timeout),
+        (
+            502,
+            {"error": {"code": 502, "message": "Provider returned error", "metadata": {"raw": "upstream gone"}}},
+            ErrorCode.provider_unavailable,
+        ),
+        # Azure OpenAI
+        (
+            401,
+            {
+                "error": {
+                    "code": "401",
+                    "message": "Access denied due to invalid subscription key or wrong API endpoint.",
+                }
+            },
+            ErrorCode.auth_required,
+        ),
+        (
+            429,
+            {
+                "error": {
+                    "code": "429",
+                    "message": "Requests to the ChatCompletions_Create Operation under Azure OpenAI "
+                    "API have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after "
+                    "20 seconds.",
+                }
+            },
+            ErrorCode.rate_limited,
+        ),
+        (
+            404,
+            {
+                "error": {
+                    "code": "DeploymentNotFound",
+                    "message": "The API deployment for this resource does not exist.",
+                }
+            },
+            ErrorCode.model_unavailable,
+        ),
+        (
+            400,
+            {
+                "error": {
+                    "code": "content_filter",
+                    "message": "The response was filtered due to the prompt triggering "
+                    "Azure OpenAI's content management policy.",
+                    "innererror": {"code": "ResponsibleAIPolicyViolation"},
+                }
+            },
+            ErrorCode.content_policy,
+        ),
+    ],
+)
 def test_documented_provider_shapes(status, body, code):
     result = http(status, body)
     assert result.code is code, result.rule
@@ -98,14 +307,17 @@ def test_documented_provider_shapes(status, body, code):
 
 
 @pytest.mark.parametrize("shape", ["openai", "anthropic", "gemini", "openrouter", "azure"])
-@pytest.mark.parametrize("kind,status,codes", [
-    ("auth", 401, {ErrorCode.auth_required}),
-    ("rate_limit", 429, {ErrorCode.rate_limited}),
-    ("model_not_found", 404, {ErrorCode.model_unavailable}),
-    ("overloaded", 503, {ErrorCode.provider_overloaded, ErrorCode.model_capacity}),
-    ("context_length", 400, {ErrorCode.context_length_exceeded}),
-    ("content_policy", 400, {ErrorCode.content_policy}),
-])
+@pytest.mark.parametrize(
+    "kind,status,codes",
+    [
+        ("auth", 401, {ErrorCode.auth_required}),
+        ("rate_limit", 429, {ErrorCode.rate_limited}),
+        ("model_not_found", 404, {ErrorCode.model_unavailable}),
+        ("overloaded", 503, {ErrorCode.provider_overloaded, ErrorCode.model_capacity}),
+        ("context_length", 400, {ErrorCode.context_length_exceeded}),
+        ("content_policy", 400, {ErrorCode.content_policy}),
+    ],
+)
 def test_every_simulator_body_shape_is_classified(shape, kind, status, codes):
     """The simulator and the classifier agree on every family's shape (the simulator serves what providers do)."""
     result = http(status, error_body(shape, kind, status, "m-1", 3))
@@ -121,31 +333,44 @@ def test_status_alone_and_529():
 def test_exceptions_jsonrpc_and_exit_codes():
     def sig(**kw):
         return classify(FailureSignal(**kw), NOW)
+
     assert sig(exception_type="ReadTimeout", error_text="timed out").code is ErrorCode.timeout
-    assert sig(exception_type="ConnectError", error_text="[Errno 111] Connection refused").code is \
-        ErrorCode.network_unavailable
-    assert sig(exception_type="StreamTruncated", error_text="stream ended without a final event").code is \
-        ErrorCode.stream_truncated
-    assert sig(exception_type="RemoteProtocolError", error_text="peer closed connection").code is \
-        ErrorCode.stream_truncated
-    assert sig(exception_type="MissingCredentials", error_text="OPENAI_API_KEY is not set").code is \
-        ErrorCode.missing_credentials
+    assert (
+        sig(exception_type="ConnectError", error_text="[Errno 111] Connection refused").code
+        is ErrorCode.network_unavailable
+    )
+    assert (
+        sig(exception_type="StreamTruncated", error_text="stream ended without a final event").code
+        is ErrorCode.stream_truncated
+    )
+    assert (
+        sig(exception_type="RemoteProtocolError", error_text="peer closed connection").code
+        is ErrorCode.stream_truncated
+    )
+    assert (
+        sig(exception_type="MissingCredentials", error_text="OPENAI_API_KEY is not set").code
+        is ErrorCode.missing_credentials
+    )
     assert sig(jsonrpc_code=-32000, error_text="Authentication required").code is ErrorCode.auth_required
     assert sig(exit_code=127, error_text="npx: command not found").code is ErrorCode.provider_not_configured
     # An ACP agent that dies mid-session is a lost transport (bounded retries, then the next provider) ...
-    assert sig(exit_code=3, exception_type="AgentExited", error_text="agent process exited with code 3").code \
+    assert (
+        sig(exit_code=3, exception_type="AgentExited", error_text="agent process exited with code 3").code
         is ErrorCode.provider_unavailable
+    )
     # ... unless what it printed says more, e.g. a provider rate limit relayed in its error text.
     assert sig(jsonrpc_code=-32603, error_text="429 rate limit exceeded, try again in 20s").retry_after_s == 20
     assert sig(jsonrpc_code=-32603, error_text="Internal error").code is ErrorCode.unknown
     assert sig(error_text="Error: 429 rate limit exceeded, please slow down").code is ErrorCode.rate_limited
-    assert sig(error_text="API Error: 529 {\"type\":\"overloaded_error\"}").code is ErrorCode.provider_overloaded
+    assert sig(error_text='API Error: 529 {"type":"overloaded_error"}').code is ErrorCode.provider_overloaded
 
 
 def test_unknown_shapes_fail_closed():
-    for result in (http(599, "the flux capacitor is misaligned"),
-                   classify(FailureSignal(error_text="something odd happened"), NOW),
-                   classify(FailureSignal(), NOW)):
+    for result in (
+        http(599, "the flux capacitor is misaligned"),
+        classify(FailureSignal(error_text="something odd happened"), NOW),
+        classify(FailureSignal(), NOW),
+    ):
         assert result.code is ErrorCode.unknown and result.error_class is ErrorClass.unclassified
 
 
@@ -157,8 +382,14 @@ def test_reset_hints():
     assert http(429, {}, {"x-ratelimit-reset-tokens": "20ms"}).retry_after_s == pytest.approx(0.02)
     assert http(429, {}, {"anthropic-ratelimit-requests-reset": "2026-11-29T12:00:45Z"}).retry_after_s == 45
     assert http(429, {}, {"X-RateLimit-Reset": str(int(NOW.timestamp() * 1000) + 12_000)}).retry_after_s == 12
-    gemini = {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "message": "exhausted",
-                        "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "17s"}]}}
+    gemini = {
+        "error": {
+            "code": 429,
+            "status": "RESOURCE_EXHAUSTED",
+            "message": "exhausted",
+            "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "17s"}],
+        }
+    }
     assert http(429, gemini).retry_after_s == 17
     assert http(429, {"error": {"message": "Please try again in 20s."}}).retry_after_s == 20
     assert http(429, {"error": {"message": "Please retry after 3 seconds."}}).retry_after_s == 3
@@ -166,9 +397,14 @@ def test_reset_hints():
 
 
 def test_excerpts_are_redacted():
-    body = {"error": {"message": "Incorrect API key provided: sk-proj-abcdef1234567890. Contact ops@example.com; "
-                                 "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijk "
-                                 "key AIzaSyA1234567890abcdefghij", "code": "invalid_api_key"}}
+    body = {
+        "error": {
+            "message": "Incorrect API key provided: sk-proj-abcdef1234567890. Contact ops@example.com; "
+            "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijk "
+            "key AIzaSyA1234567890abcdefghij",
+            "code": "invalid_api_key",
+        }
+    }
     excerpt = http(401, body).excerpt
     for secret in ("sk-proj-abcdef1234567890", "ops@example.com", "eyJhbGciOiJIUzI1NiJ9", "AIzaSyA1234567890"):
         assert secret not in excerpt
@@ -181,24 +417,49 @@ def test_phase_and_provider_are_carried():
 
 
 @settings(max_examples=300, deadline=None)
-@given(status=st.one_of(st.none(), st.integers(-1000, 1000)), body=st.one_of(st.none(), st.text(), st.binary().map(
-    lambda b: b.decode("latin-1"))), headers=st.dictionaries(st.text(max_size=30), st.text(max_size=60), max_size=5),
-    jsonrpc=st.one_of(st.none(), st.integers()), text=st.one_of(st.none(), st.text()),
-    exc=st.one_of(st.none(), st.text(max_size=40)), exit_code=st.one_of(st.none(), st.integers(-300, 300)))
+@given(
+    status=st.one_of(st.none(), st.integers(-1000, 1000)),
+    body=st.one_of(st.none(), st.text(), st.binary().map(lambda b: b.decode("latin-1"))),
+    headers=st.dictionaries(st.text(max_size=30), st.text(max_size=60), max_size=5),
+    jsonrpc=st.one_of(st.none(), st.integers()),
+    text=st.one_of(st.none(), st.text()),
+    exc=st.one_of(st.none(), st.text(max_size=40)),
+    exit_code=st.one_of(st.none(), st.integers(-300, 300)),
+)
 def test_classifier_never_raises(status, body, headers, jsonrpc, text, exc, exit_code):
-    result = classify(FailureSignal(status=status, body=body, headers=headers, jsonrpc_code=jsonrpc, error_text=text,
-                                    exception_type=exc, exit_code=exit_code), NOW)
+    result = classify(
+        FailureSignal(
+            status=status,
+            body=body,
+            headers=headers,
+            jsonrpc_code=jsonrpc,
+            error_text=text,
+            exception_type=exc,
+            exit_code=exit_code,
+        ),
+        NOW,
+    )
     assert result.code in ErrorCode
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=20)),
-                    lambda children: st.one_of(st.lists(children, max_size=4),
-                                               st.dictionaries(st.sampled_from(["error", "type", "code", "message",
-                                                                                "status", "details", "metadata",
-                                                                                "retryDelay", "reason", "raw"]),
-                                                               children, max_size=5)), max_leaves=20),
-       st.sampled_from([400, 401, 402, 403, 404, 429, 500, 503, 529]))
+@given(
+    st.recursive(
+        st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=20)),
+        lambda children: st.one_of(
+            st.lists(children, max_size=4),
+            st.dictionaries(
+                st.sampled_from(
+                    ["error", "type", "code", "message", "status", "details", "metadata", "retryDelay", "reason", "raw"]
+                ),
+                children,
+                max_size=5,
+            ),
+        ),
+        max_leaves=20,
+    ),
+    st.sampled_from([400, 401, 402, 403, 404, 429, 500, 503, 529]),
+)
 def test_classifier_never_raises_on_json_shaped_nonsense(data, status):
     result = http(status, data)
     assert result.code in ErrorCode

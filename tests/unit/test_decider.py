@@ -1,12 +1,25 @@
 """Every code × context cell of the routing decider, plus retry bounds, backoff and fail-closed rules."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from routing.backoff import full_jitter, retry_delay
 from routing.classifier import Classification
 from routing.codes import ErrorCode, Phase, class_of
-from routing.decider import DecisionKind as D, HealthState, ParkReason, RetryPolicy, RoutingContext as C, RunState, decide
+from routing.decider import (
+    DecisionKind as D,
+)
+from routing.decider import (
+    HealthState,
+    ParkReason,
+    RetryPolicy,
+    RunState,
+    decide,
+)
+from routing.decider import (
+    RoutingContext as C,
+)
 
 F, W, S, P, X = D.fallback, D.wait, D.short_retry, D.park, D.fail
 
@@ -17,7 +30,7 @@ TABLE = {
     ErrorCode.subscription_required: (F, P, X),
     ErrorCode.provider_not_configured: (F, P, X),
     ErrorCode.model_unavailable: (F, X, X),
-    ErrorCode.quota_limited: (F, P, X),          # no reset hint: needs plan/billing action
+    ErrorCode.quota_limited: (F, P, X),  # no reset hint: needs plan/billing action
     ErrorCode.rate_limited: (S, S, S),
     ErrorCode.provider_overloaded: (S, S, S),
     ErrorCode.provider_unavailable: (S, S, S),
@@ -34,13 +47,20 @@ TABLE = {
 
 
 def failure(code: ErrorCode, retry_after_s: float | None = None) -> Classification:
-    return Classification(code=code, error_class=class_of(code), confidence=0.9, phase=Phase.after_start,
-                          rule="test", retry_after_s=retry_after_s)
+    return Classification(
+        code=code,
+        error_class=class_of(code),
+        confidence=0.9,
+        phase=Phase.after_start,
+        rule="test",
+        retry_after_s=retry_after_s,
+    )
 
 
 def state(others: bool, retries: int = 0, attempts: int = 1, waits: int = 0) -> RunState:
-    return RunState(attempts=attempts, max_attempts=8, same_route_retries=retries, waits=waits,
-                    other_candidate_eligible=others)
+    return RunState(
+        attempts=attempts, max_attempts=8, same_route_retries=retries, waits=waits, other_candidate_eligible=others
+    )
 
 
 def test_table_covers_every_code():
@@ -109,7 +129,7 @@ def test_terminal_and_unknown_never_fall_back_even_with_candidates():
 @given(step=st.integers(0, 50), rand=st.floats(0, 1), base=st.floats(0.01, 10), cap=st.floats(0.1, 600))
 def test_full_jitter_stays_within_its_ceiling(step, rand, base, cap):
     delay = full_jitter(step, rand, base, cap)
-    assert 0 <= delay <= min(cap, base * 2 ** step) + 1e-9
+    assert 0 <= delay <= min(cap, base * 2**step) + 1e-9
 
 
 @given(step=st.integers(0, 20), rand=st.floats(0, 1), floor=st.floats(0, 1000))
@@ -117,12 +137,22 @@ def test_retry_delay_never_undercuts_the_floor(step, rand, floor):
     assert retry_delay(step, rand, floor) >= floor
 
 
-@given(code=st.sampled_from(list(ErrorCode)), ctx=st.sampled_from(list(C)), others=st.booleans(),
-       retries=st.integers(0, 10), attempts=st.integers(1, 10), rand=st.floats(0, 0.999),
-       hint=st.one_of(st.none(), st.floats(0, 10_000)))
+@given(
+    code=st.sampled_from(list(ErrorCode)),
+    ctx=st.sampled_from(list(C)),
+    others=st.booleans(),
+    retries=st.integers(0, 10),
+    attempts=st.integers(1, 10),
+    rand=st.floats(0, 0.999),
+    hint=st.one_of(st.none(), st.floats(0, 10_000)),
+)
 def test_decider_is_total_and_never_switches_outside_office(code, ctx, others, retries, attempts, rand, hint):
-    d = decide(failure(code, hint), ctx, RunState(attempts=attempts, max_attempts=8, same_route_retries=retries,
-                                                  other_candidate_eligible=others), rand)
+    d = decide(
+        failure(code, hint),
+        ctx,
+        RunState(attempts=attempts, max_attempts=8, same_route_retries=retries, other_candidate_eligible=others),
+        rand,
+    )
     if d.kind is F:
         assert ctx is C.office and others and code is not ErrorCode.unknown
     if d.kind in (S, W):

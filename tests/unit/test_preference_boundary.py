@@ -10,8 +10,7 @@ from pydantic import ValidationError
 from routing.selection import SelectionKind, UserSelection
 
 ROOT = Path(__file__).resolve().parents[2]
-FAILOVER_PATH = [p for d in ("workflows", "activities") for p in (ROOT / d).rglob("*.py")
-                 if p.name != "watchdog.py"]
+FAILOVER_PATH = [p for d in ("workflows", "activities") for p in (ROOT / d).rglob("*.py") if p.name != "watchdog.py"]
 WRITERS = {"store.preferences", "store.watchdog"}
 
 
@@ -34,7 +33,9 @@ def test_failover_path_never_imports_a_preference_writer():
 
 def test_the_shared_repository_has_no_selection_writes():
     text = (ROOT / "store" / "repository.py").read_text()
-    assert "SelectionRow(" not in text and "upsert(SelectionRow" not in text and "insert_ignore(SelectionRow" not in text
+    assert (
+        "SelectionRow(" not in text and "upsert(SelectionRow" not in text and "insert_ignore(SelectionRow" not in text
+    )
 
 
 def test_a_user_selection_cannot_carry_another_source():
@@ -45,8 +46,9 @@ def test_a_user_selection_cannot_carry_another_source():
 async def test_the_writer_refuses_anything_but_a_user_selection():
     from store.preferences import PreferenceWriter
 
-    forged = UserSelection.model_construct(agent="a", kind=SelectionKind.provider, value=["p"], actor="x",
-                                           source="auto")
+    forged = UserSelection.model_construct(
+        agent="a", kind=SelectionKind.provider, value=["p"], actor="x", source="auto"
+    )
     with pytest.raises(TypeError):
         await PreferenceWriter(store=None).set_user_selection(forged)  # type: ignore[arg-type]
     with pytest.raises(TypeError):

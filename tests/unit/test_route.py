@@ -1,6 +1,6 @@
 """Route resolution: order, pins, exclusions, health scopes, emergency routes, tiers."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from pydantic import ValidationError
@@ -9,7 +9,7 @@ from routing.config import AgentProfile, ExecutionProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.route import HealthRecord, resolve_route
 
-NOW = datetime(2026, 11, 29, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 29, tzinfo=UTC)
 
 
 def workspace(order, **kw) -> WorkspaceConfig:
@@ -70,20 +70,37 @@ def test_tier_overrides_the_model_per_provider():
     ws = workspace(["a", "b"], tiers={"a": {"premium": {"model": "big"}}})
     plan = resolve_route(ws, AGENT, [], NOW, tier="premium")
     assert [(c.provider, c.requested_model, c.execution_profile) for c in plan.candidates] == [
-        ("a", "big", "a/premium"), ("b", "m1", "b/premium")]
+        ("a", "big", "a/premium"),
+        ("b", "m1", "b/premium"),
+    ]
 
 
-@pytest.mark.parametrize("config,field", [
-    ({"name": "ws", "provider_order": [], "providers": {}}, "provider_order is empty"),
-    ({"name": "ws", "provider_order": ["a", "a"], "providers": {"a": {"base_url": "http://x"}}}, "more than once"),
-    ({"name": "ws", "provider_order": ["a"], "providers": {}}, "without an entry under providers"),
-    ({"name": "ws", "provider_order": ["a"], "providers": {"a": {"base_url": "http://x"}, "z": {"base_url": "h"}}},
-     "does not list"),
-    ({"name": "Bad Name!", "provider_order": ["a"], "providers": {"a": {"base_url": "http://x"}}}, "name"),
-    ({"name": "ws", "provider_order": ["a"], "providers": {"a": {}}}, "base_url is required"),
-    ({"name": "ws", "provider_order": ["a"], "providers": {"a": {"base_url": "h", "credential_env": "sk-live-123"}}},
-     "environment variable NAME"),
-])
+@pytest.mark.parametrize(
+    "config,field",
+    [
+        ({"name": "ws", "provider_order": [], "providers": {}}, "provider_order is empty"),
+        ({"name": "ws", "provider_order": ["a", "a"], "providers": {"a": {"base_url": "http://x"}}}, "more than once"),
+        ({"name": "ws", "provider_order": ["a"], "providers": {}}, "without an entry under providers"),
+        (
+            {
+                "name": "ws",
+                "provider_order": ["a"],
+                "providers": {"a": {"base_url": "http://x"}, "z": {"base_url": "h"}},
+            },
+            "does not list",
+        ),
+        ({"name": "Bad Name!", "provider_order": ["a"], "providers": {"a": {"base_url": "http://x"}}}, "name"),
+        ({"name": "ws", "provider_order": ["a"], "providers": {"a": {}}}, "base_url is required"),
+        (
+            {
+                "name": "ws",
+                "provider_order": ["a"],
+                "providers": {"a": {"base_url": "h", "credential_env": "sk-live-123"}},
+            },
+            "environment variable NAME",
+        ),
+    ],
+)
 def test_bad_workspace_config_names_the_problem(config, field):
     with pytest.raises(ValidationError) as err:
         WorkspaceConfig.model_validate(config)

@@ -4,11 +4,13 @@ from routing.transcript import Entry, forward
 
 
 def entries():
-    return [Entry(seq=1, role="user", content="anchor: the vault code is 4471"),
-            Entry(seq=2, role="reasoning", content="<signed thinking>", provider="anthropic"),
-            Entry(seq=3, role="assistant", content="calling toolu_01AbC to look", provider="anthropic"),
-            Entry(seq=4, role="tool", content="toolu_01AbC returned 4471", provider="anthropic"),
-            Entry(seq=5, role="user", content="what was the code?")]
+    return [
+        Entry(seq=1, role="user", content="anchor: the vault code is 4471"),
+        Entry(seq=2, role="reasoning", content="<signed thinking>", provider="anthropic"),
+        Entry(seq=3, role="assistant", content="calling toolu_01AbC to look", provider="anthropic"),
+        Entry(seq=4, role="tool", content="toolu_01AbC returned 4471", provider="anthropic"),
+        Entry(seq=5, role="user", content="what was the code?"),
+    ]
 
 
 def test_same_provider_gets_everything_unchanged():
@@ -24,10 +26,12 @@ def test_fallback_gets_normalised_history_and_a_continuation_note():
     assert "calling call_1 to look" in contents and "call_1 returned 4471" in contents
     assert out.messages[-1] == {"role": "user", "content": "what was the code?"}
     assert out.messages[-2]["role"] == "system" and "anthropic" in out.messages[-2]["content"]
-    assert out.normalisations == ["seq 2: dropped a reasoning block from anthropic",
-                                  "seq 3: remapped tool-call ids from anthropic",
-                                  "seq 4: remapped tool-call ids from anthropic",
-                                  "added a continuation note (history from anthropic)"]
+    assert out.normalisations == [
+        "seq 2: dropped a reasoning block from anthropic",
+        "seq 3: remapped tool-call ids from anthropic",
+        "seq 4: remapped tool-call ids from anthropic",
+        "added a continuation note (history from anthropic)",
+    ]
     assert {"role": "user", "content": "anchor: the vault code is 4471"} in out.messages
 
 
