@@ -15,21 +15,22 @@ from activities.attempts import attempt_row, count
 from activities.executors.acp import METHOD_NOT_FOUND, AgentSession, is_claude_bridge, launch_environment
 from activities.executors.base import ProviderCallError
 from activities.session import as_entries, heartbeating, provider_failure, settle_start
-from routing.classifier import FailureSignal, classify
-from routing.model_policy import plan_model, settle_model
-from routing.run import Candidate
-from routing.transcript import Entry, forward
-from store.repository import Store, utcnow
-from workflows.contracts import (
+from contracts.activities import (
     AcpCloseInput,
     AcpStarted,
     AcpStartInput,
     AcpTurnInput,
+    Activity,
     AttemptRecord,
     SessionOutput,
     SessionStarted,
     SessionTurnOutput,
 )
+from routing.classifier import FailureSignal, classify
+from routing.model_policy import plan_model, settle_model
+from routing.run import Candidate
+from routing.transcript import Entry, forward
+from store.repository import Store, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +100,7 @@ class AcpActivities:
     def __init__(self, store: Store, worker_queue: str, agents: LiveAgents, cwd: str | None = None):
         self.store, self.worker_queue, self.agents, self.cwd = store, worker_queue, agents, cwd
 
-    @activity.defn
+    @activity.defn(name=Activity.acp_start)
     async def acp_start(self, inp: AcpStartInput) -> AcpStarted:
         """Launch → initialize → session/new → the advertised models → at most one selection call."""
         cand = inp.candidate
@@ -161,7 +162,7 @@ class AcpActivities:
             warning=warning,
         )
 
-    @activity.defn
+    @activity.defn(name=Activity.acp_turn)
     async def acp_turn(self, inp: AcpTurnInput) -> SessionTurnOutput:
         """One prompt on the live session; the answer and the attempt row are stored together."""
         cand, started_at = inp.candidate, utcnow()
@@ -209,7 +210,7 @@ class AcpActivities:
             output=SessionOutput(text=answer, reported_model=effective, transcript_seq=inp.user_seq + 1),
         )
 
-    @activity.defn
+    @activity.defn(name=Activity.acp_close)
     async def acp_close(self, inp: AcpCloseInput) -> bool:
         return await self.agents.close(inp.session_key)
 

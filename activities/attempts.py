@@ -4,9 +4,9 @@ succeeded (which records its own success so a happy path needs no extra step).""
 from datetime import timedelta
 
 from activities import metrics
+from contracts.activities import AttemptRecord
 from routing.decider import DecisionKind, HealthState
 from store.repository import Store
-from workflows.contracts import AttemptRecord
 
 
 async def store_attempt(store: Store, rec: AttemptRecord) -> None:

@@ -4,23 +4,23 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.attempts import store_attempt
+from contracts.activities import Activity, AttemptRecord, OpenTranscript, RouteRequest
 from routing.route import resolve_route
 from routing.run import RoutePlan
 from store.repository import Store, utcnow
-from workflows.contracts import AttemptRecord, OpenTranscript, RouteRequest
 
 
 class RouteStateActivities:
     def __init__(self, store: Store):
         self.store = store
 
-    @activity.defn
+    @activity.defn(name=Activity.open_transcript)
     async def open_transcript(self, inp: OpenTranscript) -> int:
         """The user's prompt is entry 1 of the run's own append-only transcript."""
         await self.store.append_transcript(inp.run_id, 1, "user", inp.prompt)
         return 1
 
-    @activity.defn
+    @activity.defn(name=Activity.resolve_route)
     async def resolve_route(self, req: RouteRequest) -> RoutePlan:
         workspace = await self.store.get_workspace(req.workspace)
         if workspace is None:
@@ -56,6 +56,6 @@ class RouteStateActivities:
             req.substitute,
         )
 
-    @activity.defn
+    @activity.defn(name=Activity.record_attempt)
     async def record_attempt(self, rec: AttemptRecord) -> None:
         await store_attempt(self.store, rec)

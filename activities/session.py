@@ -16,16 +16,9 @@ from activities import metrics
 from activities.attempts import attempt_row, count
 from activities.executors.base import ProviderCallError
 from activities.executors.openai_compat import ChatResult, OpenAICompatExecutor
-from routing.classifier import Classification, FailureSignal, classify
-from routing.codes import ErrorClass, ErrorCode, Phase
-from routing.config import ExecutorKind
-from routing.messages import PROVIDER_DEFAULT
-from routing.model_policy import ModelDecision, SelectionOutcome, plan_model, settle_model
-from routing.run import Candidate, WarningView
-from routing.transcript import Entry, forward
-from store.repository import Store, utcnow
-from workflows.contracts import (
+from contracts.activities import (
     PROVIDER_FAILURE,
+    Activity,
     AttemptRecord,
     RunSessionInput,
     SessionOutput,
@@ -34,6 +27,14 @@ from workflows.contracts import (
     SessionTurnOutput,
     StartSessionInput,
 )
+from routing.classifier import Classification, FailureSignal, classify
+from routing.codes import ErrorClass, ErrorCode, Phase
+from routing.config import ExecutorKind
+from routing.messages import PROVIDER_DEFAULT
+from routing.model_policy import ModelDecision, SelectionOutcome, plan_model, settle_model
+from routing.run import Candidate, WarningView
+from routing.transcript import Entry, forward
+from store.repository import Store, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +201,7 @@ class SessionActivities:
             text=result.text, reported_model=result.model, transcript_seq=upto + 1
         ), forwarded.normalisations
 
-    @activity.defn
+    @activity.defn(name=Activity.session_turn)
     async def session_turn(self, inp: SessionTurnInput) -> SessionTurnOutput:
         """Admission by the shared breaker and budget, then session start and the turn, then its attempt row."""
         cand = inp.candidate
@@ -259,11 +260,11 @@ class SessionActivities:
         except ProviderCallError as err:
             raise provider_failure(classify(err.signal, utcnow())) from err
 
-    @activity.defn
+    @activity.defn(name=Activity.start_session)
     async def start_session(self, inp: StartSessionInput) -> SessionStarted:
         return await self._start(inp.run_id, inp.agent, inp.candidate)
 
-    @activity.defn
+    @activity.defn(name=Activity.run_session)
     async def run_session(self, inp: RunSessionInput) -> SessionOutput:
         output, _ = await self._converse(inp.run_id, inp.candidate, inp.model, inp.transcript_upto)
         return output

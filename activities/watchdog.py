@@ -2,32 +2,19 @@
 
 from datetime import timedelta
 
-from pydantic import BaseModel
 from temporalio import activity
 
+from contracts.activities import Activity
+from contracts.watchdog import ClearedSelection, SweepRequest
 from store.repository import Store
 from store.watchdog import sweep_stale_automatic_state
-
-
-class SweepRequest(BaseModel):
-    max_age_s: float
-    watchdog_run: str
-
-
-class ClearedSelection(BaseModel):
-    agent: str
-    kind: str
-    value: list[str]
-    source: str
-    written_by_run: str | None
-    reason: str
 
 
 class WatchdogActivities:
     def __init__(self, store: Store):
         self.store = store
 
-    @activity.defn
+    @activity.defn(name=Activity.sweep_automatic_selections)
     async def sweep_automatic_selections(self, req: SweepRequest) -> list[ClearedSelection]:
         audits = await sweep_stale_automatic_state(
             self.store, timedelta(seconds=req.max_age_s), actor=f"watchdog:{req.watchdog_run}"

@@ -13,6 +13,7 @@ from temporalio.client import Client
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
+from contracts.activities import TASK_QUEUE
 from office.demo import DEMO_AGENTS, DEMO_ENV, DEMO_RUNS, demo_simulator, demo_workspace
 from office.runs import submit, wait_for_view
 from office.simulator.config import SimConfig
@@ -24,7 +25,6 @@ from office.watchdog_schedule import install_watchdog
 from office.worker_runtime import office_worker
 from store.migrate import migrate
 from store.repository import Store
-from workflows.contracts import TASK_QUEUE
 
 
 async def _submit_demo_runs(client: Client, store: Store, console: Console) -> None:

@@ -9,10 +9,10 @@ from temporalio.client import WorkflowExecutionStatus as Status
 from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError
 
+from contracts import search_attributes as sa
+from contracts.activities import TASK_QUEUE
 from routing.run import RunRequest, RunStatus, RunView
 from store.repository import Store
-from workflows import search_attributes as sa
-from workflows.contracts import TASK_QUEUE
 from workflows.office_run import OfficeRunWorkflow
 
 

@@ -3,7 +3,7 @@
 import os
 from dataclasses import dataclass
 
-from workflows.contracts import TASK_QUEUE
+from contracts.activities import TASK_QUEUE
 
 DEFAULT_DATA_DIR = ".office-data"
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from temporalio.client import Client
 
+from contracts.activities import TASK_QUEUE
 from office.simulator.config import SimConfig, SimProvider
 from office.simulator.server import RemoteSimulator, SimulatorServer
 from office.temporal_client import connect
@@ -19,7 +20,6 @@ from office.worker_runtime import office_worker
 from routing.config import AgentProfile, ExecutionProfile, WorkspaceConfig
 from store.migrate import migrate
 from store.repository import Store
-from workflows.contracts import TASK_QUEUE
 
 
 @dataclass

@@ -13,8 +13,8 @@ from pathlib import Path
 from temporalio.api.workflowservice.v1 import GetSystemInfoRequest
 from temporalio.client import Client
 
+from contracts.search_attributes import cli_flags
 from office.simulator.server import free_port
-from workflows.search_attributes import cli_flags
 
 
 def _die_with_parent() -> None:

@@ -15,8 +15,9 @@ from temporalio.client import (
     ScheduleUpdateInput,
 )
 
-from workflows.contracts import TASK_QUEUE
-from workflows.watchdog import SCHEDULE_ID, WatchdogInput, WatchdogWorkflow
+from contracts.activities import TASK_QUEUE
+from contracts.watchdog import SCHEDULE_ID, WatchdogInput
+from workflows.watchdog import WatchdogWorkflow
 
 
 def watchdog_schedule(every: timedelta, max_age: timedelta, task_queue: str) -> Schedule:

@@ -16,11 +16,11 @@ from activities.acp_session import AcpActivities, LiveAgents, reap_idle_forever
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
+from contracts.activities import provider_queue
 from office.settings import Settings
 from office.telemetry import configure_telemetry
 from office.temporal_client import connect
 from store.repository import Store
-from workflows.contracts import provider_queue
 from workflows.office_run import OfficeRunWorkflow
 from workflows.watchdog import WatchdogWorkflow
 

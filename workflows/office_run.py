@@ -18,16 +18,8 @@ with workflow.unsafe.imports_passed_through():
     from activities.acp_session import AcpActivities
     from activities.routing_state import RouteStateActivities
     from activities.session import SessionActivities
-    from routing.classifier import Classification, FailureSignal, classify
-    from routing.codes import ErrorCode, Phase
-    from routing.config import ExecutorKind
-    from routing.decider import Decision, DecisionKind, ParkReason, RoutingContext, RunState, decide
-    from routing.messages import actionable_message
-    from routing.route import Substitute
-    from routing.run import AttemptView, Candidate, RoutePlan, RunRequest, RunStatus, RunView
-    from routing.selection import Pins, UserDecision
-    from workflows import search_attributes as sa
-    from workflows.contracts import (
+    from contracts import search_attributes as sa
+    from contracts.activities import (
         AcpCloseInput,
         AcpStarted,
         AcpStartInput,
@@ -43,6 +35,14 @@ with workflow.unsafe.imports_passed_through():
         StartSessionInput,
         provider_queue,
     )
+    from routing.classifier import Classification, FailureSignal, classify
+    from routing.codes import ErrorCode, Phase
+    from routing.config import ExecutorKind
+    from routing.decider import Decision, DecisionKind, ParkReason, RoutingContext, RunState, decide
+    from routing.messages import actionable_message
+    from routing.route import Substitute
+    from routing.run import AttemptView, Candidate, RoutePlan, RunRequest, RunStatus, RunView
+    from routing.selection import Pins, UserDecision
 
 # Histories recorded before this patch start a session and run it as two activities and open the transcript
 # in a separate step; new runs use one session-turn activity per turn (15 events for a happy path, not 24).

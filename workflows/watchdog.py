@@ -3,26 +3,21 @@ It should find nothing (the failover path cannot write preferences); it is a bac
 
 from datetime import timedelta
 
-from pydantic import BaseModel
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.watchdog import ClearedSelection, SweepRequest, WatchdogActivities
-
-SCHEDULE_ID = "office-watchdog"
-
-
-class WatchdogInput(BaseModel):
-    max_age_s: float = 3600.0
+    from contracts.activities import Activity
+    from contracts.watchdog import ClearedSelection, SweepRequest, WatchdogInput
 
 
 @workflow.defn
 class WatchdogWorkflow:
     @workflow.run
     async def run(self, inp: WatchdogInput) -> list[ClearedSelection]:
-        return await workflow.execute_activity_method(
-            WatchdogActivities.sweep_automatic_selections,
+        return await workflow.execute_activity(
+            Activity.sweep_automatic_selections,
             SweepRequest(max_age_s=inp.max_age_s, watchdog_run=workflow.info().workflow_id),
             start_to_close_timeout=timedelta(minutes=2),
+            result_type=list[ClearedSelection],
             summary=f"clear automatic selection state older than {inp.max_age_s:g}s",
         )

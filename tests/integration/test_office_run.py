@@ -5,10 +5,10 @@ import asyncio
 import pytest
 from temporalio.client import WorkflowExecutionStatus
 
+from contracts import search_attributes as sa
 from office.runs import run_view, submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
 from routing.run import RunStatus
-from workflows import search_attributes as sa
 from workflows.office_run import OfficeRunWorkflow
 
 from .helpers import calls_to, run_to_end

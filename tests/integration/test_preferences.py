@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import insert
 from temporalio.client import WorkflowUpdateFailedError
 
+from contracts.watchdog import SCHEDULE_ID
 from office.explain import explain_run
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
@@ -20,7 +21,6 @@ from store.preferences import PreferenceWriter
 from store.repository import utcnow
 from store.tables import SelectionRow
 from workflows.office_run import OfficeRunWorkflow
-from workflows.watchdog import SCHEDULE_ID
 
 from .helpers import calls_to, run_to_end
 from .helpers import start_worker as _start_worker

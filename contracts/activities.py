@@ -2,6 +2,7 @@
 No secrets: profiles carry credential references only."""
 
 from datetime import datetime
+from enum import StrEnum
 
 from pydantic import BaseModel
 
@@ -127,3 +128,19 @@ class AcpTurnInput(BaseModel):
 
 class AcpCloseInput(BaseModel):
     session_key: str
+
+
+class Activity(StrEnum):
+    """Activity type names: workflows schedule activities by these names, activities register under them, so
+    workflows never import the activity modules (and their I/O libraries)."""
+
+    open_transcript = "open_transcript"  # only histories recorded before the lean session turn
+    resolve_route = "resolve_route"
+    record_attempt = "record_attempt"
+    start_session = "start_session"  # only histories recorded before the lean session turn
+    run_session = "run_session"  # only histories recorded before the lean session turn
+    session_turn = "session_turn"
+    acp_start = "acp_start"
+    acp_turn = "acp_turn"
+    acp_close = "acp_close"
+    sweep_automatic_selections = "sweep_automatic_selections"
