@@ -1,12 +1,16 @@
-"""Classifies a provider failure into a stable code.
+"""Classifies a provider or agent failure into a stable code.
 
-Structured signals are read first (exit code, JSON-RPC code, exception type, HTTP status with the
-provider's error type/code fields), then message rules. Anything unrecognised is `unknown`, which
-never triggers an automatic provider switch (fail closed). The classifier never raises.
+Every signal is turned into candidates: structured ones (exit code, JSON-RPC code, HTTP status — a separate
+status or one carried in the agent's text, e.g. `API Error: 529 …`), body type/code keys (from the body, or from
+JSON embedded in the agent's text), exception types, and the message rules of every family table in
+routing/rules/. The candidate with the highest confidence wins; equal confidence goes to the more specific table
+(see routing/rules/__init__.py for the bands). Nothing matching is `unknown`, which never triggers an automatic
+provider switch (fail closed). The classifier never raises.
 """
 
 import json
 import re
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -14,7 +18,11 @@ from pydantic import BaseModel, Field
 
 from routing.codes import ErrorClass, ErrorCode, Phase, class_of
 from routing.redact import redact
-from routing.reset_hints import parse_go_duration, reset_hint_from_headers, reset_hint_from_text
+from routing.reset_hints import parse_duration, read_reset
+from routing.rules import Rule
+from routing.rules.agents import AGENTS
+from routing.rules.neutral import BODY, EXCEPTIONS, NEUTRAL
+from routing.rules.providers import PROVIDERS
 
 
 class FailureSignal(BaseModel):
@@ -43,211 +51,23 @@ class Classification(BaseModel):
     status: int | None = None
 
 
-class _Fields(BaseModel):
-    """The error fields that the major providers put in their bodies, flattened."""
-
-    type: str = ""
-    code: str = ""
-    status: str = ""
-    message: str = ""
-    reasons: list[str] = Field(default_factory=list)
-    retry_delay_s: float | None = None
-
-
-def _flatten_body(body: str | None) -> _Fields:
-    if not body:
-        return _Fields()
-    try:
-        data: Any = json.loads(body)
-    except (ValueError, TypeError):
-        return _Fields(message=body)
-    if isinstance(data, list) and data and isinstance(data[0], dict):  # Gemini sometimes wraps in a list
-        data = data[0]
-    if not isinstance(data, dict):
-        return _Fields(message=str(data))
-    err = data.get("error", data)
-    if isinstance(err, str):
-        return _Fields(message=err, type=str(data.get("type", "")))
-    if not isinstance(err, dict):
-        return _Fields(message=str(err))
-    fields = _Fields(
-        type=str(err.get("type") or ""),
-        code=str(err.get("code") if err.get("code") is not None else ""),
-        status=str(err.get("status") or ""),
-        message=str(err.get("message") or ""),
-    )
-    for detail in err.get("details") or []:
-        if not isinstance(detail, dict):
-            continue
-        if detail.get("reason"):
-            fields.reasons.append(str(detail["reason"]))
-        if detail.get("retryDelay"):
-            fields.retry_delay_s = parse_go_duration(str(detail["retryDelay"]))
-    metadata = err.get("metadata")
-    if isinstance(metadata, dict) and metadata.get("raw"):
-        fields.message = f"{fields.message} {metadata['raw']}".strip()
-    inner = err.get("innererror")
-    if isinstance(inner, dict) and inner.get("code"):
-        fields.reasons.append(str(inner["code"]))
-    return fields
-
-
-# Message rules, provider-neutral, checked in order.
-_MESSAGE_RULES: list[tuple[str, re.Pattern[str], ErrorCode]] = [
-    (
-        "msg.credit_balance",
-        re.compile(r"credit balance is too low|insufficient credits|insufficient[_ ]funds|payment required", re.I),
-        ErrorCode.subscription_required,
-    ),
-    (
-        "msg.subscription",
-        re.compile(
-            r"subscription (is )?required|upgrade your plan|plan does not (include|allow)|not available on your plan",
-            re.I,
-        ),
-        ErrorCode.subscription_required,
-    ),
-    (
-        "msg.quota",
-        re.compile(
-            r"exceeded your current quota|insufficient_quota|quota exceeded|usage limit|billing (hard )?limit", re.I
-        ),
-        ErrorCode.quota_limited,
-    ),
-    (
-        "msg.content_policy",
-        re.compile(
-            r"content (management |filtering )?policy|content_filter|safety (system|filter|reasons)|blocked due to safety|flagged|moderation",
-            re.I,
-        ),
-        ErrorCode.content_policy,
-    ),
-    (
-        "msg.context_length",
-        re.compile(
-            r"context[_ ]length|maximum context|prompt is too long|too many tokens|request too large|input is too long|exceeds the maximum number of tokens",
-            re.I,
-        ),
-        ErrorCode.context_length_exceeded,
-    ),
-    (
-        "msg.model_gone",
-        re.compile(
-            r"\bmodels?\b.*\b(not found|does not exist|not supported|is not available|has been deprecated|decommissioned)|(unknown|invalid) model|DeploymentNotFound|no such model",
-            re.I,
-        ),
-        ErrorCode.model_unavailable,
-    ),
-    (
-        "msg.missing_credentials",
-        re.compile(
-            r"no api key|api key (is )?(missing|not set|required)|missing credentials|credentials? not (found|set)",
-            re.I,
-        ),
-        ErrorCode.missing_credentials,
-    ),
-    (
-        "msg.auth",
-        re.compile(
-            r"invalid[ _-]?(x-)?api[ _-]?key|api key not valid|incorrect api key|unauthori[sz]ed|authentication|access denied|invalid subscription key|not logged in|please (log ?in|login|authenticate)",
-            re.I,
-        ),
-        ErrorCode.auth_required,
-    ),
-    (
-        "msg.model_capacity",
-        re.compile(
-            r"model is (currently )?(overloaded|at capacity)|at capacity|capacity (is )?(exceeded|constraints)", re.I
-        ),
-        ErrorCode.model_capacity,
-    ),
-    ("msg.overloaded", re.compile(r"overloaded", re.I), ErrorCode.provider_overloaded),
-    (
-        "msg.rate_limit",
-        re.compile(r"rate[ _-]?limit|too many requests|requests per min|tokens per min|\bRPM\b|\bTPM\b", re.I),
-        ErrorCode.rate_limited,
-    ),
-    (
-        "msg.stream_cut",
-        re.compile(
-            r"stream (ended|closed|terminated|truncated)|incomplete (chunked )?read|premature(ly)? (end|close)|without a final",
-            re.I,
-        ),
-        ErrorCode.stream_truncated,
-    ),
-    ("msg.timeout", re.compile(r"timed? ?out|deadline exceeded|timeout", re.I), ErrorCode.timeout),
-    (
-        "msg.network",
-        re.compile(
-            r"connection (refused|reset|aborted)|name or service not known|network is unreachable|broken pipe|temporary failure in name resolution|connecterror",
-            re.I,
-        ),
-        ErrorCode.network_unavailable,
-    ),
-    (
-        "msg.unavailable",
-        re.compile(
-            r"service unavailable|temporarily unavailable|bad gateway|internal server error|server error|upstream", re.I
-        ),
-        ErrorCode.provider_unavailable,
-    ),
-]
-
-_EXCEPTION_RULES: list[tuple[re.Pattern[str], ErrorCode]] = [
-    (re.compile(r"Timeout|TimedOut|DeadlineExceeded", re.I), ErrorCode.timeout),
-    (
-        re.compile(r"RemoteProtocolError|IncompleteRead|StreamTruncated|ChunkedEncodingError|ReadError", re.I),
-        ErrorCode.stream_truncated,
-    ),
-    (
-        re.compile(
-            r"ConnectError|ConnectionRefused|ConnectionReset|NetworkError|gaierror|BrokenPipe|ConnectionError|AgentSessionLost",
-            re.I,
-        ),
-        ErrorCode.network_unavailable,
-    ),
-    (re.compile(r"MissingCredentials", re.I), ErrorCode.missing_credentials),
-]
-
-# Type/code values from the provider documents (OpenAI, Anthropic, Gemini, OpenRouter, Azure OpenAI).
-_TYPE_CODES: dict[str, ErrorCode] = {
-    # OpenAI / Azure OpenAI
-    "invalid_api_key": ErrorCode.auth_required,
-    "insufficient_quota": ErrorCode.quota_limited,
-    "rate_limit_exceeded": ErrorCode.rate_limited,
-    "model_not_found": ErrorCode.model_unavailable,
-    "deploymentnotfound": ErrorCode.model_unavailable,
-    "context_length_exceeded": ErrorCode.context_length_exceeded,
-    "content_policy_violation": ErrorCode.content_policy,
-    "content_filter": ErrorCode.content_policy,
-    "responsibleaipolicyviolation": ErrorCode.content_policy,
-    "server_error": ErrorCode.provider_unavailable,
-    "unsupported_country_region_territory": ErrorCode.provider_not_configured,
-    # Anthropic
-    "authentication_error": ErrorCode.auth_required,
-    "permission_error": ErrorCode.auth_required,
-    "billing_error": ErrorCode.subscription_required,
-    "not_found_error": ErrorCode.model_unavailable,
-    "rate_limit_error": ErrorCode.rate_limited,
-    "overloaded_error": ErrorCode.provider_overloaded,
-    "api_error": ErrorCode.provider_unavailable,
-    "request_too_large": ErrorCode.context_length_exceeded,
-    "timeout_error": ErrorCode.timeout,
-    # Gemini (google.rpc status and ErrorInfo reasons)
-    "api_key_invalid": ErrorCode.auth_required,
-    "unauthenticated": ErrorCode.auth_required,
-    "permission_denied": ErrorCode.auth_required,
-    "deadline_exceeded": ErrorCode.timeout,
-    "unavailable": ErrorCode.provider_unavailable,
-    "internal": ErrorCode.provider_unavailable,
+# Every rule table, by family, in precedence order (agents, providers, neutral, body keys, exception types).
+RULE_TABLES: dict[str, tuple[Rule, ...]] = {
+    **AGENTS,
+    **PROVIDERS,
+    "neutral": NEUTRAL,
+    "body": BODY,
+    "exception": EXCEPTIONS,
 }
+ALL_RULES: tuple[Rule, ...] = tuple(rule for rules in RULE_TABLES.values() for rule in rules)
 
-# HTTP status alone, when the body said nothing more specific.
-_STATUS_CODES: dict[int, tuple[ErrorCode, float]] = {
+# HTTP status alone (separate, or found in the text), when nothing more specific was said.
+STATUS_CODES: dict[int, tuple[ErrorCode, float]] = {
     401: (ErrorCode.auth_required, 0.8),
     402: (ErrorCode.subscription_required, 0.8),
     403: (ErrorCode.auth_required, 0.6),
-    408: (ErrorCode.timeout, 0.8),
+    404: (ErrorCode.provider_not_configured, 0.5),
+    408: (ErrorCode.timeout, 0.7),
     413: (ErrorCode.context_length_exceeded, 0.7),
     429: (ErrorCode.rate_limited, 0.7),
     500: (ErrorCode.provider_unavailable, 0.7),
@@ -255,12 +75,210 @@ _STATUS_CODES: dict[int, tuple[ErrorCode, float]] = {
     503: (ErrorCode.provider_unavailable, 0.7),
     504: (ErrorCode.timeout, 0.7),
     524: (ErrorCode.timeout, 0.6),
-    529: (ErrorCode.provider_overloaded, 0.9),
+    529: (ErrorCode.provider_overloaded, 0.8),
 }
+OTHER_4XX = (ErrorCode.invalid_request, 0.5)
+
+# A status carried inside an agent's text counts as a status.
+_TEXT_STATUS = [
+    re.compile(r"API Error:?\s*(\d{3})\b", re.I),
+    re.compile(r"\b(?:last )?status(?: code)?\s*[:=]?\s*(\d{3})\b", re.I),
+    re.compile(r"\bHTTP(?:/\d(?:\.\d)?)?\s*(?:error\s*)?(\d{3})\b", re.I),
+    re.compile(r"\b(\d{3})\s+status code\b", re.I),
+    re.compile(
+        r"\b(\d{3})\s*(?:Too Many Requests|Unauthorized|Forbidden|Not Found|Bad Request|Payment Required"
+        r"|Request Timeout|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout"
+        r"|Request Entity Too Large|Unprocessable Entity)\b",
+        re.I,
+    ),
+    re.compile(r"\bError:?\s*\[?(\d{3})\b"),
+]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    rule: str
+    code: ErrorCode
+    confidence: float
+    precedence: int  # tie-break: a more specific table wins
+
+    @property
+    def rank(self) -> tuple[float, int]:
+        return (self.confidence, self.precedence)
+
+
+@dataclass
+class BodyFields:
+    """The error fields that the major providers put in their bodies, flattened."""
+
+    keys: list[str] = field(default_factory=list)  # type, code, status, ErrorInfo reasons, innererror codes
+    message: str = ""
+    status: int | None = None  # a numeric HTTP code in the body (Gemini `code: 429`, `status: 400`)
+    retry_delay_s: float | None = None
+
+
+@dataclass
+class Evaluation:
+    """Everything the classifier saw and considered; `explain` reads it to show what almost matched."""
+
+    text: str
+    keys: list[str]
+    status: int | None
+    status_in_text: bool
+    candidates: list[Candidate]
+    retry_after_s: float | None
+
+    @property
+    def winner(self) -> Candidate | None:
+        return max(self.candidates, key=lambda c: c.rank, default=None)
+
+
+def _as_status(value: Any) -> int | None:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if 400 <= number <= 599 else None
+
+
+def _flatten(data: Any) -> BodyFields:
+    if isinstance(data, list) and data and isinstance(data[0], dict):  # Gemini sometimes wraps in a list
+        data = data[0]
+    if not isinstance(data, dict):
+        return BodyFields(message=str(data))
+    err = data.get("error", data)
+    top_status = _as_status(data.get("status")) if not isinstance(data.get("status"), bool) else None
+    if isinstance(err, str):
+        keys = [str(data["type"])] if data.get("type") not in (None, "", "error") else []
+        return BodyFields(keys=[err] if re.fullmatch(r"[a-z_]+", err) else keys, message=err, status=top_status)
+    if not isinstance(err, dict):
+        return BodyFields(message=str(err), status=top_status)
+    fields = BodyFields(message=str(err.get("message") or err.get("detail") or data.get("detail") or ""))
+    for key in ("type", "code", "status"):
+        value = err.get(key)
+        if value is None or isinstance(value, bool):
+            continue
+        if isinstance(value, int) or str(value).isdigit():
+            fields.status = fields.status or _as_status(value)
+        elif str(value):
+            fields.keys.append(str(value))
+    fields.status = fields.status or top_status
+    for detail in err.get("details") or []:
+        if not isinstance(detail, dict):
+            continue
+        if detail.get("reason"):
+            fields.keys.append(str(detail["reason"]))
+        if detail.get("retryDelay"):
+            fields.retry_delay_s = parse_duration(str(detail["retryDelay"]))
+    metadata = err.get("metadata")
+    if isinstance(metadata, dict) and metadata.get("raw"):
+        fields.message = f"{fields.message} {metadata['raw']}".strip()
+    inner = err.get("innererror")
+    if isinstance(inner, dict) and inner.get("code"):
+        fields.keys.append(str(inner["code"]))
+    return fields
+
+
+def _parse_body(body: str | None) -> BodyFields:
+    if not body:
+        return BodyFields()
+    try:
+        return _flatten(json.loads(body))
+    except (ValueError, TypeError, RecursionError):
+        return BodyFields(message=body)
+
+
+def _embedded_json(text: str) -> BodyFields:
+    """JSON an agent printed inside its error line (`API Error: 529 {"type":"error",…}`)."""
+    decoder = json.JSONDecoder()
+    start = 0
+    for _ in range(5):
+        i = text.find("{", start)
+        if i < 0:
+            break
+        try:
+            data, _end = decoder.raw_decode(text[i:])
+        except (ValueError, RecursionError):
+            start = i + 1
+            continue
+        if isinstance(data, dict):
+            return _flatten(data)
+        start = i + 1
+    return BodyFields()
+
+
+def _status_in_text(text: str) -> int | None:
+    for pattern in _TEXT_STATUS:
+        for m in pattern.finditer(text):
+            status = _as_status(m.group(1))
+            if status is not None:
+                return status
+    return None
+
+
+def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
+    body = _parse_body(signal.body)
+    embedded = _embedded_json(signal.error_text) if signal.error_text else BodyFields()
+    raw_body = signal.body or ""
+    text = " ".join(t for t in (body.message, embedded.message, signal.error_text or "") if t)
+    keys = [k.lower() for k in (*body.keys, *embedded.keys) if k]
+    reset_text = " ".join(t for t in (signal.error_text or "", raw_body) if t)
+    retry_after = read_reset(None, signal.headers, now)
+    if retry_after is None:
+        retry_after = body.retry_delay_s if body.retry_delay_s is not None else embedded.retry_delay_s
+    if retry_after is None:
+        retry_after = read_reset(reset_text, None, now)
+
+    candidates: list[Candidate] = []
+    for rule in ALL_RULES:
+        if rule.target == "text":
+            hit = bool(text) and rule.pattern.search(text) is not None
+        elif rule.target == "key":
+            hit = any(rule.pattern.fullmatch(k) for k in keys)
+        else:
+            hit = bool(signal.exception_type) and rule.pattern.search(signal.exception_type or "") is not None
+        if hit:
+            candidates.append(Candidate(rule.name, rule.code, rule.confidence, rule.precedence))
+
+    status, in_text = signal.status, False
+    if status is None:
+        status = body.status or embedded.status or _status_in_text(f"{signal.error_text or ''} {raw_body}")
+        in_text = status is not None
+    if status is not None:
+        code_conf = STATUS_CODES.get(status) or (OTHER_4XX if 400 <= status < 500 else None)
+        if code_conf is not None:
+            prefix = "text.status" if in_text else "http.status"
+            candidates.append(Candidate(f"{prefix}.{status}", code_conf[0], code_conf[1], 0))
+
+    if signal.jsonrpc_code == -32000:  # ACP: authentication required
+        candidates.append(Candidate("jsonrpc.-32000", ErrorCode.auth_required, 0.95, 0))
+    elif signal.jsonrpc_code == -32601:  # method not found
+        candidates.append(Candidate("jsonrpc.-32601", ErrorCode.invalid_request, 0.8, 0))
+    if signal.exit_code is not None and signal.status is None:
+        if signal.exit_code == 127:
+            candidates.append(Candidate("exit.127", ErrorCode.provider_not_configured, 0.95, 0))
+        elif signal.exit_code == 126:
+            candidates.append(Candidate("exit.126", ErrorCode.provider_not_configured, 0.9, 0))
+        else:  # an agent process that died mid-session: a lost transport unless its text says more
+            candidates.append(Candidate("exit.unexpected", ErrorCode.provider_unavailable, 0.3, 0))
+    return Evaluation(
+        text=text,
+        keys=keys,
+        status=status,
+        status_in_text=in_text,
+        candidates=candidates,
+        retry_after_s=retry_after,
+    )
 
 
 def _result(
-    code: ErrorCode, confidence: float, rule: str, signal: FailureSignal, text: str, retry_after_s: float | None
+    code: ErrorCode,
+    confidence: float,
+    rule: str,
+    signal: FailureSignal,
+    text: str,
+    retry_after_s: float | None,
+    status: int | None,
 ) -> Classification:
     return Classification(
         code=code,
@@ -271,111 +289,19 @@ def _result(
         excerpt=redact(text),
         retry_after_s=retry_after_s,
         provider=signal.provider,
-        status=signal.status,
+        status=status,
     )
-
-
-def _match_message(text: str) -> tuple[str, ErrorCode] | None:
-    for rule, pattern, code in _MESSAGE_RULES:
-        if pattern.search(text):
-            return rule, code
-    return None
-
-
-def _classify_http(signal: FailureSignal, fields: _Fields, text: str) -> tuple[ErrorCode, float, str] | None:
-    status = signal.status
-    keys = [k.lower() for k in (fields.code, fields.type, fields.status, *fields.reasons) if k]
-    message_match = _match_message(text)
-
-    # Awkward shapes first: the same status means different things per body.
-    if (
-        status == 429
-        and message_match
-        and message_match[1] in (ErrorCode.quota_limited, ErrorCode.subscription_required)
-    ):
-        return message_match[1], 0.95, f"http.429.{message_match[0]}"
-    if "insufficient_quota" in keys:
-        return ErrorCode.quota_limited, 0.95, "http.type.insufficient_quota"
-    if status == 429 and "resource_exhausted" in keys:
-        daily = re.search(r"per ?day|PerDay|daily", text, re.I)
-        if daily:
-            return ErrorCode.quota_limited, 0.85, "http.429.gemini_daily_quota"
-        return ErrorCode.rate_limited, 0.9, "http.429.gemini_resource_exhausted"
-    if (
-        status == 400
-        and message_match
-        and message_match[1] in (ErrorCode.subscription_required, ErrorCode.auth_required, ErrorCode.quota_limited)
-    ):
-        return message_match[1], 0.9, f"http.400.{message_match[0]}"
-    if status == 400 and "failed_precondition" in keys and re.search(r"billing|free tier|not available", text, re.I):
-        return ErrorCode.subscription_required, 0.85, "http.400.gemini_failed_precondition"
-    if (
-        status in (503, 500)
-        and message_match
-        and message_match[1] in (ErrorCode.model_capacity, ErrorCode.provider_overloaded)
-    ):
-        return message_match[1], 0.9, f"http.{status}.{message_match[0]}"
-
-    for key in keys:
-        if key in _TYPE_CODES:
-            code = _TYPE_CODES[key]
-            if code is ErrorCode.model_unavailable and key == "not_found_error" and not re.search(r"model", text, re.I):
-                continue  # an Anthropic 404 about something other than the model
-            return code, 0.95, f"http.type.{key}"
-    if message_match:
-        return message_match[1], 0.8, f"http.{status}.{message_match[0]}"
-    if status in _STATUS_CODES:
-        code, confidence = _STATUS_CODES[status]
-        return code, confidence, f"http.status.{status}"
-    if status == 404:
-        return ErrorCode.provider_not_configured, 0.5, "http.status.404"
-    if status is not None and 400 <= status < 500:
-        return ErrorCode.invalid_request, 0.5, f"http.status.{status}"
-    return None
 
 
 def classify(signal: FailureSignal, now: datetime | None = None) -> Classification:
     try:
-        return _classify(signal, now)
+        ev = evaluate(signal, now)
     except Exception as exc:  # never raise: an unexpected shape is simply unknown
-        return _result(ErrorCode.unknown, 0.0, f"classifier.error.{type(exc).__name__}", signal, "", None)
-
-
-def _classify(signal: FailureSignal, now: datetime | None) -> Classification:
-    fields = _flatten_body(signal.body)
-    text = " ".join(
-        t for t in (fields.message, signal.error_text or "", signal.body or "" if not fields.message else "") if t
-    )
-    retry_after = reset_hint_from_headers(signal.headers, now)
-    if retry_after is None:
-        retry_after = fields.retry_delay_s
-    if retry_after is None:
-        retry_after = reset_hint_from_text(text)
-
-    def done(code: ErrorCode, confidence: float, rule: str) -> Classification:
-        return _result(code, confidence, rule, signal, text, retry_after)
-
-    if signal.exit_code is not None and signal.status is None:
-        if signal.exit_code == 127:
-            return done(ErrorCode.provider_not_configured, 0.95, "exit.127")
-        if signal.exit_code == 126:
-            return done(ErrorCode.provider_not_configured, 0.9, "exit.126")
-    if signal.jsonrpc_code is not None:
-        if signal.jsonrpc_code == -32000:
-            return done(ErrorCode.auth_required, 0.95, "jsonrpc.-32000")
-        if signal.jsonrpc_code == -32601:
-            return done(ErrorCode.invalid_request, 0.8, "jsonrpc.-32601")
-    if signal.status is not None:
-        http = _classify_http(signal, fields, text)
-        if http:
-            return done(*http)
-    if signal.exception_type:
-        for pattern, code in _EXCEPTION_RULES:
-            if pattern.search(signal.exception_type):
-                return done(code, 0.9, f"exception.{signal.exception_type}")
-    match = _match_message(text)
-    if match:
-        return done(match[1], 0.7, match[0])
-    if signal.exit_code is not None and signal.status is None:  # an agent process died mid-session
-        return done(ErrorCode.provider_unavailable, 0.6, "exit.unexpected")
-    return done(ErrorCode.unknown, 0.0, "unmatched")
+        return _result(
+            ErrorCode.unknown, 0.0, f"classifier.error.{type(exc).__name__}", signal, "", None, signal.status
+        )
+    text = ev.text or signal.body or ""
+    best = ev.winner
+    if best is None:
+        return _result(ErrorCode.unknown, 0.0, "unmatched", signal, text, ev.retry_after_s, ev.status)
+    return _result(best.code, best.confidence, best.rule, signal, text, ev.retry_after_s, ev.status)

@@ -43,7 +43,7 @@ class HealthEffect(BaseModel):
     retry_after_s: float | None = None
 
 
-class RetryPolicy(BaseModel):
+class ShortRetryRules(BaseModel):
     max_short_retries: int = 2  # per route, per run
     short_retry_max_wait_s: float = 30.0  # a longer reset hint is a wait or a fallback, not a short retry
     base_s: float = 1.0
@@ -72,7 +72,11 @@ _USER_ACTION = HealthEffect(state=HealthState.user_action_required)
 
 
 def decide(
-    failure: Classification, context: RoutingContext, state: RunState, rand: float, policy: RetryPolicy = RetryPolicy()
+    failure: Classification,
+    context: RoutingContext,
+    state: RunState,
+    rand: float,
+    policy: ShortRetryRules = ShortRetryRules(),
 ) -> Decision:
     """`rand` in [0, 1) comes from the caller (workflow.random() in a workflow) so this stays pure."""
     decision = _decide(failure, context, state, rand, policy)
@@ -96,7 +100,7 @@ def decide(
 
 
 def _decide(
-    failure: Classification, context: RoutingContext, state: RunState, rand: float, policy: RetryPolicy
+    failure: Classification, context: RoutingContext, state: RunState, rand: float, policy: ShortRetryRules
 ) -> Decision:
     code, cls = failure.code, failure.error_class
     can_fall_back = context is RoutingContext.office and state.other_candidate_eligible

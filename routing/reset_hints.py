@@ -1,114 +1,263 @@
-"""Reads "when may I try again" from provider responses. Pure: the caller passes `now`."""
+"""One reader for "when may I try again", in every form real agents and providers use.
+
+`read_reset(text, headers, now)` returns seconds from `now` until the named reset, capped at `HORIZON_S`, or
+None when nothing names one. Pure: the caller passes `now` (a workflow passes `workflow.now()`); forms that
+name a wall-clock time, a date or an epoch need it and are skipped without it.
+
+Forms read (each one appears in tests/corpus/ or a provider's documentation):
+- headers: `retry-after-ms`, `Retry-After` (delay-seconds or HTTP-date), `x-ratelimit-reset-requests/-tokens`
+  (OpenAI/Groq durations such as `6m0s`, `2m59.56s`, `20ms`), `anthropic-ratelimit-*-reset` (RFC 3339),
+  `x-ratelimit-reset` / `ratelimit-reset` (epoch seconds, epoch milliseconds, or delta seconds);
+- durations after a retry/reset phrase: `try again in 20s`, `retry after 3 seconds`, `Please retry in 17.82s`,
+  `reset after 20h6m52s`, `resets in 4h 32m`, `try again in 2 days 3 hours 4 minutes`, `in ~5 hours`;
+- body fields: Gemini `"retryDelay": "17s"`, Codex `"resets_in_seconds": 1234` / `"resets_at": <epoch>`;
+- epoch suffixes: Claude Code's `Claude AI usage limit reached|1749924000`;
+- ISO timestamps after a reset phrase: `resets at 2026-01-01T05:00:00Z`;
+- wall-clock times, with an optional date and IANA zone: Claude Code `resets 3pm (America/Bogota)`,
+  `Your limit will reset at 12am.`, Codex `Try again at 3:04 PM.` / `Try again at Jan 2nd, 2026 3:04 PM.`
+  A time without a zone is read in UTC (the scheduler runs agents with TZ=UTC) and means its next occurrence.
+"""
 
 import re
-from datetime import UTC, datetime
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta, tzinfo
 from email.utils import parsedate_to_datetime
 
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
-_TEXT_HINTS = [
-    re.compile(r"(?i)try again in\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?)\b"),
-    re.compile(r"(?i)retry after\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?)\b"),
-    re.compile(r"(?i)retry in\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?)\b"),
-]
+# The longest reset the scheduler acts on: a monthly plan quota. Anything later is read as this; a durable wait
+# then re-checks the provider at the horizon instead of sleeping on a date that may be wrong.
+HORIZON_S = 31 * 24 * 3600.0
+
+_UNIT = (
+    r"(?:milliseconds?|millis|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wks?|w)"
+    r"(?![a-z])"
+)
+_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(" + _UNIT + r")", re.I)
+_DURATION = r"(?:\d+(?:\.\d+)?\s*" + _UNIT + r"(?:\s*,?\s*(?:and\s+)?(?=\d))?)+"
+_TRIGGER = r"(?:try(?:ing)?\s+again|retry(?:ing)?|reset(?:s|ting)?|available(?:\s+again)?|wait(?:ing)?|resume)"
+_RELATIVE = re.compile(
+    _TRIGGER + r"[^.\n\d]{0,30}?\b(?:in|after|for)\s*:?\s*(?:~|about|approximately|approx\.?|roughly|around)?\s*"
+    r"(" + _DURATION + r")",
+    re.I,
+)
+_RETRY_AFTER_TEXT = re.compile(r"retry[-_ ]after(?:[-_ ]ms)?[\"']?\s*[:=]\s*[\"']?(\d+(?:\.\d+)?)\b", re.I)
+_RETRY_DELAY_FIELD = re.compile(r"\"retryDelay\"\s*:\s*\"([^\"]+)\"")
+_RESETS_IN_FIELD = re.compile(r"\"resets?_in_seconds\"\s*:\s*(\d+(?:\.\d+)?)")
+_EPOCH_SUFFIX = re.compile(r"\|(\d{10}|\d{13})(?!\d)")
+_EPOCH_FIELD = re.compile(r"(?:reset|resets)(?:_at|At)?[\"']?\s*[:=]\s*[\"']?(\d{10}|\d{13})(?!\d)", re.I)
+_ISO = re.compile(
+    r"(?:reset(?:s|ting)?|until|again|retry|available)(?:_at|At)?[^\d\n]{0,20}"
+    r"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|UTC|[+-]\d{2}:?\d{2})?)",
+    re.I,
+)
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_WALL = re.compile(
+    r"(?:reset(?:s)?|try\s+again|available(?:\s+again)?|until)\s+(?:at\s+|on\s+)?"
+    r"(?:(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+"
+    r"(?:(?P<year>\d{4}),?\s+)?(?:at\s+)?)?"
+    r"(?P<h>\d{1,2})(?::(?P<min>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\.?)?"
+    r"(?:\s*\(?(?P<tz>UTC|GMT|Z|[A-Za-z]+/[A-Za-z0-9_+\-/]+)\)?)?",
+    re.I,
+)
 
 
 def _unit_seconds(value: float, unit: str) -> float:
-    unit = unit.lower()
-    if unit.startswith("ms") or unit.startswith("milli"):
+    u = unit.lower()
+    if u in ("ms", "msec", "msecs", "millis") or u.startswith("milli"):
         return value / 1000
-    if unit.startswith("m"):
+    if u.startswith("s"):
+        return value
+    if u.startswith("m"):
         return value * 60
-    if unit.startswith("h"):
+    if u.startswith("h"):
         return value * 3600
-    return value
+    if u.startswith("d"):
+        return value * 86400
+    return value * 7 * 86400
 
 
-def parse_go_duration(text: str) -> float | None:
-    """OpenAI's x-ratelimit-reset-* and Gemini's retryDelay: '1s', '6m0s', '20ms', '1.5s'."""
+def parse_duration(text: str) -> float | None:
+    """A compound duration: '6m0s', '20ms', '1.5s', '1h 12m', '2 days 3 hours 4 minutes'; a bare number is seconds."""
     text = text.strip()
     if not text:
         return None
-    parts = _DURATION_PART.findall(text)
-    if not parts or "".join(v + u for v, u in parts) != text:
-        try:
-            return max(0.0, float(text))
-        except ValueError:
-            return None
-    return sum(_unit_seconds(float(v), u) for v, u in parts)
+    try:
+        return _clamp(float(text))
+    except ValueError:
+        pass
+    parts = _PART.findall(text)
+    if not parts:
+        return None
+    return _clamp(sum(_unit_seconds(float(v), u) for v, u in parts))
+
+
+# Kept for callers that read Gemini's retryDelay and OpenAI's reset headers.
+parse_go_duration = parse_duration
+
+
+def _clamp(seconds: float) -> float:
+    if seconds != seconds:  # NaN
+        return 0.0
+    return min(HORIZON_S, max(0.0, seconds))
+
+
+def _until(when: datetime, now: datetime) -> float:
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return _clamp((when - now).total_seconds())
 
 
 def parse_retry_after(value: str, now: datetime | None) -> float | None:
     """RFC 9110 Retry-After: delay-seconds or an HTTP-date (the latter needs `now`)."""
     value = value.strip()
     try:
-        return max(0.0, float(value))
+        return _clamp(float(value))
     except ValueError:
         pass
     if now is None:
         return None
     try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+        return _until(parsedate_to_datetime(value), now)
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - now).total_seconds())
 
 
-def _parse_timestamp(value: str, now: datetime | None) -> float | None:
-    """Anthropic's *-reset headers (RFC 3339) and OpenRouter's X-RateLimit-Reset (epoch ms)."""
-    if now is None:
-        return None
+def _epoch_or_delta(value: str, now: datetime | None) -> float | None:
+    """`x-ratelimit-reset`: epoch seconds, epoch milliseconds, delta seconds, a duration, or RFC 3339."""
     value = value.strip()
     try:
         number = float(value)
     except ValueError:
-        try:
-            when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
+        if re.fullmatch(_DURATION, value, re.I):
+            return parse_duration(value)
+        return _iso(value, now)
+    if number > 1e9:
+        if now is None:
             return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        return max(0.0, (when - now).total_seconds())
-    epoch_s = number / 1000 if number > 1e11 else number
-    return max(0.0, epoch_s - now.timestamp())
+        epoch_s = number / 1000 if number > 1e11 else number
+        return _clamp(epoch_s - now.timestamp())
+    return _clamp(number)
 
 
-def reset_hint_from_headers(headers: dict[str, str], now: datetime | None) -> float | None:
-    h = {k.lower(): v for k, v in headers.items()}
+def _iso(value: str, now: datetime | None) -> float | None:
+    if now is None:
+        return None
+    value = re.sub(r"\s*(Z|UTC)$", "+00:00", value.strip(), flags=re.I).replace(" ", "T", 1)
+    try:
+        return _until(datetime.fromisoformat(value), now)
+    except ValueError:
+        return None
+
+
+_RESET_HEADERS = (
+    "x-ratelimit-reset-requests",
+    "x-ratelimit-reset-tokens",
+    "x-ratelimit-reset-requests-day",
+    "x-ratelimit-reset-tokens-minute",
+    "anthropic-ratelimit-requests-reset",
+    "anthropic-ratelimit-tokens-reset",
+    "anthropic-ratelimit-input-tokens-reset",
+    "anthropic-ratelimit-output-tokens-reset",
+    "x-ratelimit-reset",
+    "ratelimit-reset",
+)
+
+
+def reset_from_headers(headers: Mapping[str, str], now: datetime | None) -> float | None:
+    h = {k.lower().strip(): v for k, v in headers.items()}
     if "retry-after-ms" in h:
         try:
-            return max(0.0, float(h["retry-after-ms"]) / 1000)
+            return _clamp(float(h["retry-after-ms"]) / 1000)
         except ValueError:
             pass
     if "retry-after" in h:
         parsed = parse_retry_after(h["retry-after"], now)
         if parsed is not None:
             return parsed
-    durations = [parse_go_duration(h[k]) for k in ("x-ratelimit-reset-requests", "x-ratelimit-reset-tokens") if k in h]
-    durations = [d for d in durations if d is not None]
-    if durations:
-        return max(durations)
-    stamps = [
-        _parse_timestamp(h[k], now)
-        for k in (
-            "anthropic-ratelimit-requests-reset",
-            "anthropic-ratelimit-tokens-reset",
-            "anthropic-ratelimit-input-tokens-reset",
-            "anthropic-ratelimit-output-tokens-reset",
-            "x-ratelimit-reset",
-        )
-        if k in h
-    ]
-    stamps = [s for s in stamps if s is not None]
-    return max(stamps) if stamps else None
+    found = [_epoch_or_delta(h[k], now) for k in _RESET_HEADERS if k in h]
+    values = [v for v in found if v is not None]
+    # Which limit tripped is not said: waiting for the latest reset is the one that surely works.
+    return max(values) if values else None
 
 
-def reset_hint_from_text(text: str | None) -> float | None:
+def _zone(name: str | None) -> tzinfo:
+    if not name or name.upper() in ("UTC", "GMT", "Z"):
+        return UTC
+    try:
+        from zoneinfo import ZoneInfo
+
+        return ZoneInfo(name)
+    except Exception:  # unknown zone name or no tz database: read it as UTC rather than not at all
+        return UTC
+
+
+def _wall_clock(m: re.Match[str], now: datetime) -> float | None:
+    hour, minute = int(m["h"]), int(m["min"] or 0)
+    ampm = (m["ampm"] or "").lower().replace(".", "").replace(" ", "")
+    if not ampm and m["min"] is None:
+        return None  # a bare number ("reset 5") is not a time
+    if ampm:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if ampm.startswith("p") else 0)
+    if hour > 23 or minute > 59:
+        return None
+    zone = _zone(m["tz"])
+    local_now = now.astimezone(zone)
+    if m["mon"]:
+        month = _MONTHS.index(m["mon"].lower()[:3]) + 1
+        year = int(m["year"]) if m["year"] else local_now.year
+        try:
+            when = datetime(year, month, int(m["day"]), hour, minute, tzinfo=zone)
+        except ValueError:
+            return None
+        if not m["year"] and when < local_now:
+            when = when.replace(year=year + 1)
+        return _until(when, now)
+    when = local_now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if when <= local_now:
+        when += timedelta(days=1)
+    return _until(when, now)
+
+
+def reset_from_text(text: str | None, now: datetime | None) -> float | None:
     if not text:
         return None
-    for pattern in _TEXT_HINTS:
+    m = _RETRY_DELAY_FIELD.search(text)
+    if m and (d := parse_duration(m[1])) is not None:
+        return d
+    m = _RESETS_IN_FIELD.search(text)
+    if m:
+        return _clamp(float(m[1]))
+    m = _RELATIVE.search(text)
+    if m and (d := parse_duration(m[1])) is not None:
+        return d
+    m = _RETRY_AFTER_TEXT.search(text)
+    if m:
+        value = float(m[1])
+        return _clamp(value / 1000 if "ms" in m[0].lower() else value)
+    if now is None:
+        return None
+    for pattern in (_EPOCH_SUFFIX, _EPOCH_FIELD):
         m = pattern.search(text)
         if m:
-            return _unit_seconds(float(m.group(1)), m.group(2))
+            return _epoch_or_delta(m[1], now)
+    m = _ISO.search(text)
+    if m:
+        return _iso(m[1], now)
+    for m in _WALL.finditer(text):
+        seconds = _wall_clock(m, now)
+        if seconds is not None:
+            return seconds
     return None
+
+
+def read_reset(
+    text: str | None = None, headers: Mapping[str, str] | None = None, now: datetime | None = None
+) -> float | None:
+    """Seconds from `now` until the reset the headers or the text name, capped at HORIZON_S; None if none."""
+    if now is not None and now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    from_headers = reset_from_headers(headers or {}, now)
+    if from_headers is not None:
+        return from_headers
+    return reset_from_text(text, now)

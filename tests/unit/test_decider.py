@@ -13,8 +13,8 @@ from routing.decider import (
 from routing.decider import (
     HealthState,
     ParkReason,
-    RetryPolicy,
     RunState,
+    ShortRetryRules,
     decide,
 )
 from routing.decider import (
@@ -82,7 +82,7 @@ def test_circuit_open_never_short_retries_and_waits_at_least_its_hint():
 
 @pytest.mark.parametrize("code", [c for c, row in TABLE.items() if row[0] is S])
 def test_transient_after_short_retries_falls_back_or_waits(code):
-    exhausted = RetryPolicy().max_short_retries
+    exhausted = ShortRetryRules().max_short_retries
     assert decide(failure(code), C.office, state(True, retries=exhausted), 0.5).kind is F
     waited = decide(failure(code), C.office, state(False, retries=exhausted), 0.5)
     assert waited.kind is W and waited.delay_s and waited.delay_s > 0

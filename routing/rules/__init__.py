@@ -1,0 +1,71 @@
+"""Classifier rules as data: one declarative table per family.
+
+Each row is (name, pattern, code, confidence). The classifier evaluates every table and keeps the candidate with
+the highest confidence; on a tie, the table's precedence decides (`Rule.precedence`, higher wins). The bands
+below make the precedence the design asks for explicit (tests/unit/test_classifier.py asserts each):
+
+- 0.98  agent/provider wording that names the outcome (Codex "You've hit your usage limit", Claude Code
+        "usage limit reached|<epoch>")
+- 0.96  billing / credit / quota wording (so it beats any status, including 429 and 400)
+- 0.95  specific provider body type/code keys (`insufficient_quota`, `invalid_api_key`, `overloaded_error`),
+        content policy, missing credential variables, JSON-RPC auth_required
+- 0.92  authentication, model-availability, context-length wording
+- 0.90  capacity/overload wording, exception types, ACP exit 127/126
+- 0.85  rate-limit wording
+- 0.80  HTTP 401/402/529 (a separate status or one found in the text); network errno/socket wording
+- 0.75  stream-cut, timeout, server-unavailable wording (incidental words: lower than any credential rule)
+- 0.70  HTTP 429/5xx/408/413
+- 0.55  generic body types (`invalid_request_error`, `api_error`, `server_error`, `INTERNAL`): a specific
+        message always beats them
+- 0.50  HTTP 404 and other 4xx
+- 0.30  an agent process that exited with nothing more said
+Nothing matching means `unknown`, which never switches provider.
+"""
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from routing.codes import ErrorCode
+
+Target = Literal["text", "key", "exception"]
+
+# Tie-break between tables at equal confidence: the more specific table wins.
+PRECEDENCE: dict[str, int] = {"agent": 4, "provider": 3, "neutral": 2, "body": 1, "exception": 1}
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str  # shows in Classification.rule, e.g. "codex.usage_limit"
+    pattern: re.Pattern[str]
+    code: ErrorCode
+    confidence: float
+    family: str  # "neutral", "body", "exception", an agent ("claude-code") or a provider ("openai")
+    kind: str  # "agent", "provider", "neutral", "body", "exception"
+    target: Target = "text"
+
+    @property
+    def precedence(self) -> int:
+        return PRECEDENCE[self.kind]
+
+
+Row = tuple[str, str, ErrorCode, float]
+
+
+def table(family: str, kind: str, rows: Iterable[Row], target: Target = "text") -> tuple[Rule, ...]:
+    built = tuple(
+        Rule(
+            name=f"{family}.{name}",
+            pattern=re.compile(pattern, re.I),
+            code=code,
+            confidence=confidence,
+            family=family,
+            kind=kind,
+            target=target,
+        )
+        for name, pattern, code, confidence in rows
+    )
+    names = [r.name for r in built]
+    assert len(names) == len(set(names)), f"duplicate rule names in {family}"
+    return built

@@ -1,0 +1,161 @@
+"""Provider-neutral rules: wording any agent or provider may use, body keys, exception types."""
+
+from routing.codes import ErrorCode as E
+from routing.rules import table
+
+NEUTRAL = table(
+    "neutral",
+    "neutral",
+    [
+        # billing, credit, plan, quota (0.96: beats any status)
+        (
+            "credit_balance",
+            r"credit balance is too low|insufficient (?:credits?|balance|funds)|insufficient_funds|payment required"
+            r"|out of credits|(?:no|not enough) credits",
+            E.subscription_required,
+            0.96,
+        ),
+        (
+            "plan_required",
+            r"subscription (?:is )?required|upgrade your plan|plan does not (?:include|allow)"
+            r"|not available on your plan|upgrade to (?:plus|pro|a paid)",
+            E.subscription_required,
+            0.95,
+        ),
+        (
+            "quota",
+            r"exceeded your current quota|insufficient[_ ]quota|quota (?:has been )?(?:exceeded|exhausted)"
+            r"|usage limit (?:reached|exceeded)|billing (?:hard )?limit",
+            E.quota_limited,
+            0.96,
+        ),
+        # credentials
+        (
+            "missing_key_variable",
+            r"missing (?:environment|env) variable|no api key|api key (?:is )?(?:missing|not set|required)"
+            r"|missing credentials|credentials? not (?:found|set)|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN)\b[^.]{0,40}"
+            r"(?:not set|missing|is required|must be set)",
+            E.missing_credentials,
+            0.95,
+        ),
+        (
+            "auth",
+            r"invalid[ _-]?(?:x-)?api[ _-]?key|api key not valid|incorrect api key|unauthori[sz]ed|authentication"
+            r"|access denied|invalid subscription key|not logged in|please (?:log ?in|login|authenticate)",
+            E.auth_required,
+            0.92,
+        ),
+        # terminal
+        (
+            "content_policy",
+            r"content (?:management |filtering )?policy|content_filter|safety (?:system|filter|reasons)"
+            r"|blocked due to safety|flagged|moderation",
+            E.content_policy,
+            0.95,
+        ),
+        (
+            "context_length",
+            r"context[_ ]length|maximum context|context window|prompt is too long|input is too long"
+            r"|exceeds the maximum number of tokens",
+            E.context_length_exceeded,
+            0.92,
+        ),
+        (
+            "model_gone",
+            r"\bmodels?\b.*\b(?:not found|does not exist|not supported|is not available|has been deprecated"
+            r"|decommissioned)|(?:unknown|invalid) model|DeploymentNotFound|no such model",
+            E.model_unavailable,
+            0.92,
+        ),
+        # capacity, throttling
+        (
+            "model_capacity",
+            r"model is (?:currently )?(?:overloaded|at capacity)|at capacity|capacity (?:is )?(?:exceeded|constraints)",
+            E.model_capacity,
+            0.9,
+        ),
+        ("overloaded", r"overloaded|high demand", E.provider_overloaded, 0.9),
+        (
+            "rate_limit",
+            r"rate[ _-]?limit|too many requests|requests per min|tokens per min|\bRPM\b|\bTPM\b",
+            E.rate_limited,
+            0.85,
+        ),
+        # transport: Node (undici, node-fetch), Rust (reqwest/hyper), Python
+        (
+            "network",
+            r"connection (?:refused|reset|aborted)|name or service not known|network is unreachable|broken pipe"
+            r"|temporary failure in name resolution|connecterror|actively refused|os error \d+"
+            r"|error sending request|connection failed",
+            E.network_unavailable,
+            0.8,
+        ),
+        (
+            "stream_cut",
+            r"stream (?:ended|closed|terminated|truncated|disconnected)|incomplete (?:chunked )?read"
+            r"|premature(?:ly)? (?:end|close)|without a final",
+            E.stream_truncated,
+            0.75,
+        ),
+        ("timeout", r"timed? ?out|deadline exceeded|timeout", E.timeout, 0.75),
+        (
+            "unavailable",
+            r"service unavailable|temporarily unavailable|bad gateway|internal server error|server error|upstream",
+            E.provider_unavailable,
+            0.75,
+        ),
+    ],
+)
+
+# Provider error type/code/status/reason fields, matched whole (case-insensitive) against each key of the body.
+BODY = table(
+    "body",
+    "body",
+    [
+        # specific keys (0.95)
+        ("invalid_api_key", r"invalid_api_key|api_key_invalid", E.auth_required, 0.95),
+        ("authentication_error", r"authentication_error|unauthenticated", E.auth_required, 0.95),
+        ("permission_error", r"permission_error|permission_denied", E.auth_required, 0.9),
+        ("insufficient_quota", r"insufficient_quota", E.quota_limited, 0.96),
+        ("billing_error", r"billing_error", E.subscription_required, 0.95),
+        ("rate_limit", r"rate_limit_exceeded|rate_limit_error", E.rate_limited, 0.95),
+        ("resource_exhausted", r"resource_exhausted", E.rate_limited, 0.85),
+        ("model_not_found", r"model_not_found|deploymentnotfound", E.model_unavailable, 0.95),
+        ("context_length_exceeded", r"context_length_exceeded|request_too_large", E.context_length_exceeded, 0.95),
+        (
+            "content_policy",
+            r"content_policy_violation|content_filter|responsibleaipolicyviolation",
+            E.content_policy,
+            0.95,
+        ),
+        ("overloaded_error", r"overloaded_error", E.provider_overloaded, 0.95),
+        ("timeout_error", r"timeout_error|deadline_exceeded", E.timeout, 0.9),
+        ("unsupported_region", r"unsupported_country_region_territory", E.provider_not_configured, 0.95),
+        # generic keys (0.55): any specific message beats them
+        ("server_error", r"server_error|api_error|internal|unavailable", E.provider_unavailable, 0.55),
+    ],
+    target="key",
+)
+
+EXCEPTIONS = table(
+    "exception",
+    "exception",
+    [
+        ("timeout", r"Timeout|TimedOut|DeadlineExceeded", E.timeout, 0.9),
+        (
+            "stream_cut",
+            r"RemoteProtocolError|IncompleteRead|StreamTruncated|ChunkedEncodingError|ReadError",
+            E.stream_truncated,
+            0.9,
+        ),
+        (
+            "network",
+            r"ConnectError|ConnectionRefused|ConnectionReset|NetworkError|gaierror|BrokenPipe|ConnectionError"
+            r"|AgentSessionLost",
+            E.network_unavailable,
+            0.9,
+        ),
+        ("missing_credentials", r"MissingCredentials", E.missing_credentials, 0.95),
+    ],
+    target="exception",
+)
