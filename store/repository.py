@@ -1,16 +1,29 @@
 """Queries. Every write that an activity retry can repeat is idempotent by primary key."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel
-from sqlalchemy import or_, select, update
+from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlmodel import SQLModel
 
-from routing.backoff import ladder_step
-from routing.breaker import BreakerPolicy, counts_toward_breaker, retry_allowed, should_open
+from routing.capacity import (
+    DEFAULT_POLICY,
+    Admission,
+    CallFailed,
+    CallRequest,
+    CallSucceeded,
+    CapacityPolicy,
+    CapacityState,
+    HealthEvidence,
+    ProbeLease,
+    Window,
+    admit,
+    counts_toward_breaker,
+    opens,
+    step,
+)
 from routing.config import AgentProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.route import HealthRecord
@@ -29,16 +42,7 @@ from store.tables import (
     WorkspaceRow,
 )
 
-
-class CallAdmission(BaseModel):
-    """The shared breaker's and budget's answer before a provider call."""
-
-    allowed: bool
-    wait_s: float = 0.0  # wait this long first (a Retry-After floor for this provider key)
-    slot_at: datetime | None = None  # when this call may go (with a quota: its pacing slot)
-    probe: bool = False  # this call is the one half-open probe
-    rule: str | None = None  # why it was refused
-    retry_after_s: float | None = None
+CallAdmission = Admission  # the store's old name for routing.capacity's answer
 
 
 def utcnow() -> datetime:
@@ -215,6 +219,32 @@ class Store:
         return list(rows)
 
     # --- provider health: evidence, never preference --------------------------------------------
+    async def _lock_health(
+        self, s: AsyncSession, provider: str, model: str = "", create: bool = False
+    ) -> ProviderHealthRow | None:
+        """The provider scope's health row, locked until the transaction ends: SELECT … FOR UPDATE on
+        PostgreSQL; on SQLite a first write takes its single writer lock before the read (the driver opens a
+        transaction only at a write, so a read first could decide on a row another writer is changing).
+        With `create`, a missing row is inserted race-free (as healthy) and locked."""
+        key = (ProviderHealthRow.provider == provider, ProviderHealthRow.model == model)
+        if self.engine.dialect.name == "sqlite":
+            await s.execute(
+                update(ProviderHealthRow)
+                .where(*key)
+                .values(provider=provider)
+                .execution_options(synchronize_session=False)
+            )
+        locked = select(ProviderHealthRow).where(*key).with_for_update()
+        row = (await s.execute(locked)).scalars().first()
+        if row is None and create:
+            await s.execute(
+                self._insert(ProviderHealthRow)
+                .values(provider=provider, model=model, state=HealthState.healthy.value, updated_at=utcnow())
+                .on_conflict_do_nothing()
+            )
+            row = (await s.execute(locked)).scalars().one()
+        return row
+
     async def set_health(
         self,
         provider: str,
@@ -228,76 +258,37 @@ class Store:
         (restore_health) or the cooling time does."""
         now = utcnow()
         async with self.session() as s:
-            existing = await s.get(ProviderHealthRow, (provider, model or ""))
-        step = 0
-        if existing is not None:
-            open_until = as_utc(existing.retry_at)
-            if (
-                existing.state == HealthState.degraded.value
-                and state is HealthState.short_retry
-                and (open_until is None or open_until > now)
-            ):
-                return
-            if state is not HealthState.healthy and existing.state == state.value:
-                step = existing.backoff_step + 1
-        await self.upsert(
-            ProviderHealthRow,
-            {
-                "provider": provider,
-                "model": model or "",
-                "state": state.value,
-                "retry_at": retry_at,
-                "backoff_step": step,
-                "last_code": code,
-                "last_run_id": run_id,
-                "updated_at": now,
-            },
-            ["provider", "model"],
-        )
-        await self._log_health(provider, model, state, retry_at, code, run_id)
+            row = await self._lock_health(s, provider, model or "", create=True)
+            assert row is not None
+            before = capacity_of(row)
+            after = step(before, now, HealthEvidence(state=state, retry_at=retry_at, code=code, run_id=run_id))
+            if after != before:
+                save_capacity(row, after)
+                s.add(row)
+                s.add(health_event(row, now, code))
+            await s.commit()
 
     async def note_failure(
-        self, provider: str, code: str, run_id: str, policy: BreakerPolicy = BreakerPolicy()
+        self, provider: str, code: str, run_id: str, policy: CapacityPolicy = DEFAULT_POLICY
     ) -> bool:
         """Called by the call that failed, at once (no workflow round trip): counts the failure in the shared
         window and opens the breaker when the window says so; a failed half-open probe re-opens it a step
         longer. Returns True when this failure opened the breaker."""
         if not counts_toward_breaker(code):
             return False
-        now = utcnow()
+        now, event = utcnow(), CallFailed(code=code, run_id=run_id)
         async with self.session() as s:
-            row = (
-                (
-                    await s.execute(
-                        select(ProviderHealthRow)
-                        .where(ProviderHealthRow.provider == provider, ProviderHealthRow.model == "")
-                        .with_for_update()
-                    )
-                )
-                .scalars()
-                .first()
-            )
+            row = await self._lock_health(s, provider)
             if row is None:
+                await s.commit()
                 return False
-            row.window_failures += 1
-            row.failure_streak += 1
-            probing = row.probe_holder is not None
-            opened = probing or (
-                row.state != HealthState.degraded.value
-                and should_open(row.window_requests, row.window_failures, row.failure_streak, policy)
-            )
-            if opened:
-                row.backoff_step = row.backoff_step + 1 if probing else 0
-                row.state, row.retry_at = (
-                    HealthState.degraded.value,
-                    now + timedelta(seconds=ladder_step(row.backoff_step)),
-                )
-                row.probe_holder = row.probe_expires = None
-                row.last_code, row.last_run_id, row.updated_at = code, run_id, now
+            before = capacity_of(row)
+            opened = opens(before, now, event, policy)
+            save_capacity(row, step(before, now, event, policy))
             s.add(row)
+            if opened:
+                s.add(health_event(row, now, code))
             await s.commit()
-        if opened:
-            await self._log_health(provider, None, HealthState.degraded, row.retry_at, code, run_id)
         return opened
 
     async def admit_call(
@@ -306,103 +297,21 @@ class Store:
         run_id: str,
         is_retry: bool,
         requests_per_minute: float | None = None,
-        policy: BreakerPolicy = BreakerPolicy(),
-    ) -> CallAdmission:
+        policy: CapacityPolicy = DEFAULT_POLICY,
+    ) -> Admission:
         """Before every provider call, on every worker: retry budget, breaker and probe lease, then the wait
         before calling: the provider key's Retry-After floor and, with a quota, the next pacing slot."""
         now = utcnow()
-        locked = (
-            select(ProviderHealthRow)
-            .where(ProviderHealthRow.provider == provider, ProviderHealthRow.model == "")
-            .with_for_update()
-        )
         async with self.session() as s:
-            row = (await s.execute(locked)).scalars().first()
-            if row is None:  # first call ever: create the row race-free, then lock it
-                await self.insert_ignore(
-                    ProviderHealthRow,
-                    {"provider": provider, "model": "", "updated_at": now, "state": HealthState.healthy.value},
-                )
-                row = (await s.execute(locked)).scalars().one()
-            window_start = as_utc(row.window_start)
-            if window_start is None or (now - window_start).total_seconds() > policy.budget_window_s:
-                row.window_start, row.window_requests, row.window_retries, row.window_failures = now, 0, 0, 0
-                window_start = now
-            if is_retry and not retry_allowed(row.window_requests, row.window_retries, policy):
-                await s.commit()
-                left = policy.budget_window_s - (now - window_start).total_seconds()
-                return CallAdmission(allowed=False, rule="budget.retries_exhausted", retry_after_s=max(1.0, left))
-            retry_at = as_utc(row.retry_at)
-            admission = CallAdmission(allowed=True)
-            if row.state == HealthState.degraded.value:
-                if retry_at is not None and retry_at > now:
-                    await s.commit()
-                    return CallAdmission(
-                        allowed=False, rule="breaker.open", retry_after_s=(retry_at - now).total_seconds()
-                    )
-                claimed = await s.execute(
-                    update(ProviderHealthRow)
-                    .where(
-                        ProviderHealthRow.provider == provider,
-                        ProviderHealthRow.model == "",
-                        or_(
-                            ProviderHealthRow.probe_holder.is_(None),  # type: ignore[union-attr]
-                            ProviderHealthRow.probe_expires < now,
-                            ProviderHealthRow.probe_holder == run_id,
-                        ),
-                    )
-                    .values(probe_holder=run_id, probe_expires=now + timedelta(seconds=policy.probe_lease_s))
-                    .execution_options(synchronize_session=False)
-                )  # refreshed below; SQLite loads naive datetimes
-                if not claimed.rowcount:
-                    await s.commit()
-                    expires = as_utc(row.probe_expires) or now
-                    return CallAdmission(
-                        allowed=False,
-                        rule="breaker.probe_in_flight",
-                        retry_after_s=max(1.0, (expires - now).total_seconds()),
-                    )
-                await s.refresh(row)
-                admission = CallAdmission(allowed=True, probe=True)
-            slot = now
-            if row.state == HealthState.short_retry.value and retry_at is not None and retry_at > now:
-                slot = retry_at  # Retry-After is a floor for every caller of this provider key
-            if requests_per_minute:  # a shared pacer: calls are spaced by the quota, across all workers
-                slot = max(slot, as_utc(row.next_slot_at) or now)
-                row.next_slot_at = slot + timedelta(seconds=policy.pacing_margin * 60.0 / requests_per_minute)
-            wait = (slot - now).total_seconds()
-            if wait > policy.max_wait_s:
-                await s.rollback()
-                return CallAdmission(allowed=False, rule="pacing.backlog", retry_after_s=wait)
-            admission.wait_s, admission.slot_at = wait, slot
-            row.window_requests += 1
-            row.window_retries += 1 if is_retry else 0
-            s.add(row)
+            row = await self._lock_health(s, provider, create=True)
+            assert row is not None
+            before = capacity_of(row)
+            after, admission = admit(before, now, CallRequest(run_id, is_retry, requests_per_minute), policy)
+            if after != before:
+                save_capacity(row, after)
+                s.add(row)
             await s.commit()
-            return admission
-
-    async def _log_health(
-        self,
-        provider: str,
-        model: str | None,
-        state: HealthState,
-        retry_at: datetime | None,
-        code: str | None,
-        run_id: str | None,
-    ) -> None:
-        async with self.session() as s:
-            s.add(
-                HealthEventRow(
-                    provider=provider,
-                    model=model or "",
-                    state=state.value,
-                    retry_at=retry_at,
-                    code=code,
-                    run_id=run_id,
-                    at=utcnow(),
-                )
-            )
-            await s.commit()
+        return admission
 
     async def restore_health(self, provider: str, model: str | None, run_id: str) -> None:
         """A success clears the provider-wide record and the record for the model that ran."""
@@ -426,15 +335,9 @@ class Store:
     @staticmethod
     def _restore_rows(rows: Any, s: AsyncSession, run_id: str, now: datetime) -> None:
         for row in rows:
-            row.state, row.retry_at, row.backoff_step = HealthState.healthy.value, None, 0
-            row.last_run_id, row.updated_at = run_id, now
-            row.failure_streak, row.probe_holder, row.probe_expires = 0, None, None
+            save_capacity(row, step(capacity_of(row), now, CallSucceeded(run_id=run_id)))
             s.add(row)
-            s.add(
-                HealthEventRow(
-                    provider=row.provider, model=row.model, state=HealthState.healthy.value, run_id=run_id, at=now
-                )
-            )
+            s.add(health_event(row, now, code=None))
 
     async def list_health(self, providers: list[str] | None = None) -> list[HealthRecord]:
         """Health records, only for `providers` when given (route resolution reads its workspace's only)."""
@@ -566,3 +469,69 @@ class Store:
                 .all()
             )
         return list(rows)
+
+
+# --- provider health rows <-> the pure capacity state ---------------------------------------------------
+def capacity_of(row: ProviderHealthRow) -> CapacityState:
+    """The row as routing.capacity's state (SQLite loads datetimes naive: they are UTC)."""
+    probe = (
+        ProbeLease(holder=row.probe_holder, expires=as_utc(row.probe_expires) or datetime.min.replace(tzinfo=UTC))
+        if row.probe_holder is not None
+        else None
+    )
+    return CapacityState(
+        health=HealthState(row.state),
+        retry_at=as_utc(row.retry_at),
+        backoff_step=row.backoff_step,
+        failure_streak=row.failure_streak,
+        probe=probe,
+        window=Window(
+            start=as_utc(row.window_start),
+            requests=row.window_requests,
+            retries=row.window_retries,
+            failures=row.window_failures,
+        ),
+        next_slot_at=as_utc(row.next_slot_at),
+        last_code=row.last_code,
+        last_run_id=row.last_run_id,
+        changed_at=as_utc(row.updated_at),
+    )
+
+
+def save_capacity(row: ProviderHealthRow, state: CapacityState) -> None:
+    """Writes the state back; only columns whose value changed end up in the UPDATE."""
+    values = {
+        "state": state.health.value,
+        "retry_at": state.retry_at,
+        "backoff_step": state.backoff_step,
+        "failure_streak": state.failure_streak,
+        "probe_holder": state.probe.holder if state.probe else None,
+        "probe_expires": state.probe.expires if state.probe else None,
+        "window_start": state.window.start,
+        "window_requests": state.window.requests,
+        "window_retries": state.window.retries,
+        "window_failures": state.window.failures,
+        "next_slot_at": state.next_slot_at,
+        "last_code": state.last_code,
+        "last_run_id": state.last_run_id,
+        "updated_at": state.changed_at or row.updated_at,
+    }
+    for column, value in values.items():
+        current = getattr(row, column)
+        if isinstance(current, datetime):
+            current = as_utc(current)
+        if current != value:
+            setattr(row, column, value)
+
+
+def health_event(row: ProviderHealthRow, now: datetime, code: str | None) -> HealthEventRow:
+    """The append-only record of a health write, in the same transaction as the write."""
+    return HealthEventRow(
+        provider=row.provider,
+        model=row.model,
+        state=row.state,
+        retry_at=row.retry_at,
+        code=code,
+        run_id=row.last_run_id,
+        at=now,
+    )

@@ -121,10 +121,10 @@ async def test_upgrade_from_the_previous_revision_keeps_data(db_url):
 
 
 async def test_shared_breaker_opens_on_a_failing_window_and_lets_one_probe_through(db_url):
-    from routing.breaker import BreakerPolicy
+    from routing.capacity import CapacityPolicy
 
     store = await migrated(db_url)
-    policy = BreakerPolicy(min_volume=4, failure_ratio=0.5)
+    policy = CapacityPolicy(min_volume=4, failure_ratio=0.5)
     opened = []
     for i in range(4):
         assert (await store.admit_call("p", f"r{i}", is_retry=False, policy=policy)).allowed
@@ -175,10 +175,10 @@ async def test_an_expired_probe_lease_passes_to_the_next_caller(db_url):
 
 
 async def test_retry_budget_is_shared_and_has_a_floor(db_url):
-    from routing.breaker import BreakerPolicy
+    from routing.capacity import CapacityPolicy
 
     store = await migrated(db_url)
-    policy = BreakerPolicy(budget_floor=2, budget_ratio=0.1)
+    policy = CapacityPolicy(budget_floor=2, budget_ratio=0.1)
     verdicts = [(await store.admit_call("p", "r", is_retry=True, policy=policy)).allowed for _ in range(4)]
     assert verdicts == [True, True, False, False]
     other = Store(db_url)  # another worker sees the same budget
