@@ -8,6 +8,7 @@ routing/rules/. The candidate with the highest confidence wins; equal confidence
 provider switch (fail closed). The classifier never raises.
 """
 
+import ast
 import json
 import re
 from dataclasses import dataclass, field
@@ -85,6 +86,8 @@ _TEXT_STATUS = [
     re.compile(r"\b(?:last )?status(?: code)?\s*[:=]?\s*(\d{3})\b", re.I),
     re.compile(r"\bHTTP(?:/\d(?:\.\d)?)?\s*(?:error\s*)?(\d{3})\b", re.I),
     re.compile(r"\b(\d{3})\s+status code\b", re.I),
+    re.compile(r"\berror code:?\s*(\d{3})\b", re.I),
+    re.compile(r"\"?httpStatusCode\"?\s*[:=]\s*(\d{3})\b"),
     re.compile(
         r"\b(\d{3})\s*(?:Too Many Requests|Unauthorized|Forbidden|Not Found|Bad Request|Payment Required"
         r"|Request Timeout|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout"
@@ -170,6 +173,9 @@ def _flatten(data: Any) -> BodyFields:
             fields.keys.append(str(detail["reason"]))
         if detail.get("retryDelay"):
             fields.retry_delay_s = parse_duration(str(detail["retryDelay"]))
+        for violation in detail.get("violations") or []:  # google.rpc.QuotaFailure: which quota (per minute/day)
+            if isinstance(violation, dict) and violation.get("quotaId"):
+                fields.message = f"{fields.message} [quotaId: {violation['quotaId']}]"
     metadata = err.get("metadata")
     if isinstance(metadata, dict) and metadata.get("raw"):
         fields.message = f"{fields.message} {metadata['raw']}".strip()
@@ -188,22 +194,51 @@ def _parse_body(body: str | None) -> BodyFields:
         return BodyFields(message=body)
 
 
+def _balanced(text: str, start: int) -> str | None:
+    """The `{…}` that opens at `start`, quotes respected; None when it never closes."""
+    depth, quote, escaped = 0, "", False
+    for i in range(start, min(len(text), start + 20_000)):
+        ch = text[i]
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start : i + 1]
+    return None
+
+
 def _embedded_json(text: str) -> BodyFields:
-    """JSON an agent printed inside its error line (`API Error: 529 {"type":"error",…}`)."""
-    decoder = json.JSONDecoder()
+    """A body an agent printed inside its error line: JSON (`API Error: 529 {"type":"error",…}`) or the Python
+    SDKs' dict repr (`Error code: 413 - {'error': {'type': 'request_too_large', …}}`)."""
     start = 0
     for _ in range(5):
         i = text.find("{", start)
         if i < 0:
             break
-        try:
-            data, _end = decoder.raw_decode(text[i:])
-        except (ValueError, RecursionError):
-            start = i + 1
+        start = i + 1
+        chunk = _balanced(text, i)
+        if chunk is None:
             continue
+        data: Any = None
+        try:
+            data = json.loads(chunk)
+        except (ValueError, RecursionError):
+            try:
+                data = ast.literal_eval(chunk)
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                continue
         if isinstance(data, dict):
             return _flatten(data)
-        start = i + 1
     return BodyFields()
 
 
@@ -220,7 +255,9 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
     body = _parse_body(signal.body)
     embedded = _embedded_json(signal.error_text) if signal.error_text else BodyFields()
     raw_body = signal.body or ""
-    text = " ".join(t for t in (body.message, embedded.message, signal.error_text or "") if t)
+    text = " ".join(
+        t for t in (body.message, embedded.message, signal.exception_type or "", signal.error_text or "") if t
+    )
     keys = [k.lower() for k in (*body.keys, *embedded.keys) if k]
     reset_text = " ".join(t for t in (signal.error_text or "", raw_body) if t)
     retry_after = read_reset(None, signal.headers, now)

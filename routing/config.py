@@ -2,7 +2,7 @@
 
 import re
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
 
@@ -17,6 +17,10 @@ class ExecutorKind(StrEnum):
     acp = "acp"
 
 
+# The agents the ACP executor has an adapter for (activities/executors/agents.py); None: recognised from the command.
+AgentAdapterName = Literal["claude-code", "codex", "gemini-cli", "generic"]
+
+
 class TierOverride(BaseModel):
     model: str | None = None
 
@@ -27,6 +31,7 @@ class ExecutionProfile(BaseModel):
     kind: ExecutorKind = ExecutorKind.openai
     base_url: str | None = None
     command: list[str] = Field(default_factory=list)
+    adapter: AgentAdapterName | None = None  # acp only: how to launch the agent against base_url and the credential
     env: dict[str, str] = Field(default_factory=dict)  # plain settings for an agent process; never secrets
     credential_env: str | None = None
     default_model: str | None = None
@@ -63,6 +68,8 @@ class ExecutionProfile(BaseModel):
             raise ValueError(
                 "command is required for an acp executor (e.g. ['npx', '@zed-industries/claude-code-acp'])"
             )
+        if self.adapter is not None and self.kind is not ExecutorKind.acp:
+            raise ValueError("adapter applies to an acp executor only (it says how to launch the agent)")
         return self
 
 

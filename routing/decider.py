@@ -45,7 +45,9 @@ class HealthEffect(BaseModel):
 
 class ShortRetryRules(BaseModel):
     max_short_retries: int = 2  # per route, per run
-    short_retry_max_wait_s: float = 30.0  # a longer reset hint is a wait or a fallback, not a short retry
+    # A longer reset hint is a wait or a fallback, not a short retry. One minute: a per-minute window (the
+    # commonest provider limit) always resets within it, so waiting beats moving the run elsewhere.
+    short_retry_max_wait_s: float = 60.0
     base_s: float = 1.0
     cap_s: float = 20.0
 

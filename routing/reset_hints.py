@@ -20,7 +20,7 @@ Forms read (each one appears in tests/corpus/ or a provider's documentation):
 
 import re
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from email.utils import parsedate_to_datetime
 
 # The longest reset the scheduler acts on: a monthly plan quota. Anything later is read as this; a durable wait
@@ -55,7 +55,7 @@ _WALL = re.compile(
     r"(?:(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+"
     r"(?:(?P<year>\d{4}),?\s+)?(?:at\s+)?)?"
     r"(?P<h>\d{1,2})(?::(?P<min>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\.?)?"
-    r"(?:\s*\(?(?P<tz>UTC|GMT|Z|[A-Za-z]+/[A-Za-z0-9_+\-/]+)\)?)?",
+    r"(?:\s*\(?(?P<tz>[A-Za-z]+/[A-Za-z0-9_+\-/]+|(?:UTC|GMT|Z|[PMCE][SD]T|CEST|CET|BST|IST|JST|AE[SD]T|NZ[SD]T)\b)\)?)?",
     re.I,
 )
 
@@ -179,9 +179,19 @@ def reset_from_headers(headers: Mapping[str, str], now: datetime | None) -> floa
     return max(values) if values else None
 
 
+# Zone abbreviations agents print (Gemini CLI formats with Intl's short zone name, e.g. "3:04 PM PST").
+_ABBREVIATIONS = {
+    "PST": -8.0, "PDT": -7.0, "MST": -7.0, "MDT": -6.0, "CST": -6.0, "CDT": -5.0, "EST": -5.0, "EDT": -4.0,
+    "CET": 1.0, "CEST": 2.0, "BST": 1.0, "IST": 5.5, "JST": 9.0, "AEST": 10.0, "AEDT": 11.0, "NZST": 12.0,
+    "NZDT": 13.0,
+}  # fmt: skip
+
+
 def _zone(name: str | None) -> tzinfo:
     if not name or name.upper() in ("UTC", "GMT", "Z"):
         return UTC
+    if name.upper() in _ABBREVIATIONS:
+        return timezone(timedelta(hours=_ABBREVIATIONS[name.upper()]))
     try:
         from zoneinfo import ZoneInfo
 

@@ -6,6 +6,8 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from routing.config import AgentProfile, ExecutionProfile
+from routing.decider import ParkReason
+from routing.selection import SelectionSource
 
 
 class RunStatus(StrEnum):
@@ -14,6 +16,11 @@ class RunStatus(StrEnum):
     completed = "completed"
     failed = "failed"
     cancelled = "cancelled"
+
+
+class AttemptOutcome(StrEnum):
+    succeeded = "succeeded"
+    failed = "failed"
 
 
 class RunRequest(BaseModel):
@@ -38,7 +45,9 @@ class Candidate(BaseModel):
     auto_fallback: bool = False
     emergency: bool = False
     model_pinned: bool = False  # the user pinned the model: running on another one is a failure
-    source: str = "default"  # default (configured order) | user (pinned or approved substitute)
+    source: SelectionSource = (
+        SelectionSource.default
+    )  # default (configured order) | user (pinned or approved substitute)
 
 
 class Ineligible(BaseModel):
@@ -64,8 +73,8 @@ class AttemptView(BaseModel):
     execution_profile: str = ""
     model: str | None = None
     requested_model: str | None = None
-    outcome: str
-    source: str = "default"  # default | auto (runtime fallback) | user
+    outcome: AttemptOutcome
+    source: SelectionSource = SelectionSource.default
     error_code: str | None = None
     decision: str | None = None
     reason: str | None = None
@@ -99,6 +108,6 @@ class RunView(BaseModel):
     warnings: list[WarningView] = Field(default_factory=list)
     message: str | None = None
     error_code: str | None = None
-    park_reason: str | None = None
+    park_reason: ParkReason | None = None
     output: str | None = None
     fallback_count: int = 0

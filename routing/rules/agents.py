@@ -3,6 +3,22 @@
 from routing.codes import ErrorCode as E
 from routing.rules import Rule, table
 
+CLAUDE_CODE = table(
+    "claude-code",
+    "agent",
+    [
+        # subscription windows: "You've hit your session limit · resets 3pm (America/Bogota)", "5-hour limit reached"
+        (
+            "session_limit",
+            r"you(?:'|’)ve hit your (?:session|weekly)[\w ]{0,20}limit|\d+-hour limit reached",
+            E.quota_limited,
+            0.98,
+        ),
+        # the CLI's rewording of a 404 not_found_error for the model
+        ("selected_model", r"issue with the selected model", E.model_unavailable, 0.95),
+    ],
+)
+
 CODEX = table(
     "codex",
     "agent",
@@ -12,6 +28,41 @@ CODEX = table(
     ],
 )
 
+GEMINI_CLI = table(
+    "gemini-cli",
+    "agent",
+    [
+        # Code Assist per-user quota: "You have exhausted your capacity on this model. Your quota will reset after …"
+        ("capacity_exhausted", r"exhausted your capacity on this model", E.quota_limited, 0.98),
+        # MODEL_CAPACITY_EXHAUSTED dialog: "We are currently experiencing high demand for <model>."
+        ("model_high_demand", r"high demand for [\w.\-]+", E.model_capacity, 0.95),
+        ("no_auth_method", r"please set an auth method", E.missing_credentials, 0.95),
+    ],
+)
+
+OPENCODE = table(
+    "opencode",
+    "agent",
+    [
+        # OpenCode Zen free tier: "Free usage exceeded, add credits …", "Free limit reached"
+        ("free_limit", r"free (?:usage|limit) (?:exceeded|reached)", E.quota_limited, 0.98),
+    ],
+)
+
+COPILOT_CLI = table(
+    "copilot-cli",
+    "agent",
+    [
+        ("premium_allowance", r"exceeded your premium request allowance", E.quota_limited, 0.98),
+        ("no_model_policy", r"no model available\. check policy", E.provider_not_configured, 0.95),
+        ("no_auth_info", r"no authentication information found", E.missing_credentials, 0.95),
+    ],
+)
+
 AGENTS: dict[str, tuple[Rule, ...]] = {
+    "claude-code": CLAUDE_CODE,
     "codex": CODEX,
+    "gemini-cli": GEMINI_CLI,
+    "opencode": OPENCODE,
+    "copilot-cli": COPILOT_CLI,
 }

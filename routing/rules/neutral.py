@@ -10,8 +10,8 @@ NEUTRAL = table(
         # billing, credit, plan, quota (0.96: beats any status)
         (
             "credit_balance",
-            r"credit balance is too low|insufficient (?:credits?|balance|funds)|insufficient_funds|payment required"
-            r"|out of credits|(?:no|not enough) credits",
+            r"credit balance (?:is )?too low|insufficient (?:credits?|balance|funds)|insufficient_funds"
+            r"|payment required|out of credits|(?:no|not enough) credits|used all available credits|spending limit",
             E.subscription_required,
             0.96,
         ),
@@ -25,14 +25,17 @@ NEUTRAL = table(
         (
             "quota",
             r"exceeded your current quota|insufficient[_ ]quota|quota (?:has been )?(?:exceeded|exhausted)"
-            r"|usage limit (?:reached|exceeded)|billing (?:hard )?limit",
+            r"|usage limit (?:reached|exceeded)|billing (?:hard )?limit|exhausted your (?:daily |monthly )?quota"
+            r"|you have no quota",
             E.quota_limited,
             0.96,
         ),
         # credentials
         (
             "missing_key_variable",
-            r"missing (?:environment|env) variable|no api key|api key (?:is )?(?:missing|not set|required)"
+            r"missing (?:environment|env) variable|no api key|missing api key"
+            r"|api key (?:is )?(?:missing|not set|required)"
+            r"|must (?:specify|set|provide) the [A-Z0-9_]+ environment variable"
             r"|missing credentials|credentials? not (?:found|set)|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN)\b[^.]{0,40}"
             r"(?:not set|missing|is required|must be set)",
             E.missing_credentials,
@@ -67,10 +70,18 @@ NEUTRAL = table(
             E.model_unavailable,
             0.92,
         ),
+        # a request larger than the per-minute token limit never fits it: not a throttle (OpenAI, Groq)
+        (
+            "request_over_limit",
+            r"request too large for (?:model )?\S+ in organi[sz]ation",
+            E.context_length_exceeded,
+            0.97,
+        ),
         # capacity, throttling
         (
             "model_capacity",
-            r"model is (?:currently )?(?:overloaded|at capacity)|at capacity|capacity (?:is )?(?:exceeded|constraints)",
+            r"model is (?:currently )?(?:overloaded|at capacity)|at capacity|capacity (?:is )?(?:exceeded|constraints)"
+            r"|no capacity available",
             E.model_capacity,
             0.9,
         ),
@@ -84,15 +95,18 @@ NEUTRAL = table(
         # transport: Node (undici, node-fetch), Rust (reqwest/hyper), Python
         (
             "network",
-            r"connection (?:refused|reset|aborted)|name or service not known|network is unreachable|broken pipe"
+            r"connection (?:refused|reset|aborted)|name or service not known|network is unreachable"
             r"|temporary failure in name resolution|connecterror|actively refused|os error \d+"
-            r"|error sending request|connection failed",
+            r"|error sending request|connection failed|fetch failed|connection error|socket hang up|other side closed"
+            r"|\b(?:ECONNRESET|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EPIPE|EHOSTUNREACH|ENETUNREACH|ECONNABORTED)\b"
+            r"|getaddrinfo|UND_ERR_SOCKET|network socket disconnected|SSL routines|ssl/tls alert"
+            r"|socket connection was closed|unexpected EOF during handshake|hyper::Error\(Connect",
             E.network_unavailable,
             0.8,
         ),
         (
             "stream_cut",
-            r"stream (?:ended|closed|terminated|truncated|disconnected)|incomplete (?:chunked )?read"
+            r"stream (?:ended|closed|terminated|truncated|disconnected)|incomplete (?:chunked )?read|broken pipe"
             r"|premature(?:ly)? (?:end|close)|without a final",
             E.stream_truncated,
             0.75,
@@ -144,13 +158,13 @@ EXCEPTIONS = table(
         ("timeout", r"Timeout|TimedOut|DeadlineExceeded", E.timeout, 0.9),
         (
             "stream_cut",
-            r"RemoteProtocolError|IncompleteRead|StreamTruncated|ChunkedEncodingError|ReadError",
+            r"RemoteProtocolError|IncompleteRead|StreamTruncated|ChunkedEncodingError|ReadError|BrokenPipe",
             E.stream_truncated,
             0.9,
         ),
         (
             "network",
-            r"ConnectError|ConnectionRefused|ConnectionReset|NetworkError|gaierror|BrokenPipe|ConnectionError"
+            r"ConnectError|ConnectionRefused|ConnectionReset|NetworkError|gaierror|ConnectionError"
             r"|AgentSessionLost",
             E.network_unavailable,
             0.9,

@@ -1,4 +1,4 @@
-"""Per-provider rules: wording a provider's API puts in its error messages, beyond the shared body keys."""
+"""Per-provider rules: wording a provider's API or SDK puts in its error messages, beyond the shared body keys."""
 
 from routing.codes import ErrorCode as E
 from routing.rules import Rule, table
@@ -7,10 +7,22 @@ GOOGLE = table(
     "google",
     "provider",
     [
-        # Gemini API / Vertex: RESOURCE_EXHAUSTED on a per-day metric is a quota, on a per-minute one a rate limit.
-        ("daily_quota", r"quota.{0,300}(?:per.?day|daily)", E.quota_limited, 0.97),
-        ("minute_quota", r"quota exceeded for metric.{0,300}per.?minute", E.rate_limited, 0.97),
+        # Gemini API / Vertex: RESOURCE_EXHAUSTED on a per-day metric is a quota, on a per-minute one (or with the
+        # rate-limits link and a RetryInfo delay) a rate limit, even when the message says "exceeded your quota".
+        ("daily_quota", r"quota.{0,300}(?:per.?day|daily)", E.quota_limited, 0.975),
+        (
+            "metric_quota",
+            r"quota exceeded for metric|gemini-api/docs/rate-limits|PerMinute",
+            E.rate_limited,
+            0.97,
+        ),
+        # "limit: 0": the free tier has no quota at all for this model; waiting never helps
+        ("no_free_tier", r"\blimit: 0\b", E.subscription_required, 0.98),
+        ("resource_exhausted", r"resource (?:has been )?exhausted", E.rate_limited, 0.9),
         ("billing_required", r"free tier is not available|enable billing", E.subscription_required, 0.96),
+        ("location", r"user location is not supported", E.provider_not_configured, 0.95),
+        ("service_disabled", r"has not been used in project|SERVICE_DISABLED", E.provider_not_configured, 0.96),
+        ("prompt_blocked", r"block_?reason\W{0,3}(?:SAFETY|PROHIBITED_CONTENT|BLOCKLIST)", E.content_policy, 0.95),
     ],
 )
 
@@ -20,10 +32,53 @@ ANTHROPIC = table(
     [
         # not_found_error's message names the model it did not find
         ("model_not_found", r"(?:^|\s)model: [\w.\-:@/]+", E.model_unavailable, 0.92),
+        # the TypeScript SDK's guard when neither key nor token is set
+        ("no_auth_method", r"could not resolve authentication method", E.missing_credentials, 0.95),
+    ],
+)
+
+BEDROCK = table(
+    "bedrock",
+    "provider",
+    [
+        (
+            "access_denied",
+            r"AccessDeniedException|don.t have access to the model|model access is denied",
+            E.auth_required,
+            0.96,
+        ),
+        ("on_demand_unsupported", r"on-demand throughput isn.t supported", E.provider_not_configured, 0.95),
+        ("throttling", r"ThrottlingException|too many tokens, please wait", E.rate_limited, 0.9),
+        (
+            "unavailable",
+            r"ServiceUnavailableException|is unable to process your request",
+            E.provider_unavailable,
+            0.9,
+        ),
+    ],
+)
+
+OPENROUTER = table(
+    "openrouter",
+    "provider",
+    [
+        ("free_daily", r"free-models-per-day", E.quota_limited, 0.97),
+        ("no_endpoints", r"no endpoints found", E.model_unavailable, 0.93),
+    ],
+)
+
+GROQ = table(
+    "groq",
+    "provider",
+    [
+        ("organization_restricted", r"organization has been restricted", E.auth_required, 0.95),
     ],
 )
 
 PROVIDERS: dict[str, tuple[Rule, ...]] = {
     "google": GOOGLE,
     "anthropic": ANTHROPIC,
+    "bedrock": BEDROCK,
+    "groq": GROQ,
+    "openrouter": OPENROUTER,
 }

@@ -21,7 +21,15 @@ CORPUS = Path(__file__).parent.parent / "corpus"
 
 # Lines whose expectation the classifier owner disagrees with, until the collectors' files are final:
 # id -> (codes, decisions, reason). Empty is the goal.
-OVERRIDES: dict[str, tuple[list[str], list[str], str]] = {}
+OVERRIDES: dict[str, tuple[list[str], list[str], str]] = {
+    "gemini-cli-retry-attempt-capacity-5s": (
+        ["rate_limited", "quota_limited", "model_capacity"],
+        ["short_retry", "fallback"],
+        "the wording is Gemini CLI's per-user quota (quota_limited, as in the 4h/8h lines of the same text); the "
+        "design falls back on quota now, and the same text with a daily-quota RetryInfo of 22 s must fall back, so a "
+        "short reset alone cannot make a quota a short retry",
+    ),
+}
 
 
 def load() -> list[dict[str, Any]]:

@@ -1,0 +1,111 @@
+"""The route cycle of one run: which candidate is next, what the decider is told, and where a decision leads.
+
+Pure and deterministic (the workflow passes in `now`), so every step of the office run's loop is table-testable:
+the workflow only executes the `Step` this returns.
+"""
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from routing.codes import ErrorCode
+from routing.decider import Decision, DecisionKind, ParkReason, RunState
+from routing.run import Candidate, RoutePlan
+from routing.selection import SelectionSource
+
+
+class StepKind(StrEnum):
+    retry_same_route = "retry_same_route"  # sleep the delay, then the same candidate again
+    next_candidate = "next_candidate"  # the failed route is excluded for this plan
+    park = "park"  # wait for the user or the capacity timer, then re-resolve the route
+    fail = "fail"  # end the run with an actionable message
+
+
+class Step(BaseModel):
+    kind: StepKind
+    delay_s: float | None = None
+    park_reason: ParkReason | None = None
+    why: str = ""
+    code: ErrorCode | None = None  # fail: the code of the message
+    provider: str | None = None  # fail without a candidate: the provider the message names
+
+
+class RouteCycle(BaseModel):
+    """A run's position in its route plan. `failed` counts failed attempts (the decider's attempt cap);
+    `seq` numbers every attempt, answered or not."""
+
+    plan: RoutePlan
+    excluded: list[str] = Field(default_factory=list)
+    seq: int = 0
+    failed: int = 0
+    waits: int = 0
+    route_retries: int = 0
+
+    def next_candidate(self) -> Candidate | None:
+        return next((c for c in self.plan.candidates if c.provider not in self.excluded), None)
+
+    def begin_attempt(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def begin_turn(self) -> None:
+        self.route_retries = 0
+
+    def source_of(self, cand: Candidate) -> SelectionSource:
+        """A default route reached only because an earlier one failed is an automatic fallback for this run."""
+        return SelectionSource.auto if self.excluded and cand.source == SelectionSource.default else cand.source
+
+    def state_for_failure(self, cand: Candidate) -> RunState:
+        """What the decider knows about the run when `cand` has just failed (counted here)."""
+        self.failed += 1
+        others = any(c.provider not in self.excluded and c.provider != cand.provider for c in self.plan.candidates)
+        return RunState(
+            attempts=self.failed,
+            max_attempts=self.plan.max_attempts,
+            same_route_retries=self.route_retries,
+            waits=self.waits,
+            other_candidate_eligible=others,
+            pinned=self.plan.pinned,
+        )
+
+    def after(self, decision: Decision, cand: Candidate) -> Step:
+        """Where the decider's answer for a failed attempt on `cand` leads."""
+        match decision.kind:
+            case DecisionKind.short_retry:
+                self.route_retries += 1
+                return Step(kind=StepKind.retry_same_route, delay_s=decision.delay_s or 0)
+            case DecisionKind.fallback:
+                self.excluded.append(cand.provider)
+                self.route_retries = 0
+                return Step(kind=StepKind.next_candidate)
+            case DecisionKind.fail:
+                return Step(kind=StepKind.fail, code=decision.code)
+            case DecisionKind.wait | DecisionKind.park:
+                self.waits += decision.kind is DecisionKind.wait
+                return Step(
+                    kind=StepKind.park,
+                    park_reason=decision.park_reason or ParkReason.waiting_for_provider_capacity,
+                    delay_s=decision.delay_s,
+                    why=f"{cand.provider}: {decision.reason}",
+                )
+
+    def nothing_eligible(self, now: datetime) -> Step:
+        """No candidate left: fail if only the model is gone everywhere, else park until something can change
+        (a capacity reset, or the user: only the user may widen a pin or fix credentials)."""
+        ineligible = self.plan.ineligible
+        if ineligible and all(i.code == ErrorCode.model_unavailable for i in ineligible):
+            return Step(kind=StepKind.fail, code=ErrorCode.model_unavailable, provider=ineligible[-1].provider)
+        why = "; ".join(f"{i.provider}: {i.reason}" for i in ineligible) or "no provider is eligible"
+        retry_times = [i.retry_at for i in ineligible if i.retry_at is not None]
+        if retry_times:
+            delay = max(1.0, (min(retry_times) - now).total_seconds())
+            return Step(
+                kind=StepKind.park, park_reason=ParkReason.waiting_for_provider_capacity, delay_s=delay, why=why
+            )
+        reason = ParkReason.awaiting_user_decision if self.plan.pinned else ParkReason.blocked_provider_action_required
+        return Step(kind=StepKind.park, park_reason=reason, why=why)
+
+    def replan(self, plan: RoutePlan) -> None:
+        """After a park: the re-resolved plan starts with every route eligible again."""
+        self.plan, self.excluded, self.route_retries = plan, [], 0
