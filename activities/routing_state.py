@@ -50,7 +50,7 @@ class RouteStateActivities:
             health,
             utcnow(),
             req.tier,
-            frozenset(req.excluded),
+            frozenset(),
             req.retry_blocked,
             pins,
             req.substitute,

@@ -10,7 +10,7 @@ from routing.classifier import Classification
 from routing.decider import Decision
 from routing.model_policy import ModelDecision
 from routing.route import Substitute
-from routing.run import Candidate, WarningView
+from routing.run import AttemptOutcome, Candidate, WarningView
 from routing.selection import Pins
 
 TASK_QUEUE = "office-runs"
@@ -27,7 +27,6 @@ class RouteRequest(BaseModel):
     workspace: str
     agent: str
     tier: str | None = None
-    excluded: list[str] = []
     retry_blocked: bool = False  # after a user's resume: try routes that were waiting for user action
     pins: Pins = Pins()  # the run's own pin; durable user pins are read by the activity
     substitute: Substitute | None = None
@@ -66,7 +65,7 @@ class AttemptRecord(BaseModel):
     seq: int
     candidate: Candidate
     effective_model: str | None
-    outcome: str  # succeeded | failed
+    outcome: AttemptOutcome
     failure: Classification | None = None
     decision: Decision | None = None
     started_at: datetime

@@ -1,6 +1,10 @@
 """The project's custom search attributes; registered on the dev server at start (office dev, tests)."""
 
-from temporalio.common import SearchAttributeKey
+from typing import Any
+
+from temporalio.common import SearchAttributeKey, SearchAttributeUpdate
+
+from routing.run import RunView
 
 STATUS = SearchAttributeKey.for_keyword("OfficeStatus")
 WORKSPACE = SearchAttributeKey.for_keyword("OfficeWorkspace")
@@ -18,3 +22,30 @@ def cli_flags() -> list[str]:
     """`--search-attribute Name=Type` flags for `temporal server start-dev`."""
     kinds = {"KEYWORD": "Keyword", "INT": "Int"}
     return [f"--search-attribute={k.name}={kinds[k.indexed_value_type.name]}" for k in ALL]
+
+
+def values_of(view: RunView) -> dict[str, object]:
+    return {
+        STATUS.name: view.status.value,
+        WORKSPACE.name: view.workspace,
+        AGENT.name: view.agent,
+        PROVIDER.name: view.provider,
+        REQUESTED_MODEL.name: view.requested_model,
+        EFFECTIVE_MODEL.name: view.effective_model,
+        FALLBACK_COUNT.name: view.fallback_count,
+        ERROR_CODE.name: view.error_code,
+    }
+
+
+def changed(view: RunView, published: dict[str, object]) -> list[SearchAttributeUpdate[Any]]:
+    """The updates that bring the run's indexed attributes to `view`; `published` (what the run already set)
+    is brought along, so each change costs one history event and an unchanged value none."""
+    wanted = values_of(view)
+    updates: list[SearchAttributeUpdate[Any]] = []
+    for key in ALL:
+        value = wanted[key.name]
+        if value is None or published.get(key.name) == value:
+            continue
+        published[key.name] = value
+        updates.append(key.value_set(value))  # type: ignore[arg-type]  # the keys' value types match values_of
+    return updates

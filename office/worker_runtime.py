@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator
 import httpx
 from temporalio.client import Client
 from temporalio.worker import Worker
-from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from activities.acp_session import AcpActivities, LiveAgents, reap_idle_forever
 from activities.routing_state import RouteStateActivities
@@ -22,6 +21,7 @@ from office.telemetry import configure_telemetry
 from office.temporal_client import connect
 from store.repository import Store
 from workflows.office_run import OfficeRunWorkflow
+from workflows.runner import workflow_runner
 from workflows.watchdog import WatchdogWorkflow
 
 log = logging.getLogger(__name__)
@@ -116,11 +116,7 @@ async def office_worker(
                 watchdog.sweep_automatic_selections,
             ],
             max_concurrent_activities=200,
-            # Our workflow modules import only pure code (routing/, contracts); passing every module through
-            # spares re-importing them for each run, while the sandbox still guards non-determinism.
-            workflow_runner=SandboxedWorkflowRunner(
-                restrictions=SandboxRestrictions.default.with_passthrough_all_modules()
-            ),
+            workflow_runner=workflow_runner(),
         )
         session_worker = Worker(
             client, task_queue=own_queue, activities=[acp.acp_turn, acp.acp_close], max_concurrent_activities=100

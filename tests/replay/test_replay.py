@@ -9,6 +9,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
 from workflows.office_run import OfficeRunWorkflow
+from workflows.runner import workflow_runner
 
 HISTORIES = sorted((Path(__file__).parent.parent / "histories").glob("*.json"))
 
@@ -21,7 +22,10 @@ def test_the_required_scenarios_are_recorded():
 async def test_history_replays(path):
     history = WorkflowHistory.from_json(f"replay-{path.stem}", path.read_text())
     replayer = Replayer(
-        workflows=[OfficeRunWorkflow], data_converter=pydantic_data_converter, interceptors=[TracingInterceptor()]
+        workflows=[OfficeRunWorkflow],
+        workflow_runner=workflow_runner(),
+        data_converter=pydantic_data_converter,
+        interceptors=[TracingInterceptor()],
     )
     result = await replayer.replay_workflow(history, raise_on_replay_failure=True)
     assert result.replay_failure is None

@@ -1,0 +1,201 @@
+"""One attempt at a turn on one candidate, through its executor's activities, and the classification of a
+failed attempt. Holds the run's live session so a follow-up turn on the same route skips the session start."""
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any, TypeVar
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError, CancelledError, TimeoutError
+
+with workflow.unsafe.imports_passed_through():
+    from contracts.activities import (
+        AcpCloseInput,
+        AcpStarted,
+        AcpStartInput,
+        AcpTurnInput,
+        Activity,
+        SessionOutput,
+        SessionStarted,
+        SessionTurnInput,
+        SessionTurnOutput,
+        provider_queue,
+    )
+    from routing.classifier import Classification, FailureSignal, classify
+    from routing.codes import Phase
+    from routing.config import ExecutorKind
+    from routing.run import Candidate, RunRequest
+
+# ACP agents keep a live process: the session starts on any worker, its turns go to that worker's own queue.
+# Deprecated: every run still open was started after it; the branch without it is gone.
+ACP_LIVE_SESSION = "acp-live-session-v1"
+WORKER_PICKUP = timedelta(seconds=30)  # a turn for a dead worker's session fails this soon, then re-dispatches
+NO_RETRY = RetryPolicy(maximum_attempts=1)  # provider calls: the decider is the only retry layer
+T = TypeVar("T")
+
+
+def provider_call(cand: Candidate, margin_s: float) -> dict[str, Any]:
+    """Options of every activity that talks to a provider or agent: its timeout, a heartbeat that shows a
+    lost worker, and no retry policy (the decider is the only retry layer)."""
+    return {
+        "start_to_close_timeout": timedelta(seconds=cand.profile.timeout_s + margin_s),
+        "heartbeat_timeout": timedelta(seconds=cand.profile.heartbeat_timeout_s),
+        "retry_policy": NO_RETRY,
+    }
+
+
+class AttemptFailed(Exception):
+    """An attempt's activity failed; carries the phase it failed in for classification."""
+
+    def __init__(self, error: ActivityError, phase: Phase):
+        super().__init__(str(error))
+        self.error, self.phase = error, phase
+
+
+async def guarded(phase: Phase, call: Awaitable[T]) -> T:
+    try:
+        return await call
+    except ActivityError as err:
+        raise AttemptFailed(err, phase) from err
+
+
+def classify_failure(err: ActivityError, cand: Candidate, phase: Phase) -> Classification:
+    """Activities classify what they saw and ship it in the failure's details; anything else (a lost worker,
+    a timeout, an unexpected exception) is classified here from what Temporal reports."""
+    cause = err.cause
+    if isinstance(cause, ApplicationError) and cause.details and isinstance(cause.details[0], dict):
+        try:
+            return Classification.model_validate(cause.details[0])
+        except ValueError:
+            pass
+    if isinstance(cause, TimeoutError):  # heartbeat or start-to-close: the worker or the call was lost
+        signal = FailureSignal(
+            phase=phase,
+            provider=cand.provider,
+            exception_type="ActivityTimeout",
+            error_text=f"activity {cause.type.name.lower()} timeout",
+        )
+    else:
+        signal = FailureSignal(
+            phase=phase,
+            provider=cand.provider,
+            exception_type=getattr(cause, "type", None) or type(cause).__name__,
+            error_text=str(cause),
+        )
+    return classify(signal, workflow.now())
+
+
+class AgentTurns:
+    def __init__(self, on_start: Callable[[SessionStarted], None]) -> None:
+        self._on_start = on_start  # the run view notes the effective model and any model warning
+        self._session: tuple[str, SessionStarted] | None = None  # (execution profile, its started session)
+        self._acp: tuple[str, AcpStarted] | None = None  # (execution profile, the live agent session)
+
+    async def attempt(
+        self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str, is_retry: bool
+    ) -> SessionOutput | Classification:
+        try:
+            if cand.profile.kind is ExecutorKind.acp:
+                workflow.deprecate_patch(ACP_LIVE_SESSION)
+                return await self._acp_turn(req, cand, seq, user_seq, text)
+            return await self._session_turn(req, cand, seq, user_seq, text, is_retry)
+        except AttemptFailed as failed:
+            if isinstance(failed.error.cause, CancelledError):  # the run itself is being cancelled
+                raise asyncio.CancelledError() from failed.error
+            return classify_failure(failed.error, cand, failed.phase)
+
+    async def _session_turn(
+        self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str, is_retry: bool
+    ) -> SessionOutput:
+        """Stateless HTTP executors: start (catalog + model policy) and answer in one activity."""
+        live = self._session[1] if self._session and self._session[0] == cand.execution_profile else None
+        self._session = None  # a failed turn ends the session: the next attempt starts afresh
+        queue = workflow.info().task_queue
+        if cand.profile.requests_per_minute:  # the server enforces the provider's dispatch rate on its own queue
+            queue = provider_queue(queue, cand.provider)
+        turn = await guarded(
+            Phase.after_start,
+            workflow.execute_activity(
+                Activity.session_turn,
+                SessionTurnInput(
+                    run_id=req.run_id,
+                    attempt_seq=seq,
+                    agent=req.agent,
+                    candidate=cand,
+                    user_seq=user_seq,
+                    user_text=text,
+                    full_history=req.full_history,
+                    is_retry=is_retry,
+                    session=live,
+                ),
+                result_type=SessionTurnOutput,
+                task_queue=queue,
+                **provider_call(cand, margin_s=60),
+                summary=f"turn {user_seq // 2 + 1} on {cand.provider} (model {cand.requested_model})",
+            ),
+        )
+        self._on_start(turn.started)
+        self._session = (cand.execution_profile, turn.started)
+        return turn.output
+
+    async def _acp_turn(self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str) -> SessionOutput:
+        live = self._acp if self._acp and self._acp[0] == cand.execution_profile else None
+        if live is None:
+            await self.close()  # a session on another route is over
+            started = await guarded(
+                Phase.session_start,
+                workflow.execute_activity(
+                    Activity.acp_start,
+                    AcpStartInput(run_id=req.run_id, attempt_seq=seq, agent=req.agent, candidate=cand),
+                    result_type=AcpStarted,
+                    **provider_call(cand, margin_s=60),
+                    summary=f"start agent session on {cand.provider} (model {cand.requested_model})",
+                ),
+            )
+            self._on_start(started.started)
+            live = (cand.execution_profile, started)
+        self._acp = None  # a failed turn ends the session (the activity reaps it)
+        session = live[1]
+        turn = await guarded(
+            Phase.after_start,
+            workflow.execute_activity(
+                Activity.acp_turn,
+                AcpTurnInput(
+                    run_id=req.run_id,
+                    attempt_seq=seq,
+                    candidate=cand,
+                    session_key=session.session_key,
+                    started=session.started,
+                    user_seq=user_seq,
+                    user_text=text,
+                    full_history=req.full_history,
+                ),
+                result_type=SessionTurnOutput,
+                task_queue=session.worker_queue,
+                schedule_to_start_timeout=WORKER_PICKUP,
+                **provider_call(cand, margin_s=30),
+                summary=f"turn {user_seq // 2 + 1} on {cand.provider} "
+                f"({session.started.effective_model or 'agent default'})",
+            ),
+        )
+        self._acp = live
+        return turn.output
+
+    async def close(self) -> None:
+        """Best effort: if the worker is gone, its agent went with it (and an idle reaper backs this up)."""
+        live, self._acp = self._acp, None
+        if live is None:
+            return
+        with contextlib.suppress(ActivityError):
+            await workflow.execute_activity(
+                Activity.acp_close,
+                AcpCloseInput(session_key=live[1].session_key),
+                result_type=bool,
+                task_queue=live[1].worker_queue,
+                schedule_to_close_timeout=WORKER_PICKUP,
+                retry_policy=NO_RETRY,
+                summary="close agent session",
+            )
