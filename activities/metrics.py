@@ -11,3 +11,10 @@ parks = _meter.create_counter("office.parks", description="Runs parked or waitin
 warnings = _meter.create_counter(
     "office.model_selection_warnings", description="Model-selection warnings persisted, by reason"
 )
+refusals = _meter.create_counter(
+    "office.capacity_refusals",
+    description="Provider calls not made: breaker open, probe in flight, retry budget spent, pacing backlog; by rule",
+)
+breaker_opened = _meter.create_counter(
+    "office.breaker_opened", description="Shared provider breakers opened by a failing call, by error code"
+)

@@ -1,23 +1,20 @@
 """Session start (catalog + start-model policy + warning) and session run (heartbeating provider call)."""
 
-import asyncio
-import contextlib
 import hashlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
 from temporalio import activity
-from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
+from temporalio.exceptions import ApplicationError
 
 from activities import metrics
+from activities.admission import accounted, admit, heartbeating, provider_failure
 from activities.attempts import attempt_row, count
 from activities.executors.base import ProviderCallError
 from activities.executors.openai_compat import ChatResult, OpenAICompatExecutor
 from contracts.activities import (
-    PROVIDER_FAILURE,
     Activity,
     AttemptRecord,
     RunSessionInput,
@@ -27,8 +24,8 @@ from contracts.activities import (
     SessionTurnOutput,
     StartSessionInput,
 )
-from routing.classifier import Classification, FailureSignal, classify
-from routing.codes import ErrorClass, ErrorCode, Phase
+from routing.classifier import FailureSignal, classify
+from routing.codes import Phase
 from routing.config import ExecutorKind
 from routing.messages import PROVIDER_DEFAULT
 from routing.model_policy import ModelDecision, SelectionOutcome, plan_model, settle_model
@@ -43,17 +40,6 @@ REMEDIATION = [
     "check the agent configuration if it was copied from another workspace or machine",
     "check the agent or executor version: its model catalog may have changed",
 ]
-
-
-def provider_failure(failure: Classification) -> ApplicationError:
-    """Non-retryable: the routing decider, not a retry policy, chooses what happens next."""
-    return ApplicationError(
-        f"{failure.code}: {failure.excerpt or failure.rule}",
-        failure.model_dump(mode="json"),
-        type=f"{PROVIDER_FAILURE}.{failure.code}",
-        non_retryable=True,
-        category=ApplicationErrorCategory.BENIGN,
-    )  # expected: logged at debug, not as a crash
 
 
 def warning_for(run_id: str, agent: str, cand: Candidate, decision: ModelDecision) -> WarningView:
@@ -123,26 +109,6 @@ async def settle_start(
     return warning
 
 
-@contextlib.asynccontextmanager
-async def heartbeating(progress: Callable[[], dict] | None = None) -> AsyncIterator[None]:
-    """Heartbeats while a provider call is in flight, chunks or not: a lost worker shows up within the
-    heartbeat timeout, and a cancellation reaches the activity promptly. `progress` (counts, never content)
-    becomes the heartbeat details the Temporal UI shows on the pending activity."""
-    timeout = activity.info().heartbeat_timeout
-    every_s = min(5.0, timeout.total_seconds() / 3) if timeout else 5.0
-
-    async def beat() -> None:
-        while True:
-            activity.heartbeat(*([progress()] if progress else []))
-            await asyncio.sleep(every_s)
-
-    task = asyncio.create_task(beat())
-    try:
-        yield
-    finally:
-        task.cancel()
-
-
 class SessionActivities:
     CATALOG_RECORD_EVERY_S = 30.0
 
@@ -206,34 +172,12 @@ class SessionActivities:
         """Admission by the shared breaker and budget, then session start and the turn, then its attempt row."""
         cand = inp.candidate
         started_at = utcnow()
-        admission = await self.store.admit_call(
-            cand.provider, inp.run_id, inp.is_retry, cand.profile.requests_per_minute
-        )
-        if not admission.allowed:
-            raise provider_failure(
-                Classification(
-                    code=ErrorCode.circuit_open,
-                    error_class=ErrorClass.transient,
-                    confidence=1.0,
-                    phase=Phase.session_start,
-                    rule=admission.rule or "breaker",
-                    provider=cand.provider,
-                    retry_after_s=admission.retry_after_s,
-                    excerpt=f"not called: {admission.rule}",
-                )
-            )
-        if admission.wait_s:  # a Retry-After floor on this provider key, or the quota's next slot
-            async with heartbeating():
-                await asyncio.sleep(admission.wait_s)
+        admission = await admit(self.store, inp.run_id, cand, inp.is_retry)
         snapshot = await self.store.open_turn(inp.run_id, inp.user_seq, inp.user_text)
-        try:
+        async with accounted(self.store, inp.run_id, cand):  # the shared breaker learns of a failure now
             started = inp.session or await self._start(inp.run_id, inp.agent, cand)
             forwarded = forward(as_entries(snapshot), cand.provider, inp.full_history)
             result = await self._call(cand, started.model_to_send, forwarded.messages)
-        except ApplicationError as err:  # the shared breaker learns of the failure now, not a round trip later
-            if err.details and isinstance(err.details[0], dict) and err.details[0].get("code"):
-                await self.store.note_failure(cand.provider, err.details[0]["code"], inp.run_id)
-            raise
         effective = result.model or started.effective_model
         record = AttemptRecord(
             run_id=inp.run_id,

@@ -1,0 +1,126 @@
+"""One admission and failure-accounting place for every executor (OpenAI-compatible and ACP), keyed per provider.
+
+Before a provider call, `admit` asks the provider key's shared breaker, probe lease, retry budget and pacer
+(routing.capacity, applied by the store in one locked transaction); a refusal raises the typed `circuit_open`
+failure, a wait (a Retry-After floor, a pacing slot) is waited out here, heartbeating. After the call, a
+classified failure is noted at once with `note_failure` (or `accounted` around the call), so the shared window
+learns of it without a workflow round trip. A success is noted by `Store.close_turn`, which every executor's
+turn already calls: the answer, the attempt row and the provider's restored health commit together.
+
+Also the provider call's envelope both executors share: the typed failure and the heartbeat while waiting."""
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
+
+from activities import metrics
+from contracts.activities import PROVIDER_FAILURE
+from routing.capacity import Admission
+from routing.classifier import Classification
+from routing.codes import ErrorClass, ErrorCode, Phase
+from routing.run import Candidate
+from store.repository import Store
+
+log = logging.getLogger(__name__)
+
+
+def provider_failure(failure: Classification) -> ApplicationError:
+    """Non-retryable: the routing decider, not a retry policy, chooses what happens next."""
+    return ApplicationError(
+        f"{failure.code}: {failure.excerpt or failure.rule}",
+        failure.model_dump(mode="json"),
+        type=f"{PROVIDER_FAILURE}.{failure.code}",
+        non_retryable=True,
+        category=ApplicationErrorCategory.BENIGN,
+    )  # expected: logged at debug, not as a crash
+
+
+@contextlib.asynccontextmanager
+async def heartbeating(progress: Callable[[], dict] | None = None) -> AsyncIterator[None]:
+    """Heartbeats while a provider call is in flight (or waits for its slot), chunks or not: a lost worker
+    shows up within the heartbeat timeout, and a cancellation reaches the activity promptly. `progress`
+    (counts, never content) becomes the heartbeat details the Temporal UI shows on the pending activity."""
+    timeout = activity.info().heartbeat_timeout
+    every_s = min(5.0, timeout.total_seconds() / 3) if timeout else 5.0
+
+    async def beat() -> None:
+        while True:
+            activity.heartbeat(*([progress()] if progress else []))
+            await asyncio.sleep(every_s)
+
+    task = asyncio.create_task(beat())
+    try:
+        yield
+    finally:
+        task.cancel()
+
+
+def refusal(cand: Candidate, admission: Admission, phase: Phase = Phase.session_start) -> ApplicationError:
+    """Not called: the breaker is open, its probe is in flight, the retry budget is spent or the pacing
+    backlog is too long. Transient with a retry-after, so the decider moves on or waits; it never queues."""
+    rule = admission.rule or "breaker"
+    return provider_failure(
+        Classification(
+            code=ErrorCode.circuit_open,
+            error_class=ErrorClass.transient,
+            confidence=1.0,
+            phase=phase,
+            rule=rule,
+            provider=cand.provider,
+            retry_after_s=admission.retry_after_s,
+            excerpt=f"not called: {rule}",
+        )
+    )
+
+
+async def admit(
+    store: Store, run_id: str, cand: Candidate, is_retry: bool = False, phase: Phase = Phase.session_start
+) -> Admission:
+    """Before a provider call: admitted (maybe as the half-open probe, maybe after waiting for its slot here)
+    or refused with the `circuit_open` failure. `is_retry`: the call repeats a failed one on the same route
+    and spends the provider key's shared retry budget."""
+    admission = await store.admit_call(cand.provider, run_id, is_retry, cand.profile.requests_per_minute)
+    if not admission.allowed:
+        metrics.refusals.add(1, {"provider": cand.provider, "rule": admission.rule or "breaker"})
+        raise refusal(cand, admission, phase)
+    if admission.wait_s > 0:  # a Retry-After floor on this provider key, or the quota's next slot
+        async with heartbeating():
+            await asyncio.sleep(admission.wait_s)
+    return admission
+
+
+def failure_code(err: BaseException) -> str | None:
+    """The classified code of a provider failure raised by `provider_failure`; None for anything else."""
+    if not isinstance(err, ApplicationError) or not (err.type or "").startswith(PROVIDER_FAILURE):
+        return None
+    details = err.details[0] if err.details else None
+    code = details.get("code") if isinstance(details, dict) else None
+    return code if isinstance(code, str) else None
+
+
+async def note_failure(store: Store, run_id: str, cand: Candidate, err: BaseException) -> bool:
+    """After a failed call, at once: a classified provider failure counts in the provider key's shared window
+    (capacity signals and refusals do not) and may open its breaker; a failed half-open probe re-opens it.
+    Returns True when this failure opened the breaker. Infrastructure errors never count."""
+    code = failure_code(err)
+    if code is None:
+        return False
+    opened = await store.note_failure(cand.provider, code, run_id)
+    if opened:
+        metrics.breaker_opened.add(1, {"provider": cand.provider, "code": code})
+        log.info("breaker for %s opened by %s (run %s)", cand.provider, code, run_id)
+    return opened
+
+
+@contextlib.asynccontextmanager
+async def accounted(store: Store, run_id: str, cand: Candidate) -> AsyncIterator[None]:
+    """Around a provider call: a classified failure raised inside is noted before it propagates."""
+    try:
+        yield
+    except ApplicationError as err:
+        await note_failure(store, run_id, cand, err)
+        raise
