@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from routing.codes import ErrorClass, ErrorCode, Phase, class_of
 from routing.redact import redact
-from routing.reset_hints import parse_duration, read_reset
+from routing.reset_hints import read_reset
 from routing.rules import Rule
 from routing.rules.agents import AGENTS
 from routing.rules.neutral import BODY, EXCEPTIONS, NEUTRAL
@@ -117,7 +117,6 @@ class BodyFields:
     keys: list[str] = field(default_factory=list)  # type, code, status, ErrorInfo reasons, innererror codes
     message: str = ""
     status: int | None = None  # a numeric HTTP code in the body (Gemini `code: 429`, `status: 400`)
-    retry_delay_s: float | None = None
 
 
 @dataclass
@@ -171,8 +170,6 @@ def _flatten(data: Any) -> BodyFields:
             continue
         if detail.get("reason"):
             fields.keys.append(str(detail["reason"]))
-        if detail.get("retryDelay"):
-            fields.retry_delay_s = parse_duration(str(detail["retryDelay"]))
         for violation in detail.get("violations") or []:  # google.rpc.QuotaFailure: which quota (per minute/day)
             if isinstance(violation, dict) and violation.get("quotaId"):
                 fields.message = f"{fields.message} [quotaId: {violation['quotaId']}]"
@@ -260,11 +257,7 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
     )
     keys = [k.lower() for k in (*body.keys, *embedded.keys) if k]
     reset_text = " ".join(t for t in (signal.error_text or "", raw_body) if t)
-    retry_after = read_reset(None, signal.headers, now)
-    if retry_after is None:
-        retry_after = body.retry_delay_s if body.retry_delay_s is not None else embedded.retry_delay_s
-    if retry_after is None:
-        retry_after = read_reset(reset_text, None, now)
+    retry_after = read_reset(reset_text, signal.headers, now)
 
     candidates: list[Candidate] = []
     for rule in ALL_RULES:

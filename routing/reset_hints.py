@@ -95,9 +95,10 @@ parse_go_duration = parse_duration
 
 
 def _clamp(seconds: float) -> float:
+    """Never negative (a reset already past is now), never NaN; the horizon is applied once, by read_reset."""
     if seconds != seconds:  # NaN
         return 0.0
-    return min(HORIZON_S, max(0.0, seconds))
+    return max(0.0, seconds)
 
 
 def _until(when: datetime, now: datetime) -> float:
@@ -262,12 +263,19 @@ def reset_from_text(text: str | None, now: datetime | None) -> float | None:
 
 
 def read_reset(
-    text: str | None = None, headers: Mapping[str, str] | None = None, now: datetime | None = None
+    text: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    now: datetime | None = None,
+    horizon_s: float = HORIZON_S,
 ) -> float | None:
-    """Seconds from `now` until the reset the headers or the text name, capped at HORIZON_S; None if none."""
+    """Seconds from `now` until the reset the headers or the text name, capped at `horizon_s`; None if none.
+    Headers come first (they are the provider's own machine-readable answer), then the text."""
     if now is not None and now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
-    from_headers = reset_from_headers(headers or {}, now)
-    if from_headers is not None:
-        return from_headers
-    return reset_from_text(text, now)
+    try:
+        seconds = reset_from_headers(headers or {}, now)
+        if seconds is None:
+            seconds = reset_from_text(text, now)
+    except (OverflowError, ValueError):  # a date beyond datetime's range: nothing usable was named
+        return None
+    return None if seconds is None else min(horizon_s, seconds)
