@@ -463,3 +463,83 @@ def test_classifier_never_raises(status, body, headers, jsonrpc, text, exc, exit
 def test_classifier_never_raises_on_json_shaped_nonsense(data, status):
     result = http(status, data)
     assert result.code in ErrorCode
+
+
+# --- precedence between rules (routing/rules/__init__.py documents the confidence bands) ----------------------
+
+
+def text(error_text: str, **kw):
+    return classify(FailureSignal(error_text=error_text, **kw), NOW)
+
+
+def test_a_specific_message_beats_a_generic_body_type():
+    body = {"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 2 > 1"}}
+    assert http(400, body).rule == "neutral.context_length"
+    gemini = {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}
+    assert http(503, gemini).code is ErrorCode.model_capacity
+
+
+def test_billing_and_credit_wording_beat_a_429_status():
+    xai = '429 "Your team has either used all available credits or reached its monthly spending limit."'
+    assert text(xai).code is ErrorCode.subscription_required
+    assert http(429, {"error": {"message": "Your credit balance is too low."}}).code is ErrorCode.subscription_required
+    assert http(429, {"error": {"message": "You exceeded your current quota"}}).code is ErrorCode.quota_limited
+
+
+def test_a_status_code_found_in_the_text_counts_as_a_status():
+    for line, status, code in [
+        ("API Error: 529 ", 529, ErrorCode.provider_overloaded),
+        ("exceeded retry limit, last status: 429, request id: x", 429, ErrorCode.rate_limited),
+        ("unexpected status 401 Unauthorized: {}", 401, ErrorCode.auth_required),
+        (
+            "Error code: 413 - {'error': {'message': 'Request exceeds the maximum size'}}",
+            413,
+            ErrorCode.context_length_exceeded,
+        ),
+        ('$metadata: {"httpStatusCode":503,"attempts":3}', 503, ErrorCode.provider_unavailable),
+    ]:
+        result = text(line)
+        assert (result.code, result.rule, result.status) == (code, f"text.status.{status}", status), line
+
+
+def test_a_throttle_that_mentions_tokens_is_not_a_context_length_failure():
+    bedrock = "ThrottlingException: Too many tokens, please wait before trying again."
+    assert text(bedrock).code is ErrorCode.rate_limited
+    anthropic = {
+        "type": "error",
+        "error": {"type": "rate_limit_error", "message": "exceeded 40,000 input tokens per minute"},
+    }
+    assert http(429, anthropic).code is ErrorCode.rate_limited
+
+
+def test_an_incidental_transient_word_does_not_turn_a_credential_error_into_a_retry():
+    for line in (
+        "403 Generative Language API has not been used in project 1 before or it is disabled. Wait a few minutes"
+        " and retry.",
+        "Invalid API key · Please run /login (the request timed out while checking)",
+        "Model access is denied … If you recently fixed this issue, try again after 5 minutes.",
+    ):
+        assert text(line).error_class is ErrorClass.user_action, line
+
+
+def test_equal_confidence_goes_to_the_more_specific_table():
+    from routing.classifier import ALL_RULES
+    from routing.rules import PRECEDENCE
+
+    assert PRECEDENCE["agent"] > PRECEDENCE["provider"] > PRECEDENCE["neutral"] > PRECEDENCE["body"]
+    assert {r.kind for r in ALL_RULES} <= set(PRECEDENCE)
+    assert len({r.name for r in ALL_RULES}) == len(ALL_RULES)
+
+
+def test_agent_network_failures_as_node_and_rust_print_them():
+    for line in (
+        "TypeError: fetch failed",
+        "request to https://x/v1 failed, reason: read ECONNRESET",
+        "getaddrinfo ENOTFOUND api.example.com",
+        "Client network socket disconnected before secure TLS connection was established",
+        "error sending request for url (https://api.openai.com/v1/responses)",
+    ):
+        assert text(line).code is ErrorCode.network_unavailable, line
+    assert text("stream disconnected before completion: stream closed before response.completed").code is (
+        ErrorCode.stream_truncated
+    )
