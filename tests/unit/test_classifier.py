@@ -490,7 +490,7 @@ def test_a_status_code_found_in_the_text_counts_as_a_status():
     for line, status, code in [
         ("API Error: 529 ", 529, ErrorCode.provider_overloaded),
         ("exceeded retry limit, last status: 429, request id: x", 429, ErrorCode.rate_limited),
-        ("unexpected status 401 Unauthorized: {}", 401, ErrorCode.auth_required),
+        ("unexpected status 401: {}", 401, ErrorCode.auth_required),
         (
             "Error code: 413 - {'error': {'message': 'Request exceeds the maximum size'}}",
             413,
