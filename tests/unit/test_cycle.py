@@ -1,0 +1,110 @@
+"""The route cycle: where each decision leads, and the fail-or-park choice when nothing is eligible."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from routing.codes import ErrorCode
+from routing.config import AgentProfile, ExecutionProfile
+from routing.cycle import RouteCycle, StepKind
+from routing.decider import Decision, DecisionKind, ParkReason
+from routing.run import Candidate, Ineligible, RoutePlan
+from routing.selection import SelectionSource
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def cand(provider: str, source: SelectionSource = SelectionSource.default) -> Candidate:
+    profile = ExecutionProfile(kind="openai", base_url="http://127.0.0.1:9/v1", credential_env="K")
+    return Candidate(provider=provider, execution_profile=provider, profile=profile, tier="t", requested_model="m",
+                     source=source)  # fmt: skip
+
+
+def cycle(*providers: str, pinned: bool = False, ineligible: list[Ineligible] | None = None) -> RouteCycle:
+    plan = RoutePlan(workspace="w", agent=AgentProfile(name="a", model="m"), tier="t", max_attempts=4,
+                     pinned=pinned, candidates=[cand(p) for p in providers], ineligible=ineligible or [])  # fmt: skip
+    return RouteCycle(plan=plan)
+
+
+def decision(kind: DecisionKind, **kw: object) -> Decision:
+    return Decision(kind=kind, code=ErrorCode.rate_limited, reason="r", **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("kind", "extra", "step", "excluded", "retries", "waits"),
+    [
+        (DecisionKind.short_retry, {"delay_s": 1.5}, StepKind.retry_same_route, [], 1, 0),
+        (DecisionKind.fallback, {}, StepKind.next_candidate, ["a"], 0, 0),
+        (DecisionKind.fail, {}, StepKind.fail, [], 0, 0),
+        (DecisionKind.wait, {"delay_s": 60.0}, StepKind.park, [], 0, 1),
+        (DecisionKind.park, {"park_reason": ParkReason.blocked_provider_action_required}, StepKind.park, [], 0, 0),
+    ],
+)
+def test_each_decision_leads_to_one_step(kind, extra, step, excluded, retries, waits):
+    c = cycle("a", "b")
+    c.state_for_failure(c.plan.candidates[0])
+    out = c.after(decision(kind, **extra), c.plan.candidates[0])
+    assert (out.kind, c.excluded, c.route_retries, c.waits) == (step, excluded, retries, waits)
+
+
+def test_a_wait_parks_for_capacity_with_the_decided_delay_and_names_the_provider():
+    c = cycle("a")
+    out = c.after(decision(DecisionKind.wait, delay_s=60.0), c.plan.candidates[0])
+    assert (out.park_reason, out.delay_s) == (ParkReason.waiting_for_provider_capacity, 60.0)
+    assert out.why.startswith("a: ")
+
+
+def test_fallback_moves_to_the_next_candidate_and_marks_it_automatic():
+    c = cycle("a", "b")
+    first = c.next_candidate()
+    assert first is not None and c.source_of(first) is SelectionSource.default
+    c.after(decision(DecisionKind.fallback), first)
+    nxt = c.next_candidate()
+    assert nxt is not None and nxt.provider == "b" and c.source_of(nxt) is SelectionSource.auto
+
+
+def test_a_user_chosen_route_stays_the_users_after_a_fallback():
+    c = cycle("a")
+    c.excluded.append("x")
+    assert c.source_of(cand("a", SelectionSource.user)) is SelectionSource.user
+
+
+def test_the_decider_is_told_failed_attempts_retries_and_whether_another_route_is_left():
+    c = cycle("a", "b")
+    a, b = c.plan.candidates
+    assert c.state_for_failure(a).model_dump(include={"attempts", "other_candidate_eligible"}) == {
+        "attempts": 1, "other_candidate_eligible": True}  # fmt: skip
+    c.after(decision(DecisionKind.fallback), a)
+    state = c.state_for_failure(b)
+    assert (state.attempts, state.other_candidate_eligible) == (2, False)
+
+
+def test_nothing_eligible_because_the_model_is_gone_everywhere_fails():
+    gone = [Ineligible(provider=p, reason="gone", code=ErrorCode.model_unavailable.value) for p in ("a", "b")]
+    out = cycle(ineligible=gone).nothing_eligible(NOW)
+    assert (out.kind, out.code, out.provider) == (StepKind.fail, ErrorCode.model_unavailable, "b")
+
+
+def test_nothing_eligible_with_a_known_reset_parks_until_the_earliest_reset():
+    cooling = [Ineligible(provider="a", reason="quota", retry_at=NOW + timedelta(seconds=90)),
+               Ineligible(provider="b", reason="quota", retry_at=NOW + timedelta(seconds=30))]  # fmt: skip
+    out = cycle(ineligible=cooling).nothing_eligible(NOW)
+    assert (out.kind, out.park_reason, out.delay_s) == (StepKind.park, ParkReason.waiting_for_provider_capacity, 30)
+
+
+@pytest.mark.parametrize(
+    ("pinned", "reason"),
+    [(True, ParkReason.awaiting_user_decision), (False, ParkReason.blocked_provider_action_required)],
+)
+def test_nothing_eligible_without_a_reset_parks_for_the_user(pinned, reason):
+    blocked = [Ineligible(provider="a", reason="auth", code=ErrorCode.auth_required.value)]
+    out = cycle(pinned=pinned, ineligible=blocked).nothing_eligible(NOW)
+    assert (out.kind, out.park_reason, out.delay_s, out.why) == (StepKind.park, reason, None, "a: auth")
+
+
+def test_replan_makes_every_route_eligible_again_and_resets_route_retries():
+    c = cycle("a", "b")
+    c.after(decision(DecisionKind.fallback), c.plan.candidates[0])
+    c.after(decision(DecisionKind.short_retry), c.plan.candidates[1])
+    c.replan(cycle("a", "b").plan)
+    assert (c.excluded, c.route_retries) == ([], 0)

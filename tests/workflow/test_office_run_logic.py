@@ -1,0 +1,211 @@
+"""The office run's own logic — parks, durable waits, the attempt cap, user decisions, cancel — with mocked
+activities registered under the real activity names, on the real dev server binary.
+
+The time-skipping test server would make timers free, but it is a separate binary the SDK downloads at run time
+(not available offline here); the durable wait below therefore uses a 2 s reset so it stays cheap in real time.
+"""
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+import pytest
+from temporalio import activity
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
+
+from contracts import search_attributes as sa
+from contracts.activities import (
+    PROVIDER_FAILURE,
+    Activity,
+    AttemptRecord,
+    RouteRequest,
+    SessionOutput,
+    SessionStarted,
+    SessionTurnInput,
+    SessionTurnOutput,
+)
+from office.temporal_server import temporal_binary
+from routing.classifier import Classification
+from routing.codes import ErrorCode, Phase, class_of
+from routing.config import AgentProfile, ExecutionProfile
+from routing.decider import ParkReason
+from routing.model_policy import plan_model, settle_model
+from routing.run import Candidate, Ineligible, RoutePlan, RunRequest, RunStatus, RunView
+from routing.selection import UserDecision
+from workflows.office_run import OfficeRunWorkflow
+from workflows.runner import workflow_runner
+
+AGENT = AgentProfile(name="coder", model="m1")
+
+
+def candidate(provider: str) -> Candidate:
+    profile = ExecutionProfile(kind="openai", base_url="http://127.0.0.1:9/v1", credential_env="OFFICE_TEST_KEY")
+    return Candidate(provider=provider, execution_profile=provider, profile=profile, tier="default",
+                     requested_model="m1")  # fmt: skip
+
+
+def plan(*providers: str, max_attempts: int = 6, pinned: bool = False, ineligible=()) -> RoutePlan:
+    return RoutePlan(workspace="ws", agent=AGENT, tier="default", max_attempts=max_attempts, pinned=pinned,
+                     candidates=[candidate(p) for p in providers], ineligible=list(ineligible))  # fmt: skip
+
+
+def failure(code: ErrorCode, retry_after_s: float | None = None) -> ApplicationError:
+    found = Classification(code=code, error_class=class_of(code), confidence=1.0, phase=Phase.after_start,
+                           rule="test", retry_after_s=retry_after_s)  # fmt: skip
+    return ApplicationError(code.value, found.model_dump(mode="json"), type=f"{PROVIDER_FAILURE}.{code.value}",
+                            non_retryable=True)  # fmt: skip
+
+
+@dataclass
+class FakeActivities:
+    """Plans in order of resolution (the last repeats); per provider, turn outcomes in order (then success)."""
+
+    plans: list[RoutePlan]
+    turns: dict[str, list[ApplicationError]] = field(default_factory=dict)
+    resolved: list[RouteRequest] = field(default_factory=list)
+    called: list[str] = field(default_factory=list)
+    recorded: list[AttemptRecord] = field(default_factory=list)
+
+    @activity.defn(name=Activity.resolve_route)
+    async def resolve_route(self, req: RouteRequest) -> RoutePlan:
+        self.resolved.append(req)
+        return self.plans[min(len(self.resolved), len(self.plans)) - 1]
+
+    @activity.defn(name=Activity.session_turn)
+    async def session_turn(self, inp: SessionTurnInput) -> SessionTurnOutput:
+        provider = inp.candidate.provider
+        self.called.append(provider)
+        if self.turns.get(provider):
+            raise self.turns[provider].pop(0)
+        decision = settle_model(plan_model("m1", None, False, ["m1"]), reported="m1")
+        started = SessionStarted(decision=decision, model_to_send="m1", effective_model="m1")
+        output = SessionOutput(text=f"answer from {provider}", reported_model="m1", transcript_seq=inp.user_seq + 1)
+        return SessionTurnOutput(started=started, output=output)
+
+    @activity.defn(name=Activity.record_attempt)
+    async def record_attempt(self, rec: AttemptRecord) -> None:
+        self.recorded.append(rec)
+
+
+@pytest.fixture(scope="module")
+async def client() -> AsyncIterator[Client]:
+    env = await WorkflowEnvironment.start_local(
+        data_converter=pydantic_data_converter, dev_server_existing_path=temporal_binary(), ui=False,
+        search_attributes=sa.ALL, dev_server_log_level="error",
+    )  # fmt: skip
+    async with env:
+        yield env.client
+
+
+@pytest.fixture
+async def run(client: Client) -> AsyncIterator[Callable[[FakeActivities], object]]:
+    """Starts the workflow against a worker whose activities are `fakes`; yields the run's handle."""
+    workers: list[Worker] = []
+
+    async def start(fakes: FakeActivities, pinned: bool = False) -> WorkflowHandle:
+        queue = f"logic-{uuid.uuid4().hex[:8]}"
+        worker = Worker(client, task_queue=queue, workflows=[OfficeRunWorkflow], workflow_runner=workflow_runner(),
+                        activities=[fakes.resolve_route, fakes.session_turn, fakes.record_attempt])  # fmt: skip
+        workers.append(worker)
+        asyncio.get_running_loop().create_task(worker.run())
+        req = RunRequest(run_id=f"logic-{uuid.uuid4().hex[:8]}", workspace="ws", agent="coder", prompt="task",
+                         pin_providers=["a"] if pinned else [])  # fmt: skip
+        return await client.start_workflow(OfficeRunWorkflow.run, req, id=req.run_id, task_queue=queue)
+
+    yield start
+    for worker in workers:
+        await worker.shutdown()
+
+
+async def parked(handle: WorkflowHandle) -> RunView:
+    """The run's view once it has parked (the query answers from the workflow's state on each task)."""
+    async with asyncio.timeout(20):
+        while True:
+            view = await handle.query(OfficeRunWorkflow.status)
+            if view is not None and view.status is RunStatus.parked:
+                return view
+            await asyncio.sleep(0.05)
+
+
+async def test_attempt_cap_ends_the_run_with_the_actionable_message(run):
+    fakes = FakeActivities(
+        [plan("a", "b", max_attempts=2)],
+        turns={"a": [failure(ErrorCode.auth_required)], "b": [failure(ErrorCode.auth_required)]},
+    )
+    handle = await run(fakes)
+    with pytest.raises(WorkflowFailureError) as err:
+        await handle.result()
+    assert fakes.called == ["a", "b"]  # the cap counts failed attempts: no third call anywhere
+    view = RunView.model_validate(err.value.cause.details[0])
+    assert view.status is RunStatus.failed and view.error_code == "auth_required"
+    assert [a.source for a in view.attempts] == ["default", "auto"]
+    assert len(fakes.recorded) == 2
+
+
+async def test_a_parked_run_waits_for_resume_then_re_resolves_its_route(run):
+    fakes = FakeActivities([plan("a"), plan("a")], turns={"a": [failure(ErrorCode.auth_required)]})
+    handle = await run(fakes)
+    view = await parked(handle)
+    assert view.park_reason is ParkReason.blocked_provider_action_required
+    assert fakes.called == ["a"]  # parked runs never spin
+    await handle.signal(OfficeRunWorkflow.resume)
+    done = await handle.result()
+    assert done.status is RunStatus.completed and done.output == "answer from a"
+    assert [r.retry_blocked for r in fakes.resolved] == [False, True]
+
+
+async def test_quota_with_a_reset_waits_durably_and_continues_without_the_user(run):
+    fakes = FakeActivities([plan("a")], turns={"a": [failure(ErrorCode.quota_limited, retry_after_s=2)]})
+    handle = await run(fakes)
+    view = await parked(handle)
+    assert view.park_reason is ParkReason.waiting_for_provider_capacity
+    done = await handle.result()  # the timer, not a signal, ends the wait
+    assert done.status is RunStatus.completed and fakes.called == ["a", "a"]
+    assert [r.retry_blocked for r in fakes.resolved] == [False, False]
+
+
+async def test_a_pinned_run_asks_the_user_and_runs_the_approved_substitute_once(run):
+    fakes = FakeActivities([plan("a", pinned=True), plan("b")], turns={"a": [failure(ErrorCode.auth_required)]})
+    handle = await run(fakes, pinned=True)
+    view = await parked(handle)
+    assert view.park_reason is ParkReason.awaiting_user_decision
+    await handle.execute_update(OfficeRunWorkflow.user_decision, UserDecision(action="substitute", provider="b"))
+    done = await handle.result()
+    assert done.status is RunStatus.completed and done.provider == "b"
+    assert fakes.resolved[-1].substitute is not None and fakes.resolved[-1].substitute.provider == "b"
+
+
+async def test_a_decision_is_refused_unless_the_run_awaits_one(run):
+    fakes = FakeActivities([plan("a")], turns={"a": [failure(ErrorCode.auth_required)]})
+    handle = await run(fakes)
+    await parked(handle)  # parked for provider action, not for a decision
+    with pytest.raises(WorkflowUpdateFailedError) as refused:
+        await handle.execute_update(OfficeRunWorkflow.user_decision, UserDecision(action="retry"))
+    assert "not awaiting a decision" in str(refused.value.cause)
+    await handle.cancel()
+
+
+async def test_cancelling_a_parked_run_ends_it_cancelled(run):
+    fakes = FakeActivities([plan("a")], turns={"a": [failure(ErrorCode.auth_required)]})
+    handle = await run(fakes)
+    await parked(handle)
+    await handle.cancel()
+    with pytest.raises(WorkflowFailureError):
+        await handle.result()
+    view = await handle.query(OfficeRunWorkflow.status)
+    assert view is not None and view.status is RunStatus.cancelled
+
+
+async def test_a_model_gone_everywhere_fails_at_once_naming_the_model(run):
+    gone = Ineligible(provider="a", reason="model m1 gone", code=ErrorCode.model_unavailable.value)
+    fakes = FakeActivities([plan(ineligible=[gone])])
+    handle = await run(fakes)
+    with pytest.raises(WorkflowFailureError) as err:
+        await handle.result()
+    assert fakes.called == []
+    assert "m1" in str(err.value.cause) and "Change the model" in str(err.value.cause)
