@@ -1,0 +1,228 @@
+"""Configuration a user owns: `office workspace …`, `office profile …`, `office models`, `office pin` / `unpin`,
+`office selections`."""
+
+import json
+import os
+from pathlib import Path
+
+import typer
+import yaml
+from pydantic import ValidationError
+from rich.table import Table
+
+from office.cli.common import Services, console, fail, print_json, run_with_services
+
+workspace_app = typer.Typer(no_args_is_help=True, help="Workspaces and their provider order.")
+profile_app = typer.Typer(no_args_is_help=True, help="Agent profiles.")
+
+
+def load_file(path: Path) -> dict:
+    text = path.read_text()
+    data = yaml.safe_load(text) if path.suffix in (".yaml", ".yml") else json.loads(text)
+    if not isinstance(data, dict):
+        fail(f"{path}: expected a mapping at the top level")
+    return data
+
+
+def validation_message(err: ValidationError) -> str:
+    parts = []
+    for e in err.errors():
+        where = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        parts.append(f"{where}: {e['msg']}")
+    return "; ".join(parts)
+
+
+# --- workspaces ---------------------------------------------------------------------------------------
+@workspace_app.command("set")
+def workspace_set(file: Path = typer.Option(..., "--file", "-f", help="Workspace YAML or JSON.")) -> None:
+    """Create or replace a workspace from a file (validated as a whole; nothing half-saved)."""
+    from routing.config import WorkspaceConfig
+
+    try:
+        config = WorkspaceConfig.model_validate(load_file(file))
+    except ValidationError as err:
+        fail(f"{file}: {validation_message(err)}")
+    run_with_services(lambda s: s.store.save_workspace(config), store=True)
+    console.print(f"workspace {config.name} saved ({', '.join(e.provider for e in config.provider_order)})")
+
+
+@workspace_app.command("show")
+def workspace_show(name: str, as_json: bool = typer.Option(False, "--json")) -> None:
+    ws = run_with_services(lambda s: s.store.get_workspace(name), store=True)
+    if ws is None:
+        fail(f"workspace {name!r} does not exist")
+    print_json(ws.model_dump(mode="json")) if as_json else console.print(yaml.safe_dump(ws.model_dump(mode="json")))
+
+
+@workspace_app.command("list")
+def workspace_list(as_json: bool = typer.Option(False, "--json")) -> None:
+    items = run_with_services(lambda s: s.store.list_workspaces(), store=True)
+    if as_json:
+        print_json([w.model_dump(mode="json") for w in items])
+        return
+    for w in items:
+        console.print(f"{w.name}: {' → '.join(e.provider for e in w.provider_order)}")
+
+
+# --- agent profiles -----------------------------------------------------------------------------------
+@profile_app.command("set")
+def profile_set(
+    name: str | None = typer.Argument(None, help="Profile name (or `name` in --file)."),
+    model: str | None = typer.Option(None, help="Start model."),
+    fallback_model: str | None = typer.Option(None),
+    auto_fallback: bool | None = typer.Option(None, "--auto-fallback/--no-auto-fallback"),
+    file: Path | None = typer.Option(None, "--file", "-f", help="Profile YAML or JSON."),
+) -> None:
+    """Create or replace an agent profile (an explicit user action; flags override the file)."""
+    from routing.config import AgentProfile
+
+    data = load_file(file) if file else {}
+    overrides = {"name": name, "model": model, "fallback_model": fallback_model, "auto_fallback": auto_fallback}
+    data |= {k: v for k, v in overrides.items() if v is not None}
+    try:
+        profile = AgentProfile.model_validate(data)
+    except ValidationError as err:
+        fail(validation_message(err))
+    run_with_services(lambda s: s.store.save_agent(profile), store=True)
+    console.print(f"profile {profile.name} saved")
+
+
+async def _profile_reports(services: Services, names: list[str] | None, workspace: str | None) -> list[dict]:
+    from office.catalogs import profile_reports
+
+    agents = await services.store.list_agents()
+    if names is not None:
+        agents = [a for a in agents if a.name in names]
+    return await profile_reports(services.store, agents, workspace)
+
+
+@profile_app.command("show")
+def profile_show(
+    name: str,
+    workspace: str | None = typer.Option(None, help="Judge models against this workspace's providers only."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """A profile, with its models marked available, gone (no provider advertises them) or unknown."""
+    reports = run_with_services(lambda s: _profile_reports(s, [name], workspace), store=True)
+    if not reports:
+        fail(f"agent profile {name!r} does not exist")
+    print_json(reports[0]) if as_json else console.print(reports[0])
+
+
+@profile_app.command("list")
+def profile_list(workspace: str | None = typer.Option(None), as_json: bool = typer.Option(False, "--json")) -> None:
+    reports = run_with_services(lambda s: _profile_reports(s, None, workspace), store=True)
+    if as_json:
+        print_json(reports)
+        return
+    for r in reports:
+        console.print(
+            f"{r['name']}: model={r['model']} ({r['model_status']}) "
+            f"fallback={r['fallback_model'] or '-'} auto_fallback={r['auto_fallback']}"
+        )
+
+
+# --- what providers advertise -------------------------------------------------------------------------
+async def _models_report(services: Services, provider: str, workspace: str | None) -> dict:
+    from office.catalogs import live_catalog, profile_report
+
+    catalog = await live_catalog(services.store, provider, workspace)
+    reports = [profile_report(a, {provider: catalog}) for a in await services.store.list_agents()]
+    return {
+        "provider": provider,
+        "models": catalog,
+        "profiles": [
+            {k: r[k] for k in ("name", "model", "model_status", "fallback_model", "fallback_model_status")}
+            for r in reports
+        ],
+    }
+
+
+def models(
+    provider: str,
+    workspace: str | None = typer.Option(None, help="Workspace that configures PROVIDER."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """What PROVIDER's executor advertises now, with every profile's configured models marked."""
+    from office.catalogs import CatalogError
+
+    try:
+        report = run_with_services(lambda s: _models_report(s, provider, workspace), store=True)
+    except CatalogError as err:
+        fail(str(err))
+    if as_json:
+        print_json(report)
+        return
+    console.print(f"[bold]{provider}[/] advertises: {', '.join(report['models']) or '(nothing)'}")
+    table = Table("profile", "model", "status", "fallback", "status")
+    for r in report["profiles"]:
+        table.add_row(
+            r["name"], r["model"], r["model_status"], r["fallback_model"] or "-", r["fallback_model_status"] or "-"
+        )
+    console.print(table)
+
+
+# --- user pins (durable selections) -------------------------------------------------------------------
+async def _pin(services: Services, agent: str, provider: list[str], model: str | None, actor: str, reason: str) -> None:
+    from routing.selection import SelectionKind, UserSelection
+    from store.preferences import PreferenceWriter
+
+    if await services.store.get_agent(agent) is None:
+        fail(f"agent profile {agent!r} does not exist")
+    writer = PreferenceWriter(services.store)
+    if provider:
+        await writer.set_user_selection(
+            UserSelection(agent=agent, kind=SelectionKind.provider, value=provider, actor=actor, reason=reason)
+        )
+    if model:
+        await writer.set_user_selection(
+            UserSelection(agent=agent, kind=SelectionKind.model, value=[model], actor=actor, reason=reason)
+        )
+
+
+def pin(
+    agent: str,
+    provider: list[str] = typer.Option([], "--provider", help="Provider(s) the agent may use."),
+    model: str | None = typer.Option(None, "--model", help="The model the agent must run."),
+    actor: str = typer.Option(os.environ.get("USER", "user"), help="Who pins (for the record)."),
+    reason: str = typer.Option("", help="Why, for the record."),
+) -> None:
+    """Pin an agent to providers and/or a model: a durable user preference (source=user)."""
+    if not provider and not model:
+        fail("give --provider and/or --model")
+    run_with_services(lambda s: _pin(s, agent, provider, model, actor, reason), store=True)
+    console.print(f"pinned {agent}: providers={provider or '-'} model={model or '-'}")
+
+
+async def _unpin(services: Services, agent: str, kinds: list, actor: str) -> int:
+    from store.preferences import PreferenceWriter
+
+    writer = PreferenceWriter(services.store)
+    return sum([await writer.clear_user_selection(agent, k, actor) for k in kinds])
+
+
+def unpin(
+    agent: str,
+    provider: bool = typer.Option(False, "--provider"),
+    model: bool = typer.Option(False, "--model"),
+    actor: str = typer.Option(os.environ.get("USER", "user")),
+) -> None:
+    """Remove an agent's provider and/or model pin."""
+    from routing.selection import SelectionKind
+
+    kinds = [k for k, on in ((SelectionKind.provider, provider), (SelectionKind.model, model)) if on] or list(
+        SelectionKind
+    )
+    removed = run_with_services(lambda s: _unpin(s, agent, kinds, actor), store=True)
+    console.print(f"removed {removed} pin(s) from {agent}")
+
+
+def selections_list(as_json: bool = typer.Option(False, "--json")) -> None:
+    """Durable selection state (user pins; anything else is a bug the watchdog clears)."""
+    rows = run_with_services(lambda s: s.store.selections(), store=True)
+    data = [r.model_dump(mode="json") for r in rows]
+    if as_json:
+        print_json(data)
+        return
+    for d in data:
+        console.print(d)

@@ -1,0 +1,115 @@
+"""Running and operating the system: `office dev`, `worker`, `simulator`, `bench`, `db upgrade`,
+`watchdog install`."""
+
+import asyncio
+import json
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from office.cli.common import console, err_console, fail, print_json, run_with_services
+from office.settings import DEFAULT_DATA_DIR
+
+db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
+watchdog_app = typer.Typer(no_args_is_help=True, help="The backstop that clears stale automatic state.")
+
+BENCHES = ("continuity", "amplification", "throughput")
+
+
+# --- the embedded stack ------------------------------------------------------------------------------
+def dev(
+    data_dir: Path = typer.Option(
+        Path(DEFAULT_DATA_DIR), help="Where Temporal, the store and the simulator keep state."
+    ),
+    temporal_port: int = typer.Option(7233, help="Temporal frontend (gRPC) port."),
+    ui_port: int = typer.Option(8233, help="Temporal UI port."),
+    simulator_port: int = typer.Option(8390, help="Provider simulator port."),
+    no_demo: bool = typer.Option(False, "--no-demo", help="Start the stack without submitting demo runs."),
+) -> None:
+    """Start the embedded stack: Temporal dev server, provider simulator, worker, demo."""
+    from office.devstack import run_dev_stack
+
+    asyncio.run(run_dev_stack(data_dir, temporal_port, ui_port, simulator_port, demo=not no_demo))
+
+
+def worker() -> None:
+    """Run a worker against TEMPORAL_ADDRESS and OFFICE_DATABASE_URL."""
+    from office.worker_runtime import run_worker_forever
+
+    asyncio.run(run_worker_forever())
+
+
+async def _serve_simulator(port: int, config: Path | None) -> None:
+    from office.simulator.server import SimulatorServer, load_config
+
+    server = await SimulatorServer(load_config(config), port=port).start()
+    print(f"simulator on {server.url}", flush=True)
+    await asyncio.Event().wait()
+
+
+def simulator(
+    port: int = typer.Option(8390), config: Path | None = typer.Option(None, help="SimConfig JSON file.")
+) -> None:
+    """Run the provider simulator alone."""
+    asyncio.run(_serve_simulator(port, config))
+
+
+# --- operations ----------------------------------------------------------------------------------------
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply migrations to OFFICE_DATABASE_URL."""
+    from store.migrate import migrate
+
+    run_with_services(lambda s: migrate(s.store.url), store=True)
+    console.print("database is at the latest revision")
+
+
+@watchdog_app.command("install")
+def watchdog_install(
+    every_minutes: float = typer.Option(10, help="How often the schedule runs."),
+    max_age_minutes: float = typer.Option(60, help="Automatic state older than this is cleared."),
+) -> None:
+    """Create or update the Temporal Schedule that runs the watchdog."""
+    from datetime import timedelta
+
+    from office.watchdog_schedule import install_watchdog
+
+    every, max_age = timedelta(minutes=every_minutes), timedelta(minutes=max_age_minutes)
+    run_with_services(lambda s: install_watchdog(s.client, every, max_age), client=True)
+    console.print("watchdog schedule installed")
+
+
+# --- benchmarks ----------------------------------------------------------------------------------------
+def bench(
+    name: str = typer.Argument(..., help="continuity | amplification | throughput | all"),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object (all: keyed by benchmark)."),
+) -> None:
+    """Run a benchmark against a real dev server and the provider simulator; print ratios measured side by side."""
+    import importlib
+    import logging
+
+    names = list(BENCHES) if name == "all" else [name]
+    if any(n not in BENCHES for n in names):
+        fail(f"unknown benchmark {name!r}: choose one of {', '.join(BENCHES)} or all")
+    logging.getLogger("temporalio").setLevel(logging.ERROR)
+    results = {}
+    for n in names:
+        err_console.print(f"running {n} …")
+        results[n] = asyncio.run(importlib.import_module(f"bench.{n}").run())
+        if not as_json:
+            _render_bench(n, results[n])
+    if as_json:
+        print_json(results if name == "all" else results[name])
+
+
+def _render_bench(name: str, result: dict) -> None:
+    table = Table(f"{name}", "value")
+    for key, value in result.items():
+        if isinstance(value, dict):
+            for sub, subvalue in value.items():
+                shown = {k: v for k, v in subvalue.items()} if isinstance(subvalue, dict) else subvalue
+                table.add_row(f"{key}.{sub}", json.dumps(shown, default=str))
+        elif not isinstance(value, list):
+            table.add_row(key, str(value))
+    console.print(table)

@@ -1,0 +1,188 @@
+"""`office watch` and `office runs …`: inspect and control runs."""
+
+import asyncio
+import os
+
+import typer
+from rich.table import Table
+
+from office.cli.common import EXIT_RUN_FAILED, Services, console, fail, print_json, run_with_services
+from office.runs import list_views, run_view
+from routing.run import RunStatus, RunView
+
+app = typer.Typer(no_args_is_help=True, help="Inspect and control runs.")
+
+ENDED = (RunStatus.completed, RunStatus.failed, RunStatus.cancelled)
+
+
+def render_view(view: RunView) -> None:
+    colour = {"completed": "green", "failed": "red", "parked": "yellow", "cancelled": "magenta"}.get(
+        view.status.value, "cyan"
+    )
+    console.print(
+        f"[bold]{view.run_id}[/]  [{colour}]{view.status.value}[/]  workspace={view.workspace} "
+        f"agent={view.agent} provider={view.provider or '-'} requested={view.requested_model or '-'} "
+        f"effective={view.effective_model or '-'} fallbacks={view.fallback_count}"
+    )
+    if view.attempts:
+        table = Table("seq", "provider", "model", "outcome", "error code", "decision")
+        for a in view.attempts:
+            table.add_row(str(a.seq), a.provider, a.model or "-", a.outcome, a.error_code or "-", a.decision or "-")
+        console.print(table)
+    for w in view.warnings:
+        console.print(
+            f"[yellow]warning[/] {w.kind}: {w.reason} (requested {w.requested_model}, effective {w.effective_model})"
+        )
+    if view.park_reason:
+        console.print(f"[yellow]parked:[/] {view.park_reason} (resume with `office runs resume {view.run_id}`)")
+    if view.message:
+        console.print(f"[bold]{view.message}[/]")
+    if view.output:
+        console.print(view.output)
+
+
+def exit_for(view: RunView) -> None:
+    if view.status in (RunStatus.failed, RunStatus.cancelled):
+        raise typer.Exit(EXIT_RUN_FAILED)
+
+
+async def _follow(services: Services, run_id: str, interval: float) -> RunView:
+    last = None
+    while True:
+        view = await run_view(services.client, run_id)
+        line = (view.status.value, view.provider, len(view.attempts), view.park_reason)
+        if line != last:
+            last = line
+            latest = view.attempts[-1] if view.attempts else None
+            step = f" last attempt {latest.provider}:{latest.error_code or latest.outcome}" if latest else ""
+            console.print(f"{view.status.value:<10} provider={view.provider or '-'}{step}")
+        if view.status in ENDED:
+            return view
+        await asyncio.sleep(interval)
+
+
+def watch(run_id: str, interval: float = typer.Option(1.0, help="Seconds between refreshes.")) -> None:
+    """Follow a run until it ends, printing each change."""
+    view = run_with_services(lambda s: _follow(s, run_id, interval), client=True)
+    render_view(view)
+    exit_for(view)
+
+
+async def _show(services: Services, run_id: str) -> RunView:
+    from temporalio.service import RPCError
+
+    try:
+        return await run_view(services.client, run_id)
+    except RPCError as err:
+        fail(f"run {run_id!r}: {err.message}")
+
+
+@app.command("show")
+def runs_show(run_id: str, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Show one run: status, attempts, warnings, message."""
+    view = run_with_services(lambda s: _show(s, run_id), client=True)
+    print_json(view.model_dump(mode="json")) if as_json else render_view(view)
+
+
+@app.command("list")
+def runs_list(
+    as_json: bool = typer.Option(False, "--json"),
+    limit: int = typer.Option(50),
+    query: str | None = typer.Option(None, help="Extra visibility query, e.g. 'OfficeFallbackCount > 0'."),
+) -> None:
+    """List recent runs."""
+    views = run_with_services(lambda s: list_views(s.client, limit=limit, query=query), client=True)
+    if as_json:
+        print_json([v.model_dump(mode="json") for v in views])
+        return
+    table = Table("run", "status", "workspace", "agent", "provider", "effective model", "fallbacks", "error code")
+    for v in views:
+        table.add_row(
+            v.run_id,
+            v.status.value,
+            v.workspace,
+            v.agent,
+            v.provider or "-",
+            v.effective_model or "-",
+            str(v.fallback_count),
+            v.error_code or "-",
+        )
+    console.print(table)
+
+
+@app.command("cancel")
+def runs_cancel(run_id: str) -> None:
+    """Cancel a run (its activities are cancelled too)."""
+    run_with_services(lambda s: s.client.get_workflow_handle(run_id).cancel(), client=True)
+    console.print(f"cancellation requested for {run_id}")
+
+
+async def _decide(services: Services, run_id: str, decision: object) -> None:
+    from temporalio.client import WorkflowUpdateFailedError
+    from temporalio.service import RPCError
+
+    from workflows.office_run import OfficeRunWorkflow
+
+    handle = services.client.get_workflow_handle(run_id)
+    try:
+        await handle.execute_update(OfficeRunWorkflow.user_decision, decision)
+    except WorkflowUpdateFailedError as err:
+        fail(f"run {run_id}: {err.cause.message if err.cause else err}")
+    except RPCError as err:  # e.g. the run has already ended
+        fail(f"run {run_id} is not awaiting a decision ({err.message})")
+
+
+@app.command("decide")
+def runs_decide(
+    run_id: str,
+    substitute: str | None = typer.Option(None, help="Approve this provider for this run only."),
+    model: str | None = typer.Option(None, help="With --substitute: the model to run there."),
+    retry: bool = typer.Option(False, "--retry", help="Try the pinned route again."),
+    cancel: bool = typer.Option(False, "--cancel", help="End the run."),
+    actor: str = typer.Option(os.environ.get("USER", "user"), help="Who decides (for the record)."),
+) -> None:
+    """Answer a run parked `awaiting_user_decision`. Nothing is saved as a preference."""
+    from routing.selection import UserDecision
+
+    chosen = [name for name, on in (("substitute", substitute), ("retry", retry), ("cancel", cancel)) if on]
+    if len(chosen) != 1:
+        fail("choose exactly one of --substitute PROVIDER, --retry, --cancel")
+    decision = UserDecision(action=chosen[0], provider=substitute, model=model, actor=actor)  # type: ignore[arg-type]
+    run_with_services(lambda s: _decide(s, run_id, decision), client=True)
+    console.print(f"{chosen[0]} sent to {run_id}")
+
+
+@app.command("explain")
+def runs_explain(run_id: str, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Three timelines: what the run selected and why, what durable state changed, what cleanup did."""
+    from office.explain import explain_run
+
+    report = run_with_services(lambda s: explain_run(s.client, s.store, run_id), client=True, store=True)
+    if as_json:
+        print_json(report)
+        return
+    console.print("[bold]1. live run: what it selected and why[/]")
+    for a in report["selected"]:
+        console.print(
+            f"  attempt {a['seq']}: {a['provider']} model={a['model'] or a['requested_model']} "
+            f"source={a['source']} → {a['outcome']}"
+            + (f" [{a['error_code']}] {a['decision']}: {a['reason']}" if a["error_code"] else "")
+        )
+    for step in report["live"]:
+        detail = {k: v for k, v in step.items() if k not in ("at", "event")}
+        console.print(f"  {step['at']}  {step['event']}  {detail or ''}")
+    console.print("[bold]2. durable state changed during the run[/]")
+    for d in report["durable"] or [{"at": "-", "kind": "(none)"}]:
+        console.print(f"  {d}")
+    console.print("[bold]3. cleanup[/]")
+    for c in report["cleanup"] or [{"at": "-", "kind": "(none)"}]:
+        console.print(f"  {c}")
+
+
+@app.command("resume")
+def runs_resume(run_id: str) -> None:
+    """Resume a parked run after fixing credentials, plan or capacity."""
+    from workflows.office_run import OfficeRunWorkflow
+
+    run_with_services(lambda s: s.client.get_workflow_handle(run_id).signal(OfficeRunWorkflow.resume), client=True)
+    console.print(f"resume sent to {run_id}")
