@@ -6,13 +6,22 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from temporalio import activity
 
 from activities.attempts import attempt_row, count
-from activities.executors.acp import METHOD_NOT_FOUND, AgentSession, is_claude_bridge, launch_environment
+from activities.executors.acp import (
+    METHOD_NOT_FOUND,
+    AgentSession,
+    is_claude_bridge,
+    kill_orphaned_agents,
+    launch_environment,
+)
 from activities.executors.base import ProviderCallError
 from activities.session import as_entries, heartbeating, provider_failure, settle_start
 from contracts.activities import (
@@ -77,9 +86,28 @@ class LiveAgents:
             await self.close(key)
 
 
+def session_workdir(base: str | None, run_id: str) -> str:
+    """Where a run's agent works: the worker's configured directory, else the run's own directory under the
+    system temp dir (never the worker's current directory). An absolute path, as ACP wants."""
+    if base:
+        return os.path.abspath(base)
+    path = Path(tempfile.gettempdir()) / "office-sessions" / re.sub(r"[^A-Za-z0-9_.-]", "_", run_id)
+    path.mkdir(parents=True, exist_ok=True)
+    return str(path)
+
+
+async def reap_orphaned_agents() -> int:
+    """Kills agent processes a crashed predecessor of this worker left (their worker is gone). Call at worker
+    start; returns how many were killed."""
+    reaped = await asyncio.to_thread(kill_orphaned_agents)
+    if reaped:
+        log.warning("reaped %d agent processes left by a worker that is gone", reaped)
+    return reaped
+
+
 def claude_meta(cand: Candidate) -> dict | None:
     """The explicit fallback for Claude's bridge when auto-fallback is off (it has no environment variable)."""
-    if is_claude_bridge(cand.profile.command) and cand.fallback_model and not cand.auto_fallback:
+    if is_claude_bridge(cand.profile) and cand.fallback_model and not cand.auto_fallback:
         return {"claudeCode": {"options": {"fallbackModel": cand.fallback_model}}}
     return None
 
@@ -106,7 +134,9 @@ class AcpActivities:
         cand = inp.candidate
         try:
             env = launch_environment(cand.profile, cand.provider, cand.requested_model)
-            session = await AgentSession.launch(inp.run_id, cand.provider, cand.profile, env, self.cwd)
+            session = await AgentSession.launch(
+                inp.run_id, cand.provider, cand.profile, env, session_workdir(self.cwd, inp.run_id)
+            )
         except ProviderCallError as err:
             raise provider_failure(classify(err.signal, utcnow())) from err
         try:
@@ -122,7 +152,7 @@ class AcpActivities:
     async def _start(self, inp: AcpStartInput, session: AgentSession) -> SessionStarted:
         cand = inp.candidate
         try:
-            await session.start(self.cwd or os.getcwd(), claude_meta(cand))  # ACP wants an absolute path
+            await session.start(session_workdir(self.cwd, inp.run_id), claude_meta(cand))
         except ProviderCallError as err:
             raise provider_failure(classify(err.signal, utcnow())) from err
         choice = session.choice

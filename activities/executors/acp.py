@@ -6,17 +6,27 @@ import asyncio
 import contextlib
 import ctypes
 import os
+import shutil
 import signal
 import sys
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, text_block
 from acp.meta import AGENT_METHODS
-from acp.schema import ClientCapabilities, DeniedOutcome, Implementation, RequestPermissionResponse
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    Implementation,
+    RequestPermissionResponse,
+)
 from acp.transports import default_environment
 from opentelemetry import trace
 
+from activities.executors.agents import AgentAdapter, adapter_for, read_relayed
 from activities.executors.base import ProviderCallError, resolve_credential
 from routing.classifier import FailureSignal
 from routing.codes import Phase
@@ -24,31 +34,89 @@ from routing.config import ExecutionProfile
 
 METHOD_NOT_FOUND = -32601
 LEGACY_SET_MODEL = "session/set_model"  # agents from before session config options (e.g. claude-code-acp 0.x)
-# Claude Code reads its start model from this variable; the ACP bridge passes `_meta.claudeCode.options`
-# through to the Claude Agent SDK, which is where an explicit fallback model goes.
-CLAUDE_MODEL_ENV = "ANTHROPIC_MODEL"
 STDIO_LIMIT = 16 * 1024 * 1024
+# Until the repository/permission-policy issue lands, a profile allows the agent's file edits (inside its working
+# directory) with this plain setting in its `env`; every other permission request is refused.
+ALLOW_EDITS = "OFFICE_ALLOW_EDITS"
+# Every process of an agent's tree carries its worker's mark (pid:start time), so a restarted worker can find
+# and reap what a crashed predecessor left (`reap_orphaned_agents`).
+OWNER_ENV = "OFFICE_AGENT_OWNER"
+GUARD = str(Path(__file__).with_name("guard.py"))
 tracer = trace.get_tracer("office.executors")
 
 
-def is_claude_bridge(command: list[str]) -> bool:
-    return any("claude-code-acp" in part or "claude-agent-acp" in part for part in command)
+def adapter_of(profile: ExecutionProfile) -> AgentAdapter:
+    return adapter_for(profile.command, profile.adapter)
+
+
+def is_claude_bridge(profile: ExecutionProfile) -> bool:
+    return adapter_of(profile).name == "claude-code"
 
 
 def launch_environment(profile: ExecutionProfile, provider: str, start_model: str | None) -> dict[str, str]:
-    """A trimmed environment (no worker secrets leak by inheritance), the profile's own variables, the
-    credential resolved from its reference, and for Claude's bridge the start model unless already set."""
-    env = {**default_environment(), **profile.env}
+    """A trimmed environment (no worker secrets leak by inheritance), the adapter's settings (provider base URL,
+    retries off, headless), the profile's own variables (they win), the credential resolved from its reference
+    (under the profile's name and the agent's own), and the start model where the agent reads it from."""
+    adapter = adapter_of(profile)
+    env = {**default_environment(), **adapter.environment(profile.base_url), **profile.env}
+    env.pop(ALLOW_EDITS, None)  # the scheduler's setting, not the agent's
     if (credential := resolve_credential(profile, provider)) is not None:
         env[profile.credential_env] = credential  # type: ignore[index]  # set whenever a credential resolved
-    if is_claude_bridge(profile.command) and start_model and CLAUDE_MODEL_ENV not in env:
-        env[CLAUDE_MODEL_ENV] = start_model
+        if adapter.credential_env and adapter.credential_env not in profile.env:
+            env[adapter.credential_env] = credential
+    if adapter.model_env and start_model and adapter.model_env not in env:
+        env[adapter.model_env] = start_model
+    env[OWNER_ENV] = worker_mark()
     return env
 
 
-def _die_with_parent() -> None:  # runs in the child before exec: a killed worker takes its agents along
+def launch_command(profile: ExecutionProfile) -> list[str]:
+    adapter = adapter_of(profile)
+    return [*profile.command, *(adapter.args(profile.base_url, profile.credential_env) if adapter.args else [])]
+
+
+def _start_ticks(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return None
+
+
+@cache
+def worker_mark() -> str:
+    return f"{os.getpid()}:{_start_ticks(os.getpid())}"
+
+
+def orphaned_agents() -> list[int]:
+    """Agent processes whose worker is gone: their mark names a pid that no longer runs (or runs something else)."""
+    orphans = []
+    for entry in os.listdir("/proc") if sys.platform == "linux" else []:
+        if not entry.isdigit():
+            continue
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        mark = next((v[len(OWNER_ENV) + 1 :] for v in environ if v.startswith(f"{OWNER_ENV}=".encode())), None)
+        if mark is None:
+            continue
+        owner, _, ticks = mark.decode(errors="replace").partition(":")
+        if owner.isdigit() and _start_ticks(int(owner)) != ticks:
+            orphans.append(int(entry))
+    return orphans
+
+
+def kill_orphaned_agents() -> int:
+    orphans = orphaned_agents()
+    for pid in orphans:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    return len(orphans)
+
+
+def _die_with_parent() -> None:  # runs in the guard before exec: a killed worker takes its agents along
     with contextlib.suppress(Exception):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: the guard cleans up
 
 
 @dataclass
@@ -73,22 +141,54 @@ def models_from(session: dict[str, Any]) -> ModelChoice:
     return ModelChoice(None, None)
 
 
+def _value(obj: Any, name: str) -> Any:
+    value = getattr(obj, name, None)
+    return getattr(value, "value", value)
+
+
 class _Collector:
     """The client side the agent calls back: collects this session's message chunks; refuses file and
-    terminal access (an office run grants no tools it has not been configured with)."""
+    terminal access (an office run grants no tools it has not been configured with) and every permission
+    request except, when the profile allows edits, a file edit inside the session's working directory."""
 
-    def __init__(self) -> None:
+    def __init__(self, allow_edits: bool = False, cwd: str | None = None) -> None:
         self.chunks: list[str] = []
         self.updates = 0
+        self.allow_edits, self.cwd = allow_edits, cwd
+        self.tool_kinds: dict[str, str] = {}  # tool call id → kind, from the agent's tool_call updates
+        self.permissions: list[str] = []  # what was asked and how it was answered
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates += 1
-        if getattr(update, "session_update", None) == "agent_message_chunk":
+        kind = getattr(update, "session_update", None)
+        if kind == "agent_message_chunk":
             content = getattr(update, "content", None)
             if getattr(content, "type", None) == "text":
                 self.chunks.append(content.text)
+        elif kind in ("tool_call", "tool_call_update") and _value(update, "kind"):
+            self.tool_kinds[update.tool_call_id] = _value(update, "kind")
 
-    async def request_permission(self, *_: Any, **__: Any) -> Any:
+    def _inside_workdir(self, tool_call: Any) -> bool:
+        raw = getattr(tool_call, "raw_input", None) or {}
+        paths = [getattr(loc, "path", None) for loc in getattr(tool_call, "locations", None) or []]
+        paths += [raw.get(k) for k in ("file_path", "path", "notebook_path") if isinstance(raw, dict)]
+        paths = [p for p in paths if p]
+        if not paths or not self.cwd:
+            return False
+        root = os.path.realpath(self.cwd)
+        return all(os.path.realpath(os.path.join(root, p)).startswith(root + os.sep) for p in paths)
+
+    async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> Any:
+        kind = _value(tool_call, "kind") or self.tool_kinds.get(getattr(tool_call, "tool_call_id", ""))
+        title = getattr(tool_call, "title", None) or kind or "tool"
+        allow = next((o for o in options if _value(o, "kind") == "allow_once"), None)
+        if self.allow_edits and kind == "edit" and allow is not None and self._inside_workdir(tool_call):
+            self.permissions.append(f"allowed: {title}")
+            return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=allow.option_id))
+        self.permissions.append(f"refused: {title}")
+        reject = next((o for o in options if _value(o, "kind") == "reject_once"), None)
+        if reject is not None:
+            return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=reject.option_id))
         return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
 
     def on_connect(self, conn: Any) -> None:
@@ -115,14 +215,20 @@ class AgentSession:
     stderr_tail: list[str] = field(default_factory=list)
     prompts: int = 0
     stderr_reader: asyncio.Task | None = None
+    adapter: AgentAdapter = field(default_factory=lambda: adapter_for([]))
 
     @classmethod
     async def launch(
         cls, run_id: str, provider: str, profile: ExecutionProfile, env: dict[str, str], cwd: str | None = None
     ) -> "AgentSession":
+        command = launch_command(profile)
         try:
+            if shutil.which(command[0], path=env.get("PATH")) is None:
+                raise FileNotFoundError(2, "No such file or directory", command[0])
+            guarded = [sys.executable, "-I", "-S", GUARD, str(os.getpid())] if sys.platform == "linux" else []
             process = await asyncio.create_subprocess_exec(
-                *profile.command,
+                *guarded,
+                *command,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
@@ -130,7 +236,7 @@ class AgentSession:
                 cwd=cwd,
                 limit=STDIO_LIMIT,
                 start_new_session=True,
-                preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+                preexec_fn=_die_with_parent if guarded else None,
             )
         except FileNotFoundError as err:  # the shell's "command not found"
             raise ProviderCallError(
@@ -142,9 +248,9 @@ class AgentSession:
                     error_text=f"agent command not found: {profile.command[0]} ({err.strerror})",
                 )
             ) from err
-        collector = _Collector()
+        collector = _Collector(profile.env.get(ALLOW_EDITS, "").lower() in ("1", "true", "yes"), cwd)
         conn = connect_to_agent(collector, process.stdin, process.stdout)
-        session = cls(run_id, provider, process, conn, collector)
+        session = cls(run_id, provider, process, conn, collector, adapter=adapter_of(profile))
         session.stderr_reader = asyncio.create_task(session._drain_stderr())  # an unread pipe would block it
         return session
 
@@ -264,7 +370,7 @@ class AgentSession:
         )
 
     def _signal(self, phase: Phase, **kw: Any) -> FailureSignal:
-        return FailureSignal(phase=phase, provider=self.provider, **kw)
+        return read_relayed(self.adapter, FailureSignal(phase=phase, provider=self.provider, **kw))
 
     async def close(self) -> None:
         """Always reaps: stdin closed, then the whole process group terminated, then killed."""

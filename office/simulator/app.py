@@ -1,28 +1,37 @@
-"""The simulator's HTTP surface. State lives in one `Simulator` instance per server, never at module level.
+"""The simulator: what a provider decides for one request, independent of the API it arrived on.
 
-Routes (per simulated provider P):
+`Simulator.respond(turn)` takes one API-neutral `Turn` (parsed by `office.simulator.wire` from OpenAI chat
+completions, Anthropic Messages or the OpenAI Responses API) and returns a `Failure` or an `Answer`; the wire
+module renders either in the caller's API (JSON or SSE). Recording is separate (`record`, `settle`). State lives
+in one `Simulator` instance per server, never at module level.
+
+Routes (per simulated provider P; see `build_app`):
   GET  /p/P/v1/models               advertised catalog
-  POST /p/P/v1/chat/completions     chat, streaming (SSE) and non-streaming
+  POST /p/P/v1/chat/completions     OpenAI chat, streaming (SSE) and non-streaming
+  POST /p/P/v1/messages             Anthropic Messages (Claude Code), streaming and non-streaming
+  POST /p/P/v1/messages/count_tokens
+  POST /p/P/v1/responses            OpenAI Responses (Codex), streaming and non-streaming
 Admin:
   GET  /admin/config                PUT /admin/config            PUT /admin/providers/P
   GET  /admin/calls   GET /admin/model-calls   DELETE /admin/calls   GET /healthz
 """
 
 import asyncio
+import fnmatch
 import hashlib
 import json
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from office.simulator.config import InjectedFailure, SimConfig, SimProvider
-from office.simulator.errors import error_body
+from office.simulator import wire
+from office.simulator.config import NATIVE_SHAPE, InjectedFailure, ScriptedToolUse, SimConfig, SimProvider
+from office.simulator.turns import Answer, Failure, Turn
 
 
 def deterministic_reply(model: str, messages: list[dict[str, Any]]) -> str:
@@ -56,26 +65,127 @@ class _Bucket:
 @dataclass
 class Simulator:
     config: SimConfig
-    calls: list[dict[str, Any]] = field(default_factory=list)  # chat completions
+    calls: list[dict[str, Any]] = field(default_factory=list)  # generation calls, every API
     model_calls: list[dict[str, Any]] = field(default_factory=list)  # catalog reads
     _matches: dict[tuple[str, int], int] = field(default_factory=dict)
+    _tool_uses: dict[tuple[str, int], int] = field(default_factory=dict)
     _cuts: dict[str, int] = field(default_factory=dict)
     _buckets: dict[str, _Bucket] = field(default_factory=dict)
 
     def set_provider(self, name: str, provider: SimProvider) -> None:
         self.config.providers[name] = provider
         self._buckets.pop(name, None)
-        for key in [k for k in self._matches if k[0] == name]:
-            del self._matches[key]
+        for counters in (self._matches, self._tool_uses):
+            for key in [k for k in counters if k[0] == name]:
+                del counters[key]
         self._cuts.pop(name, None)
 
     def set_config(self, config: SimConfig) -> None:
         self.config = config
-        self._matches.clear()
-        self._cuts.clear()
-        self._buckets.clear()
+        for counters in (self._matches, self._tool_uses, self._cuts, self._buckets):
+            counters.clear()
 
-    def _bucket_wait(self, name: str, prov: SimProvider) -> float | None:
+    def provider(self, name: str) -> SimProvider | None:
+        return self.config.providers.get(name)
+
+    # Recording: one row per generation call, settled with what was answered.
+    def record(self, turn: Turn) -> dict[str, Any]:
+        prov = self.provider(turn.provider)
+        model = turn.requested_model or (prov and prov.default_model) or (prov and prov.models and prov.models[0])
+        call: dict[str, Any] = {
+            "provider": turn.provider,
+            "api": turn.api,
+            "model": model or "sim-default",
+            "requested_model": turn.requested_model,
+            "messages": turn.messages,
+            "tool_result": turn.tool_result,
+            "stream": turn.stream,
+            "at": time.time(),
+            "authorized": True,
+            "status": None,  # None: no answer given (yet)
+        }
+        self.calls.append(call)
+        return call
+
+    @staticmethod
+    def settle(call: dict[str, Any], outcome: "Failure | Answer") -> None:
+        if isinstance(outcome, Failure):
+            call["status"], call["at_end"] = outcome.status, time.time()
+            call["authorized"] = not outcome.denied
+            if outcome.retry_after_s is not None:
+                call["retry_after_s"] = outcome.retry_after_s
+            return
+        call["status"] = 200
+        call["reply"] = outcome.text
+        if outcome.tool is not None:
+            call["tool_use"] = outcome.tool.name
+
+    def record_catalog_read(self, provider: str) -> None:
+        self.model_calls.append({"provider": provider, "at": time.time()})
+
+    # Deciding: each step answers "fail this way" or lets the request through.
+    async def respond(self, turn: Turn) -> Failure | Answer:
+        prov = self.provider(turn.provider)
+        assert prov is not None, "the route checks the provider exists"
+        model = turn.requested_model or prov.default_model or (prov.models[0] if prov.models else "sim-default")
+        if (denied := self.authorise(turn, prov)) is not None:
+            return denied
+        if prov.latency_ms:
+            await asyncio.sleep(prov.latency_ms / 1000)
+        if (wait := self.throttle(turn.provider, prov)) is not None:
+            return Failure(429, "rate_limit", self.shape(turn.api, prov), model, wait)
+        if (injected := self.inject(turn.provider, prov, model, "chat", turn.last_user, turn.api)) is not None:
+            if injected.kind == "timeout":
+                await asyncio.sleep(injected.hold_s)
+            return Failure(
+                injected.status,
+                injected.kind,
+                injected.shape or NATIVE_SHAPE[turn.api],
+                model,
+                injected.retry_after_s,
+                injected.message,
+            )
+        if turn.requested_model and not any(fnmatch.fnmatchcase(turn.requested_model, m) for m in prov.models):
+            return Failure(404, "model_not_found", self.shape(turn.api, prov), model)
+        return Answer(
+            model=model,
+            text=deterministic_reply(model, turn.messages),
+            tool=None if turn.tool_result else self.tool_use(turn.provider, prov, turn.last_user),
+            cut_after_chunks=prov.cut_after_chunks if self.cut(turn.provider, prov) else None,
+            chunk_delay_s=prov.chunk_delay_ms / 1000,
+            input_tokens=len(json.dumps(turn.messages)) // 4,
+        )
+
+    async def respond_catalog(self, provider: str, credential: str | None) -> Failure | list[str]:
+        prov = self.provider(provider)
+        assert prov is not None
+        if prov.api_key is not None and credential != prov.api_key:
+            return Failure(401 if prov.shape != "gemini" else 400, "auth", prov.shape, None, denied=True)
+        self.record_catalog_read(provider)
+        if (injected := self.inject(provider, prov, None, "models")) is not None:
+            return Failure(
+                injected.status,
+                injected.kind,
+                injected.shape or "openai",
+                None,
+                injected.retry_after_s,
+                injected.message,
+            )
+        return list(prov.models)
+
+    @staticmethod
+    def shape(api: str, prov: SimProvider) -> str:
+        """The error body shape for the simulator's own errors (auth, quota bucket, unknown model)."""
+        return prov.shape if api == "chat" else NATIVE_SHAPE[api]
+
+    def authorise(self, turn: Turn, prov: SimProvider) -> Failure | None:
+        if prov.api_key is None or turn.credential == prov.api_key:
+            return None
+        shape = self.shape(turn.api, prov)
+        return Failure(401 if shape != "gemini" else 400, "auth", shape, None, denied=True)
+
+    def throttle(self, name: str, prov: SimProvider) -> float | None:
+        """The token bucket: None when the call may go ahead, else seconds until it could."""
         if prov.rpm is None:
             return None
         now = time.monotonic()
@@ -84,11 +194,17 @@ class Simulator:
             bucket = self._buckets[name] = _Bucket(prov.burst, prov.rpm / 60.0, prov.burst, now)
         return bucket.take(now)
 
-    def _injected(
-        self, name: str, prov: SimProvider, model: str | None, endpoint: str = "chat", last_user: str = ""
+    def inject(
+        self,
+        name: str,
+        prov: SimProvider,
+        model: str | None,
+        endpoint: str = "chat",
+        last_user: str = "",
+        api: str | None = None,
     ) -> InjectedFailure | None:
         for index, failure in enumerate(prov.failures):
-            if endpoint not in failure.endpoints:
+            if endpoint not in failure.endpoints or (api and failure.apis and api not in failure.apis):
                 continue
             if failure.models and model not in failure.models:
                 continue
@@ -103,7 +219,18 @@ class Simulator:
             return failure
         return None
 
-    def _should_cut(self, name: str, prov: SimProvider) -> bool:
+    def tool_use(self, name: str, prov: SimProvider, last_user: str) -> ScriptedToolUse | None:
+        for index, scripted in enumerate(prov.tool_uses):
+            if scripted.match_text is not None and scripted.match_text not in last_user:
+                continue
+            used = self._tool_uses.get((name, index), 0)
+            if scripted.times is not None and used >= scripted.times:
+                continue
+            self._tool_uses[(name, index)] = used + 1
+            return scripted
+        return None
+
+    def cut(self, name: str, prov: SimProvider) -> bool:
         if prov.cut_after_chunks is None:
             return False
         done = self._cuts.get(name, 0)
@@ -113,174 +240,42 @@ class Simulator:
         return True
 
 
-def _error(
-    prov: SimProvider,
-    shape: str,
-    kind: str,
-    status: int,
-    model: str | None,
-    retry_after_s: float | None,
-    message: str | None = None,
-) -> Response:
-    headers = {}
-    if retry_after_s is not None:
-        headers["retry-after"] = str(max(1, math.ceil(retry_after_s)))
-        headers["retry-after-ms"] = str(int(retry_after_s * 1000))
-    return Response(
-        error_body(shape, kind, status, model, retry_after_s, message),
-        status_code=status,
-        headers=headers,
-        media_type="application/json",
-    )
-
-
 def build_app(sim: Simulator) -> Starlette:
-    def provider_or_404(request: Request) -> tuple[str, SimProvider] | Response:
-        name = request.path_params["provider"]
-        prov = sim.config.providers.get(name)
-        if prov is None:
-            return JSONResponse(
-                {"error": {"message": f"unknown simulated provider {name}", "type": "not_found"}}, status_code=404
-            )
-        return name, prov
-
-    def auth_error(request: Request, prov: SimProvider) -> Response | None:
-        if prov.api_key is None:
-            return None
-        supplied = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-        if supplied != prov.api_key:
-            return _error(prov, prov.shape, "auth", 401 if prov.shape != "gemini" else 400, None, None)
-        return None
-
-    async def models(request: Request) -> Response:
-        found = provider_or_404(request)
-        if isinstance(found, Response):
-            return found
-        name, prov = found
-        if (denied := auth_error(request, prov)) is not None:
-            return denied
-        sim.model_calls.append({"provider": name, "at": time.time()})
-        if (injected := sim._injected(name, prov, None, "models")) is not None:
-            return _error(
-                prov, injected.shape, injected.kind, injected.status, None, injected.retry_after_s, injected.message
-            )
+    def unknown(name: str) -> Response:
         return JSONResponse(
-            {
-                "object": "list",
-                "data": [{"id": m, "object": "model", "created": 0, "owned_by": name} for m in prov.models],
-            }
+            {"error": {"message": f"unknown simulated provider {name}", "type": "not_found"}}, status_code=404
         )
 
-    async def chat(request: Request) -> Response:
-        found = provider_or_404(request)
-        if isinstance(found, Response):
-            return found
-        name, prov = found
-        body = await request.json()
-        model = body.get("model") or prov.default_model or (prov.models[0] if prov.models else "sim-default")
-        messages = body.get("messages") or []
-        stream = bool(body.get("stream"))
-        call: dict[str, Any] = {
-            "provider": name,
-            "model": model,
-            "requested_model": body.get("model"),
-            "messages": messages,
-            "stream": stream,
-            "at": time.time(),
-            "authorized": True,
-            "status": None,
-        }  # None: no answer given (yet)
-        sim.calls.append(call)
+    async def models(request: Request) -> Response:
+        name = request.path_params["provider"]
+        if sim.provider(name) is None:
+            return unknown(name)
+        outcome = await sim.respond_catalog(name, wire.credential(request))
+        if isinstance(outcome, Failure):
+            return wire.error_response(outcome)
+        return JSONResponse(
+            {"object": "list", "data": [{"id": m, "object": "model", "created": 0, "owned_by": name} for m in outcome]}
+        )
 
-        def fail(response: Response) -> Response:
-            call["status"] = response.status_code
-            call["at_end"] = time.time()
-            if response.headers.get("retry-after"):
-                call["retry_after_s"] = float(response.headers["retry-after-ms"]) / 1000
-            return response
+    def generation(api: str):
+        async def handle(request: Request) -> Response:
+            name = request.path_params["provider"]
+            if sim.provider(name) is None:
+                return unknown(name)
+            turn = wire.parse(api, name, await request.json(), wire.credential(request))
+            call = sim.record(turn)
+            outcome = await sim.respond(turn)
+            sim.settle(call, outcome)
+            if isinstance(outcome, Failure):
+                return wire.error_response(outcome)
+            return wire.render(api, outcome, turn.stream, call, call_number=len(sim.calls))
 
-        if (denied := auth_error(request, prov)) is not None:
-            call["authorized"] = False
-            return fail(denied)
-        if prov.latency_ms:
-            await asyncio.sleep(prov.latency_ms / 1000)
-        if (wait := sim._bucket_wait(name, prov)) is not None:
-            return fail(_error(prov, prov.shape, "rate_limit", 429, model, wait))
-        users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
-        if (injected := sim._injected(name, prov, model, "chat", users[-1] if users else "")) is not None:
-            if injected.kind == "timeout":
-                await asyncio.sleep(injected.hold_s)
-            return fail(
-                _error(
-                    prov,
-                    injected.shape,
-                    injected.kind,
-                    injected.status,
-                    model,
-                    injected.retry_after_s,
-                    injected.message,
-                )
-            )
-        if body.get("model") and body["model"] not in prov.models:
-            return fail(_error(prov, prov.shape, "model_not_found", 404, model, None))
+        return handle
 
-        reply = deterministic_reply(model, messages)
-        call["reply"], call["status"] = reply, 200
-        created = int(time.time())
-        if not stream:
-            return JSONResponse(
-                {
-                    "id": f"chatcmpl-{len(sim.calls)}",
-                    "object": "chat.completion",
-                    "created": created,
-                    "model": model,
-                    "choices": [
-                        {"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}
-                    ],
-                    "usage": {"prompt_tokens": len(json.dumps(messages)) // 4, "completion_tokens": len(reply) // 4},
-                }
-            )
-
-        words = reply.split(" ")
-        chunks = [w + (" " if i < len(words) - 1 else "") for i, w in enumerate(words)]
-        cut = sim._should_cut(name, prov)
-
-        async def events():
-            for i, piece in enumerate(chunks):
-                if cut and i >= (prov.cut_after_chunks or 0):
-                    call["cut"] = True
-                    return  # the connection closes with no finish_reason and no [DONE]
-                if prov.chunk_delay_ms:
-                    await asyncio.sleep(prov.chunk_delay_ms / 1000)
-                yield (
-                    "data: "
-                    + json.dumps(
-                        {
-                            "id": "chatcmpl-s",
-                            "object": "chat.completion.chunk",
-                            "created": created,
-                            "model": model,
-                            "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}],
-                        }
-                    )
-                    + "\n\n"
-                )
-            yield (
-                "data: "
-                + json.dumps(
-                    {
-                        "id": "chatcmpl-s",
-                        "object": "chat.completion.chunk",
-                        "created": created,
-                        "model": model,
-                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-                    }
-                )
-                + "\n\n"
-            )
-            yield "data: [DONE]\n\n"
-
-        return StreamingResponse(events(), media_type="text/event-stream")
+    async def count_tokens(request: Request) -> Response:
+        if sim.provider(request.path_params["provider"]) is None:
+            return unknown(request.path_params["provider"])
+        return JSONResponse({"input_tokens": len(json.dumps(await request.json())) // 4})
 
     async def get_config(_: Request) -> Response:
         return JSONResponse(sim.config.model_dump(mode="json"))
@@ -312,7 +307,10 @@ def build_app(sim: Simulator) -> Starlette:
     return Starlette(
         routes=[
             Route("/p/{provider}/v1/models", models, methods=["GET"]),
-            Route("/p/{provider}/v1/chat/completions", chat, methods=["POST"]),
+            Route("/p/{provider}/v1/chat/completions", generation("chat"), methods=["POST"]),
+            Route("/p/{provider}/v1/messages", generation("messages"), methods=["POST"]),
+            Route("/p/{provider}/v1/messages/count_tokens", count_tokens, methods=["POST"]),
+            Route("/p/{provider}/v1/responses", generation("responses"), methods=["POST"]),
             Route("/admin/config", get_config, methods=["GET"]),
             Route("/admin/config", put_config, methods=["PUT"]),
             Route("/admin/providers/{provider}", put_provider, methods=["PUT"]),
