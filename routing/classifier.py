@@ -80,6 +80,9 @@ STATUS_CODES: dict[int, tuple[ErrorCode, float]] = {
 }
 OTHER_4XX = (ErrorCode.invalid_request, 0.5)
 
+# Exception types this project's own executors raise (activities/executors): structured signals, like exit codes.
+OWN_EXCEPTIONS: dict[str, ErrorCode] = {"MissingCredentials": ErrorCode.missing_credentials}
+
 # A status carried inside an agent's text counts as a status.
 _TEXT_STATUS = [
     re.compile(r"API Error:?\s*(\d{3})\b", re.I),
@@ -280,6 +283,9 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
             prefix = "text.status" if in_text else "http.status"
             candidates.append(Candidate(f"{prefix}.{status}", code_conf[0], code_conf[1], 0))
 
+    if signal.exception_type in OWN_EXCEPTIONS:
+        own = OWN_EXCEPTIONS[signal.exception_type]
+        candidates.append(Candidate(f"exception.{signal.exception_type}", own, 0.95, 0))
     if signal.jsonrpc_code == -32000:  # ACP: authentication required
         candidates.append(Candidate("jsonrpc.-32000", ErrorCode.auth_required, 0.95, 0))
     elif signal.jsonrpc_code == -32601:  # method not found

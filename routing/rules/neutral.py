@@ -77,6 +77,13 @@ NEUTRAL = table(
             E.context_length_exceeded,
             0.97,
         ),
+        # the provider does not serve the caller's country or region (Gemini FAILED_PRECONDITION, OpenAI 403)
+        (
+            "region_unsupported",
+            r"user location is not supported|country, region,? or territory not supported",
+            E.provider_not_configured,
+            0.95,
+        ),
         # capacity, throttling
         (
             "model_capacity",
@@ -131,7 +138,6 @@ BODY = table(
         ("authentication_error", r"authentication_error|unauthenticated", E.auth_required, 0.95),
         ("permission_error", r"permission_error|permission_denied", E.auth_required, 0.9),
         ("insufficient_quota", r"insufficient_quota", E.quota_limited, 0.96),
-        ("billing_error", r"billing_error", E.subscription_required, 0.95),
         ("rate_limit", r"rate_limit_exceeded|rate_limit_error", E.rate_limited, 0.95),
         ("resource_exhausted", r"resource_exhausted", E.rate_limited, 0.85),
         ("model_not_found", r"model_not_found|deploymentnotfound", E.model_unavailable, 0.95),
@@ -143,8 +149,6 @@ BODY = table(
             0.95,
         ),
         ("overloaded_error", r"overloaded_error", E.provider_overloaded, 0.95),
-        ("timeout_error", r"timeout_error|deadline_exceeded", E.timeout, 0.9),
-        ("unsupported_region", r"unsupported_country_region_territory", E.provider_not_configured, 0.95),
         # generic keys (0.55): any specific message beats them
         ("server_error", r"server_error|api_error|internal|unavailable", E.provider_unavailable, 0.55),
     ],
@@ -169,7 +173,6 @@ EXCEPTIONS = table(
             E.network_unavailable,
             0.9,
         ),
-        ("missing_credentials", r"MissingCredentials", E.missing_credentials, 0.95),
     ],
     target="exception",
 )

@@ -17,10 +17,13 @@ GOOGLE = table(
             0.97,
         ),
         # "limit: 0": the free tier has no quota at all for this model; waiting never helps
-        ("no_free_tier", r"\blimit: 0\b", E.subscription_required, 0.98),
+        (
+            "no_free_tier",
+            r"\blimit: 0\b|free tier is not available|enable billing",
+            E.subscription_required,
+            0.98,
+        ),
         ("resource_exhausted", r"resource (?:has been )?exhausted", E.rate_limited, 0.9),
-        ("billing_required", r"free tier is not available|enable billing", E.subscription_required, 0.96),
-        ("location", r"user location is not supported", E.provider_not_configured, 0.95),
         ("service_disabled", r"has not been used in project|SERVICE_DISABLED", E.provider_not_configured, 0.96),
         ("prompt_blocked", r"block_?reason\W{0,3}(?:SAFETY|PROHIBITED_CONTENT|BLOCKLIST)", E.content_policy, 0.95),
     ],
