@@ -13,13 +13,22 @@ $(BIN)/office: pyproject.toml
 
 install: $(BIN)/office
 
-# Real ACP agents the test suite launches (no credentials: they must answer "authentication required").
+# Real ACP agents the test suite launches against the provider simulator (pinned; offline once installed).
+# codex-acp ships its Rust binary as an optional platform package: this machine's Linux one is pinned explicitly
+# (an install that omits optional dependencies would otherwise leave codex-acp without its binary).
 AGENTS := .cache/agents
 CLAUDE_ACP_VERSION ?= 0.16.2
-$(AGENTS)/node_modules/.bin/claude-code-acp:
-	npm install --silent --no-audit --no-fund --prefix $(AGENTS) @zed-industries/claude-code-acp@$(CLAUDE_ACP_VERSION)
+CODEX_ACP_VERSION ?= 0.16.0
+GEMINI_CLI_VERSION ?= 0.61.0
+AGENT_PACKAGES := @zed-industries/claude-code-acp@$(CLAUDE_ACP_VERSION) \
+	@zed-industries/codex-acp@$(CODEX_ACP_VERSION) \
+	@zed-industries/codex-acp-linux-$(shell node -p process.arch 2>/dev/null || echo x64)@$(CODEX_ACP_VERSION) \
+	@google/gemini-cli@$(GEMINI_CLI_VERSION)
+$(AGENTS)/.installed-$(CLAUDE_ACP_VERSION)-$(CODEX_ACP_VERSION)-$(GEMINI_CLI_VERSION):
+	npm install --silent --no-audit --no-fund --save-exact --prefix $(AGENTS) $(AGENT_PACKAGES)
+	touch $@
 
-agents: $(AGENTS)/node_modules/.bin/claude-code-acp
+agents: $(AGENTS)/.installed-$(CLAUDE_ACP_VERSION)-$(CODEX_ACP_VERSION)-$(GEMINI_CLI_VERSION)
 
 run: install
 	$(BIN)/office dev
