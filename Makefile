@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: install agents run test bench record-histories clean
+.PHONY: install agents run lint test bench record-histories clean
 
 $(BIN)/office: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,13 @@ agents: $(AGENTS)/.installed-$(CLAUDE_ACP_VERSION)-$(CODEX_ACP_VERSION)-$(GEMINI
 
 run: install
 	$(BIN)/office dev
+
+# Lint, format, types (strict on routing/, workflows/, contracts/) and the one-way import contracts.
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: install agents
 	$(BIN)/python -m pytest -q

@@ -15,7 +15,16 @@ EFFECTIVE_MODEL = SearchAttributeKey.for_keyword("OfficeEffectiveModel")
 FALLBACK_COUNT = SearchAttributeKey.for_int("OfficeFallbackCount")
 ERROR_CODE = SearchAttributeKey.for_keyword("OfficeErrorCode")
 
-ALL = [STATUS, WORKSPACE, AGENT, PROVIDER, REQUESTED_MODEL, EFFECTIVE_MODEL, FALLBACK_COUNT, ERROR_CODE]
+ALL: list[SearchAttributeKey[Any]] = [
+    STATUS,
+    WORKSPACE,
+    AGENT,
+    PROVIDER,
+    REQUESTED_MODEL,
+    EFFECTIVE_MODEL,
+    FALLBACK_COUNT,
+    ERROR_CODE,
+]
 
 
 def cli_flags() -> list[str]:
@@ -47,5 +56,5 @@ def changed(view: RunView, published: dict[str, object]) -> list[SearchAttribute
         if value is None or published.get(key.name) == value:
             continue
         published[key.name] = value
-        updates.append(key.value_set(value))  # type: ignore[arg-type]  # the keys' value types match values_of
+        updates.append(key.value_set(value))
     return updates

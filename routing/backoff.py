@@ -3,7 +3,7 @@
 
 def full_jitter(step: int, rand: float, base_s: float = 1.0, cap_s: float = 60.0) -> float:
     """AWS 'full jitter': uniform in [0, min(cap, base * 2**step)]. `rand` in [0, 1) is the caller's."""
-    ceiling = min(cap_s, base_s * (2 ** max(0, step)))
+    ceiling = min(cap_s, base_s * float(2 ** max(0, step)))
     return max(0.0, min(1.0, rand)) * ceiling
 
 

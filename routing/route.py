@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from routing.config import AgentProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.run import Candidate, Ineligible, RoutePlan
-from routing.selection import Pins
+from routing.selection import Pins, SelectionSource
 
 
 class HealthRecord(BaseModel):
@@ -38,7 +38,7 @@ def candidate_for(
     tier: str,
     emergency: bool = False,
     pinned_model: str | None = None,
-    source: str = "default",
+    source: SelectionSource = SelectionSource.default,
 ) -> Candidate:
     profile = workspace.providers[provider]
     override = profile.tiers.get(tier)
@@ -82,7 +82,12 @@ def resolve_route(
     pinned = bool(pinned_providers or pins.model)
     if substitute is not None:
         cand = candidate_for(
-            workspace, agent, substitute.provider, tier, pinned_model=substitute.model or pins.model, source="user"
+            workspace,
+            agent,
+            substitute.provider,
+            tier,
+            pinned_model=substitute.model or pins.model,
+            source=SelectionSource.user,
         )
         return RoutePlan(
             workspace=workspace.name,
@@ -99,7 +104,13 @@ def resolve_route(
         if pinned_providers and entry.provider not in pinned_providers:
             continue
         cand = candidate_for(
-            workspace, agent, entry.provider, tier, entry.emergency, pins.model, "user" if pinned else "default"
+            workspace,
+            agent,
+            entry.provider,
+            tier,
+            entry.emergency,
+            pins.model,
+            SelectionSource.user if pinned else SelectionSource.default,
         )
         if entry.provider in excluded:
             ineligible.append(Ineligible(provider=entry.provider, reason="already failed in this route cycle"))

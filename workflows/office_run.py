@@ -138,12 +138,13 @@ class OfficeRunWorkflow:
 
     async def _resolve(self, req: RunRequest, retry_blocked: bool = False, sub: Substitute | None = None) -> RoutePlan:
         pins = Pins(providers=req.pin_providers, model=req.pin_model)
-        return await workflow.execute_local_activity(
+        plan: RoutePlan = await workflow.execute_local_activity(
             Activity.resolve_route,
             RouteRequest(run_id=req.run_id, workspace=req.workspace, agent=req.agent, tier=req.tier,
                          retry_blocked=retry_blocked, substitute=sub, pins=pins),
             result_type=RoutePlan, start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY,
         )  # fmt: skip
+        return plan
 
     def _add_attempt(
         self, seq: int, cand: Candidate, cycle: RouteCycle, failure: Classification | None, decision: Decision | None
@@ -187,8 +188,9 @@ class OfficeRunWorkflow:
             view.status, view.message = RunStatus.cancelled, f"cancelled by {choice.actor} while parked"
             self._publish()
             return True
-        approved = choice is not None and choice.action == "substitute" and choice.provider
-        sub = Substitute(provider=choice.provider, model=choice.model) if approved and choice else None
+        sub = None
+        if choice is not None and choice.action == "substitute" and choice.provider:
+            sub = Substitute(provider=choice.provider, model=choice.model)
         cycle.replan(await self._resolve(req, retry_blocked=self._resume, sub=sub))
         return False
 

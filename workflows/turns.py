@@ -76,7 +76,7 @@ def classify_failure(err: ActivityError, cand: Candidate, phase: Phase) -> Class
             phase=phase,
             provider=cand.provider,
             exception_type="ActivityTimeout",
-            error_text=f"activity {cause.type.name.lower()} timeout",
+            error_text=f"activity {cause.type.name.lower() if cause.type else ''} timeout",
         )
     else:
         signal = FailureSignal(
@@ -116,7 +116,7 @@ class AgentTurns:
         queue = workflow.info().task_queue
         if cand.profile.requests_per_minute:  # the server enforces the provider's dispatch rate on its own queue
             queue = provider_queue(queue, cand.provider)
-        turn = await guarded(
+        turn: SessionTurnOutput = await guarded(
             Phase.after_start,
             workflow.execute_activity(
                 Activity.session_turn,
@@ -145,7 +145,7 @@ class AgentTurns:
         live = self._acp if self._acp and self._acp[0] == cand.execution_profile else None
         if live is None:
             await self.close()  # a session on another route is over
-            started = await guarded(
+            started: AcpStarted = await guarded(
                 Phase.session_start,
                 workflow.execute_activity(
                     Activity.acp_start,
@@ -159,7 +159,7 @@ class AgentTurns:
             live = (cand.execution_profile, started)
         self._acp = None  # a failed turn ends the session (the activity reaps it)
         session = live[1]
-        turn = await guarded(
+        turn: SessionTurnOutput = await guarded(
             Phase.after_start,
             workflow.execute_activity(
                 Activity.acp_turn,
