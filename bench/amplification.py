@@ -21,7 +21,7 @@ from bench.common import bench_stack
 from bench.reference import ReferenceActivities, fixed_interval_client
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
-from office.stack import Stack
+from testkit.stack import Stack
 
 QUOTA_RPM = 60
 RUNS = 100

@@ -7,8 +7,8 @@ import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import TypeVar
 
-from office.pgtemp import admin_connection, temporary_database
-from office.stack import Stack, ephemeral_stack
+from testkit.pgtemp import admin_connection, temporary_database
+from testkit.stack import Stack, ephemeral_stack
 
 T = TypeVar("T")
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from bench.common import bench_stack, wilson_low
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
-from office.stack import Stack
+from testkit.stack import Stack
 
 # The injected 429 carries no Retry-After: it is one conversation's failure, not a key-wide limit (a real
 # Retry-After would, rightly, make every conversation on that key wait; the amplification bench covers that).

@@ -13,7 +13,7 @@ from bench.common import bench_stack, bounded
 from bench.reference import ReferenceActivities
 from office.runs import submit, wait_for_view
 from office.simulator.config import SimProvider
-from office.stack import Stack
+from testkit.stack import Stack
 
 RUNS_PER_ROUND = 150
 IN_FLIGHT = 50

@@ -15,10 +15,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
-from office.stack import ephemeral_stack
 from routing.config import ExecutionProfile
 from routing.run import RunStatus
 from routing.selection import UserDecision
+from testkit.stack import ephemeral_stack
 from workflows.office_run import OfficeRunWorkflow
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "histories"

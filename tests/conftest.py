@@ -1,6 +1,6 @@
 import pytest
 
-from office.stack import ephemeral_stack
+from testkit.stack import ephemeral_stack
 from tests.postgres import fresh_database
 
 

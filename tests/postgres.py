@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from office.pgtemp import PG_HOST, PG_PORT, admin_connection, temporary_database
+from testkit.pgtemp import PG_HOST, PG_PORT, admin_connection, temporary_database
 
 
 @contextlib.asynccontextmanager

@@ -4,8 +4,8 @@ import sys
 from pathlib import Path
 
 from office.runs import submit, wait_for_view
-from office.stack import Stack
 from routing.run import RunView
+from testkit.stack import Stack
 
 
 async def run_to_end(stack: Stack, workspace: str, agent: str, prompt: str = "Fix the failing test") -> RunView:
