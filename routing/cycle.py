@@ -9,9 +9,10 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from routing.classifier import Classification
 from routing.codes import ErrorCode
 from routing.decider import Decision, DecisionKind, ParkReason, RunState
-from routing.run import Candidate, RoutePlan
+from routing.run import AttemptOutcome, AttemptView, Candidate, RoutePlan
 from routing.selection import SelectionSource
 
 
@@ -55,6 +56,31 @@ class RouteCycle(BaseModel):
     def source_of(self, cand: Candidate) -> SelectionSource:
         """A default route reached only because an earlier one failed is an automatic fallback for this run."""
         return SelectionSource.auto if self.excluded and cand.source == SelectionSource.default else cand.source
+
+    def attempt_view(
+        self,
+        seq: int,
+        cand: Candidate,
+        model: str | None,
+        failure: Classification | None = None,
+        decision: Decision | None = None,
+    ) -> AttemptView:
+        """What the run shows of one attempt (call before `after`, which may exclude the route)."""
+        return AttemptView(
+            seq=seq,
+            provider=cand.provider,
+            execution_profile=cand.execution_profile,
+            model=model,
+            requested_model=cand.requested_model,
+            source=self.source_of(cand),
+            outcome=AttemptOutcome.failed if failure else AttemptOutcome.succeeded,
+            error_code=failure.code.value if failure else None,
+            decision=decision.kind.value if decision else None,
+            reason=decision.reason if decision else None,
+            rule=failure.rule if failure else None,
+            excerpt=failure.excerpt if failure else None,
+            retry_after_s=failure.retry_after_s if failure else None,
+        )
 
     def state_for_failure(self, cand: Candidate) -> RunState:
         """What the decider knows about the run when `cand` has just failed (counted here)."""

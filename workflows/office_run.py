@@ -22,7 +22,7 @@ with workflow.unsafe.imports_passed_through():
     from routing.decider import Decision, ParkReason, RoutingContext, decide
     from routing.messages import actionable_message
     from routing.route import Substitute
-    from routing.run import AttemptOutcome, AttemptView, Candidate, RoutePlan, RunRequest, RunStatus, RunView
+    from routing.run import AttemptOutcome, Candidate, RoutePlan, RunRequest, RunStatus, RunView
     from routing.selection import Pins, UserDecision
     from workflows.turns import AgentTurns
 
@@ -107,7 +107,7 @@ class OfficeRunWorkflow:
                     outcome = await self._turns.attempt(req, cand, seq, 2 * turn + 1, text, cycle.route_retries > 0)
                     if isinstance(outcome, SessionOutput):  # the turn's activity recorded its own success
                         view.effective_model = outcome.reported_model or view.effective_model
-                        self._add_attempt(seq, cand, cycle, None, None)
+                        view.attempts.append(cycle.attempt_view(seq, cand, view.effective_model))
                         view.output, view.error_code = outcome.text, None
                         break
                     failure, state = outcome, cycle.state_for_failure(cand)
@@ -146,23 +146,11 @@ class OfficeRunWorkflow:
         )  # fmt: skip
         return plan
 
-    def _add_attempt(
-        self, seq: int, cand: Candidate, cycle: RouteCycle, failure: Classification | None, decision: Decision | None
-    ) -> None:
-        self._view.attempts.append(AttemptView(
-            seq=seq, provider=cand.provider, execution_profile=cand.execution_profile, model=self._view.effective_model,
-            requested_model=cand.requested_model, source=cycle.source_of(cand),
-            outcome=AttemptOutcome.failed if failure else AttemptOutcome.succeeded,
-            error_code=failure.code.value if failure else None, decision=decision.kind.value if decision else None,
-            reason=decision.reason if decision else None, rule=failure.rule if failure else None,
-            excerpt=failure.excerpt if failure else None, retry_after_s=failure.retry_after_s if failure else None,
-        ))  # fmt: skip
-
     async def _record_failure(
         self, req: RunRequest, seq: int, cand: Candidate, cycle: RouteCycle, failure: Classification,
         decision: Decision, started_at: datetime,
     ) -> None:  # fmt: skip
-        self._add_attempt(seq, cand, cycle, failure, decision)
+        self._view.attempts.append(cycle.attempt_view(seq, cand, self._view.effective_model, failure, decision))
         await workflow.execute_local_activity(
             Activity.record_attempt,
             AttemptRecord(run_id=req.run_id, seq=seq, candidate=cand, effective_model=self._view.effective_model,
