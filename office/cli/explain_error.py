@@ -1,7 +1,8 @@
 """`office explain-error`: classify a failure given by hand and show what an office run would decide.
 
-`explain_failure` is the whole logic (signal in, report out); the command only parses its options, calls it and
-prints the report."""
+The logic is `routing.explain.explain_error` (pure: signal in, report out); this module parses the options, calls
+it and prints the report: the rule that matched, the code, the decision, the reset time, and for an unknown the
+rules that almost matched (what to quote when reporting an unclassified failure)."""
 
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,8 +11,9 @@ from typing import Any
 import typer
 
 from office.cli.common import console, fail, print_json
-from routing.classifier import FailureSignal, classify
-from routing.decider import RoutingContext, RunState, decide
+from routing.classifier import FailureSignal
+from routing.explain import ErrorReport, signal_from_text
+from routing.explain import explain_error as explain_report
 
 
 def parse_headers(items: list[str]) -> dict[str, str]:
@@ -23,6 +25,29 @@ def parse_headers(items: list[str]) -> dict[str, str]:
             raise ValueError(f"--header {item!r}: expected 'Name: value'")
         headers[name.strip()] = value.strip()
     return headers
+
+
+def as_dict(report: ErrorReport) -> dict[str, Any]:
+    """The JSON `office explain-error --json` prints (the keys before `status` are the long-standing ones)."""
+    c = report.classification
+    return {
+        "code": report.code.value,
+        "class": report.error_class.value,
+        "confidence": report.confidence,
+        "phase": c.phase.value,
+        "rule": report.rule,
+        "excerpt": report.excerpt,
+        "retry_after_s": report.retry_after_s,
+        "decision": report.decision,
+        "reason": report.reason,
+        "delay_s": report.delay_s,
+        "park_reason": report.park_reason,
+        "health": report.health,
+        "status": report.status,
+        "status_in_text": report.status_in_text,
+        "also_matched": [m.model_dump(mode="json") for m in report.also_matched],
+        "near_misses": [m.model_dump(mode="json") for m in report.near_misses],
+    }
 
 
 def explain_failure(
@@ -38,44 +63,24 @@ def explain_failure(
     other_provider_eligible: bool = True,
     now: datetime | None = None,
 ) -> dict[str, Any]:
-    """The classification of one failure and the office decider's answer to it (first attempt of eight), as the
-    JSON-able report `office explain-error --json` prints."""
-    result = classify(
-        FailureSignal(
-            status=status,
-            headers=headers or {},
-            body=body,
-            provider=provider,
-            jsonrpc_code=jsonrpc_code,
-            error_text=error_text,
-            exception_type=exception_type,
-            exit_code=exit_code,
-        ),
-        now or datetime.now(UTC),
+    """The report for one failure given field by field, as a JSON-able dict."""
+    signal = FailureSignal(
+        status=status,
+        headers=headers or {},
+        body=body,
+        provider=provider,
+        jsonrpc_code=jsonrpc_code,
+        error_text=error_text,
+        exception_type=exception_type,
+        exit_code=exit_code,
     )
-    decision = decide(
-        result,
-        RoutingContext.office,
-        RunState(attempts=1, max_attempts=8, other_candidate_eligible=other_provider_eligible),
-        rand=0.5,
-    )
-    return {
-        "code": result.code.value,
-        "class": result.error_class.value,
-        "confidence": result.confidence,
-        "phase": result.phase.value,
-        "rule": result.rule,
-        "excerpt": result.excerpt,
-        "retry_after_s": result.retry_after_s,
-        "decision": decision.kind.value,
-        "reason": decision.reason,
-        "delay_s": decision.delay_s,
-        "park_reason": decision.park_reason.value if decision.park_reason else None,
-        "health": decision.health.model_dump(mode="json") if decision.health else None,
-    }
+    return as_dict(explain_report(signal, now or datetime.now(UTC), other_provider_eligible=other_provider_eligible))
 
 
 def explain_error(
+    text: str | None = typer.Option(
+        None, "--text", help="A bare agent error line, e.g. 'API Error: 529 {…}' (status and body read from it)."
+    ),
     status: int | None = typer.Option(None, "--status", help="HTTP status code."),
     header: list[str] = typer.Option([], "--header", help="'Name: value', repeatable."),
     body: str | None = typer.Option(None, "--body", help="Response body text."),
@@ -89,12 +94,16 @@ def explain_error(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Classify a failure given by hand and show what an office run would decide."""
+    if text is not None and error_text is not None:
+        fail("--text and --error-text both give the error text: use one")
     try:
         headers = parse_headers(header)
     except ValueError as err:
         fail(str(err))
     if body_file is not None:
         body = body_file.read_text()
+    if text is not None:
+        error_text = signal_from_text(text).error_text
     report = explain_failure(
         status=status,
         headers=headers,
@@ -109,5 +118,19 @@ def explain_error(
     if as_json:
         print_json(report)
         return
+    lists = ("also_matched", "near_misses")
     for key, value in report.items():
-        console.print(f"[bold]{key:>14}[/]  {value}")
+        if key not in lists:
+            console.print(f"[bold]{key:>14}[/]  {value}")
+    for m in report["also_matched"]:
+        console.print(f"[bold]{'also matched':>14}[/]  {m['rule']} → {m['code']} ({m['confidence']})")
+    if report["code"] == "unknown":
+        if not report["near_misses"]:
+            console.print(f"[bold]{'nearest rules':>14}[/]  none came close")
+        for m in report["near_misses"]:
+            missing = ", ".join(m["missing"]) or "-"
+            console.print(
+                f"[bold]{'almost matched':>14}[/]  {m['rule']} → {m['code']} "
+                f"(score {m['score']}: '{m['closest']}', missing: {missing})"
+            )
+        console.print("Unclassified: an office run fails closed here. Report the text and the rules above.")

@@ -59,3 +59,42 @@ def test_user_action_with_no_other_provider_parks():
 def test_malformed_header_is_rejected_with_the_fix():
     done = subprocess.run([OFFICE, "explain-error", "--header", "no-colon-here"], capture_output=True, text=True)
     assert done.returncode == 2 and "Name: value" in done.stderr
+
+
+def test_a_bare_agent_error_line_reads_its_status_and_body():
+    out = explain(
+        "--text", 'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+    )
+    assert (out["code"], out["rule"], out["status"], out["status_in_text"]) == (
+        "provider_overloaded",
+        "body.overloaded_error",
+        529,
+        True,
+    )
+    assert out["decision"] == "short_retry"
+
+
+def test_a_daily_limit_with_a_wall_clock_reset_falls_back_instead_of_retrying():
+    out = explain("--text", "You've hit your session limit · resets 3pm (America/Bogota)")
+    assert (out["code"], out["rule"], out["decision"]) == ("quota_limited", "claude-code.session_limit", "fallback")
+    assert out["retry_after_s"] > 60
+
+
+def test_an_unknown_line_names_the_rules_that_almost_matched():
+    out = explain("--text", "Error: the connection was closed by peer")
+    assert (out["code"], out["decision"]) == ("unknown", "fail")
+    assert out["near_misses"][0]["rule"] == "neutral.network"
+    shown = subprocess.run(
+        [OFFICE, "explain-error", "--text", "Error: the connection was closed by peer"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert shown.returncode == 0 and "almost matched" in shown.stdout and "neutral.network" in shown.stdout
+
+
+def test_text_and_error_text_together_are_rejected():
+    done = subprocess.run(
+        [OFFICE, "explain-error", "--text", "a", "--error-text", "b"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and "--text" in done.stderr
