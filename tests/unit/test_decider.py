@@ -102,6 +102,20 @@ def test_retry_after_is_a_floor_for_short_retries():
         assert d.kind is S and d.delay_s >= 7
 
 
+@pytest.mark.parametrize("hint,kind", [(1, S), (47.4, S), (60, S), (61, F), (7200, F), (86400, F)])
+def test_the_reset_time_chooses_between_short_retry_and_fallback(hint, kind):
+    """Up to a minute (one per-minute window) waits on the same route; a daily limit is never short-retried."""
+    assert ShortRetryRules().short_retry_max_wait_s == 60
+    assert decide(failure(ErrorCode.rate_limited, retry_after_s=hint), C.office, state(True), 0.5).kind is kind
+
+
+def test_a_quota_falls_back_whatever_its_reset_and_waits_for_it_when_alone():
+    for hint in (5, 22, 3600, 86400):
+        assert decide(failure(ErrorCode.quota_limited, retry_after_s=hint), C.office, state(True), 0.5).kind is F
+        alone = decide(failure(ErrorCode.quota_limited, retry_after_s=hint), C.office, state(False), 0.5)
+        assert (alone.kind, alone.delay_s) == (W, hint)
+
+
 def test_quota_waits_until_reset_when_nothing_else_is_eligible():
     d = decide(failure(ErrorCode.quota_limited, retry_after_s=3600), C.office, state(False), 0.5)
     assert d.kind is W and d.delay_s == 3600
