@@ -1,13 +1,14 @@
 """One way to build a Temporal client: standard env config (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles),
-the pydantic data converter, and the OpenTelemetry tracing interceptor."""
+the project's data converter (pydantic, input validated at the boundary), and the OpenTelemetry tracing interceptor."""
 
 import logging
 
 from temporalio.client import Client
 from temporalio.contrib.opentelemetry import TracingInterceptor
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.envconfig import ClientConfig
 from temporalio.runtime import LogForwardingConfig, LoggingConfig, Runtime, TelemetryConfig, TelemetryFilter
+
+from contracts.converter import DATA_CONVERTER
 
 _runtime: Runtime | None = None
 
@@ -36,5 +37,5 @@ async def connect(address: str | None = None, namespace: str | None = None) -> C
         config["namespace"] = namespace
     config.setdefault("target_host", "localhost:7233")
     return await Client.connect(
-        **config, data_converter=pydantic_data_converter, interceptors=[TracingInterceptor()], runtime=runtime()
+        **config, data_converter=DATA_CONVERTER, interceptors=[TracingInterceptor()], runtime=runtime()
     )

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from temporalio.client import WorkflowHistory
 from temporalio.contrib.opentelemetry import TracingInterceptor
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
+from contracts.converter import DATA_CONVERTER
 from workflows.office_run import OfficeRunWorkflow
 from workflows.runner import workflow_runner
 
@@ -24,7 +24,7 @@ async def test_history_replays(path):
     replayer = Replayer(
         workflows=[OfficeRunWorkflow],
         workflow_runner=workflow_runner(),
-        data_converter=pydantic_data_converter,
+        data_converter=DATA_CONVERTER,
         interceptors=[TracingInterceptor()],
     )
     result = await replayer.replay_workflow(history, raise_on_replay_failure=True)

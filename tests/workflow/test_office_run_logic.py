@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 import pytest
 from temporalio import activity
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle, WorkflowUpdateFailedError
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
@@ -29,6 +28,7 @@ from contracts.activities import (
     SessionTurnInput,
     SessionTurnOutput,
 )
+from contracts.converter import DATA_CONVERTER
 from office.temporal_server import temporal_binary
 from routing.classifier import Classification
 from routing.codes import ErrorCode, Phase, class_of
@@ -95,7 +95,7 @@ class FakeActivities:
 @pytest.fixture(scope="module")
 async def client() -> AsyncIterator[Client]:
     env = await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter, dev_server_existing_path=temporal_binary(), ui=False,
+        data_converter=DATA_CONVERTER, dev_server_existing_path=temporal_binary(), ui=False,
         search_attributes=sa.ALL, dev_server_log_level="error",
     )  # fmt: skip
     async with env:
@@ -209,3 +209,13 @@ async def test_a_model_gone_everywhere_fails_at_once_naming_the_model(run):
         await handle.result()
     assert fakes.called == []
     assert "m1" in str(err.value.cause) and "Change the model" in str(err.value.cause)
+
+
+async def test_a_foreign_start_with_input_that_does_not_validate_fails_at_once_naming_the_fields(client):
+    queue = f"logic-{uuid.uuid4().hex[:8]}"
+    async with Worker(client, task_queue=queue, workflows=[OfficeRunWorkflow], workflow_runner=workflow_runner()):
+        handle = await client.start_workflow("OfficeRunWorkflow", {"bad": 1}, id=queue, task_queue=queue)
+        with pytest.raises(WorkflowFailureError) as err:
+            await asyncio.wait_for(handle.result(), timeout=30)  # not a workflow task retried without end
+    message = str(err.value.cause)
+    assert "invalid RunRequest" in message and "run_id: Field required" in message and "prompt" in message
