@@ -11,6 +11,7 @@ provider switch (fail closed). The classifier never raises.
 import ast
 import json
 import re
+import warnings
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -234,7 +235,9 @@ def _embedded_json(text: str) -> BodyFields:
             data = json.loads(chunk)
         except (ValueError, RecursionError):
             try:
-                data = ast.literal_eval(chunk)
+                with warnings.catch_warnings():  # JSON escapes such as "\/" are not Python escapes
+                    warnings.simplefilter("ignore")
+                    data = ast.literal_eval(chunk)
             except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
                 continue
         if isinstance(data, dict):
