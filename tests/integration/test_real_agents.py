@@ -1,0 +1,297 @@
+"""The real agents from npm (`make agents`), offline against the provider simulator's native APIs, on the real
+dev server: Claude Code over Anthropic Messages, Codex over the OpenAI Responses API, Gemini CLI. No mocks: the
+simulator records every call the agent's own HTTP client made, so the tests count what a provider received."""
+
+import asyncio
+import os
+import signal
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from activities.acp_session import reap_orphaned_agents, session_workdir
+from activities.executors.acp import OWNER_ENV
+from office.runs import submit, wait_for_view
+from office.simulator.config import InjectedFailure, ScriptedToolUse, SimProvider
+from routing.config import ExecutionProfile
+from routing.run import RunStatus
+
+from .helpers import calls_to, start_worker, stop_workers
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+BIN = ROOT / ".cache" / "agents" / "node_modules" / ".bin"
+KEY = "sk-sim-test"  # what conftest puts in OFFICE_TEST_KEY on the worker
+
+
+def agent(name: str) -> Path:
+    path = BIN / name
+    if not path.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{path} is missing: `make agents` installs the real agents")
+        pytest.skip("run `make agents` to install the real agents")
+    return path
+
+
+def marked(owner_pid: int) -> list[int]:
+    """Live processes of the agent trees a worker (by pid) started: each carries the worker's mark."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+            state = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        if "\nState:\tZ" in state:
+            continue
+        if any(v.startswith(f"{OWNER_ENV}={owner_pid}:".encode()) for v in environ):
+            found.append(int(entry))
+    return found
+
+
+async def until(condition, within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        await asyncio.sleep(0.1)
+    return bool(condition())
+
+
+async def gone(pids_of, within_s: float) -> bool:
+    return await until(lambda: not pids_of(), within_s)
+
+
+def is_guard(pid: int) -> bool:
+    try:
+        return b"guard.py" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+async def no_agent_outlives_its_test():
+    yield
+    assert await gone(lambda: marked(os.getpid()), 10), "an agent process of this test is still running"
+
+
+async def simulated(stack, prefix: str, provider: SimProvider) -> str:
+    name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    await stack.simulator.set_provider(name, provider)
+    return name
+
+
+def profile(stack, tmp_path: Path, command: list[str], sim_name: str, **env: str) -> ExecutionProfile:
+    home = tmp_path / f"home-{sim_name}"  # an empty home: no login or settings of whoever runs the tests
+    home.mkdir(exist_ok=True)
+    return ExecutionProfile(
+        kind="acp",
+        command=command,
+        base_url=stack.simulator.provider_url(sim_name),
+        credential_env="OFFICE_TEST_KEY",
+        env={"HOME": str(home), **env},
+        timeout_s=60,
+        heartbeat_timeout_s=5,
+    )
+
+
+def claude_provider(**kw) -> SimProvider:
+    return SimProvider(models=["claude-*"], api_key=KEY, **kw)
+
+
+async def test_claude_code_two_turns_on_one_live_session_writes_the_scripted_file(stack, tmp_path):
+    sim = await simulated(
+        stack,
+        "anthropic",
+        claude_provider(
+            tool_uses=[
+                ScriptedToolUse(
+                    name="Write", input={"file_path": "notes/plan.md", "content": "# Plan\n"}, match_text="the plan"
+                )
+            ]
+        ),
+    )
+    claude = profile(stack, tmp_path, [str(agent("claude-code-acp"))], sim, OFFICE_ALLOW_EDITS="1")
+    ws, agent_name, p = await stack.workspace({"claude": claude}, model="sonnet")
+    started = time.monotonic()
+    handle = await submit(
+        stack.client,
+        stack.store,
+        ws,
+        agent_name,
+        "Write the plan to notes/plan.md",
+        task_queue=stack.task_queue,
+        follow_ups=["What did you write?"],
+    )
+    view = await wait_for_view(stack.client, handle.id)
+    elapsed = time.monotonic() - started
+    assert view.status is RunStatus.completed, view.message
+    transcript = await stack.store.read_transcript(view.run_id, 10)
+    answers = [e.content for e in transcript if e.role == "assistant"]
+    calls = calls_to(stack, sim)
+    # Turn 1: the scripted Write, then the text answer once the tool result came back; turn 2: one call.
+    assert [(c["api"], c.get("tool_use"), c["tool_result"], c["status"]) for c in calls] == [
+        ("messages", "Write", False, 200),
+        ("messages", None, True, 200),
+        ("messages", None, False, 200),
+    ]
+    assert answers == [calls[1]["reply"], calls[2]["reply"]] and len(answers) == 2
+    assert answers[1].startswith("[claude-sonnet-") and "re: What did you write?" in answers[1]
+    # The second prompt went to the live session: Claude Code sent its own history, not a forwarded snapshot.
+    assert [m["role"] for m in calls[2]["messages"]] == ["user", "assistant", "user"]
+    assert calls[2]["messages"][0]["content"] == "Write the plan to notes/plan.md"
+    written = Path(session_workdir(None, view.run_id)) / "notes" / "plan.md"
+    assert written.read_text() == "# Plan\n"
+    assert [(a.provider, a.model, a.error_code) for a in view.attempts] == [(p["claude"], "sonnet", None)] * 2
+    assert view.effective_model == "sonnet"  # the model the agent reports after the one selection call
+    print(f"\nMEASURE claude-code: 2 turns in {elapsed:.1f}s ({elapsed / 2:.1f}s per turn incl. session start)")
+
+
+CLAUDE_FAILURES = [
+    # (injected failure, expected code, expected attempts on the failing provider)
+    (InjectedFailure(status=401, kind="auth"), "auth_required", 1),
+    (InjectedFailure(status=529, kind="overloaded"), "provider_overloaded", 3),
+    (InjectedFailure(status=429, kind="rate_limit", retry_after_s=7), "rate_limited", 3),
+    (InjectedFailure(status=400, kind="credit_balance"), "subscription_required", 1),
+]
+
+
+async def _failing_run(stack, tmp_path, command: list[str], prefix: str, provider: SimProvider, model: str):
+    sim = await simulated(stack, prefix, provider)
+    failing = profile(stack, tmp_path, command, sim)
+    ws, agent_name, p = await stack.workspace({"agent": failing, "beta": SimProvider()}, model=model)
+    started = time.time()
+    handle = await submit(
+        stack.client, stack.store, ws, agent_name, "Fix the failing test", task_queue=stack.task_queue
+    )
+    view = await wait_for_view(stack.client, handle.id)
+    moved_on = min(c["at"] for c in calls_to(stack, p["beta"])) - started
+    return view, p, calls_to(stack, sim), moved_on
+
+
+async def test_claude_code_relays_provider_failures_once_per_attempt_and_the_run_falls_back(stack, tmp_path):
+    claude = [str(agent("claude-code-acp"))]
+    results = await asyncio.gather(
+        *(
+            _failing_run(stack, tmp_path, claude, f"anthropic-{f.status}", claude_provider(failures=[f]), "sonnet")
+            for f, _, _ in CLAUDE_FAILURES
+        )
+    )
+    for (failure, code, attempts), (view, p, calls, moved_on) in zip(CLAUDE_FAILURES, results, strict=True):
+        assert view.status is RunStatus.completed and view.provider == p["beta"], (failure.status, view.message)
+        on_agent = [a for a in view.attempts if a.provider == p["agent"]]
+        assert [a.error_code for a in on_agent] == [code] * attempts, (failure.status, on_agent)
+        assert on_agent[-1].decision == "fallback"
+        assert len(calls) == len(on_agent), (failure.status, len(calls))  # Claude Code's own retries are off
+        if failure.status == 529:
+            assert len(calls) <= 3 and moved_on < 60
+        print(f"\nMEASURE claude-code {failure.status}: {len(calls)} calls, fallback after {moved_on:.1f}s")
+
+
+async def test_codex_completes_a_turn_over_the_responses_api_and_relays_failures(stack, tmp_path):
+    codex = [str(agent("codex-acp"))]
+    sim = await simulated(stack, "openai", SimProvider(models=["gpt-*"], api_key=KEY))
+    ws, agent_name, p = await stack.workspace({"codex": profile(stack, tmp_path, codex, sim)}, model="gpt-5.4")
+    started = time.monotonic()
+    handle = await submit(stack.client, stack.store, ws, agent_name, "Refactor the parser", task_queue=stack.task_queue)
+    view = await wait_for_view(stack.client, handle.id)
+    elapsed = time.monotonic() - started
+    assert view.status is RunStatus.completed, view.message
+    [call] = calls_to(stack, sim)
+    assert (call["api"], call["model"], call["status"]) == ("responses", "gpt-5.4", 200)
+    assert view.output == call["reply"] and "re: Refactor the parser" in view.output
+    assert [(a.provider, a.model) for a in view.attempts] == [(p["codex"], "gpt-5.4")]
+    print(f"\nMEASURE codex: 1 turn in {elapsed:.1f}s incl. session start")
+
+    cases = [
+        (InjectedFailure(status=401, kind="auth"), "auth_required", 1),
+        (InjectedFailure(status=429, kind="rate_limit", retry_after_s=7), "rate_limited", 3),
+    ]
+    results = await asyncio.gather(
+        *(
+            _failing_run(stack, tmp_path, codex, f"openai-{f.status}", SimProvider(models=["gpt-*"], failures=[f]), "x")
+            for f, _, _ in cases
+        )
+    )
+    for (failure, code, attempts), (view, p, calls, moved_on) in zip(cases, results, strict=True):
+        assert view.status is RunStatus.completed and view.provider == p["beta"], (failure.status, view.message)
+        on_agent = [a for a in view.attempts if a.provider == p["agent"]]
+        assert [a.error_code for a in on_agent] == [code] * attempts, (failure.status, on_agent)
+        assert len(calls) == len(on_agent)  # request_max_retries = 0
+        print(f"\nMEASURE codex {failure.status}: {len(calls)} calls, fallback after {moved_on:.1f}s")
+
+
+async def test_gemini_cli_without_credentials_is_auth_required_at_session_start(stack, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    gemini = ExecutionProfile(
+        kind="acp", command=[str(agent("gemini")), "--experimental-acp"], env={"HOME": str(home)}, timeout_s=60
+    )
+    ws, agent_name, p = await stack.workspace({"gemini": gemini, "beta": SimProvider()})
+    handle = await submit(
+        stack.client, stack.store, ws, agent_name, "Fix the failing test", task_queue=stack.task_queue
+    )
+    view = await wait_for_view(stack.client, handle.id)
+    assert view.status is RunStatus.completed
+    assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
+        (p["gemini"], "auth_required", "fallback"),
+        (p["beta"], None, None),
+    ]
+
+
+async def test_claude_code_tree_dies_with_its_worker_and_a_restarted_worker_reaps_leftovers(stack, tmp_path):
+    claude = [str(agent("claude-code-acp"))]
+    hang = InjectedFailure(status=504, kind="timeout", hold_s=120, match_text="hang")
+    sim = await simulated(stack, "anthropic-tree", claude_provider(failures=[hang]))
+    ws, agent_name, _p = await stack.workspace({"claude": profile(stack, tmp_path, claude, sim)}, model="sonnet")
+    queue = f"real-tree-{uuid.uuid4().hex[:6]}"
+    workers: list = []
+
+    async def mid_turn(prompt: str):
+        worker = await start_worker(stack, queue, tmp_path / f"w{len(workers)}.log")
+        workers.append(worker)
+        handle = await submit(stack.client, stack.store, ws, agent_name, prompt, task_queue=queue)
+        held = lambda: any(c["status"] is None and prompt in str(c["messages"]) for c in calls_to(stack, sim))  # noqa: E731
+        assert await until(held, 60)  # the agent's call is held by the provider: the turn is in flight
+        tree = marked(worker.pid)
+        assert len(tree) >= 3, tree  # guard, the claude-code-acp bridge, the Claude Code CLI it spawned
+        return worker, handle, tree
+
+    try:
+        # 1. A worker SIGKILLed mid-turn: no process of the agent's tree outlives it by more than a few seconds.
+        worker, first, tree = await mid_turn("hang on, first")
+        worker.send_signal(signal.SIGKILL)
+        await worker.wait()
+        killed = time.monotonic()
+        assert await gone(lambda: [pid for pid in tree if _alive(pid)], 5)
+        print(
+            f"\nMEASURE claude-code tree ({len(tree)} processes) gone {time.monotonic() - killed:.1f}s after its worker"
+        )
+        await first.terminate()
+
+        # 2. Worker and guard killed at once (nothing left to clean up): the bridge and the CLI are orphans, and a
+        #    restarted worker's start-up reap takes them.
+        worker, second, tree = await mid_turn("hang on, second")
+        [guard] = [pid for pid in tree if is_guard(pid)]
+        for pid in (worker.pid, guard):
+            os.kill(pid, signal.SIGKILL)
+        await worker.wait()
+        await asyncio.sleep(1)
+        orphans = [pid for pid in tree if _alive(pid)]
+        assert orphans, "expected the bridge and CLI to survive a guard killed with its worker"
+        assert await reap_orphaned_agents() >= len(orphans)
+        assert await gone(lambda: [pid for pid in tree if _alive(pid)], 5)
+        await second.terminate()
+    finally:
+        await stop_workers(*workers)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
