@@ -220,3 +220,22 @@ async def test_a_quota_paces_calls_across_workers(db_url):
     assert all((b - a).total_seconds() >= 1.0 for a, b in itertools.pairwise(slots))  # one slot a second, whoever asks
     await other.close()
     await store.close()
+
+
+async def test_concurrent_calls_on_many_workers_lose_no_count(db_url):
+    """Every admission and every failure is counted in the shared window, however many race (the row lock)."""
+    from routing.capacity import CapacityPolicy
+
+    store, other = await migrated(db_url), Store(db_url)
+    policy = CapacityPolicy(min_volume=100)  # keep the breaker closed: this is about the counts
+    answers = await asyncio.gather(
+        *[s.admit_call("p", f"r{i}", is_retry=i % 4 == 0, policy=policy) for i, s in enumerate([store, other] * 10)]
+    )
+    retries = [a for i, a in enumerate(answers) if i % 4 == 0]
+    assert all(a.allowed for i, a in enumerate(answers) if i % 4)  # first tries always pass
+    assert sum(a.allowed for a in retries) == policy.budget_floor  # five retries raced for a budget of three
+    await asyncio.gather(*[s.note_failure("p", "timeout", f"r{i}", policy) for i, s in enumerate([store, other] * 6)])
+    [row] = await store.health_rows()
+    assert (row.window_requests, row.window_retries, row.window_failures, row.failure_streak) == (18, 3, 12, 12)
+    await other.close()
+    await store.close()
