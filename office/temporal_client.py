@@ -1,6 +1,7 @@
 """One way to build a Temporal client: standard env config (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, profiles),
 the project's data converter (pydantic, input validated at the boundary), and the OpenTelemetry tracing interceptor."""
 
+import dataclasses
 import logging
 
 from temporalio.client import Client
@@ -9,6 +10,7 @@ from temporalio.envconfig import ClientConfig
 from temporalio.runtime import LogForwardingConfig, LoggingConfig, Runtime, TelemetryConfig, TelemetryFilter
 
 from contracts.converter import DATA_CONVERTER
+from office.codec import codec_from_env
 
 _runtime: Runtime | None = None
 
@@ -36,6 +38,8 @@ async def connect(address: str | None = None, namespace: str | None = None) -> C
     if namespace:
         config["namespace"] = namespace
     config.setdefault("target_host", "localhost:7233")
+    codec = codec_from_env()  # payload encryption when OFFICE_CODEC_KEYS_FILE names a key file
+    converter = dataclasses.replace(DATA_CONVERTER, payload_codec=codec) if codec else DATA_CONVERTER
     return await Client.connect(
-        **config, data_converter=DATA_CONVERTER, interceptors=[TracingInterceptor()], runtime=runtime()
+        **config, data_converter=converter, interceptors=[TracingInterceptor()], runtime=runtime()
     )
