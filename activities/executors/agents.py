@@ -19,7 +19,7 @@ class AgentAdapter:
     recognise: tuple[str, ...]  # substrings of the command that identify the agent
     settings: dict[str, str] = field(default_factory=dict)  # headless, retries off, no update checks or telemetry
     base_url_env: str | None = None  # the variable the agent reads its provider's base URL from
-    base_url_without_v1: bool = False  # the agent appends /v1 itself (the profile's base_url is …/v1, as for openai)
+    base_url_without_v1: bool = False  # the agent appends /v1 (/v1beta) itself; the profile's base_url may end in it
     credential_env: str | None = None  # the variable the agent reads its key from
     model_env: str | None = None  # the variable the agent reads its start model from
     # Extra command-line arguments, given (base_url, credential variable name): Codex's provider definition.
@@ -32,7 +32,7 @@ class AgentAdapter:
         env = dict(self.settings)
         if self.base_url_env and base_url:
             url = base_url.rstrip("/")
-            env[self.base_url_env] = url.removesuffix("/v1") if self.base_url_without_v1 else url
+            env[self.base_url_env] = re.sub(r"/v1(beta)?$", "", url) if self.base_url_without_v1 else url
         return env
 
 

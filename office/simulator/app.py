@@ -11,6 +11,7 @@ Routes (per simulated provider P; see `build_app`):
   POST /p/P/v1/messages             Anthropic Messages (Claude Code), streaming and non-streaming
   POST /p/P/v1/messages/count_tokens
   POST /p/P/v1/responses            OpenAI Responses (Codex), streaming and non-streaming
+  POST /p/P/v1beta/models/M:streamGenerateContent (alt=sse) and :generateContent   Gemini (Gemini CLI)
 Admin:
   GET  /admin/config                PUT /admin/config            PUT /admin/providers/P
   GET  /admin/calls   GET /admin/model-calls   DELETE /admin/calls   GET /healthz
@@ -262,7 +263,10 @@ def build_app(sim: Simulator) -> Starlette:
             name = request.path_params["provider"]
             if sim.provider(name) is None:
                 return unknown(name)
-            turn = wire.parse(api, name, await request.json(), wire.credential(request))
+            body = await request.json()
+            if api == "gemini":
+                body["_target"] = request.path_params["target"]
+            turn = wire.parse(api, name, body, wire.credential(request))
             call = sim.record(turn)
             outcome = await sim.respond(turn)
             sim.settle(call, outcome)
@@ -311,6 +315,7 @@ def build_app(sim: Simulator) -> Starlette:
             Route("/p/{provider}/v1/messages", generation("messages"), methods=["POST"]),
             Route("/p/{provider}/v1/messages/count_tokens", count_tokens, methods=["POST"]),
             Route("/p/{provider}/v1/responses", generation("responses"), methods=["POST"]),
+            Route("/p/{provider}/v1beta/models/{target}", generation("gemini"), methods=["POST"]),
             Route("/admin/config", get_config, methods=["GET"]),
             Route("/admin/config", put_config, methods=["PUT"]),
             Route("/admin/providers/{provider}", put_provider, methods=["PUT"]),

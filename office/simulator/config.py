@@ -6,8 +6,8 @@ from pydantic import BaseModel, Field
 
 Shape = Literal["openai", "anthropic", "gemini", "openrouter", "azure"]
 # The generation APIs a simulated provider answers on, each with its native error shape.
-Api = Literal["chat", "messages", "responses"]
-NATIVE_SHAPE: dict[str, Shape] = {"chat": "openai", "messages": "anthropic", "responses": "openai"}
+Api = Literal["chat", "messages", "responses", "gemini"]
+NATIVE_SHAPE: dict[str, Shape] = {"chat": "openai", "messages": "anthropic", "responses": "openai", "gemini": "gemini"}
 FailureKind = Literal[
     "auth",
     "invalid_key",

@@ -71,6 +71,24 @@ def parse(api: str, provider: str, body: dict[str, Any], credential: str | None)
                 messages.append({"role": item["role"], "content": text})
                 tool_result = False
         return Turn(api, provider, body.get("model"), messages, stream, credential, tool_result)
+    if api == "gemini":
+        messages, tool_result = [], False
+        for content in body.get("contents") or []:
+            parts = content.get("parts") or []
+            tool_result = any("functionResponse" in part for part in parts)
+            text = "\n".join(p["text"] for p in parts if p.get("text") and not _CONTEXT_BLOCK.match(p["text"]))
+            if text:
+                messages.append({"role": "assistant" if content.get("role") == "model" else "user", "content": text})
+        model, _, action = body["_target"].partition(":")
+        return Turn(
+            api,
+            provider,
+            model.removeprefix("models/"),
+            messages,
+            action == "streamGenerateContent",
+            credential,
+            tool_result,
+        )
     messages = body.get("messages") or []
     tool_result = bool(messages) and messages[-1].get("role") == "tool"
     return Turn(api, provider, body.get("model"), messages, stream, credential, tool_result)
@@ -142,7 +160,33 @@ def _streamed(frames: list[str], first_delta: int, answer: Answer, call: dict[st
 
 
 def render(api: str, answer: Answer, stream: bool, call: dict[str, Any], call_number: int) -> Response:
-    return {"chat": _chat, "messages": _messages, "responses": _responses}[api](answer, stream, call, call_number)
+    renderers = {"chat": _chat, "messages": _messages, "responses": _responses, "gemini": _gemini}
+    return renderers[api](answer, stream, call, call_number)
+
+
+def _gemini(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Response:
+    """Gemini generateContent / streamGenerateContent?alt=sse: candidates with parts, finishReason STOP last."""
+    usage = {"promptTokenCount": answer.input_tokens, "candidatesTokenCount": max(1, len(answer.text) // 4)}
+    usage["totalTokenCount"] = usage["promptTokenCount"] + usage["candidatesTokenCount"]
+
+    def chunk(parts: list[dict], finish: str | None) -> dict:
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+        if finish:
+            candidate["finishReason"] = finish
+        return {"candidates": [candidate], "usageMetadata": usage, "modelVersion": answer.model}
+
+    if answer.tool:
+        parts = [{"functionCall": {"name": answer.tool.name, "args": answer.tool.input}}]
+    else:
+        parts = [{"text": answer.text}]
+    if not stream:
+        return JSONResponse(chunk(parts, "STOP"))
+    if answer.tool:
+        frames = [event(chunk(parts, "STOP"))]
+    else:
+        pieces = _pieces(answer.text)
+        frames = [event(chunk([{"text": p}], "STOP" if i == len(pieces) - 1 else None)) for i, p in enumerate(pieces)]
+    return _streamed(frames, 0, answer, call)
 
 
 def _tool_id(prefix: str, call_number: int) -> str:

@@ -296,3 +296,21 @@ def _alive(pid: int) -> bool:
         return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
     except FileNotFoundError:
         return False
+
+
+async def test_gemini_cli_completes_a_turn_against_the_simulators_gemini_api(stack, tmp_path):
+    sim = await simulated(stack, "google", SimProvider(models=["gemini-*"], api_key=KEY))
+    gemini = profile(stack, tmp_path, [str(agent("gemini")), "--experimental-acp"], sim)  # GOOGLE_GEMINI_BASE_URL
+    # An explicit model: "auto" would first ask a flash-lite router for a JSON verdict the simulator does not script.
+    ws, agent_name, p = await stack.workspace({"gemini": gemini}, model="gemini-2.5-pro")
+    started = time.monotonic()
+    handle = await submit(stack.client, stack.store, ws, agent_name, "Explain the bug", task_queue=stack.task_queue)
+    view = await wait_for_view(stack.client, handle.id)
+    elapsed = time.monotonic() - started
+    assert view.status is RunStatus.completed, view.message
+    [call] = calls_to(stack, sim)
+    assert (call["api"], call["model"], call["stream"]) == ("gemini", "gemini-2.5-pro", True)
+    assert view.output == call["reply"] and [(a.provider, a.model) for a in view.attempts] == [
+        (p["gemini"], "gemini-2.5-pro")
+    ]
+    print(f"\nMEASURE gemini-cli: 1 turn in {elapsed:.1f}s incl. session start")
