@@ -22,6 +22,9 @@ class ErrorCode(StrEnum):
     context_length_exceeded = "context_length_exceeded"
     invalid_request = "invalid_request"
     unknown = "unknown"
+    # Not the provider's: the run cannot go on as given. Never routed, never counted against a provider.
+    invalid_configuration = "invalid_configuration"  # workspace, profile or repository settings
+    invalid_input = "invalid_input"  # the run request itself (e.g. from a foreign client)
 
 
 class ErrorClass(StrEnum):
@@ -57,6 +60,8 @@ CODE_CLASS: dict[ErrorCode, ErrorClass] = {
     ErrorCode.context_length_exceeded: ErrorClass.terminal,
     ErrorCode.invalid_request: ErrorClass.terminal,
     ErrorCode.unknown: ErrorClass.unclassified,
+    ErrorCode.invalid_configuration: ErrorClass.terminal,
+    ErrorCode.invalid_input: ErrorClass.terminal,
 }
 
 

@@ -111,3 +111,9 @@ class RunView(BaseModel):
     park_reason: ParkReason | None = None
     output: str | None = None
     fallback_count: int = 0
+
+    def note_start(self, effective_model: str | None, warning: WarningView | None) -> None:
+        """A session started: the model it runs, and its model warning once (replays and restarts repeat it)."""
+        self.effective_model = effective_model
+        if warning and all(w.idempotency_key != warning.idempotency_key for w in self.warnings):
+            self.warnings.append(warning)

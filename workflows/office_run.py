@@ -11,11 +11,11 @@ from datetime import datetime, timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from contracts import search_attributes as sa
-    from contracts.activities import Activity, AttemptRecord, RouteRequest, SessionOutput, SessionStarted
+    from contracts.activities import Activity, AttemptRecord, RouteRequest, SessionOutput
     from routing.classifier import Classification
     from routing.codes import ErrorCode
     from routing.cycle import RouteCycle, Step, StepKind
@@ -39,7 +39,7 @@ class OfficeRunWorkflow:
         self._resume = False
         self._decision: UserDecision | None = None
         self._published: dict[str, object] = {}
-        self._turns = AgentTurns(on_start=self._note_start)
+        self._turns = AgentTurns(on_start=lambda s: self._view.note_start(s.effective_model, s.warning))
 
     # --- what users see -------------------------------------------------------------------------
     @workflow.query
@@ -90,7 +90,11 @@ class OfficeRunWorkflow:
                 await self._turns.close()  # a finished or failed run's live agent session ends with it
 
     async def _run(self, req: RunRequest) -> RunView:
-        view = self._view
+        view, run_id = self._view, workflow.info().workflow_id
+        if req.run_id != run_id:  # the store keys the run's transcript and attempts by this id
+            raise self._failed(
+                ErrorCode.invalid_input, f"run_id {req.run_id!r} differs from the workflow id {run_id!r}"
+            )
         cycle = RouteCycle(plan=await self._resolve(req))
         view.requested_model = req.pin_model or cycle.plan.agent.model
         self._publish()
@@ -122,7 +126,7 @@ class OfficeRunWorkflow:
                     case StepKind.next_candidate:
                         view.fallback_count += 1
                     case StepKind.fail:
-                        raise self._failed(step, failure, cand)
+                        raise self._failed(step.code or ErrorCode.unknown, self._message(step, failure, cand))
                     case StepKind.park:
                         if await self._park_then_cancelled(req, step, cycle):
                             return view
@@ -130,20 +134,18 @@ class OfficeRunWorkflow:
         self._publish()
         return view
 
-    def _note_start(self, started: SessionStarted) -> None:
-        self._view.effective_model = started.effective_model
-        key = started.warning.idempotency_key if started.warning else None
-        if started.warning and all(w.idempotency_key != key for w in self._view.warnings):
-            self._view.warnings.append(started.warning)
-
     async def _resolve(self, req: RunRequest, retry_blocked: bool = False, sub: Substitute | None = None) -> RoutePlan:
         pins = Pins(providers=req.pin_providers, model=req.pin_model)
-        plan: RoutePlan = await workflow.execute_local_activity(
-            Activity.resolve_route,
-            RouteRequest(run_id=req.run_id, workspace=req.workspace, agent=req.agent, tier=req.tier,
-                         retry_blocked=retry_blocked, substitute=sub, pins=pins),
-            result_type=RoutePlan, start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY,
-        )  # fmt: skip
+        try:  # store outages are retried until the store is back; only bad settings come out of it
+            plan: RoutePlan = await workflow.execute_local_activity(
+                Activity.resolve_route,
+                RouteRequest(run_id=req.run_id, workspace=req.workspace, agent=req.agent, tier=req.tier,
+                             retry_blocked=retry_blocked, substitute=sub, pins=pins),
+                result_type=RoutePlan, start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY,
+            )  # fmt: skip
+        except (ActivityError, ApplicationError) as err:  # a local activity's failure may arrive unwrapped
+            cause = err.cause if isinstance(err, ActivityError) else err
+            raise self._failed(ErrorCode.invalid_configuration, getattr(cause, "message", str(cause))) from err
         return plan
 
     async def _record_failure(
@@ -182,14 +184,16 @@ class OfficeRunWorkflow:
         cycle.replan(await self._resolve(req, retry_blocked=self._resume, sub=sub))
         return False
 
-    def _failed(self, step: Step, failure: Classification | None, cand: Candidate | None) -> ApplicationError:
-        view = self._view
-        code = step.code or ErrorCode.unknown
+    def _message(self, step: Step, failure: Classification | None, cand: Candidate | None) -> str:
+        view, code = self._view, step.code or ErrorCode.unknown
         provider = cand.provider if cand else step.provider or view.provider
         model = cand.requested_model if cand else view.requested_model
-        view.status, view.error_code = RunStatus.failed, code.value
-        view.message = actionable_message(code, provider, model, view.agent, failure.excerpt if failure else "")
+        return actionable_message(code, provider, model, view.agent, failure.excerpt if failure else "")
+
+    def _failed(self, code: ErrorCode, message: str) -> ApplicationError:
+        """Every way a run fails ends here: status, code and message in the view and the search attributes."""
+        view = self._view
+        view.status, view.error_code, view.message = RunStatus.failed, code.value, message
         self._publish()
-        return ApplicationError(
-            view.message, view.model_dump(mode="json"), type=f"OfficeRunFailed.{code.value}", non_retryable=True
-        )
+        return ApplicationError(message, view.model_dump(mode="json"), type=f"OfficeRunFailed.{code.value}",
+                                non_retryable=True)  # fmt: skip

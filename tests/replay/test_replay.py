@@ -1,5 +1,6 @@
 """Every recorded history must replay against the current workflow code (determinism guard)."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,9 @@ def test_the_required_scenarios_are_recorded():
 
 @pytest.mark.parametrize("path", HISTORIES, ids=[p.stem for p in HISTORIES])
 async def test_history_replays(path):
-    history = WorkflowHistory.from_json(f"replay-{path.stem}", path.read_text())
+    text = path.read_text()
+    started = json.loads(text)["events"][0]["workflowExecutionStartedEventAttributes"]
+    history = WorkflowHistory.from_json(started["workflowId"], text)  # the run checks its id against its input
     replayer = Replayer(
         workflows=[OfficeRunWorkflow],
         workflow_runner=workflow_runner(),

@@ -43,6 +43,8 @@ TABLE = {
     ErrorCode.context_length_exceeded: (X, X, X),
     ErrorCode.invalid_request: (X, X, X),
     ErrorCode.unknown: (X, X, X),
+    ErrorCode.invalid_configuration: (X, X, X),
+    ErrorCode.invalid_input: (X, X, X),
 }
 
 

@@ -219,3 +219,35 @@ async def test_a_foreign_start_with_input_that_does_not_validate_fails_at_once_n
             await asyncio.wait_for(handle.result(), timeout=30)  # not a workflow task retried without end
     message = str(err.value.cause)
     assert "invalid RunRequest" in message and "run_id: Field required" in message and "prompt" in message
+
+
+@dataclass
+class NoSuchWorkspace(FakeActivities):
+    @activity.defn(name=Activity.resolve_route)
+    async def resolve_route(self, req: RouteRequest) -> RoutePlan:
+        raise ApplicationError("workspace 'nope' does not exist; create it with `office workspace set`",
+                               type="ConfigError", non_retryable=True)  # fmt: skip
+
+
+async def test_a_bad_workspace_fails_as_configuration_and_the_list_shows_it_failed(run, client):
+    handle = await run(NoSuchWorkspace([]))
+    with pytest.raises(WorkflowFailureError) as err:
+        await handle.result()
+    assert "workspace 'nope' does not exist" in str(err.value.cause)
+    async with asyncio.timeout(10):  # the status was upserted before the failure; describe reads it back
+        while (attrs := (await handle.describe()).typed_search_attributes).get(sa.STATUS) != "failed":  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+    assert attrs.get(sa.ERROR_CODE) == "invalid_configuration"
+
+
+async def test_a_run_id_that_is_not_the_workflow_id_is_refused(client):
+    queue = f"logic-{uuid.uuid4().hex[:8]}"
+    fakes = FakeActivities([plan("a")])
+    req = RunRequest(run_id="someone-else", workspace="ws", agent="coder", prompt="task")
+    async with Worker(client, task_queue=queue, workflows=[OfficeRunWorkflow], workflow_runner=workflow_runner(),
+                      activities=[fakes.resolve_route, fakes.session_turn, fakes.record_attempt]):  # fmt: skip
+        handle = await client.start_workflow(OfficeRunWorkflow.run, req, id=queue, task_queue=queue)
+        with pytest.raises(WorkflowFailureError) as err:
+            await handle.result()
+    assert "run_id 'someone-else' differs from the workflow id" in str(err.value.cause)
+    assert fakes.called == [] and fakes.resolved == []  # nothing was written under the other id
