@@ -92,7 +92,9 @@ GEMINI_CLI = AgentAdapter(
     base_url_without_v1=True,
     credential_env="GEMINI_API_KEY",
     relays_http_errors=True,
-    note="no setting turns its own retries off; the scheduler bounds the turn by the profile's timeout instead",
+    # Gemini CLI 0.61 retries failed calls itself (DEFAULT_MAX_ATTEMPTS = 10, with backoff) and no environment
+    # variable switches that off; the scheduler bounds such a turn by the profile's timeout_s instead.
+    note="own retries cannot be switched off; bounded by the profile's timeout_s",
 )
 GENERIC = AgentAdapter(name="generic", recognise=())
 
