@@ -1,0 +1,584 @@
+"""The git layer of runs that change a repository: one working copy per run attempt, durable turns.
+
+Layout under a worker's `root_dir`:
+
+    mirrors/<key>.git       a bare mirror per repository URL, shared by the runs on this worker; fetched, never
+                            re-cloned. Remote branches land in refs/remotes/origin/*, so a fetch never touches
+                            the office/* branches checked out in working copies.
+    mirrors/<key>.lock      an flock (plus an asyncio lock in this process) around fetch and worktree changes
+    worktrees/<run>-<hex>   a `git worktree` of the mirror per run attempt, on branch office/<run-id>
+
+After every completed turn `commit_turn` commits the working copy (author Office <office@localhost>) and pushes
+office/<run-id> with `--force-with-lease` against the value this copy last saw, so a stale worker can never
+overwrite newer work. A failed turn's partial work goes to refs/heads/office-failed/<run-id>-<seq> without
+moving the branch. The next attempt calls `prepare` with the last completed turn's commit.
+
+Credentials: `push_credential_env` names a variable on the worker; its value reaches git only through the
+subprocess environment (a credential helper that echoes it), never a URL, argv or log.
+Errors: settings that cannot work raise `RepositoryConfigError` naming the setting; a stale attempt raises
+`BranchMovedError`; a repository that worked before and is unreachable now raises `RepositoryUnavailableError`.
+"""
+
+import asyncio
+import contextlib
+import fcntl
+import hashlib
+import os
+import posixpath
+import re
+import secrets
+import shutil
+import tempfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from routing.permissions import inside
+from routing.repository import (
+    BranchMovedError,
+    FileChange,
+    RepositoryConfig,
+    RepositoryConfigError,
+    RepositoryUnavailableError,
+    RunResult,
+    TurnCommit,
+    branch_for,
+    commit_message,
+    failed_ref,
+    ref_id,
+)
+from routing.repository import continuation_note as _note
+
+__all__ = [
+    "BranchMovedError",
+    "RepositoryConfigError",
+    "RepositoryUnavailableError",
+    "WorkCopy",
+    "commit_turn",
+    "continuation_note",
+    "diff",
+    "keep_failed",
+    "prepare",
+    "read_text_file",
+    "remove",
+    "reset_to",
+    "result",
+    "write_text_file",
+]
+
+OFFICE_NAME, OFFICE_EMAIL = "Office", "office@localhost"
+TOKEN_VAR = "OFFICE_GIT_TOKEN"  # the only place the resolved credential lives: the git subprocess environment
+_LOCATION_VARS = (
+    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_ASKPASS", "SSH_ASKPASS",
+)  # fmt: skip
+_HELPER = f'!f() {{ test "$1" = get && echo username=x-access-token && echo "password=${TOKEN_VAR}"; }}; f'
+_AUTH = re.compile(
+    r"authentication failed|could not read (username|password)|terminal prompts disabled|permission denied|"
+    r"\b40[13]\b|access denied|not authorized|invalid credentials",
+    re.IGNORECASE,
+)
+_NOT_THERE = re.compile(
+    r"does not appear to be a git repository|repository .* not found|not a git repository|no such file|"
+    r"could not resolve host|unable to access|connection refused|couldn't connect|could not read from remote",
+    re.IGNORECASE,
+)
+_STALE = re.compile(r"stale info|\(fetch first\)|\(non-fast-forward\)", re.IGNORECASE)
+
+# Per-process coordination, never conversation data: one asyncio lock per mirror and how many fetches started.
+_locks: dict[str, asyncio.Lock] = {}
+_fetches_started: dict[str, int] = {}
+_last_fetch_ok: dict[str, bool] = {}
+
+
+@dataclass
+class WorkCopy:
+    """One attempt's working copy. `head` is the last commit of a completed turn in it; `remote_head` the
+    branch's value in the repository as this copy last saw it (the push lease; None: branch not pushed yet)."""
+
+    run_id: str
+    config: RepositoryConfig
+    path: Path
+    mirror: Path
+    branch: str
+    base_commit: str
+    start_commit: str
+    head: str
+    remote_head: str | None
+
+
+# ------------------------------------------------------------------------------------------------ running git
+
+
+@dataclass(frozen=True)
+class _Out:
+    rc: int
+    out: str
+    err: str
+
+
+class _GitError(Exception):
+    def __init__(self, args: tuple[str, ...], out: _Out) -> None:
+        super().__init__(f"git {args[0] if args else ''} failed ({out.rc}): {_first_line(out.err)}")
+        self.out = out
+
+
+def _first_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    useful = [ln for ln in lines if ln.lower().startswith(("fatal", "error", "remote:", "!"))]
+    return (useful or lines or ["(no message)"])[0][:300]
+
+
+def _env(config: RepositoryConfig, credential: bool = False) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _LOCATION_VARS and k != TOKEN_VAR}
+    env.update(
+        GIT_TERMINAL_PROMPT="0",
+        LC_ALL="C",
+        GIT_AUTHOR_NAME=OFFICE_NAME,
+        GIT_AUTHOR_EMAIL=OFFICE_EMAIL,
+        GIT_COMMITTER_NAME=OFFICE_NAME,
+        GIT_COMMITTER_EMAIL=OFFICE_EMAIL,
+        GIT_ALLOW_PROTOCOL="file:git:http:https:ssh",
+        GIT_CONFIG_NOSYSTEM="1",
+    )
+    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    if credential and config.push_credential_env:
+        token = os.environ.get(config.push_credential_env)
+        if not token:
+            raise RepositoryConfigError(
+                "repository.push_credential_env",
+                f"repository.push_credential_env names {config.push_credential_env}, which is not set on this "
+                f"worker; set it there to a token with write access to {config.url}",
+            )
+        env[TOKEN_VAR] = token
+    return env
+
+
+def _auth_args(config: RepositoryConfig) -> list[str]:
+    if not config.push_credential_env:
+        return []
+    return ["-c", "credential.helper=", "-c", f"credential.helper={_HELPER}"]
+
+
+async def _git(*args: str, cwd: Path, env: dict[str, str], check: bool = True, pre: list[str] | None = None) -> _Out:
+    proc = await asyncio.create_subprocess_exec(
+        "git",
+        *(pre or []),
+        *args,
+        cwd=cwd,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    stdout, stderr = await proc.communicate()
+    out = _Out(proc.returncode or 0, stdout.decode(errors="replace"), stderr.decode(errors="replace"))
+    if check and out.rc != 0:
+        raise _GitError(args, out)
+    return out
+
+
+async def _rev(ref: str, cwd: Path, env: dict[str, str]) -> str | None:
+    out = await _git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", cwd=cwd, env=env, check=False)
+    return out.out.strip() if out.rc == 0 else None
+
+
+# ----------------------------------------------------------------------------------------------------- mirror
+
+
+def _root(root_dir: str | Path) -> Path:
+    return Path(root_dir).resolve()
+
+
+def _scratch_index(real_index: str) -> str:
+    fd, index = tempfile.mkstemp(prefix="office-index-")
+    os.close(fd)
+    if os.path.exists(real_index):
+        shutil.copyfile(real_index, index)
+    else:
+        os.unlink(index)
+    return index
+
+
+def _mirror_path(config: RepositoryConfig, root: Path) -> Path:
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", posixpath.basename(config.url.rstrip("/")) or "repo")[:40]
+    key = hashlib.sha256(config.url.encode()).hexdigest()[:16]
+    return root / "mirrors" / f"{name.removesuffix('.git')}-{key}.git"
+
+
+@contextlib.asynccontextmanager
+async def _locked(mirror: Path) -> AsyncIterator[None]:
+    """One holder at a time per mirror: an asyncio lock in this process, an flock across worker processes."""
+    async with _locks.setdefault(str(mirror), asyncio.Lock()):
+        mirror.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(mirror.with_suffix(".lock"), os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:  # another worker process holds it: wait in a thread, not on the loop
+                await asyncio.to_thread(fcntl.flock, fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+
+async def _init_mirror(config: RepositoryConfig, mirror: Path, env: dict[str, str]) -> None:
+    if (mirror / "HEAD").exists():
+        return
+    mirror.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".init-", dir=mirror.parent))
+    try:
+        await _git("init", "--bare", "--quiet", str(tmp), cwd=mirror.parent, env=env)
+        for key, value in (
+            ("remote.origin.url", config.url),
+            ("gc.auto", "0"),  # no automatic gc while working copies commit into the shared object store
+            ("maintenance.auto", "false"),
+            ("core.hooksPath", "/dev/null"),  # no hooks run on the office's commits and pushes
+        ):
+            await _git("config", key, value, cwd=tmp, env=env)
+        await _git("config", "--add", "remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*", cwd=tmp, env=env)
+        await _git("config", "--add", "remote.origin.fetch", "+refs/tags/*:refs/tags/*", cwd=tmp, env=env)
+        os.rename(tmp, mirror)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # gone after the rename
+
+
+async def _fetch(config: RepositoryConfig, mirror: Path, env: dict[str, str], asked: int) -> None:
+    """Fetches unless a fetch that started after this caller asked already succeeded (it saw everything the
+    caller needs). Runs under the mirror lock."""
+    key = str(mirror)
+    if _fetches_started.get(key, 0) > asked and _last_fetch_ok.get(key):
+        return
+    _fetches_started[key] = _fetches_started.get(key, 0) + 1
+    _last_fetch_ok[key] = False
+    fetched_before = (mirror / "office-fetched").exists()
+    out = await _git("fetch", "--quiet", "--prune", "origin", cwd=mirror, env=env, check=False, pre=_auth_args(config))
+    if out.rc != 0:
+        why = _first_line(out.err)
+        if _AUTH.search(out.err):
+            raise RepositoryConfigError(
+                "repository.push_credential_env",
+                f"repository.url {config.url} refused this worker's credentials ({why}); set "
+                f"repository.push_credential_env to the name of a variable holding a token that can read and push",
+            )
+        if fetched_before:  # it worked before: the network or the server, not the setting
+            raise RepositoryUnavailableError(f"fetching {config.url} failed: {why}")
+        await asyncio.to_thread(shutil.rmtree, mirror, True)  # never fetched: nothing to keep
+        raise RepositoryConfigError(
+            "repository.url",
+            f"repository.url {config.url} cannot be reached from this worker ({why}); set it to a git URL or "
+            f"path the workers can read",
+        )
+    (mirror / "office-fetched").touch()
+    _last_fetch_ok[key] = True
+
+
+async def _base_commit(config: RepositoryConfig, mirror: Path, env: dict[str, str]) -> str:
+    ref = config.base_ref
+    name = ref.removeprefix("refs/heads/").removeprefix("refs/tags/")
+    candidates = [f"refs/remotes/origin/{name}", f"refs/tags/{name}"]
+    if re.fullmatch(r"[0-9a-fA-F]{7,64}", ref):
+        candidates.append(ref)
+    for cand in candidates:
+        sha = await _rev(cand, mirror, env)
+        if sha:
+            return sha
+    heads = await _git("for-each-ref", "--count=50", "--format=%(refname:lstrip=3)", "refs/remotes/origin/", cwd=mirror,
+                       env=env, check=False)  # fmt: skip
+    known = [h for h in heads.out.split() if h != "HEAD" and not h.startswith(("office/", "office-failed/"))][:5]
+    hint = f" (it has {', '.join(known)})" if known else " (it has no branches yet: push a first commit)"
+    raise RepositoryConfigError(
+        "repository.base_ref",
+        f"repository.base_ref {ref!r} does not exist in {config.url}{hint}; set it to an existing branch or tag",
+    )
+
+
+async def _trailer(commit: str, key: str, cwd: Path, env: dict[str, str]) -> str | None:
+    out = await _git("log", "-1", f"--format=%(trailers:key={key},valueonly)", commit, cwd=cwd, env=env, check=False)
+    value = out.out.strip().splitlines()
+    return value[-1].strip() if out.rc == 0 and value else None
+
+
+# ------------------------------------------------------------------------------------------------ working copy
+
+
+async def prepare(
+    run_id: str,
+    config: RepositoryConfig,
+    start_commit: str | None,
+    root_dir: str | Path,
+    *,
+    base_commit: str | None = None,
+) -> WorkCopy:
+    """A fresh working copy for one attempt of a run, on branch office/<run-id>, at `start_commit` (the last
+    completed turn's commit, for a fallback or another worker) or, for a new run, at the base ref.
+    `base_commit` (the first attempt's `WorkCopy.base_commit`) keeps the run's base fixed; without it the
+    base is read from the start commit's Office-Base trailer."""
+    root = _root(root_dir)
+    mirror = _mirror_path(config, root)
+    env = _env(config, credential=True)
+    branch = branch_for(run_id)
+    asked = _fetches_started.get(str(mirror), 0)
+    async with _locked(mirror):
+        await _init_mirror(config, mirror, env)
+        await _fetch(config, mirror, env, asked)
+        remote_head = await _rev(f"refs/remotes/origin/{branch}", mirror, env)
+        if start_commit is None:
+            base = base_commit or await _base_commit(config, mirror, env)
+            start = base
+        else:
+            start = await _rev(start_commit, mirror, env) or ""
+            if not start:
+                raise RepositoryConfigError(
+                    "repository.url",
+                    f"commit {start_commit[:12]} of run {run_id} is not in {config.url} (was {branch} deleted or "
+                    f"rewritten?); the run cannot continue from its last completed turn",
+                )
+            base = base_commit or await _trailer(start, "Office-Base", mirror, env) or start
+        await _drop_worktrees_of(branch, mirror, env)
+        path = root / "worktrees" / f"{ref_id(run_id)}-{secrets.token_hex(4)}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        made = await _git("worktree", "add", "--quiet", "--no-checkout", "-f", "-B", branch, str(path), start,
+                          cwd=mirror, env=env, check=False)  # fmt: skip
+    if made.rc != 0:
+        raise RepositoryConfigError(
+            "repository",
+            f"a working copy of {config.url} for run {run_id} cannot be created under {path.parent} "
+            f"({_first_line(made.err)}); check the worker's disk space and that this directory is writable",
+        )
+    checkout = await _git("reset", "--quiet", "--hard", start, cwd=path, env=env, check=False)
+    if checkout.rc != 0:
+        await remove(WorkCopy(run_id, config, path, mirror, branch, base, start, start, remote_head))
+        raise RepositoryConfigError(
+            "repository",
+            f"a working copy of {config.url} for run {run_id} cannot be checked out under {path.parent} "
+            f"({_first_line(checkout.err)}); check the worker's disk space and that this directory is writable",
+        )
+    return WorkCopy(run_id, config, path, mirror, branch, base, start, start, remote_head)
+
+
+async def _drop_worktrees_of(branch: str, mirror: Path, env: dict[str, str]) -> None:
+    """A new attempt of a run ends any earlier attempt's working copy on this worker (same branch)."""
+    listing = await _git("worktree", "list", "--porcelain", cwd=mirror, env=env, check=False)
+    current: str | None = None
+    for line in listing.out.splitlines():
+        if line.startswith("worktree "):
+            current = line.removeprefix("worktree ")
+        elif line == f"branch refs/heads/{branch}" and current:
+            gone = await _git("worktree", "remove", "--force", "--force", current, cwd=mirror, env=env, check=False)
+            if gone.rc != 0:
+                await asyncio.to_thread(shutil.rmtree, current, True)
+    await _git("worktree", "prune", cwd=mirror, env=env, check=False)
+
+
+async def _numstat(old: str, new: str, cwd: Path, env: dict[str, str]) -> list[FileChange]:
+    if old == new:
+        return []
+    out = await _git("diff", "--numstat", "-z", "--no-renames", old, new, cwd=cwd, env=env)
+    changes: list[FileChange] = []
+    for record in out.out.split("\0"):
+        if not record.strip():
+            continue
+        ins, dels, path = record.split("\t", 2)
+        binary = ins == "-"
+        changes.append(FileChange(path=path, insertions=0 if binary else int(ins), deletions=0 if binary else int(dels),
+                                  binary=binary))  # fmt: skip
+    return changes
+
+
+async def _push(wc: WorkCopy, commit: str, env: dict[str, str]) -> None:
+    lease = f"--force-with-lease=refs/heads/{wc.branch}:{wc.remote_head or ''}"
+    out = await _git("push", "--quiet", "--no-verify", lease, "origin", f"{commit}:refs/heads/{wc.branch}",
+                     cwd=wc.path, env=env, check=False, pre=_auth_args(wc.config))  # fmt: skip
+    if out.rc == 0:
+        wc.remote_head = commit
+        return
+    _raise_push_error(wc.config, wc.branch, out)
+
+
+def _raise_push_error(config: RepositoryConfig, ref: str, out: _Out) -> None:
+    why = _first_line(out.err)
+    if _STALE.search(out.err):
+        raise BranchMovedError(
+            f"{ref} moved on in {config.url} since this working copy started ({why}): this attempt is stale and "
+            f"does not overwrite the newer work"
+        )
+    if _AUTH.search(out.err):
+        raise RepositoryConfigError(
+            "repository.push_credential_env",
+            f"pushing {ref} to {config.url} was refused ({why}); set repository.push_credential_env to the name of "
+            f"a variable on the worker holding a token with write access",
+        )
+    if "remote rejected" in out.err or "hook declined" in out.err:
+        raise RepositoryConfigError(
+            "repository.url",
+            f"{config.url} refuses pushes to {ref} ({why}); allow the office to push office/* and office-failed/* "
+            f"branches there",
+        )
+    raise RepositoryUnavailableError(f"pushing {ref} to {config.url} failed: {why}")
+
+
+async def commit_turn(wc: WorkCopy, turn: int, provider: str, model: str | None) -> TurnCommit:
+    """Commits what a completed turn changed (no empty commit) and pushes the run's branch. Counts are for this
+    turn; commits the agent made itself during the turn are included and pushed too."""
+    env = _env(wc.config, credential=True)
+    await _git("add", "--all", cwd=wc.path, env=env)
+    staged = await _git("diff", "--cached", "--quiet", cwd=wc.path, env=env, check=False)
+    if staged.rc == 1:
+        message = commit_message(wc.run_id, turn, provider, model, wc.base_commit)
+        await _git("commit", "--quiet", "--no-verify", "--no-gpg-sign", "-m", message, cwd=wc.path, env=env)
+    elif staged.rc != 0:
+        raise RepositoryUnavailableError(f"git diff failed in {wc.path}: {_first_line(staged.err)}")
+    head = await _rev("HEAD", wc.path, env) or wc.head
+    changes = await _numstat(wc.head, head, wc.path, env)
+    if head != wc.remote_head:
+        await _push(wc, head, env)
+    wc.head = head
+    return TurnCommit(
+        commit=head,
+        changed=bool(changes),
+        files_changed=len(changes),
+        insertions=sum(c.insertions for c in changes),
+        deletions=sum(c.deletions for c in changes),
+    )
+
+
+async def keep_failed(wc: WorkCopy, seq: int, note: str = "") -> str | None:
+    """Keeps a failed turn's partial changes on refs/heads/office-failed/<run-id>-<seq> (the run's branch does
+    not move; the working tree is left as it is). Returns that commit, or None when nothing changed."""
+    env = _env(wc.config, credential=True)
+    real_index = (await _git("rev-parse", "--path-format=absolute", "--git-path", "index", cwd=wc.path,
+                             env=env)).out.strip()  # fmt: skip
+    index = _scratch_index(real_index)
+    try:  # a scratch copy of the index: the working copy's own index and branch stay as they are
+        scratch = {**env, "GIT_INDEX_FILE": index}
+        await _git("add", "--all", cwd=wc.path, env=scratch)
+        tree = (await _git("write-tree", cwd=wc.path, env=scratch)).out.strip()
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(index)
+    head = await _rev("HEAD", wc.path, env) or wc.head
+    head_tree = (await _git("rev-parse", f"{head}^{{tree}}", cwd=wc.path, env=env)).out.strip()
+    if head == wc.head and tree == head_tree:
+        return None
+    message = f"office: partial changes of failed attempt {seq} of run {wc.run_id}\n\n{note}".strip() + "\n"
+    commit = (await _git("commit-tree", tree, "-p", head, "-m", message, cwd=wc.path, env=env)).out.strip()
+    ref = failed_ref(wc.run_id, seq)
+    out = await _git("push", "--quiet", "--no-verify", "--force", "origin", f"{commit}:{ref}", cwd=wc.path, env=env,
+                     check=False, pre=_auth_args(wc.config))  # fmt: skip
+    if out.rc != 0:
+        _raise_push_error(wc.config, ref, out)
+    return commit
+
+
+async def reset_to(wc: WorkCopy, commit: str | None = None) -> None:
+    """Puts the working copy back at a commit (default: the last completed turn), dropping uncommitted work
+    (untracked files too; ignored files stay) — for a retry that keeps the same live session and cwd."""
+    env = _env(wc.config)
+    target = commit or wc.head
+    await _git("reset", "--quiet", "--hard", target, cwd=wc.path, env=env)
+    await _git("clean", "-fdq", cwd=wc.path, env=env)
+    wc.head = target
+
+
+async def continuation_note(wc: WorkCopy) -> str:
+    """For a fallback's first prompt: the branch, the commit it starts from, files changed since the base."""
+    env = _env(wc.config)
+    changes = await _numstat(wc.base_commit, wc.head, wc.path, env)
+    return _note(wc.branch, wc.config.base_ref, wc.base_commit, wc.head, changes)
+
+
+async def result(wc: WorkCopy) -> RunResult:
+    env = _env(wc.config)
+    changes = await _numstat(wc.base_commit, wc.head, wc.path, env)
+    return RunResult(
+        branch=wc.branch,
+        base_commit=wc.base_commit,
+        head_commit=wc.head,
+        files_changed=len(changes),
+        insertions=sum(c.insertions for c in changes),
+        deletions=sum(c.deletions for c in changes),
+    )
+
+
+async def diff(
+    config: RepositoryConfig, root_dir: str | Path, base_commit: str, head_commit: str, *, stat: bool = False
+) -> str:
+    """The text of a run's changes (`runs diff`), from the mirror: works after the working copy is gone and on
+    any machine that can fetch the repository (fetches when the commits are not there yet)."""
+    mirror = _mirror_path(config, _root(root_dir))
+    env = _env(config, credential=True)
+    if not (await _rev(head_commit, mirror, env) if _exists(mirror / "HEAD") else None):
+        asked = _fetches_started.get(str(mirror), 0)
+        async with _locked(mirror):
+            await _init_mirror(config, mirror, env)
+            await _fetch(config, mirror, env, asked)
+    args = ["diff", "--stat=120"] if stat else ["diff", "--no-color"]
+    out = await _git(*args, base_commit, head_commit, cwd=mirror, env=env, check=False)
+    if out.rc != 0:
+        raise RepositoryConfigError(
+            "repository.url", f"commits {base_commit[:12]}..{head_commit[:12]} are not in {config.url}: "
+            f"{_first_line(out.err)}"
+        )  # fmt: skip
+    return out.out
+
+
+async def remove(wc: WorkCopy) -> None:
+    """Removes the working copy (the branch stays in the repository)."""
+    env = _env(wc.config)
+    async with _locked(wc.mirror):
+        out = await _git("worktree", "remove", "--force", "--force", str(wc.path), cwd=wc.mirror, env=env, check=False)
+        if out.rc != 0 or wc.path.exists():
+            await asyncio.to_thread(shutil.rmtree, wc.path, True)
+            await _git("worktree", "prune", cwd=wc.mirror, env=env, check=False)
+        await _git("branch", "-D", "--quiet", wc.branch, cwd=wc.mirror, env=env, check=False)  # in use elsewhere: kept
+
+
+def _exists(path: Path) -> bool:
+    return path.exists()
+
+
+def disk_bytes(path: Path) -> int:
+    """Bytes a working copy occupies (files only; the shared mirror is not counted)."""
+    total = 0
+    for dirpath, _, files in os.walk(path):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+    return total
+
+
+# ---------------------------------------------------------------------------- the ACP client's fs/* methods
+
+
+def confine(root: Path | str, path: str) -> Path:
+    """`path` (absolute, or relative to the working copy) when it stays inside the working copy, lexically and
+    after following symlinks; PermissionError otherwise."""
+    lexical_root = posixpath.normpath(os.path.abspath(root))
+    if not inside(path, lexical_root):
+        raise PermissionError(f"{path} is outside the run's working copy")
+    full = posixpath.normpath(posixpath.join(lexical_root, path))
+    real_root, real = os.path.realpath(lexical_root), os.path.realpath(full)
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise PermissionError(f"{path} leads outside the run's working copy (through a symbolic link)")
+    return Path(full)
+
+
+def read_text_file(root: Path | str, path: str, line: int | None = None, limit: int | None = None) -> str:
+    """ACP fs/read_text_file confined to the working copy (`line` is 1-based)."""
+    text = confine(root, path).read_text(encoding="utf-8", errors="replace")
+    if line is None and limit is None:
+        return text
+    lines = text.splitlines(keepends=True)
+    first = max((line or 1) - 1, 0)
+    return "".join(lines[first : first + limit if limit is not None else None])
+
+
+def write_text_file(root: Path | str, path: str, content: str) -> None:
+    """ACP fs/write_text_file confined to the working copy; the working copy's .git is never written."""
+    target = confine(root, path)
+    if target.relative_to(posixpath.normpath(os.path.abspath(root))).parts[:1] == (".git",):
+        raise PermissionError("the working copy's .git belongs to the office, not the agent")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    confine(root, str(target))  # a directory that already existed may be a symlink: check the real path again
+    target.write_text(content, encoding="utf-8")
