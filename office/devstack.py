@@ -11,11 +11,10 @@ from pathlib import Path
 from rich.console import Console
 from temporalio.client import Client
 from temporalio.common import WorkflowIDReusePolicy
-from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from contracts.activities import TASK_QUEUE
 from office.demo import DEMO_AGENTS, DEMO_ENV, DEMO_RUNS, demo_simulator, demo_workspace
-from office.runs import submit, wait_for_view
+from office.runs import RunIdTaken, submit, wait_for_view
 from office.simulator.config import SimConfig
 from office.simulator.server import SimulatorServer
 from office.telemetry import configure_telemetry
@@ -39,7 +38,7 @@ async def _submit_demo_runs(client: Client, store: Store, console: Console) -> N
                 run_id=run_id,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
             )
-        except WorkflowAlreadyStartedError:
+        except RunIdTaken:
             console.print(f"  demo run {run_id} exists already (kept from an earlier start)")
             continue
         view = await wait_for_view(client, run_id)

@@ -1,5 +1,6 @@
 """Submitting and reading runs through the Temporal client. Input is validated before anything starts."""
 
+import re
 import uuid
 from collections.abc import Sequence
 from datetime import timedelta
@@ -7,11 +8,11 @@ from datetime import timedelta
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.client import WorkflowExecutionStatus as Status
 from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 
 from contracts import search_attributes as sa
 from contracts.activities import TASK_QUEUE
-from routing.run import RunRequest, RunStatus, RunView
+from routing.run import RUN_ID_MAX, RUN_ID_PATTERN, RunRequest, RunStatus, RunView
 from store.repository import Store
 from workflows.office_run import OfficeRunWorkflow
 
@@ -22,6 +23,10 @@ class SubmitError(ValueError):
     def __init__(self, field: str, message: str):
         super().__init__(f"{field}: {message}")
         self.field = field
+
+
+class RunIdTaken(SubmitError):
+    """The id belongs to a run already (running or finished): ids are never reused."""
 
 
 async def validate_submission(
@@ -57,7 +62,7 @@ async def submit(
     run_id: str | None = None,
     tier: str | None = None,
     task_queue: str = TASK_QUEUE,
-    id_reuse_policy: WorkflowIDReusePolicy = WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+    id_reuse_policy: WorkflowIDReusePolicy = WorkflowIDReusePolicy.REJECT_DUPLICATE,
     pin_providers: list[str] | None = None,
     pin_model: str | None = None,
     follow_ups: list[str] | None = None,
@@ -66,6 +71,10 @@ async def submit(
     requested_model = await validate_submission(store, workspace, agent, prompt, pin_providers or [])
     requested_model = pin_model or requested_model
     run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
+    if len(run_id) > RUN_ID_MAX or not re.match(RUN_ID_PATTERN, run_id):
+        raise SubmitError(
+            "run-id", f"use 1-{RUN_ID_MAX} letters, digits and . _ : - (starting with a letter or digit), or omit it"
+        )
     request = RunRequest(
         run_id=run_id,
         workspace=workspace,
@@ -78,6 +87,25 @@ async def submit(
         full_history=full_history,
     )
     first_line = prompt.strip().splitlines()[0][:80]
+    try:
+        return await _start(client, request, task_queue, requested_model, first_line, id_reuse_policy)
+    except WorkflowAlreadyStartedError:
+        raise RunIdTaken(
+            "run-id",
+            f"{run_id!r} is already the id of a run (its transcript and attempts are its own); see it with "
+            f"`office runs show {run_id}`, or submit with another id",
+        ) from None
+
+
+async def _start(
+    client: Client,
+    request: RunRequest,
+    task_queue: str,
+    requested_model: str,
+    first_line: str,
+    id_reuse_policy: WorkflowIDReusePolicy,
+) -> WorkflowHandle:
+    workspace, agent, run_id = request.workspace, request.agent, request.run_id
     return await client.start_workflow(
         OfficeRunWorkflow.run,
         request,

@@ -23,8 +23,12 @@ class AttemptOutcome(StrEnum):
     failed = "failed"
 
 
+RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]*$"  # safe in a URL, a git ref and a log line
+RUN_ID_MAX = 200  # the store's column
+
+
 class RunRequest(BaseModel):
-    run_id: str
+    run_id: str = Field(min_length=1, max_length=RUN_ID_MAX, pattern=RUN_ID_PATTERN)
     workspace: str
     agent: str
     prompt: str = Field(min_length=1)
