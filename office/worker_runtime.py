@@ -11,7 +11,7 @@ import httpx
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from activities.acp_session import AcpActivities, LiveAgents, reap_idle_forever
+from activities.acp_session import AcpActivities, LiveAgents, reap_idle_forever, reap_orphaned_agents
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
@@ -93,6 +93,7 @@ async def office_worker(
 ) -> AsyncIterator[Worker]:
     store = Store(database_url)
     agents = LiveAgents()
+    await reap_orphaned_agents()  # agent trees a crashed worker on this machine left behind
     # Retries are off in the transport (httpx default); Temporal's attempts are the only retries.
     limits = httpx.Limits(max_connections=200, max_keepalive_connections=50)
     async with httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(retries=0, limits=limits)) as http:

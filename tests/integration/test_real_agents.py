@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.acp_session import reap_orphaned_agents, session_workdir
+from activities.acp_session import session_workdir
 from activities.executors.acp import OWNER_ENV
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, ScriptedToolUse, SimProvider
@@ -284,8 +284,8 @@ async def test_claude_code_tree_dies_with_its_worker_and_a_restarted_worker_reap
         await asyncio.sleep(1)
         orphans = [pid for pid in tree if _alive(pid)]
         assert orphans, "expected the bridge and CLI to survive a guard killed with its worker"
-        assert await reap_orphaned_agents() >= len(orphans)
-        assert await gone(lambda: [pid for pid in tree if _alive(pid)], 5)
+        workers.append(await start_worker(stack, queue, tmp_path / "restarted.log"))  # reaps at start-up
+        assert await gone(lambda: [pid for pid in tree if _alive(pid)], 30)
         await second.terminate()
     finally:
         await stop_workers(*workers)
