@@ -337,9 +337,13 @@ async def prepare(
             base = base_commit or await _trailer(start, "Office-Base", mirror, env) or start
         await _drop_worktrees_of(branch, mirror, env)
         path = root / "worktrees" / f"{ref_id(run_id)}-{secrets.token_hex(4)}"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        made = await _git("worktree", "add", "--quiet", "--no-checkout", "-f", "-B", branch, str(path), start,
-                          cwd=mirror, env=env, check=False)  # fmt: skip
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            made = _Out(1, "", f"fatal: {err}")
+        else:
+            made = await _git("worktree", "add", "--quiet", "--no-checkout", "-f", "-B", branch, str(path), start,
+                              cwd=mirror, env=env, check=False)  # fmt: skip
     if made.rc != 0:
         raise RepositoryConfigError(
             "repository",
