@@ -117,7 +117,7 @@ class _Out:
     err: str
 
 
-class _GitError(Exception):
+class _GitError(RepositoryUnavailableError):  # an unexpected git failure: infrastructure, not a setting
     def __init__(self, args: tuple[str, ...], out: _Out) -> None:
         super().__init__(f"git {args[0] if args else ''} failed ({out.rc}): {_first_line(out.err)}")
         self.out = out
@@ -528,13 +528,12 @@ async def diff(
 
 
 async def remove(wc: WorkCopy) -> None:
-    """Removes the working copy (the branch stays in the repository)."""
+    """Removes the working copy (the branch stays in the repository). The files go outside the mirror lock;
+    only git's bookkeeping of the worktree is done under it."""
     env = _env(wc.config)
+    await asyncio.to_thread(shutil.rmtree, wc.path, True)
     async with _locked(wc.mirror):
-        out = await _git("worktree", "remove", "--force", "--force", str(wc.path), cwd=wc.mirror, env=env, check=False)
-        if out.rc != 0 or wc.path.exists():
-            await asyncio.to_thread(shutil.rmtree, wc.path, True)
-            await _git("worktree", "prune", cwd=wc.mirror, env=env, check=False)
+        await _git("worktree", "prune", cwd=wc.mirror, env=env, check=False)
         await _git("branch", "-D", "--quiet", wc.branch, cwd=wc.mirror, env=env, check=False)  # in use elsewhere: kept
 
 

@@ -149,7 +149,7 @@ def continuation_note(
     base_commit: str,
     start_commit: str,
     changes: Sequence[FileChange],
-    max_files: int = 25,
+    max_files: int = 20,
 ) -> str:
     """The note a fallback agent's first prompt starts with: where the files are and what changed so far."""
     short = start_commit[:12]
