@@ -213,13 +213,18 @@ async def _locked(mirror: Path) -> AsyncIterator[None]:
         mirror.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(mirror.with_suffix(".lock"), os.O_CREAT | os.O_RDWR, 0o600)
         try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # another worker process holds it: wait in a thread, not on the loop
+            waiting = asyncio.ensure_future(asyncio.to_thread(fcntl.flock, fd, fcntl.LOCK_EX))
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:  # another worker process holds it: wait in a thread, not on the loop
-                await asyncio.to_thread(fcntl.flock, fd, fcntl.LOCK_EX)
+                await asyncio.shield(waiting)
+            except BaseException:  # cancelled while waiting: close only once the thread let go of the fd
+                waiting.add_done_callback(lambda _: os.close(fd))
+                raise
+        try:
             yield
         finally:
-            os.close(fd)
+            os.close(fd)  # releases the flock
 
 
 async def _init_mirror(config: RepositoryConfig, mirror: Path, env: dict[str, str]) -> None:

@@ -18,6 +18,7 @@ ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 BRANCH_PREFIX = "office/"
 FAILED_PREFIX = "office-failed/"
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+_HASHED = re.compile(r"-[0-9a-f]{10}$|\.$")
 _BAD_REF = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|/\.|\.lock(/|$)")
 
 
@@ -86,9 +87,9 @@ class RepositoryConfig(BaseModel):
 
 def ref_id(run_id: str) -> str:
     """The run id as it appears in ref names and directory names: as is when it is safe there, otherwise a
-    readable slug plus a hash of the id (distinct ids never share a branch)."""
-    if _SAFE_ID.match(run_id) and not _BAD_REF.search(run_id) and not run_id.endswith("."):
-        return run_id
+    readable slug plus a hash of the id, so distinct ids never share a branch."""
+    if _SAFE_ID.match(run_id) and not _BAD_REF.search(run_id) and not _HASHED.search(run_id):
+        return run_id  # an id kept as is never ends like a hashed one, so the two forms never meet
     slug = re.sub(r"[^A-Za-z0-9_-]+", "-", run_id).strip("-")[:60] or "run"
     return f"{slug}-{hashlib.sha256(run_id.encode()).hexdigest()[:10]}"
 

@@ -6,6 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from activities import workcopy
 from routing.repository import (
@@ -301,3 +303,20 @@ def test_fs_methods_are_confined_to_the_working_copy(tmp_path):
     with pytest.raises(PermissionError, match=r"\.git"):
         workcopy.write_text_file(wc, ".git", "gitdir: /etc\n")
     assert (outside / "secret.txt").read_text() == "secret\n"
+
+
+run_ids = st.one_of(
+    st.text(min_size=1, max_size=40),
+    st.from_regex(r"[a-z0-9][a-z0-9._-]{0,20}(-[0-9a-f]{10})?", fullmatch=True),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(run_ids, min_size=2, max_size=6, unique=True))
+def test_every_run_id_gets_its_own_valid_branch(ids):
+    branches = [branch_for(i) for i in ids]
+    assert len(set(branches)) == len(ids)  # distinct runs never share a branch, however their ids are spelled
+    names = [*(f"refs/heads/{b}" for b in branches), *(failed_ref(i, 3) for i in ids)]
+    script = 'for r; do git check-ref-format "$r" || echo "invalid: $r"; done'
+    checked = subprocess.run(["sh", "-c", script, "-", *names], capture_output=True, text=True, check=True)
+    assert "invalid" not in checked.stdout, checked.stdout
