@@ -319,6 +319,9 @@ async def prepare(
     completed turn's commit, for a fallback or another worker) or, for a new run, at the base ref.
     `base_commit` (the first attempt's `WorkCopy.base_commit`) keeps the run's base fixed; without it the
     base is read from the start commit's Office-Base trailer."""
+    for given in (start_commit, base_commit):
+        if given is not None and not re.fullmatch(r"[0-9a-f]{7,64}", given):
+            raise ValueError(f"{given!r} is not a commit id (start and base commits come from TurnCommit/WorkCopy)")
     root = _root(root_dir)
     mirror = _mirror_path(config, root)
     env = _env(config, credential=True)

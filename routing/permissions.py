@@ -82,7 +82,8 @@ def _execute_rule(value: object) -> object:
     if isinstance(value, list | tuple):
         if not all(isinstance(p, str) for p in value):
             raise ValueError("execute lists command prefixes as strings, e.g. ['pytest', 'npm test']")
-        return tuple(dict.fromkeys(_normal_prefix(p) for p in value))
+        prefixes = tuple(dict.fromkeys(_normal_prefix(p) for p in value))
+        return prefixes or "deny"  # an empty allow-list allows nothing
     return value
 
 
