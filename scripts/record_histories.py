@@ -18,6 +18,7 @@ from office.simulator.config import InjectedFailure, SimProvider
 from routing.config import ExecutionProfile
 from routing.run import RunStatus
 from routing.selection import UserDecision
+from testkit.eventually import eventually
 from testkit.stack import ephemeral_stack
 from workflows.office_run import OfficeRunWorkflow
 
@@ -75,8 +76,13 @@ async def main() -> None:
                 run_id="record-pinned_substitute",
                 pin_providers=[names["alpha"]],
             )
-            while (await handle.query(OfficeRunWorkflow.status)).status is not RunStatus.parked:
-                await asyncio.sleep(0.1)
+            await eventually(
+                lambda: handle.query(OfficeRunWorkflow.status),
+                until=lambda view: view.status is RunStatus.parked,
+                timeout=60,
+                interval=0.1,
+                what="the pinned run to park awaiting the user's decision",
+            )
             await handle.execute_update(
                 OfficeRunWorkflow.user_decision, UserDecision(action="substitute", provider=names["beta"])
             )

@@ -11,6 +11,7 @@ from urllib.parse import quote
 import pytest
 
 from office.simulator.config import SimProvider
+from testkit.eventually import eventually
 from tests.integration.helpers import run_to_end
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,6 +55,10 @@ async def _chromium(*args: str) -> str:
     return out.decode()
 
 
+async def _listed(stack, query: str) -> list[str]:
+    return [w.id async for w in stack.client.list_workflows(query)]
+
+
 async def test_ui_lists_the_fallback_runs_of_a_workspace(stack):
     ws, agent, _p = await stack.workspace(
         {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key="sk-sim-test")}, credential_env="OFFICE_TEST_KEY"
@@ -62,9 +67,13 @@ async def test_ui_lists_the_fallback_runs_of_a_workspace(stack):
     direct = await run_to_end(stack, ws, agent, "second task")  # a is known to need action → b directly
     assert (fell_back.fallback_count, direct.fallback_count) == (1, 0)
     query = f'OfficeWorkspace = "{ws}" AND OfficeFallbackCount > 0'
-    async with asyncio.timeout(30):  # visibility is eventually consistent
-        while [w.id async for w in stack.client.list_workflows(query)] != [fell_back.run_id]:
-            await asyncio.sleep(0.2)
+    await eventually(  # visibility is eventually consistent
+        lambda: _listed(stack, query),
+        until=lambda ids: ids == [fell_back.run_id],
+        timeout=30,
+        interval=0.2,
+        what=f"visibility to list exactly {fell_back.run_id} for {query}",
+    )
     url = f"{stack.temporal.ui_url}/namespaces/default/workflows?query={quote(query)}"
     dom = await _chromium("--dump-dom", url)
     assert fell_back.run_id in dom and "OfficeRunWorkflow" in dom

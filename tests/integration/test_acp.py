@@ -15,6 +15,7 @@ from office.runs import submit, wait_for_view
 from office.simulator.config import SimProvider
 from routing.config import ExecutionProfile
 from routing.run import RunStatus
+from testkit.eventually import eventually
 
 from .helpers import calls_to, run_to_end, start_worker, stop_workers
 
@@ -91,7 +92,7 @@ async def test_selection_unsupported_continues_on_the_agent_default_with_a_warni
 
 async def test_set_model_failure_fails_the_start_explicitly_unless_auto_fallback(stack, tmp_path):
     log = tmp_path / "strict.jsonl"
-    ws, agent, p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"], set_model="error")}, model="m2")
+    ws, agent, _p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"], set_model="error")}, model="m2")
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.failed
     assert "session/prompt" not in methods(log)
@@ -178,15 +179,14 @@ async def test_worker_killed_while_the_agent_runs_recovers_and_leaks_no_process(
     first, second = await start_worker(stack, queue, tmp_path / "w1.log"), None
     try:
         handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=queue)
-        async with asyncio.timeout(60):
-            while "session/prompt" not in methods(log):
-                await asyncio.sleep(0.05)
+        await eventually(
+            lambda: methods(log), until=lambda m: "session/prompt" in m, timeout=60, what="the agent's session/prompt"
+        )
         doomed = received(log)[0]["pid"]
         first.send_signal(signal.SIGKILL)
         await first.wait()
-        async with asyncio.timeout(10):  # the agent dies with its worker, not at some later cleanup
-            while alive(doomed):
-                await asyncio.sleep(0.05)
+        # the agent dies with its worker, not at some later cleanup
+        await eventually(lambda: not alive(doomed), timeout=10, what=f"agent process {doomed} to exit with its worker")
         second = await start_worker(stack, queue, tmp_path / "w2.log")
         view = await asyncio.wait_for(wait_for_view(stack.client, handle.id), timeout=90)
     finally:
@@ -250,15 +250,18 @@ async def test_cancelling_the_run_cancels_the_agent_turn_and_reaps_the_process(s
     log = tmp_path / "agent.jsonl"
     ws, agent, _p = await stack.workspace({"claude": scripted(log, latency_s=60, stream_first=True)})
     handle = await submit(stack.client, stack.store, ws, agent, "a long task", task_queue=stack.task_queue)
-    async with asyncio.timeout(30):  # the turn's progress shows on the pending activity, counts only
-        while (progress := await _turn_progress(stack, handle)) is None or progress["message_chunks"] < 1:
-            await asyncio.sleep(0.2)
+    progress = await eventually(  # the turn's progress shows on the pending activity, counts only
+        lambda: _turn_progress(stack, handle),
+        until=lambda progress: progress is not None and progress["message_chunks"] >= 1,
+        timeout=30,
+        interval=0.2,
+        what="a streamed message chunk in the turn's heartbeat progress",
+    )
     assert progress["chars"] == len("working on it ")
     pid = received(log)[0]["pid"]
     await handle.cancel()
-    async with asyncio.timeout(20):  # the activity learns of the cancel at its next heartbeat
-        while alive(pid):
-            await asyncio.sleep(0.05)
+    # the activity learns of the cancel at its next heartbeat
+    await eventually(lambda: not alive(pid), timeout=20, what=f"agent process {pid} to be reaped after the cancel")
     assert methods(log)[-1] == "session/cancel"  # told the agent to stop before reaping it
     view = await wait_for_view(stack.client, handle.id)
     assert view.status is RunStatus.cancelled

@@ -1,14 +1,13 @@
 """Office runs on the real Temporal dev server, PostgreSQL and the provider simulator."""
 
-import asyncio
-
 import pytest
 from temporalio.client import WorkflowExecutionStatus
 
 from contracts import search_attributes as sa
 from office.runs import run_view, submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
-from routing.run import RunStatus
+from routing.run import RunStatus, RunView
+from testkit.eventually import eventually
 from workflows.office_run import OfficeRunWorkflow
 
 from .helpers import calls_to, run_to_end
@@ -170,19 +169,23 @@ async def test_cancel_ends_the_run_as_cancelled(stack):
     assert view.status is RunStatus.cancelled
 
 
-async def _wait_for_status(stack, run_id: str, status: RunStatus, timeout_s: float = 30):
-    async with asyncio.timeout(timeout_s):
-        while True:
-            view = await run_view(stack.client, run_id)
-            if view.status is status:
-                return view
-            await asyncio.sleep(0.1)
+async def _wait_for_status(stack, run_id: str, status: RunStatus, timeout_s: float = 30) -> RunView:
+    return await eventually(
+        lambda: run_view(stack.client, run_id),
+        until=lambda view: view.status is status,
+        timeout=timeout_s,
+        interval=0.1,
+        what=f"run {run_id} to be {status.value}",
+    )
 
 
 async def _wait_for_calls(stack, provider: str, count: int, timeout_s: float = 30) -> None:
-    async with asyncio.timeout(timeout_s):
-        while len(calls_to(stack, provider)) < count:
-            await asyncio.sleep(0.05)
+    await eventually(
+        lambda: len(calls_to(stack, provider)),
+        until=lambda n: n >= count,
+        timeout=timeout_s,
+        what=f"{count} call(s) to {provider}",
+    )
 
 
 async def test_quota_everywhere_parks_for_capacity_and_resumes_by_itself(stack):

@@ -20,6 +20,7 @@ from routing.selection import SelectionKind, UserDecision, UserSelection
 from store.preferences import PreferenceWriter
 from store.repository import utcnow
 from store.tables import SelectionRow
+from testkit.eventually import eventually
 from workflows.office_run import OfficeRunWorkflow
 
 from .helpers import calls_to, run_to_end
@@ -89,9 +90,7 @@ async def test_no_automatic_preference_after_many_failovers_and_a_worker_restart
     agents.append(agent)
     worker = await _start_worker(stack, queue, tmp_path / "w1.log")
     handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=queue)
-    async with asyncio.timeout(60):
-        while not calls_to(stack, p["b"]):
-            await asyncio.sleep(0.05)
+    await eventually(lambda: calls_to(stack, p["b"]), timeout=60, what="the fallback provider b to be called")
     worker.send_signal(signal.SIGKILL)
     await worker.wait()
     worker = await _start_worker(stack, queue, tmp_path / "w2.log")
@@ -176,9 +175,13 @@ async def test_watchdog_clears_planted_automatic_state_audits_it_and_explain_sho
         stack.client, every=timedelta(hours=1), max_age=timedelta(hours=1), task_queue=stack.task_queue
     )
     await stack.client.get_schedule_handle(SCHEDULE_ID).trigger()
-    async with asyncio.timeout(60):
-        while not [e for e in await stack.store.selection_events(agent=agent) if e.actor.startswith("watchdog")]:
-            await asyncio.sleep(0.1)
+    await eventually(
+        lambda: stack.store.selection_events(agent=agent),
+        until=lambda events: any(e.actor.startswith("watchdog") for e in events),
+        timeout=60,
+        interval=0.1,
+        what=f"the watchdog to record an event for {agent}",
+    )
     remaining = [(r.kind, r.source) for r in await stack.store.selections() if r.agent == agent]
     assert remaining == [("model", "user")]  # user state untouched
     [audit] = [e for e in await stack.store.selection_events(agent=agent) if e.actor.startswith("watchdog")]

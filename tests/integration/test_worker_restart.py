@@ -16,6 +16,7 @@ from office.runs import submit, wait_for_view
 from office.simulator.config import SimProvider
 from routing.messages import PROVIDER_DEFAULT
 from routing.run import RunStatus
+from testkit.eventually import eventually
 from workflows.office_run import OfficeRunWorkflow
 
 from .helpers import calls_to, stop_workers
@@ -27,9 +28,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 async def _wait_for_calls(stack, provider: str, count: int) -> None:
-    async with asyncio.timeout(60):
-        while len(calls_to(stack, provider)) < count:
-            await asyncio.sleep(0.05)
+    await eventually(
+        lambda: len(calls_to(stack, provider)),
+        until=lambda n: n >= count,
+        timeout=60,
+        what=f"{count} call(s) to {provider}",
+    )
 
 
 async def test_worker_killed_mid_run_recovers_with_exactly_one_warning(stack, tmp_path):
