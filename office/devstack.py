@@ -49,21 +49,28 @@ async def _submit_demo_runs(client: Client, store: Store, console: Console) -> N
         )
 
 
-async def run_dev_stack(data_dir: Path, temporal_port: int, ui_port: int, simulator_port: int, demo: bool) -> None:
-    console = Console()
+def _prepare_data_dir(data_dir: Path) -> tuple[Path, SimConfig]:
+    """The file work before the stack starts (run in a thread): the data directory, and the simulator's
+    configuration, written once with the demo providers and the user's to edit from then on."""
     data_dir = data_dir.resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
-    db_url = f"sqlite:///{data_dir / 'office.db'}"
-    exporter = configure_telemetry("office-dev", console_file=data_dir / "telemetry.log")
     sim_file = data_dir / "simulator.json"
     if not sim_file.exists():
         sim_file.write_text(demo_simulator().model_dump_json(indent=2))
+    return data_dir, SimConfig.model_validate_json(sim_file.read_text())
+
+
+async def run_dev_stack(data_dir: Path, temporal_port: int, ui_port: int, simulator_port: int, demo: bool) -> None:
+    console = Console()
+    data_dir, sim_config = await asyncio.to_thread(_prepare_data_dir, data_dir)
+    db_url = f"sqlite:///{data_dir / 'office.db'}"
+    exporter = configure_telemetry("office-dev", console_file=data_dir / "telemetry.log")
     os.environ.update({k: v for k, v in DEMO_ENV.items() if k not in os.environ})
 
     temporal = TemporalDevServer(
         db_file=data_dir / "temporal.db", port=temporal_port, ui_port=ui_port, log_file=data_dir / "temporal.log"
     )
-    simulator = SimulatorServer(SimConfig.model_validate_json(sim_file.read_text()), port=simulator_port)
+    simulator = SimulatorServer(sim_config, port=simulator_port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -91,7 +98,7 @@ async def run_dev_stack(data_dir: Path, temporal_port: int, ui_port: int, simula
                 "OFFICE_DATABASE_URL": db_url,
                 "OFFICE_SIMULATOR_URL": simulator.url,
             }
-            (data_dir / "env.json").write_text(json.dumps(exports, indent=2))
+            await asyncio.to_thread((data_dir / "env.json").write_text, json.dumps(exports, indent=2))
             for name, value in exports.items():
                 print(f"export {name}={value}")
             print(f"Temporal UI: {temporal.ui_url}/namespaces/default/workflows")

@@ -81,13 +81,24 @@ class TemporalDevServer:
         return cmd
 
     async def start(self, timeout_s: float = 60) -> "TemporalDevServer":
-        out = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL
-        # Its own process group, so Ctrl-C in the terminal reaches us first and we stop it in order.
-        self.process = subprocess.Popen(
-            self.command(), stdout=out, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent
-        )
+        self.process = self._spawn()
         await self._wait_ready(timeout_s)
         return self
+
+    def _spawn(self) -> subprocess.Popen:
+        """Blocking on purpose, and brief (fork/exec; Popen does not wait for the server): it runs on the caller's
+        thread because PR_SET_PDEATHSIG ties the server to the thread that forks it, so spawning from a worker thread
+        (asyncio.to_thread) would stop the server whenever that thread ends. The log file is the child's once it is
+        started; our copy is closed."""
+        with open(self.log_file, "ab") if self.log_file else contextlib.nullcontext(subprocess.DEVNULL) as out:
+            # Its own process group, so Ctrl-C in the terminal reaches us first and we stop it in order.
+            return subprocess.Popen(
+                self.command(),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,
+            )
 
     async def _wait_ready(self, timeout_s: float) -> None:
         loop = asyncio.get_running_loop()
@@ -102,10 +113,10 @@ class TemporalDevServer:
                 client = await Client.connect(self.address)
                 await client.workflow_service.get_system_info(GetSystemInfoRequest())
                 return
-            except Exception:
+            except Exception as err:
                 if loop.time() > deadline:
                     self.stop()
-                    raise RuntimeError(f"temporal dev server did not answer on {self.address} in {timeout_s}s")
+                    raise RuntimeError(f"temporal dev server did not answer on {self.address} in {timeout_s}s") from err
                 await asyncio.sleep(0.2)
 
     def stop(self) -> None:
