@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
+from activities.admission import accounted, admit, heartbeating, provider_failure
 from activities.attempts import attempt_row, count
 from activities.executors.acp import (
     METHOD_NOT_FOUND,
@@ -23,7 +25,7 @@ from activities.executors.acp import (
     launch_environment,
 )
 from activities.executors.base import ProviderCallError
-from activities.session import as_entries, heartbeating, provider_failure, settle_start
+from activities.session import as_entries, settle_start
 from contracts.activities import (
     AcpCloseInput,
     AcpStarted,
@@ -36,6 +38,7 @@ from contracts.activities import (
     SessionTurnOutput,
 )
 from routing.classifier import FailureSignal, classify
+from routing.codes import Phase
 from routing.model_policy import plan_model, settle_model
 from routing.run import Candidate
 from routing.transcript import Entry, forward
@@ -208,18 +211,24 @@ class AcpActivities:
                     utcnow(),
                 )
             )
-        snapshot = await self.store.open_turn(inp.run_id, inp.user_seq, inp.user_text)
-        text, normalisations = prompt_text(as_entries(snapshot), session.prompts == 0, cand.provider, inp.full_history)
-        try:
-            async with heartbeating(session.progress):
-                answer = await session.prompt(text)
-        except ProviderCallError as err:  # the session is over: the decider picks the next route
-            await self.agents.close(inp.session_key)
-            raise provider_failure(classify(err.signal, utcnow())) from err
-        except asyncio.CancelledError:  # the run was cancelled or this activity timed out: stop and reap
-            await session.cancel()
+        try:  # the same shared breaker, budget and pacer as the HTTP executor, per provider key
+            await admit(self.store, inp.run_id, cand, inp.is_retry, Phase.after_start)
+        except ApplicationError:  # refused: this session ends here, the decider picks what is next
             await self.agents.close(inp.session_key)
             raise
+        snapshot = await self.store.open_turn(inp.run_id, inp.user_seq, inp.user_text)
+        text, normalisations = prompt_text(as_entries(snapshot), session.prompts == 0, cand.provider, inp.full_history)
+        async with accounted(self.store, inp.run_id, cand):  # a relayed provider failure counts in its window
+            try:
+                async with heartbeating(session.progress):
+                    answer = await session.prompt(text)
+            except ProviderCallError as err:  # the session is over: the decider picks the next route
+                await self.agents.close(inp.session_key)
+                raise provider_failure(classify(err.signal, utcnow())) from err
+            except asyncio.CancelledError:  # the run was cancelled or this activity timed out: stop and reap
+                await session.cancel()
+                await self.agents.close(inp.session_key)
+                raise
         effective = inp.started.effective_model
         record = AttemptRecord(
             run_id=inp.run_id,

@@ -123,6 +123,7 @@ class AcpTurnInput(BaseModel):
     user_seq: int
     user_text: str
     full_history: bool = True
+    is_retry: bool = False  # counts against the provider's shared retry budget
 
 
 class AcpCloseInput(BaseModel):

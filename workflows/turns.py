@@ -100,7 +100,7 @@ class AgentTurns:
         try:
             if cand.profile.kind is ExecutorKind.acp:
                 workflow.deprecate_patch(ACP_LIVE_SESSION)
-                return await self._acp_turn(req, cand, seq, user_seq, text)
+                return await self._acp_turn(req, cand, seq, user_seq, text, is_retry)
             return await self._session_turn(req, cand, seq, user_seq, text, is_retry)
         except AttemptFailed as failed:
             if isinstance(failed.error.cause, CancelledError):  # the run itself is being cancelled
@@ -141,7 +141,9 @@ class AgentTurns:
         self._session = (cand.execution_profile, turn.started)
         return turn.output
 
-    async def _acp_turn(self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str) -> SessionOutput:
+    async def _acp_turn(
+        self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str, is_retry: bool
+    ) -> SessionOutput:
         live = self._acp if self._acp and self._acp[0] == cand.execution_profile else None
         if live is None:
             await self.close()  # a session on another route is over
@@ -172,6 +174,7 @@ class AgentTurns:
                     user_seq=user_seq,
                     user_text=text,
                     full_history=req.full_history,
+                    is_retry=is_retry,
                 ),
                 result_type=SessionTurnOutput,
                 task_queue=session.worker_queue,

@@ -42,9 +42,7 @@ def launches(log: Path) -> int:
     return sum(json.loads(line)["method"] == "initialize" for line in lines)
 
 
-@pytest.mark.parametrize(
-    "executor", ["openai", pytest.param("acp", marks=pytest.mark.skip(reason="waits for ACP wiring"))]
-)
+@pytest.mark.parametrize("executor", ["openai", "acp"])
 async def test_a_storm_of_529s_opens_the_shared_breaker_and_later_runs_route_around_it(stack, tmp_path, executor):
     log = tmp_path / "agent.jsonl"
     primary = (
