@@ -59,7 +59,7 @@ def _history_step(client: Client, event: Any) -> dict | None:
         EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: lambda: {
             "search_attributes": {
                 k: _decode(client, v)
-                for k, v in event.upsert_workflow_search_attributes_event_attributes.search_attributes.indexed_fields.items()
+                for k, v in event.upsert_workflow_search_attributes_event_attributes.search_attributes.indexed_fields.items()  # noqa: E501
             }
         },
         EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED: lambda: {},
