@@ -2,9 +2,6 @@
 `{"payloads": [...]}` in Temporal's JSON form. Whoever can reach it reads decrypted payloads, so it listens on
 loopback by default and allows only the UI's origin."""
 
-import asyncio
-
-import uvicorn
 from google.protobuf import json_format
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -15,8 +12,8 @@ from starlette.routing import Route
 from temporalio.api.common.v1 import Payload
 from temporalio.converter import PayloadCodec
 
+from office.asgi import InProcessServer
 from office.codec import CodecKeyError
-from office.simulator.server import free_port
 
 
 def codec_app(codec: PayloadCodec, ui_origins: list[str]) -> Starlette:
@@ -51,30 +48,8 @@ def codec_app(codec: PayloadCodec, ui_origins: list[str]) -> Starlette:
     )
 
 
-class CodecServer:
-    """The codec server in this process (uvicorn), for `office codec-server`, the dev stack and tests."""
+class CodecServer(InProcessServer):
+    """The codec server in this process, for `office codec-server`, the dev stack and tests."""
 
     def __init__(self, codec: PayloadCodec, ui_origins: list[str], port: int = 0, host: str = "127.0.0.1") -> None:
-        self.host, self.port = host, port or free_port()
-        config = uvicorn.Config(
-            codec_app(codec, ui_origins), host=host, port=self.port, log_level="warning", lifespan="off"
-        )
-        self._server = uvicorn.Server(config)
-        self._task: asyncio.Task[None] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    async def start(self) -> "CodecServer":
-        self._task = asyncio.create_task(self._server.serve())
-        while not self._server.started:
-            if self._task.done():
-                self._task.result()  # surfaces a bind error
-            await asyncio.sleep(0.02)
-        return self
-
-    async def stop(self) -> None:
-        self._server.should_exit = True
-        if self._task:
-            await self._task
+        super().__init__(codec_app(codec, ui_origins), host, port or None)
