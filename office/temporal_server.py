@@ -45,10 +45,12 @@ class TemporalDevServer:
         ui_port: int | None = None,
         log_file: Path | None = None,
         headless: bool = False,
+        codec_endpoint: str | None = None,
     ):
         self.port = port or free_port()
         self.ui_port = ui_port or free_port()
         self.db_file, self.log_file, self.headless = db_file, log_file, headless
+        self.codec_endpoint = codec_endpoint  # the UI decodes payloads through it (the browser calls it)
         self.process: subprocess.Popen | None = None
 
     @property
@@ -78,6 +80,8 @@ class TemporalDevServer:
             cmd.append("--headless")
         if self.db_file is not None:
             cmd += ["--db-filename", str(self.db_file)]
+        if self.codec_endpoint:
+            cmd += ["--ui-codec-endpoint", self.codec_endpoint]
         return cmd
 
     async def start(self, timeout_s: float = 60) -> "TemporalDevServer":
