@@ -1,8 +1,9 @@
 """Records the histories of real runs into tests/histories/*.json for the replay test.
 
-Run `make record-histories` after a deliberate workflow change. When the change is guarded by
-workflow.patched, first keep the old files under a version prefix (v0_*.json, v1_*.json, …) so both code
-paths stay covered by the replay test."""
+Run `make record-histories` after a deliberate workflow change (or `python scripts/record_histories.py NAME …` for
+some scenarios only). When the change is guarded by workflow.patched, first keep the old files under a version
+prefix (v0_*.json, v1_*.json, …) so both code paths stay covered by the replay test. `encrypted_happy_path` is
+recorded with the payload codec on, under the test-only key in tests/histories/codec-keys.txt."""
 
 import asyncio
 import json
@@ -13,8 +14,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from office.codec import KEYS_FILE_ENV
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
+from office.temporal_client import connect
+from office.worker_runtime import office_worker
 from routing.config import ExecutionProfile
 from routing.run import RunStatus
 from routing.selection import UserDecision
@@ -25,11 +29,15 @@ from workflows.office_run import OfficeRunWorkflow
 OUT = Path(__file__).resolve().parent.parent / "tests" / "histories"
 
 
-async def main() -> None:
+async def main(only: set[str]) -> None:
     os.environ["OFFICE_RECORD_KEY"] = "sk-sim-record"
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         async with ephemeral_stack(f"sqlite:///{tmp}/office.db") as stack:
+            if not only or "encrypted_happy_path" in only:
+                await record_encrypted(stack)
+            if only:
+                return
             gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
             scenarios = {
                 "happy_path": await stack.workspace({"alpha": SimProvider()}),
@@ -108,6 +116,28 @@ async def main() -> None:
                 await save(handle, name, view.status.value)
 
 
+async def record_encrypted(stack) -> None:
+    """A happy path whose payloads are AES-GCM ciphertext in history (a worker and client with the codec)."""
+    os.environ[KEYS_FILE_ENV] = str(OUT / "codec-keys.txt")
+    try:
+        client = await connect(address=stack.temporal.address, namespace="default")
+    finally:
+        del os.environ[KEYS_FILE_ENV]
+    workspace, agent, _ = await stack.workspace({"alpha": SimProvider()})
+    async with office_worker(client, stack.database_url, "record-encrypted"):
+        handle = await submit(
+            client,
+            stack.store,
+            workspace,
+            agent,
+            "scenario encrypted",
+            run_id="record-encrypted_happy_path",
+            task_queue="record-encrypted",
+        )
+        view = await wait_for_view(client, handle.id)
+    await save(handle, "encrypted_happy_path", view.status.value)
+
+
 def scripted_agent(script: dict) -> ExecutionProfile:
     root = Path(__file__).resolve().parent.parent
     return ExecutionProfile(
@@ -124,4 +154,4 @@ async def save(handle, name: str, status: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(main(set(sys.argv[1:])))

@@ -1,5 +1,6 @@
 """Every recorded history must replay against the current workflow code (determinism guard)."""
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -9,14 +10,19 @@ from temporalio.contrib.opentelemetry import TracingInterceptor
 from temporalio.worker import Replayer
 
 from contracts.converter import DATA_CONVERTER
+from office.codec import KEYS_FILE_ENV, codec_from_env
 from workflows.office_run import OfficeRunWorkflow
 from workflows.runner import workflow_runner
 
-HISTORIES = sorted((Path(__file__).parent.parent / "histories").glob("*.json"))
+HERE = Path(__file__).parent.parent / "histories"
+HISTORIES = sorted(HERE.glob("*.json"))
+# Encrypted histories decode with the test-only key they were recorded under; plain payloads pass through.
+CODEC = codec_from_env({KEYS_FILE_ENV: str(HERE / "codec-keys.txt")})
 
 
 def test_the_required_scenarios_are_recorded():
-    assert {"happy_path", "auth_fallback", "model_gone_terminal"} <= {p.stem for p in HISTORIES}
+    assert {"happy_path", "auth_fallback", "model_gone_terminal", "encrypted_happy_path"} <= {p.stem for p in HISTORIES}
+    assert "scenario encrypted" not in (HERE / "encrypted_happy_path.json").read_text()  # ciphertext in history
 
 
 @pytest.mark.parametrize("path", HISTORIES, ids=[p.stem for p in HISTORIES])
@@ -27,7 +33,7 @@ async def test_history_replays(path):
     replayer = Replayer(
         workflows=[OfficeRunWorkflow],
         workflow_runner=workflow_runner(),
-        data_converter=DATA_CONVERTER,
+        data_converter=dataclasses.replace(DATA_CONVERTER, payload_codec=CODEC),
         interceptors=[TracingInterceptor()],
     )
     result = await replayer.replay_workflow(history, raise_on_replay_failure=True)
