@@ -7,6 +7,10 @@ classified failure is noted at once with `note_failure` (or `accounted` around t
 learns of it without a workflow round trip. A success is noted by `Store.close_turn`, which every executor's
 turn already calls: the answer, the attempt row and the provider's restored health commit together.
 
+Keyed by the provider's identity (routing.identity.provider_key: kind, endpoint, credential reference), so two
+workspaces' providers of the same name never share a breaker unless they are the same endpoint and key. The
+store calls here wait out a store outage (activities.bookkeeping): an outage is never a provider failure.
+
 Also the provider call's envelope both executors share: the typed failure and the heartbeat while waiting."""
 
 import asyncio
@@ -18,14 +22,17 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from activities import metrics
+from activities.bookkeeping import STORE_REJECTED, STORE_UNAVAILABLE, store_retrying
 from contracts.activities import PROVIDER_FAILURE
 from routing.capacity import Admission
 from routing.classifier import Classification
 from routing.codes import ErrorClass, ErrorCode, Phase
+from routing.identity import provider_key
 from routing.run import Candidate
 from store.repository import Store
 
 log = logging.getLogger(__name__)
+NOTE_BOUND_S = 30.0  # how long a failed call waits for the store to count its failure before reporting it
 
 
 def provider_failure(failure: Classification) -> ApplicationError:
@@ -83,7 +90,11 @@ async def admit(
     """Before a provider call: admitted (maybe as the half-open probe, maybe after waiting for its slot here)
     or refused with the `circuit_open` failure. `is_retry`: the call repeats a failed one on the same route
     and spends the provider key's shared retry budget."""
-    admission = await store.admit_call(cand.provider, run_id, is_retry, cand.profile.requests_per_minute)
+    key = provider_key(cand.profile)
+    admission = await store_retrying(
+        lambda: store.admit_call(cand.provider, run_id, is_retry, cand.profile.requests_per_minute, key=key),
+        f"admitting a call to {cand.provider}",
+    )
     if not admission.allowed:
         metrics.refusals.add(1, {"provider": cand.provider, "rule": admission.rule or "breaker"})
         raise refusal(cand, admission, phase)
@@ -105,11 +116,24 @@ def failure_code(err: BaseException) -> str | None:
 async def note_failure(store: Store, run_id: str, cand: Candidate, err: BaseException) -> bool:
     """After a failed call, at once: a classified provider failure counts in the provider key's shared window
     (capacity signals and refusals do not) and may open its breaker; a failed half-open probe re-opens it.
-    Returns True when this failure opened the breaker. Infrastructure errors never count."""
+    Returns True when this failure opened the breaker. Infrastructure errors never count. If the store stays
+    out longer than NOTE_BOUND_S the count is skipped (logged): the provider's failure still reaches the
+    workflow, which records the attempt and its health evidence itself."""
     code = failure_code(err)
     if code is None:
         return False
-    opened = await store.note_failure(cand.provider, code, run_id)
+    key = provider_key(cand.profile)
+    try:
+        opened = await store_retrying(
+            lambda: store.note_failure(cand.provider, code, run_id, key=key),
+            f"counting a failure of {cand.provider}",
+            bound_s=NOTE_BOUND_S,
+        )
+    except ApplicationError as store_err:
+        if store_err.type not in (STORE_UNAVAILABLE, STORE_REJECTED):
+            raise
+        log.warning("failure of %s (%s, run %s) not counted: %s", cand.provider, code, run_id, store_err.message)
+        return False
     if opened:
         metrics.breaker_opened.add(1, {"provider": cand.provider, "code": code})
         log.info("breaker for %s opened by %s (run %s)", cand.provider, code, run_id)

@@ -1,24 +1,32 @@
 """Writing an attempt and its health evidence; used by the workflow's record step and by a session that
-succeeded (which records its own success so a happy path needs no extra step)."""
+succeeded (which records its own success so a happy path needs no extra step). Health is written for the
+attempt's provider identity (routing.identity.provider_key), never for its name alone; a store outage is
+waited out (activities.bookkeeping), never recorded as the provider's."""
 
 from datetime import timedelta
 
 from activities import metrics
+from activities.bookkeeping import clean_row, store_retrying
 from contracts.activities import AttemptRecord
 from routing.decider import DecisionKind, HealthState
+from routing.identity import provider_key
 from store.repository import Store
 
 
 async def store_attempt(store: Store, rec: AttemptRecord) -> None:
     """Idempotent on (run, seq): an activity retry never adds a second row or a second health step."""
     failure, decision = rec.failure, rec.decision
-    inserted = await store.record_attempt(attempt_row(rec))
+    row = clean_row(attempt_row(rec))
+    inserted = await store_retrying(lambda: store.record_attempt(row), f"recording attempt {rec.seq} of {rec.run_id}")
     if not inserted:
         return
     count(rec)
-    provider = rec.candidate.provider
+    provider, key = rec.candidate.provider, provider_key(rec.candidate.profile)
     if rec.outcome == "succeeded":
-        await store.restore_health(provider, rec.effective_model, rec.run_id)
+        await store_retrying(
+            lambda: store.restore_health(provider, rec.effective_model, rec.run_id, key=key),
+            f"restoring the health of {provider}",
+        )
         return
     if decision is None or decision.health is None:
         return
@@ -27,7 +35,11 @@ async def store_attempt(store: Store, rec: AttemptRecord) -> None:
     if effect.state is HealthState.user_action_required:
         retry_at = None  # no timer: it waits for the user
     model = (rec.effective_model or rec.candidate.requested_model) if effect.model_scoped else None
-    await store.set_health(provider, model, effect.state, retry_at, failure.code.value if failure else None, rec.run_id)
+    code = failure.code.value if failure else None
+    await store_retrying(
+        lambda: store.set_health(provider, model, effect.state, retry_at, code, rec.run_id, key=key),
+        f"recording the health of {provider}",
+    )
 
 
 def attempt_row(rec: AttemptRecord) -> dict:
@@ -36,6 +48,7 @@ def attempt_row(rec: AttemptRecord) -> dict:
         "run_id": rec.run_id,
         "seq": rec.seq,
         "provider": rec.candidate.provider,
+        "provider_key": provider_key(rec.candidate.profile),
         "execution_profile": rec.candidate.execution_profile,
         "requested_model": rec.candidate.requested_model,
         "effective_model": rec.effective_model,

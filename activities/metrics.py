@@ -18,3 +18,7 @@ refusals = _meter.create_counter(
 breaker_opened = _meter.create_counter(
     "office.breaker_opened", description="Shared provider breakers opened by a failing call, by error code"
 )
+store_waits = _meter.create_counter(
+    "office.store_waits",
+    description="Bookkeeping calls that found the store unavailable and waited for it (never a provider failure)",
+)

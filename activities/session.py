@@ -1,4 +1,9 @@
-"""Session start (catalog + start-model policy + warning) and session run (heartbeating provider call)."""
+"""Session start (catalog + start-model policy + warning) and session run (heartbeating provider call).
+
+Every store call of a turn (admission, the transcript, the warning, the answer and its attempt row) waits out a
+store outage (activities.bookkeeping.store_retrying); an outage is never classified as the provider's. Once the
+provider has answered, the answer is held here and recorded as soon as the store is back: it is never asked of
+the provider again."""
 
 import hashlib
 import logging
@@ -9,9 +14,10 @@ import httpx
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities import metrics
+from activities import bookkeeping, metrics
 from activities.admission import accounted, admit, heartbeating, provider_failure
 from activities.attempts import attempt_row, count
+from activities.bookkeeping import STORE_REJECTED, clean_text, store_retrying
 from activities.executors.base import ProviderCallError
 from activities.executors.openai_compat import ChatResult, OpenAICompatExecutor
 from contracts.activities import (
@@ -101,9 +107,17 @@ async def settle_start(
     if not decision.differs:
         return None
     warning = warning_for(run_id, agent, cand, decision)
-    try:  # persisting the warning never blocks the launch
-        if await store.add_run_message(warning.idempotency_key, run_id, warning.kind, warning.model_dump(mode="json")):
+    payload = warning.model_dump(mode="json")
+    try:  # idempotent by key; a store outage is waited out like any bookkeeping, bad data never fails the turn
+        if await store_retrying(
+            lambda: store.add_run_message(warning.idempotency_key, run_id, warning.kind, payload),
+            f"persisting the model warning of {run_id}",
+        ):
             metrics.warnings.add(1, {"reason": warning.reason, "provider": cand.provider})
+    except ApplicationError as err:
+        if err.type != STORE_REJECTED:
+            raise  # StoreUnavailable: the workflow waits for the store
+        log.warning("could not persist model-selection warning for run %s: %s", run_id, err.message)
     except Exception:
         log.exception("could not persist model-selection warning for run %s", run_id)
     return warning
@@ -159,13 +173,17 @@ class SessionActivities:
     ) -> tuple[SessionOutput, list[str]]:
         """Sends this run's own transcript snapshot (entries 1..upto, normalised for the target) and appends
         the answer as entry upto + 1."""
-        snapshot = await self.store.read_transcript(run_id, upto)
+        snapshot = await store_retrying(
+            lambda: self.store.read_transcript(run_id, upto), f"reading the transcript of {run_id}"
+        )
         forwarded = forward(as_entries(snapshot), cand.provider, full_history)
         result = await self._call(cand, model, forwarded.messages)
-        await self.store.append_transcript(run_id, upto + 1, "assistant", result.text, cand.provider)
-        return SessionOutput(
-            text=result.text, reported_model=result.model, transcript_seq=upto + 1
-        ), forwarded.normalisations
+        text = clean_text(result.text)
+        await store_retrying(
+            lambda: self.store.append_transcript(run_id, upto + 1, "assistant", text, cand.provider),
+            f"recording the answer of {run_id}",
+        )
+        return SessionOutput(text=text, reported_model=result.model, transcript_seq=upto + 1), forwarded.normalisations
 
     @activity.defn(name=Activity.session_turn)
     async def session_turn(self, inp: SessionTurnInput) -> SessionTurnOutput:
@@ -173,7 +191,7 @@ class SessionActivities:
         cand = inp.candidate
         started_at = utcnow()
         admission = await admit(self.store, inp.run_id, cand, inp.is_retry)
-        snapshot = await self.store.open_turn(inp.run_id, inp.user_seq, inp.user_text)
+        snapshot = await bookkeeping.open_turn(self.store, inp.run_id, inp.user_seq, inp.user_text)
         async with accounted(self.store, inp.run_id, cand):  # the shared breaker learns of a failure now
             started = inp.session or await self._start(inp.run_id, inp.agent, cand)
             forwarded = forward(as_entries(snapshot), cand.provider, inp.full_history)
@@ -188,14 +206,25 @@ class SessionActivities:
             started_at=started_at,
             finished_at=utcnow(),
         )
-        if await self.store.close_turn(
-            inp.run_id, inp.user_seq + 1, result.text, cand.provider, attempt_row(record), effective
-        ):
-            count(record)
-        output = SessionOutput(text=result.text, reported_model=result.model, transcript_seq=inp.user_seq + 1)
-        return SessionTurnOutput(
+        # The provider has answered: from here on only bookkeeping is left, and the answer is held until the
+        # store has it (a StoreUnavailable past the bound carries it back to the workflow as `held`).
+        text = clean_text(result.text)
+        output = SessionOutput(text=text, reported_model=result.model, transcript_seq=inp.user_seq + 1)
+        turn = SessionTurnOutput(
             started=started, output=output, normalisations=forwarded.normalisations, probe=admission.probe
         )
+        if await bookkeeping.close_turn(
+            self.store,
+            inp.run_id,
+            inp.user_seq + 1,
+            text,
+            cand.provider,
+            attempt_row(record),
+            effective,
+            held=turn.model_dump(mode="json"),
+        ):
+            count(record)
+        return turn
 
     async def _call(self, cand: Candidate, model: str | None, messages: list[dict[str, str]]) -> ChatResult:
         try:
