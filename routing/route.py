@@ -6,12 +6,17 @@ from pydantic import BaseModel
 
 from routing.config import AgentProfile, WorkspaceConfig
 from routing.decider import HealthState
+from routing.identity import provider_key
 from routing.run import Candidate, Ineligible, RoutePlan
 from routing.selection import Pins, SelectionSource
 
 
 class HealthRecord(BaseModel):
+    """Evidence about one provider identity (routing.identity.provider_key); `provider` is the name of the
+    workspace entry that last wrote it, for display. A record without a key (built by hand) matches by name."""
+
     provider: str
+    provider_key: str | None = None
     model: str | None = None  # None: the whole provider; else only that model on it
     state: HealthState
     retry_at: datetime | None = None
@@ -19,10 +24,13 @@ class HealthRecord(BaseModel):
 
 
 def _blocking(
-    records: list[HealthRecord], provider: str, model: str, now: datetime, retry_blocked: bool
+    records: list[HealthRecord], provider: str, key: str, model: str, now: datetime, retry_blocked: bool
 ) -> HealthRecord | None:
+    """The record that keeps this route out, if any. Records are matched by the provider's identity, so another
+    workspace's provider of the same name (another endpoint or key) never blocks this one."""
     for rec in records:
-        if rec.provider != provider or (rec.model is not None and rec.model != model):
+        same = rec.provider_key == key if rec.provider_key is not None else rec.provider == provider
+        if not same or (rec.model is not None and rec.model != model):
             continue
         if rec.state is HealthState.user_action_required and not retry_blocked:
             return rec
@@ -115,7 +123,8 @@ def resolve_route(
         if entry.provider in excluded:
             ineligible.append(Ineligible(provider=entry.provider, reason="already failed in this route cycle"))
             continue
-        block = _blocking(health, entry.provider, cand.requested_model, now, retry_blocked)
+        key = provider_key(cand.profile)
+        block = _blocking(health, entry.provider, key, cand.requested_model, now, retry_blocked)
         if block is not None:
             scope = f" for model {block.model}" if block.model else ""
             ineligible.append(

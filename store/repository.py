@@ -26,6 +26,7 @@ from routing.capacity import (
 )
 from routing.config import AgentProfile, WorkspaceConfig
 from routing.decider import HealthState
+from routing.identity import legacy_key, provider_key
 from routing.route import HealthRecord
 from routing.selection import Pins, SelectionKind, SelectionSource
 from store.engine import make_engine
@@ -176,8 +177,13 @@ class Store:
         self, run_id: str, seq: int, answer: str, provider: str, attempt: dict[str, Any], effective_model: str | None
     ) -> bool:
         """One transaction: append the answer, record the succeeded attempt, and restore the provider's health
-        (provider-wide and for the model that ran). Idempotent; True when the attempt row is new."""
+        (provider-wide and for the model that ran). Idempotent on (run, seq) for the answer and (run, attempt seq)
+        for the attempt: a retry after a lost commit acknowledgement inserts nothing and restores nothing again.
+        True when the attempt row is new. The health restored is the attempt's provider identity
+        (`attempt["provider_key"]`, else the one the provider's name resolves to)."""
         now = utcnow()
+        key = attempt.get("provider_key") or await self.key_for(provider)
+        attempt = attempt | {"provider_key": key}
         async with self.session() as s:
             await s.execute(
                 self._insert(TranscriptEntryRow)
@@ -190,7 +196,7 @@ class Store:
                     (
                         await s.execute(
                             select(ProviderHealthRow).where(
-                                ProviderHealthRow.provider == provider,
+                                ProviderHealthRow.provider_key == key,
                                 ProviderHealthRow.model.in_(["", effective_model or ""]),  # type: ignore[attr-defined]
                                 ProviderHealthRow.state != HealthState.healthy.value,
                             )
@@ -219,27 +225,57 @@ class Store:
         return list(rows)
 
     # --- provider health: evidence, never preference --------------------------------------------
+    # Rows are keyed by the provider's identity (routing.identity.provider_key), never by its name alone. The
+    # activities pass the key they computed from the candidate's profile; a caller that passes only a name (the
+    # CLI, tests, scripts) gets the identity that name has in the stored workspaces (`key_for`).
+    async def key_for(self, provider: str) -> str:
+        """The identity a provider name stands for in the stored workspaces. A name no workspace uses gets a
+        legacy key of its own; a name that workspaces give to different providers is ambiguous: pass the key."""
+        keys = await self.keys_for([provider])
+        found = keys.get(provider, set())
+        if len(found) > 1:
+            raise ValueError(
+                f"provider name {provider!r} stands for {len(found)} different providers across workspaces "
+                f"(keys {', '.join(sorted(found))}); name it by its key"
+            )
+        return next(iter(found)) if found else legacy_key(provider)
+
+    async def keys_for(self, providers: list[str]) -> dict[str, set[str]]:
+        """Every identity each of these provider names has in the stored workspaces."""
+        found: dict[str, set[str]] = {}
+        for workspace in await self.list_workspaces():
+            for name, profile in workspace.providers.items():
+                if name in providers:
+                    found.setdefault(name, set()).add(provider_key(profile))
+        return found
+
     async def _lock_health(
-        self, s: AsyncSession, provider: str, model: str = "", create: bool = False
+        self, s: AsyncSession, key: str, provider: str, model: str = "", create: bool = False
     ) -> ProviderHealthRow | None:
         """The provider scope's health row, locked until the transaction ends: SELECT … FOR UPDATE on
         PostgreSQL; on SQLite a first write takes its single writer lock before the read (the driver opens a
         transaction only at a write, so a read first could decide on a row another writer is changing).
         With `create`, a missing row is inserted race-free (as healthy) and locked."""
-        key = (ProviderHealthRow.provider == provider, ProviderHealthRow.model == model)
+        where = (ProviderHealthRow.provider_key == key, ProviderHealthRow.model == model)
         if self.engine.dialect.name == "sqlite":
             await s.execute(
                 update(ProviderHealthRow)
-                .where(*key)
-                .values(provider=provider)
+                .where(*where)
+                .values(provider_key=key)
                 .execution_options(synchronize_session=False)
             )
-        locked = select(ProviderHealthRow).where(*key).with_for_update()
+        locked = select(ProviderHealthRow).where(*where).with_for_update()
         row = (await s.execute(locked)).scalars().first()
         if row is None and create:
             await s.execute(
                 self._insert(ProviderHealthRow)
-                .values(provider=provider, model=model, state=HealthState.healthy.value, updated_at=utcnow())
+                .values(
+                    provider_key=key,
+                    provider=provider,
+                    model=model,
+                    state=HealthState.healthy.value,
+                    updated_at=utcnow(),
+                )
                 .on_conflict_do_nothing()
             )
             row = (await s.execute(locked)).scalars().one()
@@ -253,23 +289,27 @@ class Store:
         retry_at: datetime | None,
         code: str | None,
         run_id: str | None,
+        *,
+        key: str | None = None,
     ) -> None:
         """A run's decision about the provider, as evidence. It never closes an open breaker: only a success
         (restore_health) or the cooling time does."""
         now = utcnow()
+        key = key or await self.key_for(provider)
         async with self.session() as s:
-            row = await self._lock_health(s, provider, model or "", create=True)
+            row = await self._lock_health(s, key, provider, model or "", create=True)
             assert row is not None
             before = capacity_of(row)
             after = step(before, now, HealthEvidence(state=state, retry_at=retry_at, code=code, run_id=run_id))
             if after != before:
                 save_capacity(row, after)
+                row.provider = provider
                 s.add(row)
                 s.add(health_event(row, now, code))
             await s.commit()
 
     async def note_failure(
-        self, provider: str, code: str, run_id: str, policy: CapacityPolicy = DEFAULT_POLICY
+        self, provider: str, code: str, run_id: str, policy: CapacityPolicy = DEFAULT_POLICY, *, key: str | None = None
     ) -> bool:
         """Called by the call that failed, at once (no workflow round trip): counts the failure in the shared
         window and opens the breaker when the window says so; a failed half-open probe re-opens it a step
@@ -277,8 +317,9 @@ class Store:
         if not counts_toward_breaker(code):
             return False
         now, event = utcnow(), CallFailed(code=code, run_id=run_id)
+        key = key or await self.key_for(provider)
         async with self.session() as s:
-            row = await self._lock_health(s, provider)
+            row = await self._lock_health(s, key, provider)
             if row is None:
                 await s.commit()
                 return False
@@ -298,12 +339,15 @@ class Store:
         is_retry: bool,
         requests_per_minute: float | None = None,
         policy: CapacityPolicy = DEFAULT_POLICY,
+        *,
+        key: str | None = None,
     ) -> Admission:
         """Before every provider call, on every worker: retry budget, breaker and probe lease, then the wait
         before calling: the provider key's Retry-After floor and, with a quota, the next pacing slot."""
         now = utcnow()
+        key = key or await self.key_for(provider)
         async with self.session() as s:
-            row = await self._lock_health(s, provider, create=True)
+            row = await self._lock_health(s, key, provider, create=True)
             assert row is not None
             before = capacity_of(row)
             after, admission = admit(before, now, CallRequest(run_id, is_retry, requests_per_minute), policy)
@@ -313,14 +357,15 @@ class Store:
             await s.commit()
         return admission
 
-    async def restore_health(self, provider: str, model: str | None, run_id: str) -> None:
+    async def restore_health(self, provider: str, model: str | None, run_id: str, *, key: str | None = None) -> None:
         """A success clears the provider-wide record and the record for the model that ran."""
+        key = key or await self.key_for(provider)
         async with self.session() as s:
             rows = (
                 (
                     await s.execute(
                         select(ProviderHealthRow).where(
-                            ProviderHealthRow.provider == provider,
+                            ProviderHealthRow.provider_key == key,
                             ProviderHealthRow.model.in_(["", model or ""]),  # type: ignore[attr-defined]
                             ProviderHealthRow.state != HealthState.healthy.value,
                         )
@@ -339,16 +384,24 @@ class Store:
             s.add(row)
             s.add(health_event(row, now, code=None))
 
-    async def list_health(self, providers: list[str] | None = None) -> list[HealthRecord]:
-        """Health records, only for `providers` when given (route resolution reads its workspace's only)."""
+    async def list_health(self, scope: WorkspaceConfig | list[str] | None = None) -> list[HealthRecord]:
+        """Health records; with a workspace, those of its providers' identities; with provider names, those of
+        every identity the names have in the stored workspaces (route resolution matches records to its own
+        candidates by key, so another workspace's provider of the same name never blocks them)."""
         query = select(ProviderHealthRow)
-        if providers is not None:
-            query = query.where(ProviderHealthRow.provider.in_(providers))  # type: ignore[attr-defined]
+        if isinstance(scope, WorkspaceConfig):
+            keys = {provider_key(p) for p in scope.providers.values()}
+            query = query.where(ProviderHealthRow.provider_key.in_(keys))  # type: ignore[attr-defined]
+        elif scope is not None:
+            found = await self.keys_for(scope)
+            keys = set().union(*found.values()) | {legacy_key(name) for name in scope}
+            query = query.where(ProviderHealthRow.provider_key.in_(keys))  # type: ignore[attr-defined]
         async with self.session() as s:
             rows = (await s.execute(query)).scalars().all()
         return [
             HealthRecord(
                 provider=r.provider,
+                provider_key=r.provider_key,
                 model=r.model or None,
                 state=HealthState(r.state),
                 retry_at=as_utc(r.retry_at),
@@ -358,9 +411,13 @@ class Store:
         ]
 
     async def clear_health(self, provider: str, model: str | None = None) -> int:
-        """An operator's word that a provider (or one model on it) is fixed; returns rows cleared."""
+        """An operator's word that a provider (or one model on it) is fixed; returns rows cleared. `provider` is
+        a provider key (as `office health list --json` shows it) or a name: a name clears every identity shown
+        under it."""
         async with self.session() as s:
-            query = select(ProviderHealthRow).where(ProviderHealthRow.provider == provider)
+            query = select(ProviderHealthRow).where(
+                (ProviderHealthRow.provider == provider) | (ProviderHealthRow.provider_key == provider)
+            )
             if model is not None:
                 query = query.where(ProviderHealthRow.model == model)
             rows = (await s.execute(query)).scalars().all()
@@ -374,7 +431,9 @@ class Store:
             return list(
                 (
                     await s.execute(
-                        select(ProviderHealthRow).order_by(ProviderHealthRow.provider, ProviderHealthRow.model)
+                        select(ProviderHealthRow).order_by(
+                            ProviderHealthRow.provider, ProviderHealthRow.provider_key, ProviderHealthRow.model
+                        )
                     )
                 )
                 .scalars()
@@ -528,6 +587,7 @@ def health_event(row: ProviderHealthRow, now: datetime, code: str | None) -> Hea
     """The append-only record of a health write, in the same transaction as the write."""
     return HealthEventRow(
         provider=row.provider,
+        provider_key=row.provider_key,
         model=row.model,
         state=row.state,
         retry_at=row.retry_at,

@@ -45,6 +45,7 @@ class AttemptRow(SQLModel, table=True):
     run_id: str = Field(primary_key=True, max_length=200)
     seq: int = Field(primary_key=True)
     provider: str = Field(max_length=63)
+    provider_key: str | None = Field(default=None, max_length=63)  # None: recorded before provider identities
     execution_profile: str = Field(max_length=130)
     requested_model: str | None = Field(default=None, max_length=200)
     effective_model: str | None = Field(default=None, max_length=200)
@@ -61,11 +62,15 @@ class AttemptRow(SQLModel, table=True):
 
 
 class ProviderHealthRow(SQLModel, table=True):
-    """Evidence about a provider scope; never a preference. model == '' means the whole provider."""
+    """Evidence about a provider scope; never a preference. model == '' means the whole provider.
+    Keyed by the provider's identity (routing.identity.provider_key: kind, endpoint, credential reference), not
+    its name: two workspaces' `claude` on different endpoints or keys are two rows; `provider` is the name the
+    last writer's workspace gives it, for display."""
 
     __tablename__ = "provider_health"
-    provider: str = Field(primary_key=True, max_length=63)
+    provider_key: str = Field(primary_key=True, max_length=63)
     model: str = Field(primary_key=True, default="", max_length=200)
+    provider: str = Field(max_length=63)
     state: str = Field(max_length=30)
     retry_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
     backoff_step: int = 0
@@ -141,6 +146,7 @@ class HealthEventRow(SQLModel, table=True):
     __tablename__ = "health_events"
     id: int | None = Field(default=None, primary_key=True)
     provider: str = Field(max_length=63)
+    provider_key: str | None = Field(default=None, max_length=63)  # None: written before provider identities
     model: str = Field(default="", max_length=200)
     state: str = Field(max_length=30)
     retry_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))

@@ -239,3 +239,135 @@ async def test_concurrent_calls_on_many_workers_lose_no_count(db_url):
     assert (row.window_requests, row.window_retries, row.window_failures, row.failure_streak) == (18, 3, 12, 12)
     await other.close()
     await store.close()
+
+
+# --- provider identity: health, breaker, budget and pacer belong to what they describe -------------------------
+def two_workspaces_naming_claude() -> tuple[WorkspaceConfig, WorkspaceConfig]:
+    a = WorkspaceConfig(
+        name="team-a",
+        provider_order=["claude"],
+        providers={"claude": ExecutionProfile(base_url="https://proxy.a.example/v1", credential_env="A_KEY")},
+    )
+    b = WorkspaceConfig(
+        name="team-b",
+        provider_order=["claude", "backup"],
+        providers={
+            "claude": ExecutionProfile(base_url="https://api.b.example/v1", credential_env="B_KEY"),
+            "backup": ExecutionProfile(base_url="https://backup.example/v1"),
+        },
+    )
+    return a, b
+
+
+async def test_two_workspaces_providers_of_one_name_keep_separate_health(db_url):
+    from routing.identity import provider_key
+
+    store = await migrated(db_url)
+    a, b = two_workspaces_naming_claude()
+    await store.save_workspace(a)
+    await store.save_workspace(b)
+    key_a, key_b = provider_key(a.providers["claude"]), provider_key(b.providers["claude"])
+    await store.set_health("claude", None, HealthState.user_action_required, None, "auth_required", "r1", key=key_a)
+    assert [h.state for h in await store.list_health(b)] == []  # b's claude is another provider
+    [mine] = await store.list_health(a)
+    assert (mine.provider, mine.provider_key, mine.state) == ("claude", key_a, HealthState.user_action_required)
+    by_names = await store.list_health(["claude", "backup"])  # the old call: every identity of those names
+    assert {h.provider_key for h in by_names} == {key_a}
+    for i in range(6):  # b's breaker opens on its own failures only
+        await store.admit_call("claude", f"b{i}", False, key=key_b)
+        await store.note_failure("claude", "provider_unavailable", f"b{i}", key=key_b)
+    refused = await store.admit_call("claude", "b9", False, key=key_b)
+    assert not refused.allowed
+    assert [(r.provider_key, r.state) for r in await store.health_rows() if r.provider_key == key_a] == [
+        (key_a, "user_action_required")
+    ]
+    try:
+        await store.key_for("claude")  # a bare name that stands for two providers is refused, not guessed
+        raise AssertionError("ambiguous name accepted")
+    except ValueError as err:
+        assert "2 different providers" in str(err)
+    assert await store.clear_health(key_a) == 1  # the operator can name one identity by its key
+    await store.close()
+
+
+async def test_workspaces_sharing_endpoint_and_key_share_protection(db_url):
+    from routing.identity import provider_key
+
+    store = await migrated(db_url)
+    shared = ExecutionProfile(base_url="https://api.example/v1", credential_env="TEAM_KEY")
+    a = WorkspaceConfig(name="a", provider_order=["claude"], providers={"claude": shared})
+    b = WorkspaceConfig(name="b", provider_order=["anthropic"], providers={"anthropic": shared})
+    await store.save_workspace(a)
+    await store.save_workspace(b)
+    await store.set_health("claude", None, HealthState.degraded, T0 + timedelta(days=9999), "overloaded", "r1")
+    [seen_by_b] = await store.list_health(b)
+    assert seen_by_b.provider_key == provider_key(shared) and seen_by_b.state is HealthState.degraded
+    await store.close()
+
+
+async def test_close_turn_is_idempotent_by_run_and_attempt_and_restores_its_own_identity(db_url):
+    from routing.identity import provider_key
+
+    store = await migrated(db_url)
+    a, b = two_workspaces_naming_claude()
+    key_a, key_b = provider_key(a.providers["claude"]), provider_key(b.providers["claude"])
+    for key in (key_a, key_b):
+        await store.set_health("claude", None, HealthState.user_action_required, None, "auth_required", "r0", key=key)
+    attempt = {
+        "run_id": "r1",
+        "seq": 1,
+        "provider": "claude",
+        "provider_key": key_a,
+        "execution_profile": "claude/standard",
+        "outcome": "succeeded",
+        "started_at": T0,
+        "finished_at": T0,
+    }
+    await store.append_transcript("r1", 1, "user", "hi")
+    results = [await store.close_turn("r1", 2, "answer", "claude", attempt, None) for _ in range(3)]
+    assert results == [True, False, False]
+    assert [e.content for e in await store.read_transcript("r1", 9)] == ["hi", "answer"]
+    states = {r.provider_key: r.state for r in await store.health_rows()}
+    assert states == {key_a: "healthy", key_b: "user_action_required"}
+    await store.close()
+
+
+async def test_store_faults_are_told_apart_from_bad_data_on_the_real_database(db_url):
+    """A terminated connection is an outage to wait out; a NUL byte PostgreSQL refuses is bad data, refused
+    once with a message that names what was written (SQLite stores it as U+FFFD after the boundary)."""
+    import asyncpg
+    import pytest
+    from temporalio.exceptions import ApplicationError
+
+    from activities.bookkeeping import STORE_REJECTED, close_turn, is_outage, open_turn
+
+    store = await migrated(db_url)
+    snapshot = await open_turn(store, "r1", 1, "a\x00b")  # cleaned at the boundary on both backends
+    assert [e.content for e in snapshot] == ["a\ufffdb"]
+    if store.engine.dialect.name == "postgresql":
+        try:
+            await store.append_transcript("r1", 3, "user", "raw\x00nul")
+            raise AssertionError("PostgreSQL accepted a NUL byte")
+        except Exception as err:
+            assert not is_outage(err)
+        with pytest.raises(ApplicationError) as refused:
+            too_long = {"run_id": "r1", "seq": 1, "provider": "p" * 100, "provider_key": "k", "outcome": "succeeded"}
+            await close_turn(store, "r1", 2, "ok", "p", too_long | {"execution_profile": "p/s", "started_at": T0,
+                                                                   "finished_at": T0}, None)  # fmt: skip
+        assert refused.value.type == STORE_REJECTED and "[SQL" not in refused.value.message
+        assert "recording the answer of turn 1 of r1" in refused.value.message
+        admin = await asyncpg.connect(store.url)
+        name = store.url.rsplit("/", 1)[1]
+        await store.read_transcript("r1", 1)  # a pooled connection …
+        await admin.fetch(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+            name,
+        )
+        try:
+            await store.read_transcript("r1", 1)  # … the server terminated
+            raise AssertionError("the dead connection answered")
+        except Exception as err:
+            assert is_outage(err)
+        await admin.close()
+        assert [e.content for e in await store.read_transcript("r1", 1)] == ["a\ufffdb"]  # and the store is back
+    await store.close()
