@@ -12,7 +12,9 @@ from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 
 from contracts import search_attributes as sa
 from contracts.activities import TASK_QUEUE
+from routing.config import WorkspaceConfig
 from routing.run import RUN_ID_MAX, RUN_ID_PATTERN, RunRequest, RunStatus, RunView
+from routing.validation import text_problem
 from store.repository import Store
 from workflows.office_run import OfficeRunWorkflow
 
@@ -29,11 +31,37 @@ class RunIdTaken(SubmitError):
     """The id belongs to a run already (running or finished): ids are never reused."""
 
 
-async def validate_submission(
-    store: Store, workspace: str, agent: str, prompt: str, pin_providers: Sequence[str] = ()
-) -> str:
+def validate_text(prompt: str, follow_ups: Sequence[str] = (), pin_model: str | None = None) -> None:
+    """What can be judged without the store (the CLI calls it before connecting): the texts sent to the agent."""
     if not prompt or not prompt.strip():
         raise SubmitError("prompt", 'is empty; give the task text, e.g. office submit ... "fix the failing test"')
+    if problem := text_problem(prompt):
+        raise SubmitError("prompt", problem)
+    for i, text in enumerate(follow_ups, 1):
+        if not text.strip():
+            raise SubmitError("follow-up", f"#{i} is empty; give the text of the further turn or leave it out")
+        if problem := text_problem(text):
+            raise SubmitError("follow-up", f"#{i} {problem}")
+    if pin_model is not None and not pin_model.strip():
+        raise SubmitError("pin-model", "is empty; name the model to pin, or leave --pin-model out")
+
+
+def known_tiers(ws: WorkspaceConfig) -> list[str]:
+    """The workspace's default tier and every tier a provider overrides."""
+    return sorted({ws.default_tier} | {t for p in ws.providers.values() for t in p.tiers})
+
+
+async def validate_submission(
+    store: Store,
+    workspace: str,
+    agent: str,
+    prompt: str,
+    pin_providers: Sequence[str] = (),
+    tier: str | None = None,
+    follow_ups: Sequence[str] = (),
+    pin_model: str | None = None,
+) -> str:
+    validate_text(prompt, follow_ups, pin_model)
     ws = await store.get_workspace(workspace)
     if ws is None:
         known = ", ".join(w.name for w in await store.list_workspaces()) or "none yet"
@@ -44,6 +72,12 @@ async def validate_submission(
     if profile is None:
         known = ", ".join(a.name for a in await store.list_agents()) or "none yet"
         raise SubmitError("agent", f"{agent!r} does not exist (known: {known}); create it with `office profile set`")
+    if tier is not None and tier not in known_tiers(ws):
+        raise SubmitError(
+            "tier",
+            f"{tier!r} is not a tier of workspace {workspace!r} (its tiers: {', '.join(known_tiers(ws))}); "
+            f"omit --tier for {ws.default_tier!r}",
+        )
     unknown = [p for p in pin_providers if p not in ws.providers]
     if unknown:
         raise SubmitError(
@@ -68,7 +102,9 @@ async def submit(
     follow_ups: list[str] | None = None,
     full_history: bool = True,
 ) -> WorkflowHandle:
-    requested_model = await validate_submission(store, workspace, agent, prompt, pin_providers or [])
+    requested_model = await validate_submission(
+        store, workspace, agent, prompt, pin_providers or [], tier, follow_ups or [], pin_model
+    )
     requested_model = pin_model or requested_model
     run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
     if len(run_id) > RUN_ID_MAX or not re.match(RUN_ID_PATTERN, run_id):

@@ -4,7 +4,9 @@ import re
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+from routing.validation import http_url_problem, refuse_literal_secrets, secret_advice, secret_shape
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,62}$"
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
@@ -22,11 +24,15 @@ AgentAdapterName = Literal["claude-code", "codex", "gemini-cli", "generic"]
 
 
 class TierOverride(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt setting is an error, never silently dropped
+
     model: str | None = None
 
 
 class ExecutionProfile(BaseModel):
     """How to reach one provider. `credential_env` names an environment variable; it is never the key."""
+
+    model_config = ConfigDict(extra="forbid")
 
     kind: ExecutorKind = ExecutorKind.openai
     base_url: str | None = None
@@ -58,6 +64,22 @@ class ExecutionProfile(BaseModel):
                     f"{name} looks like a secret: workspace settings are stored in plain text; "
                     f"set it on the worker and name it in credential_env instead"
                 )
+        for name, setting in value.items():
+            what = secret_shape(setting)
+            if what:
+                raise ValueError(secret_advice(f"env.{name}", what))
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None:
+            what = secret_shape(value)
+            if what:
+                raise ValueError(secret_advice("base_url", what))
+            problem = http_url_problem(value)
+            if problem:
+                raise ValueError(problem)
         return value
 
     @model_validator(mode="after")
@@ -74,16 +96,26 @@ class ExecutionProfile(BaseModel):
 
 
 class ProviderEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     provider: Name
     emergency: bool = False
 
 
 class WorkspaceConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     name: Name
     provider_order: list[ProviderEntry]
     default_tier: Name = "standard"
     providers: dict[str, ExecutionProfile]
     max_attempts: int = Field(default=8, ge=1, le=50)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_literal_secrets(cls, data: object) -> object:
+        refuse_literal_secrets(data)  # anywhere: env values, URLs, query strings, commands, repository
+        return data
 
     @field_validator("provider_order", mode="before")
     @classmethod
@@ -113,8 +145,16 @@ class WorkspaceConfig(BaseModel):
 
 
 class AgentProfile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     name: Name
-    model: str = Field(min_length=1)
+    model: str = Field(min_length=1, max_length=200)
     fallback_model: str | None = None
     auto_fallback: bool = False
     pinned_providers: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_literal_secrets(cls, data: object) -> object:
+        refuse_literal_secrets(data)
+        return data

@@ -1,35 +1,32 @@
 """Configuration a user owns: `office workspace …`, `office profile …`, `office models`, `office pin` / `unpin`,
 `office selections`."""
 
-import json
 import os
 from pathlib import Path
 
 import typer
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from rich.table import Table
 
 from office.cli.common import Services, console, fail, print_json, run_with_services
+from office.config_files import ConfigFileError, describe_validation, load_config_file
 
 workspace_app = typer.Typer(no_args_is_help=True, help="Workspaces and their provider order.")
 profile_app = typer.Typer(no_args_is_help=True, help="Agent profiles.")
 
 
 def load_file(path: Path) -> dict:
-    text = path.read_text()
-    data = yaml.safe_load(text) if path.suffix in (".yaml", ".yml") else json.loads(text)
-    if not isinstance(data, dict):
-        fail(f"{path}: expected a mapping at the top level")
-    return data
+    """The settings in a YAML/JSON file, or exit 2 with one line (unreadable, not UTF-8, NUL, syntax,
+    duplicate key, not a mapping)."""
+    try:
+        return load_config_file(path)
+    except ConfigFileError as err:
+        fail(str(err))
 
 
-def validation_message(err: ValidationError) -> str:
-    parts = []
-    for e in err.errors():
-        where = ".".join(str(p) for p in e["loc"]) or "(top level)"
-        parts.append(f"{where}: {e['msg']}")
-    return "; ".join(parts)
+def validation_message(err: ValidationError, model: type[BaseModel] | None = None) -> str:
+    return describe_validation(err, model)
 
 
 # --- workspaces ---------------------------------------------------------------------------------------
@@ -41,7 +38,7 @@ def workspace_set(file: Path = typer.Option(..., "--file", "-f", help="Workspace
     try:
         config = WorkspaceConfig.model_validate(load_file(file))
     except ValidationError as err:
-        fail(f"{file}: {validation_message(err)}")
+        fail(f"{file}: {validation_message(err, WorkspaceConfig)}; nothing was saved")
     run_with_services(lambda s: s.store.save_workspace(config), store=True)
     console.print(f"workspace {config.name} saved ({', '.join(e.provider for e in config.provider_order)})")
 
@@ -82,7 +79,7 @@ def profile_set(
     try:
         profile = AgentProfile.model_validate(data)
     except ValidationError as err:
-        fail(validation_message(err))
+        fail(f"{f'{file}: ' if file else ''}{validation_message(err, AgentProfile)}; nothing was saved")
     run_with_services(lambda s: s.store.save_agent(profile), store=True)
     console.print(f"profile {profile.name} saved")
 

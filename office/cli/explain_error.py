@@ -101,7 +101,12 @@ def explain_error(
     except ValueError as err:
         fail(str(err))
     if body_file is not None:
-        body = body_file.read_text()
+        from office.config_files import ConfigFileError, read_text
+
+        try:
+            body = read_text(body_file)
+        except ConfigFileError as err:
+            fail(str(err).replace("--file", "--body-file"))
     if text is not None:
         error_text = signal_from_text(text).error_text
     report = explain_failure(

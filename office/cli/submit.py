@@ -1,36 +1,75 @@
-"""`office submit`: start an office run, optionally wait for it to end."""
+"""`office submit`: start an office run, optionally wait for it to end or park."""
+
+import asyncio
 
 import typer
 
-from office.cli.common import Services, console, fail, print_json, run_with_services
+from office.cli.common import EXIT_PARKED, Services, console, err_console, fail, print_json, run_with_services
 from office.cli.runs import exit_for, render_view
-from office.runs import SubmitError, wait_for_view
+from office.runs import SubmitError, run_view, validate_text, wait_for_view
 from office.runs import submit as submit_run
-from routing.run import RunView
+from routing.run import RunStatus, RunView
+
+PARK_NEXT = {
+    "awaiting_user_decision": "answer it with `office runs decide {id} --substitute PROVIDER | --retry | --cancel`",
+    "blocked_provider_action_required": "fix the credentials or plan it names, then `office runs resume {id}`",
+    "waiting_for_provider_capacity": "it continues by itself when capacity returns, or `office runs resume {id}`",
+}
 
 
-async def _submit(services: Services, wait: bool, **fields) -> RunView | str:
+async def wait_until_settled(services: Services, run_id: str, interval: float = 0.5) -> RunView:
+    """The run's view once it has ended or parked (a parked run waits for a person, possibly for days)."""
+    ended = asyncio.ensure_future(wait_for_view(services.client, run_id))
+    try:
+        while True:
+            done, _ = await asyncio.wait({ended}, timeout=interval)
+            if done:
+                return ended.result()
+            view = await run_view(services.client, run_id)
+            if view.status is RunStatus.parked:
+                return view
+    finally:
+        ended.cancel()
+
+
+async def _submit(services: Services, wait: bool, quiet: bool, **fields) -> RunView | str:
     handle = await submit_run(services.client, services.store, **fields)
     if not wait:
         return handle.id
-    return await wait_for_view(services.client, handle.id)
+    if not quiet:
+        err_console.print(
+            f"waiting for {handle.id} to end; if it parks, this returns with status parked (exit {EXIT_PARKED})",
+            soft_wrap=True,
+            highlight=False,
+        )
+    return await wait_until_settled(services, handle.id)
 
 
 def submit(
     prompt: str = typer.Argument(..., help="The task for the agent."),
     workspace: str = typer.Option(..., "--workspace", "-w"),
     agent: str = typer.Option(..., "--agent", "-a"),
-    tier: str | None = typer.Option(None, help="Tier of the workspace's execution profiles."),
+    tier: str | None = typer.Option(None, help="Tier of the workspace's execution profiles (default: its default)."),
     run_id: str | None = typer.Option(None, help="Workflow id; generated when omitted."),
     pin_provider: list[str] = typer.Option(
         [], "--pin-provider", help="Pin this run to a provider (repeatable); no fallback outside."
     ),
     pin_model: str | None = typer.Option(None, "--pin-model", help="Pin this run to a model."),
-    follow_up: list[str] = typer.Option([], "--follow-up", help="A further user turn (repeatable)."),
-    wait: bool = typer.Option(False, "--wait", help="Wait for the run to end."),
+    follow_up: list[str] = typer.Option([], "--follow-up", help="A further user turn (repeatable, not empty)."),
+    wait: bool = typer.Option(
+        False,
+        "--wait",
+        help="Wait until the run ends (exit 0 completed, 1 failed or cancelled) or parks: a parked run returns "
+        "at once with status parked, its reason and exit 4, and keeps waiting on the server for "
+        "`office runs resume` / `office runs decide`.",
+    ),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Submit an office run."""
+    try:
+        validate_text(prompt, follow_up, pin_model)  # before connecting: nothing to start with bad text
+    except SubmitError as err:
+        fail(str(err))
     fields = dict(
         workspace=workspace,
         agent=agent,
@@ -42,11 +81,16 @@ def submit(
         follow_ups=follow_up,
     )
     try:
-        result = run_with_services(lambda s: _submit(s, wait, **fields), client=True, store=True)
+        result = run_with_services(lambda s: _submit(s, wait, as_json, **fields), client=True, store=True)
     except SubmitError as err:
         fail(str(err))
     if isinstance(result, str):
         print_json({"run_id": result, "status": "running"}) if as_json else console.print(f"submitted {result}")
         return
     print_json(result.model_dump(mode="json")) if as_json else render_view(result)
+    if result.status is RunStatus.parked:
+        reason = result.park_reason.value if result.park_reason else "parked"
+        then = PARK_NEXT.get(reason, "resume it with `office runs resume {id}`").format(id=result.run_id)
+        err_console.print(f"run {result.run_id} is parked ({reason}): {then}", soft_wrap=True, highlight=False)
+        raise typer.Exit(EXIT_PARKED)
     exit_for(result)
