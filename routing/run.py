@@ -3,7 +3,7 @@
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from routing.config import AgentProfile, ExecutionProfile
 from routing.decider import ParkReason
@@ -37,6 +37,15 @@ class RunRequest(BaseModel):
     pin_model: str | None = None
     follow_ups: list[str] = Field(default_factory=list)  # scripted further user turns of the conversation
     full_history: bool = True  # False: stateless, each turn sends only its own message (a control mode)
+
+    @field_validator("prompt", "follow_ups", "workspace", "agent", "tier", "pin_model", "pin_providers")
+    @classmethod
+    def _no_nul_bytes(cls, value: object, info: ValidationInfo) -> object:
+        """The run's texts go to the store, whose PostgreSQL text cannot hold NUL: refused here, named, before
+        a workflow starts (a client that skipped `office submit` gets this from the data converter)."""
+        if any(isinstance(text, str) and "\x00" in text for text in (value if isinstance(value, list) else [value])):
+            raise ValueError(f"{info.field_name} contains a NUL byte (\\x00), which cannot be stored; remove it")
+        return value
 
 
 class Candidate(BaseModel):
