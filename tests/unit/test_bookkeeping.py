@@ -204,3 +204,16 @@ async def test_a_provider_failure_stays_the_providers_when_the_store_drops_out_w
     [row] = await store.health_rows()
     assert row.window_failures == 1  # counted once the store was back
     await store.close()
+
+
+@pytest.mark.parametrize("field", ["prompt", "follow_ups"])
+def test_a_run_request_with_a_nul_byte_is_refused_naming_the_field(field):
+    from pydantic import ValidationError
+
+    from routing.run import RunRequest
+
+    fields = {"prompt": "fix it", "follow_ups": ["and then"]}
+    fields[field] = "a\x00b" if field == "prompt" else ["ok", "a\x00b"]
+    with pytest.raises(ValidationError) as refused:
+        RunRequest(run_id="r1", workspace="w", agent="a", **fields)
+    assert f"{field} contains a NUL byte" in str(refused.value)
