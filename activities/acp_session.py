@@ -9,12 +9,15 @@ import os
 import re
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities import workcopy
 from activities.admission import accounted, admit, heartbeating, provider_failure
 from activities.attempts import attempt_row, count
 from activities.executors.acp import (
@@ -37,14 +40,59 @@ from contracts.activities import (
     SessionStarted,
     SessionTurnOutput,
 )
-from routing.classifier import FailureSignal, classify
-from routing.codes import Phase
+from routing.classifier import Classification, FailureSignal, classify
+from routing.codes import ErrorClass, ErrorCode, Phase
 from routing.model_policy import plan_model, settle_model
+from routing.permissions import PermissionCounts
+from routing.repository import (
+    BranchMovedError,
+    RepositoryConfigError,
+    RepositoryUnavailableError,
+    RunResult,
+    TurnCommit,
+)
 from routing.run import Candidate
 from routing.transcript import Entry, forward
 from store.repository import Store, utcnow
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+WORK_DIR_ENV = "OFFICE_WORK_DIR"
+
+
+def default_work_dir() -> str:
+    """Where this worker keeps its repository mirrors and working copies: OFFICE_WORK_DIR, else a directory
+    under the system temp dir. Nothing in it is needed once a turn is pushed (another worker can continue)."""
+    return os.environ.get(WORK_DIR_ENV) or str(Path(tempfile.gettempdir()) / "office-work")
+
+
+def repository_failure(err: Exception, provider: str, phase: Phase) -> ApplicationError:
+    """Bad repository settings (or a branch someone else moved) end the run with a message naming the setting:
+    classified `invalid_configuration`, never a provider failure, never routed to another provider."""
+    setting = getattr(err, "setting", "repository")
+    failure = Classification(
+        code=ErrorCode.invalid_configuration,
+        error_class=ErrorClass.terminal,
+        confidence=1.0,
+        phase=phase,
+        rule=f"repository:{setting}" if isinstance(err, RepositoryConfigError) else "repository:branch_moved",
+        excerpt=f"Workspace setting {setting}: {err}" if isinstance(err, RepositoryConfigError) else str(err),
+        provider=provider,
+    )
+    return ApplicationError(failure.excerpt, failure.model_dump(mode="json"), type="ConfigError", non_retryable=True)
+
+
+async def durably(call: Callable[[], Awaitable[T]], what: str) -> T:
+    """A repository that worked before and is unreachable now is infrastructure: retried here (jittered,
+    up to 30 s apart) until it is back or the activity's timeout ends the attempt; never a provider failure."""
+    delay = 1.0
+    while True:
+        try:
+            return await call()
+        except RepositoryUnavailableError as err:
+            log.warning("%s: %s; retrying in %.0fs", what, err, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 30.0)
 
 
 @dataclass
@@ -73,7 +121,7 @@ class LiveAgents:
     async def close(self, key: str) -> bool:
         live = self._live.pop(key, None)
         if live is not None:
-            await live.session.close()
+            await end_session(live.session)
         return live is not None
 
     async def reap_idle(self) -> int:
@@ -87,6 +135,15 @@ class LiveAgents:
     async def close_all(self) -> None:
         for key in list(self._live):
             await self.close(key)
+
+
+async def end_session(session: AgentSession) -> None:
+    """Reaps the agent, then removes its working copy (the run's branch stays in the repository)."""
+    await session.close()
+    wc, session.workcopy = session.workcopy, None
+    if wc is not None:
+        with contextlib.suppress(Exception):
+            await workcopy.remove(wc)
 
 
 def session_workdir(base: str | None, run_id: str) -> str:
@@ -128,34 +185,62 @@ def prompt_text(snapshot: list[Entry], fresh_session: bool, provider: str, full_
 
 
 class AcpActivities:
-    def __init__(self, store: Store, worker_queue: str, agents: LiveAgents, cwd: str | None = None):
+    def __init__(
+        self, store: Store, worker_queue: str, agents: LiveAgents, cwd: str | None = None, work_dir: str | None = None
+    ):
         self.store, self.worker_queue, self.agents, self.cwd = store, worker_queue, agents, cwd
+        self.work_dir = work_dir or default_work_dir()
 
     @activity.defn(name=Activity.acp_start)
     async def acp_start(self, inp: AcpStartInput) -> AcpStarted:
-        """Launch → initialize → session/new → the advertised models → at most one selection call."""
+        """(With a repository: a working copy of the run's branch at its last completed turn →) launch →
+        initialize → session/new in that directory → the advertised models → at most one selection call."""
         cand = inp.candidate
+        wc = await self._workcopy(inp) if inp.repository is not None else None
+        cwd = str(wc.path) if wc is not None else session_workdir(self.cwd, inp.run_id)
         try:
             env = launch_environment(cand.profile, cand.provider, cand.requested_model)
-            session = await AgentSession.launch(
-                inp.run_id, cand.provider, cand.profile, env, session_workdir(self.cwd, inp.run_id)
-            )
+            session = await AgentSession.launch(inp.run_id, cand.provider, cand.profile, env, cwd, inp.permissions)
         except ProviderCallError as err:
+            if wc is not None:
+                await workcopy.remove(wc)
             raise provider_failure(classify(err.signal, utcnow())) from err
+        session.workcopy = wc
         try:
             async with heartbeating():
-                started = await self._start(inp, session)
+                if wc is not None and inp.start_commit is not None:  # a fallback or another worker continues
+                    session.note = await workcopy.continuation_note(wc)
+                started = await self._start(inp, session, cwd)
         except BaseException:
-            await session.close()
+            await end_session(session)
             raise
         key = f"{inp.run_id}/{inp.attempt_seq}"
         self.agents.put(key, session)
-        return AcpStarted(started=started, session_key=key, worker_queue=self.worker_queue)
+        return AcpStarted(
+            started=started,
+            session_key=key,
+            worker_queue=self.worker_queue,
+            base_commit=wc.base_commit if wc is not None else None,
+        )
 
-    async def _start(self, inp: AcpStartInput, session: AgentSession) -> SessionStarted:
+    async def _workcopy(self, inp: AcpStartInput) -> workcopy.WorkCopy:
+        assert inp.repository is not None
+        repo = inp.repository
+        try:
+            async with heartbeating():
+                return await durably(
+                    lambda: workcopy.prepare(
+                        inp.run_id, repo, inp.start_commit, self.work_dir, base_commit=inp.base_commit
+                    ),
+                    f"preparing a working copy of {repo.url}",
+                )
+        except RepositoryConfigError as err:
+            raise repository_failure(err, inp.candidate.provider, Phase.session_start) from err
+
+    async def _start(self, inp: AcpStartInput, session: AgentSession, cwd: str) -> SessionStarted:
         cand = inp.candidate
         try:
-            await session.start(session_workdir(self.cwd, inp.run_id), claude_meta(cand))
+            await session.start(cwd, claude_meta(cand))
         except ProviderCallError as err:
             raise provider_failure(classify(err.signal, utcnow())) from err
         choice = session.choice
@@ -217,19 +302,25 @@ class AcpActivities:
             await self.agents.close(inp.session_key)
             raise
         snapshot = await self.store.open_turn(inp.run_id, inp.user_seq, inp.user_text)
-        text, normalisations = prompt_text(as_entries(snapshot), session.prompts == 0, cand.provider, inp.full_history)
+        fresh = session.prompts == 0
+        text, normalisations = prompt_text(as_entries(snapshot), fresh, cand.provider, inp.full_history)
+        if fresh and session.note:  # where the files are: the branch at the last completed turn
+            text = f"{session.note}\n\n{text}"
         async with accounted(self.store, inp.run_id, cand):  # a relayed provider failure counts in its window
             try:
                 async with heartbeating(session.progress):
                     answer = await session.prompt(text)
             except ProviderCallError as err:  # the session is over: the decider picks the next route
+                await self._keep_failed(session, inp.attempt_seq)
                 await self.agents.close(inp.session_key)
                 raise provider_failure(classify(err.signal, utcnow())) from err
             except asyncio.CancelledError:  # the run was cancelled or this activity timed out: stop and reap
                 await session.cancel()
+                await self._keep_failed(session, inp.attempt_seq)
                 await self.agents.close(inp.session_key)
                 raise
         effective = inp.started.effective_model
+        commit, result = await self._commit(inp, session, effective)
         record = AttemptRecord(
             run_id=inp.run_id,
             seq=inp.attempt_seq,
@@ -247,7 +338,37 @@ class AcpActivities:
             started=inp.started,
             normalisations=normalisations,
             output=SessionOutput(text=answer, reported_model=effective, transcript_seq=inp.user_seq + 1),
+            commit=commit,
+            result=result,
+            permissions=session.collector.counts if session.collector.counts != PermissionCounts() else None,
         )
+
+    async def _commit(
+        self, inp: AcpTurnInput, session: AgentSession, model: str | None
+    ) -> tuple[TurnCommit | None, RunResult | None]:
+        """A completed turn is durable: committed and pushed to the run's branch before the turn counts as done."""
+        wc = session.workcopy
+        if wc is None:
+            return None, None
+        turn, provider = inp.user_seq // 2 + 1, inp.candidate.provider
+        try:
+            async with heartbeating():
+                commit = await durably(lambda: workcopy.commit_turn(wc, turn, provider, model), f"pushing {wc.branch}")
+                return commit, await durably(lambda: workcopy.result(wc), f"reading {wc.branch}")
+        except (RepositoryConfigError, BranchMovedError) as err:
+            await self._keep_failed(session, inp.attempt_seq)
+            await self.agents.close(inp.session_key)
+            raise repository_failure(err, provider, Phase.after_start) from err
+
+    @staticmethod
+    async def _keep_failed(session: AgentSession, seq: int) -> None:
+        """A failed turn's partial changes go to their side ref (office-failed/<run>-<seq>), never the branch."""
+        if session.workcopy is None:
+            return
+        try:
+            await asyncio.wait_for(workcopy.keep_failed(session.workcopy, seq), 30)
+        except Exception as err:  # best effort: the run goes on from its last completed turn either way
+            log.warning("could not keep the partial changes of attempt %d of %s: %s", seq, session.run_id, err)
 
     @activity.defn(name=Activity.acp_close)
     async def acp_close(self, inp: AcpCloseInput) -> bool:

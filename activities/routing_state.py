@@ -3,16 +3,18 @@
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities import workcopy
 from activities.attempts import store_attempt
 from contracts.activities import Activity, AttemptRecord, OpenTranscript, RouteRequest
+from routing.repository import RepositoryConfig, RepositoryConfigError, RepositoryUnavailableError
 from routing.route import resolve_route
 from routing.run import RoutePlan
 from store.repository import Store, utcnow
 
 
 class RouteStateActivities:
-    def __init__(self, store: Store):
-        self.store = store
+    def __init__(self, store: Store, work_dir: str | None = None):
+        self.store, self.work_dir = store, work_dir
 
     @activity.defn(name=Activity.open_transcript)
     async def open_transcript(self, inp: OpenTranscript) -> int:
@@ -44,7 +46,9 @@ class RouteStateActivities:
                 type="ConfigError",
                 non_retryable=True,
             )
-        return resolve_route(
+        if workspace.repository is not None and self.work_dir is not None:
+            await self._check_repository(req.workspace, workspace.repository)
+        plan = resolve_route(
             workspace,
             agent,
             health,
@@ -55,6 +59,19 @@ class RouteStateActivities:
             pins,
             req.substitute,
         )
+        return plan.model_copy(update={"repository": workspace.repository, "permissions": workspace.permissions})
+
+    async def _check_repository(self, name: str, repository: RepositoryConfig) -> None:
+        """Bad repository settings fail the run here, before any agent starts (invalid_configuration, with the
+        setting to change); an outage of a repository that worked before is retried like a store outage."""
+        try:
+            await workcopy.check(repository, self.work_dir or "")
+        except RepositoryConfigError as err:
+            raise ApplicationError(
+                f"Workspace {name!r}, setting {err.setting}: {err}", type="ConfigError", non_retryable=True
+            ) from err
+        except RepositoryUnavailableError as err:
+            raise ApplicationError(str(err), type="RepositoryUnavailable") from err
 
     @activity.defn(name=Activity.record_attempt)
     async def record_attempt(self, rec: AttemptRecord) -> None:

@@ -54,6 +54,7 @@ __all__ = [
     "RepositoryConfigError",
     "RepositoryUnavailableError",
     "WorkCopy",
+    "check",
     "commit_turn",
     "continuation_note",
     "diff",
@@ -305,6 +306,54 @@ async def _trailer(commit: str, key: str, cwd: Path, env: dict[str, str]) -> str
 
 
 # ------------------------------------------------------------------------------------------------ working copy
+
+
+def _probe_writable(directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=".probe-", dir=directory)
+    os.close(fd)
+    os.unlink(name)
+
+
+async def check(config: RepositoryConfig, root_dir: str | Path) -> str:
+    """Before any agent starts, cheaply (`git ls-remote`, no fetch): the repository answers, its base ref exists
+    and working copies can be created under `root_dir`. Returns the base ref's commit as the repository has it
+    now; raises RepositoryConfigError naming the setting."""
+    root = _root(root_dir)
+    try:
+        await asyncio.to_thread(_probe_writable, root / "worktrees")
+    except OSError as err:
+        raise RepositoryConfigError(
+            "repository",
+            f"working copies of {config.url} cannot be created under {root / 'worktrees'} ({err}); set the "
+            f"worker's OFFICE_WORK_DIR to a writable directory with free space",
+        ) from err
+    env = _env(config, credential=True)
+    name = config.base_ref.removeprefix("refs/heads/").removeprefix("refs/tags/")
+    out = await _git("ls-remote", config.url, f"refs/heads/{name}", f"refs/tags/{name}", f"refs/tags/{name}^{{}}",
+                     cwd=root, env=env, check=False, pre=_auth_args(config))  # fmt: skip
+    if out.rc != 0:
+        why = _first_line(out.err)
+        if _AUTH.search(out.err):
+            raise RepositoryConfigError(
+                "repository.push_credential_env",
+                f"repository.url {config.url} refused this worker's credentials ({why}); set "
+                f"repository.push_credential_env to the name of a variable holding a token that can read and push",
+            )
+        raise RepositoryConfigError(
+            "repository.url",
+            f"repository.url {config.url} cannot be reached from this worker ({why}); set it to a git URL or "
+            f"path the workers can read",
+        )
+    found = [line.split("\t", 1)[0] for line in out.out.splitlines() if line.strip()]
+    if found:
+        return found[-1]  # a peeled tag's commit comes last
+    if re.fullmatch(r"[0-9a-fA-F]{7,64}", config.base_ref):
+        return config.base_ref  # a commit id: the working copy's fetch checks it
+    raise RepositoryConfigError(
+        "repository.base_ref",
+        f"repository.base_ref {config.base_ref!r} does not exist in {config.url}; set it to an existing branch or tag",
+    )
 
 
 async def prepare(

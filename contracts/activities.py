@@ -9,6 +9,8 @@ from pydantic import BaseModel
 from routing.classifier import Classification
 from routing.decider import Decision
 from routing.model_policy import ModelDecision
+from routing.permissions import PermissionCounts, PermissionPolicy
+from routing.repository import RepositoryConfig, RunResult, TurnCommit
 from routing.route import Substitute
 from routing.run import AttemptOutcome, Candidate, WarningView
 from routing.selection import Pins
@@ -92,6 +94,9 @@ class SessionTurnOutput(BaseModel):
     output: SessionOutput
     normalisations: list[str] = []
     probe: bool = False  # this call was the provider's half-open probe
+    commit: TurnCommit | None = None  # a run with a repository: what this turn left on the run's branch
+    result: RunResult | None = None  # …and the run's branch as a whole after it (commit ids and counts only)
+    permissions: PermissionCounts | None = None  # this turn's permission requests by kind
 
 
 def provider_queue(base: str, provider: str) -> str:
@@ -104,6 +109,10 @@ class AcpStartInput(BaseModel):
     attempt_seq: int
     agent: str
     candidate: Candidate
+    repository: RepositoryConfig | None = None  # the session works in a working copy of the run's branch
+    permissions: PermissionPolicy = PermissionPolicy()  # the workspace's policy (the profile narrows it)
+    start_commit: str | None = None  # the last completed turn's commit: a fallback continues from it
+    base_commit: str | None = None  # the run's base (fixed by its first working copy)
 
 
 class AcpStarted(BaseModel):
@@ -112,6 +121,7 @@ class AcpStarted(BaseModel):
     started: SessionStarted
     session_key: str
     worker_queue: str
+    base_commit: str | None = None  # with a repository: the run's base commit
 
 
 class AcpTurnInput(BaseModel):

@@ -5,14 +5,25 @@ stdio whose behaviour comes from the JSON in SCRIPTED_AGENT (set per execution p
 
 Keys (all optional): models (advertised; null or absent: no model option), current_model, set_model
 ("ok" | "error" | "method_not_found"), auth_required (session/new answers -32000), fail_turn (1-based prompt
-number that fails), fail_match (fail every prompt whose newest line has this text), fail_after_output (send a chunk first), fail_code / fail_message (the JSON-RPC error),
-exit_code (exit instead of answering), latency_s, stream_first (one chunk before the latency), log (a JSONL file: every call it received, with its pid).
+number that fails), fail_match (fail every prompt whose newest line has this text), fail_after_output (send a
+chunk first), fail_code / fail_message (the JSON-RPC error), exit_code (exit instead of answering), latency_s,
+stream_first (one chunk before the latency), log (a JSONL file: every call it received, with its pid),
+actions (before answering a prompt, in order; each applies to the prompt number `turn` or to prompts whose newest
+line contains `match`, or to every prompt):
+  {"write": "a.txt", "content": "…", "via": "fs"}    the client's fs/write_text_file ("cwd": straight into the cwd)
+  {"read": "a.txt"}                                 the client's fs/read_text_file
+  {"sleep": 5}                                      a turn in progress (e.g. to kill its worker meanwhile)
+  "{last}" in a string is replaced by the prompt's newest line
+  {"permission": "execute", "raw_input": {"command": "rm -rf /"}, "locations": ["x"], "title": "…"}
+                                                    session/request_permission; the chosen option is logged
+Each action's outcome (option, error, content) is logged as method "action".
 It answers deterministically from what it was sent, so a test can check exactly what history it was given."""
 
 import asyncio
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from acp import RequestError, run_agent, text_block, update_agent_message
@@ -21,10 +32,13 @@ from acp.schema import (
     Implementation,
     InitializeResponse,
     NewSessionResponse,
+    PermissionOption,
     PromptResponse,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
     SetSessionConfigOptionResponse,
+    ToolCallLocation,
+    ToolCallUpdate,
 )
 
 
@@ -34,6 +48,7 @@ class ScriptedAgent:
         self.current = script.get("current_model") or ((script.get("models") or [None])[0])
         self.prompts = 0
         self.conn: Any = None
+        self.cwd = ""
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -58,7 +73,8 @@ class ScriptedAgent:
             )
         ]
 
-    async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
+    async def initialize(self, protocol_version: int, client_capabilities: Any = None, **_: Any) -> InitializeResponse:
+        self.client_capabilities = client_capabilities
         self.record("initialize", protocol_version=protocol_version)
         return InitializeResponse(
             protocol_version=protocol_version,
@@ -67,7 +83,9 @@ class ScriptedAgent:
         )
 
     async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
-        self.record("session/new", cwd=cwd, env_model=os.environ.get("ANTHROPIC_MODEL"))
+        self.cwd = cwd
+        caps = getattr(getattr(self, "client_capabilities", None), "fs", None)
+        self.record("session/new", cwd=cwd, env_model=os.environ.get("ANTHROPIC_MODEL"), fs=bool(caps))
         if self.script.get("auth_required"):
             raise RequestError.auth_required({"message": "Authentication required: run /login"})
         return NewSessionResponse(session_id="scripted-1", config_options=self._model_options())
@@ -92,6 +110,9 @@ class ScriptedAgent:
             await self.conn.session_update(session_id, update_agent_message(text_block("working on it ")))
         await asyncio.sleep(float(self.script.get("latency_s", 0)))
         last = text.strip().splitlines()[-1] if text.strip() else ""
+        for action in self.script.get("actions") or []:
+            if action.get("turn", self.prompts) == self.prompts and action.get("match", "") in last:
+                await self._act(action, session_id, last)
         match = self.script.get("fail_match")
         failing = self.script.get("fail_turn") == self.prompts or bool(match and match in last)
         if failing and self.script.get("exit_code") is not None:
@@ -106,6 +127,45 @@ class ScriptedAgent:
         for piece in (answer[: len(answer) // 2], answer[len(answer) // 2 :]):
             await self.conn.session_update(session_id, update_agent_message(text_block(piece)))
         return PromptResponse(stop_reason="end_turn")
+
+    async def _act(self, action: dict[str, Any], session_id: str, last: str) -> None:
+        outcome: dict[str, Any] = {}
+        action = {k: v.replace("{last}", last) if isinstance(v, str) else v for k, v in action.items()}
+        try:
+            if "sleep" in action:
+                await asyncio.sleep(float(action["sleep"]))
+            elif "write" in action and action.get("via", "fs") == "cwd":
+                target = Path(self.cwd) / action["write"]
+                await asyncio.to_thread(target.write_text, action.get("content", ""), encoding="utf-8")
+                outcome["written"] = True
+            elif "write" in action:
+                await self.conn.write_text_file(
+                    session_id=session_id, path=action["write"], content=action.get("content", "")
+                )
+                outcome["written"] = True
+            elif "read" in action:
+                read = await self.conn.read_text_file(session_id=session_id, path=action["read"])
+                outcome["content"] = read.content
+            elif "permission" in action:
+                answer = await self.conn.request_permission(
+                    session_id=session_id,
+                    tool_call=ToolCallUpdate(
+                        tool_call_id=f"call-{self.prompts}-{action['permission']}",
+                        kind=action["permission"],
+                        title=action.get("title", action["permission"]),
+                        raw_input=action.get("raw_input"),
+                        locations=[ToolCallLocation(path=p) for p in action.get("locations", [])],
+                    ),
+                    options=[
+                        PermissionOption(option_id="allow-always", name="Always", kind="allow_always"),
+                        PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+                        PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+                    ],
+                )
+                outcome["option"] = getattr(answer.outcome, "option_id", None) or answer.outcome.outcome
+        except Exception as err:  # a refused call is what the test looks at: log it, go on with the turn
+            outcome["error"] = str(err)
+        self.record("action", n=self.prompts, **{k: v for k, v in action.items() if k != "content"}, **outcome)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         self.record("session/cancel")

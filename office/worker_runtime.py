@@ -16,7 +16,7 @@ from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
 from contracts.activities import provider_queue
-from office.settings import Settings
+from office.settings import Settings, work_dir_from_env
 from office.telemetry import configure_telemetry
 from office.temporal_client import connect
 from store.repository import Store
@@ -89,19 +89,26 @@ def worker_queue(task_queue: str) -> str:
 
 @contextlib.asynccontextmanager
 async def office_worker(
-    client: Client, database_url: str, task_queue: str, provider_refresh_s: float = 2.0, agent_cwd: str | None = None
+    client: Client,
+    database_url: str,
+    task_queue: str,
+    provider_refresh_s: float = 2.0,
+    agent_cwd: str | None = None,
+    work_dir: str | None = None,
 ) -> AsyncIterator[Worker]:
+    """`work_dir`: where repository mirrors and per-run working copies live (default OFFICE_WORK_DIR)."""
+    work_dir = work_dir or work_dir_from_env()
     store = Store(database_url)
     agents = LiveAgents()
     await reap_orphaned_agents()  # agent trees a crashed worker on this machine left behind
     # Retries are off in the transport (httpx default); Temporal's attempts are the only retries.
     limits = httpx.Limits(max_connections=200, max_keepalive_connections=50)
     async with httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(retries=0, limits=limits)) as http:
-        route_state = RouteStateActivities(store)
+        route_state = RouteStateActivities(store, work_dir)
         sessions = SessionActivities(store, http)
         watchdog = WatchdogActivities(store)
         own_queue = worker_queue(task_queue)
-        acp = AcpActivities(store, own_queue, agents, agent_cwd)
+        acp = AcpActivities(store, own_queue, agents, agent_cwd, work_dir)
         worker = Worker(
             client,
             task_queue=task_queue,

@@ -6,6 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
+from routing.permissions import PermissionPolicy, ProfilePermissions
+from routing.repository import RepositoryConfig
 from routing.validation import http_url_problem, refuse_literal_secrets, secret_advice, secret_shape
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,62}$"
@@ -45,6 +47,8 @@ class ExecutionProfile(BaseModel):
     timeout_s: float = Field(default=120.0, gt=0)
     heartbeat_timeout_s: float = Field(default=30.0, gt=0)  # how soon a lost worker is noticed
     tiers: dict[str, TierOverride] = Field(default_factory=dict)
+    # Narrows the workspace's permission policy for this agent (never widens it): e.g. {execute: deny}.
+    permissions: ProfilePermissions | None = None
 
     @field_validator("credential_env")
     @classmethod
@@ -110,6 +114,10 @@ class WorkspaceConfig(BaseModel):
     default_tier: Name = "standard"
     providers: dict[str, ExecutionProfile]
     max_attempts: int = Field(default=8, ge=1, le=50)
+    # Runs that change a repository: each run works on office/<run-id> from repository.base_ref.
+    repository: RepositoryConfig | None = None
+    # What an agent may do without asking (an unattended run refuses what would need a person).
+    permissions: PermissionPolicy = PermissionPolicy()
 
     @model_validator(mode="before")
     @classmethod

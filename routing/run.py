@@ -7,6 +7,8 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from routing.config import AgentProfile, ExecutionProfile
 from routing.decider import ParkReason
+from routing.permissions import PermissionCounts, PermissionPolicy
+from routing.repository import RepositoryConfig, RunResult
 from routing.selection import SelectionSource
 
 
@@ -78,6 +80,8 @@ class RoutePlan(BaseModel):
     pinned: bool = False
     candidates: list[Candidate]
     ineligible: list[Ineligible] = Field(default_factory=list)
+    repository: RepositoryConfig | None = None  # the workspace's: runs work on their own branch of it
+    permissions: PermissionPolicy = PermissionPolicy()  # the workspace's policy (profiles narrow it)
 
 
 class AttemptView(BaseModel):
@@ -124,6 +128,9 @@ class RunView(BaseModel):
     park_reason: ParkReason | None = None
     output: str | None = None
     fallback_count: int = 0
+    result: RunResult | None = None  # the run's branch: base and head commits, files changed (no content)
+    permissions: PermissionCounts = PermissionCounts()  # what the agent asked for, allowed and refused, by kind
+    repository_note: str | None = None  # e.g. a turn ran on a provider without a file system
 
     def note_start(self, effective_model: str | None, warning: WarningView | None) -> None:
         """A session started: the model it runs, and its model warning once (replays and restarts repeat it)."""

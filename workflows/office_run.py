@@ -1,9 +1,6 @@
-"""OfficeRunWorkflow: the business process of one office run.
-
-resolve the route → for each turn: an attempt on the next candidate → on failure the pure decider says what
-happens (short retry, fall back down the workspace order, durable wait or park, fail with an actionable message)
-and the pure route cycle turns that into the next step. The workflow only sequences activities and keeps state.
-"""
+"""OfficeRunWorkflow: resolve the route → for each turn an attempt on the next candidate → on failure the pure
+decider (retry, fall back down the workspace order, wait or park, fail with an actionable message) and the pure
+route cycle give the next step. The workflow only sequences activities and keeps state."""
 
 import asyncio
 import contextlib
@@ -39,7 +36,7 @@ class OfficeRunWorkflow:
         self._resume = False
         self._decision: UserDecision | None = None
         self._published: dict[str, object] = {}
-        self._turns = AgentTurns(on_start=lambda s: self._view.note_start(s.effective_model, s.warning))
+        self._turns = AgentTurns(view=lambda: self._view)
 
     # --- what users see -------------------------------------------------------------------------
     @workflow.query
@@ -108,7 +105,7 @@ class OfficeRunWorkflow:
                     seq, started_at = cycle.begin_attempt(), workflow.now()
                     view.provider = cand.provider
                     self._publish()
-                    outcome = await self._turns.attempt(req, cand, seq, 2 * turn + 1, text, cycle.route_retries > 0)
+                    outcome = await self._turns.attempt(req, cycle, cand, seq, turn, text)
                     if isinstance(outcome, SessionOutput):  # the turn's activity recorded its own success
                         view.effective_model = outcome.reported_model or view.effective_model
                         view.attempts.append(cycle.attempt_view(seq, cand, view.effective_model))
@@ -186,6 +183,8 @@ class OfficeRunWorkflow:
 
     def _message(self, step: Step, failure: Classification | None, cand: Candidate | None) -> str:
         view, code = self._view, step.code or ErrorCode.unknown
+        if code is ErrorCode.invalid_configuration and failure:  # names the workspace setting to change
+            return failure.excerpt
         provider = cand.provider if cand else step.provider or view.provider
         model = cand.requested_model if cand else view.requested_model
         return actionable_message(code, provider, model, view.agent, failure.excerpt if failure else "")

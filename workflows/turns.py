@@ -27,7 +27,9 @@ with workflow.unsafe.imports_passed_through():
     from routing.classifier import Classification, FailureSignal, classify
     from routing.codes import Phase
     from routing.config import ExecutorKind
-    from routing.run import Candidate, RunRequest
+    from routing.cycle import RouteCycle
+    from routing.repository import branch_for
+    from routing.run import Candidate, RunRequest, RunView
 
 # ACP agents keep a live process: the session starts on any worker, its turns go to that worker's own queue.
 # Deprecated: every run still open was started after it; the branch without it is gone.
@@ -89,27 +91,58 @@ def classify_failure(err: ActivityError, cand: Candidate, phase: Phase) -> Class
 
 
 class AgentTurns:
-    def __init__(self, on_start: Callable[[SessionStarted], None]) -> None:
-        self._on_start = on_start  # the run view notes the effective model and any model warning
+    """The run's live session and its file state: with a repository, every completed turn's commit (ids and
+    counts only) is where the next session starts, on whichever worker and agent takes the run on."""
+
+    def __init__(self, view: Callable[[], RunView]) -> None:
+        self._view = view  # the run view notes the effective model, warnings, the branch and permission counts
         self._session: tuple[str, SessionStarted] | None = None  # (execution profile, its started session)
         self._acp: tuple[str, AcpStarted] | None = None  # (execution profile, the live agent session)
+        self._base_commit: str | None = None  # the run's base, fixed by its first working copy
+        self._start_commit: str | None = None  # the last completed turn's commit on the run's branch
+
+    def _on_start(self, started: SessionStarted) -> None:
+        self._view().note_start(started.effective_model, started.warning)
 
     async def attempt(
-        self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str, is_retry: bool
+        self, req: RunRequest, cycle: RouteCycle, cand: Candidate, seq: int, turn: int, text: str
     ) -> SessionOutput | Classification:
+        user_seq, is_retry = 2 * turn + 1, cycle.route_retries > 0
         try:
             if cand.profile.kind is ExecutorKind.acp:
                 workflow.deprecate_patch(ACP_LIVE_SESSION)
-                return await self._acp_turn(req, cand, seq, user_seq, text, is_retry)
-            return await self._session_turn(req, cand, seq, user_seq, text, is_retry)
+                out = await self._acp_turn(req, cycle, cand, seq, user_seq, text, is_retry)
+            else:
+                out = await self._session_turn(req, cand, seq, user_seq, text, is_retry)
+                if cycle.plan.repository is not None:  # no file system: the branch stays where it was
+                    self._view().repository_note = (
+                        f"turn {turn + 1} ran on {cand.provider}, which has no access to the repository: "
+                        f"{branch_for(req.run_id)} was not changed by it"
+                    )
         except AttemptFailed as failed:
             if isinstance(failed.error.cause, CancelledError):  # the run itself is being cancelled
                 raise asyncio.CancelledError() from failed.error
             return classify_failure(failed.error, cand, failed.phase)
+        self._note_files(out)
+        return out.output
+
+    def _note_files(self, turn: SessionTurnOutput) -> None:
+        """Only commit ids and counts reach the history; the Temporal UI's details name the branch."""
+        view = self._view()
+        if turn.permissions is not None:
+            view.permissions = view.permissions.merged(turn.permissions)
+        if turn.commit is None or turn.result is None:
+            return
+        self._start_commit, view.result = turn.commit.commit, turn.result
+        r = turn.result
+        workflow.set_current_details(
+            f"branch {r.branch} at {r.head_commit[:12]} (from {r.base_commit[:12]}): "
+            f"{r.files_changed} files changed, +{r.insertions} -{r.deletions}"
+        )
 
     async def _session_turn(
         self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str, is_retry: bool
-    ) -> SessionOutput:
+    ) -> SessionTurnOutput:
         """Stateless HTTP executors: start (catalog + model policy) and answer in one activity."""
         live = self._session[1] if self._session and self._session[0] == cand.execution_profile else None
         self._session = None  # a failed turn ends the session: the next attempt starts afresh
@@ -139,11 +172,11 @@ class AgentTurns:
         )
         self._on_start(turn.started)
         self._session = (cand.execution_profile, turn.started)
-        return turn.output
+        return turn
 
     async def _acp_turn(
-        self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str, is_retry: bool
-    ) -> SessionOutput:
+        self, req: RunRequest, cycle: RouteCycle, cand: Candidate, seq: int, user_seq: int, text: str, is_retry: bool
+    ) -> SessionTurnOutput:
         live = self._acp if self._acp and self._acp[0] == cand.execution_profile else None
         if live is None:
             await self.close()  # a session on another route is over
@@ -151,13 +184,23 @@ class AgentTurns:
                 Phase.session_start,
                 workflow.execute_activity(
                     Activity.acp_start,
-                    AcpStartInput(run_id=req.run_id, attempt_seq=seq, agent=req.agent, candidate=cand),
+                    AcpStartInput(
+                        run_id=req.run_id,
+                        attempt_seq=seq,
+                        agent=req.agent,
+                        candidate=cand,
+                        repository=cycle.plan.repository,
+                        permissions=cycle.plan.permissions,
+                        start_commit=self._start_commit,
+                        base_commit=self._base_commit,
+                    ),
                     result_type=AcpStarted,
                     **provider_call(cand, margin_s=60),
                     summary=f"start agent session on {cand.provider} (model {cand.requested_model})",
                 ),
             )
             self._on_start(started.started)
+            self._base_commit = self._base_commit or started.base_commit
             live = (cand.execution_profile, started)
         self._acp = None  # a failed turn ends the session (the activity reaps it)
         session = live[1]
@@ -185,7 +228,7 @@ class AgentTurns:
             ),
         )
         self._acp = live
-        return turn.output
+        return turn
 
     async def close(self) -> None:
         """Best effort: if the worker is gone, its agent went with it (and an idle reaper backs this up)."""

@@ -20,24 +20,34 @@ from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
     DeniedOutcome,
+    FileSystemCapabilities,
     Implementation,
+    ReadTextFileResponse,
     RequestPermissionResponse,
+    WriteTextFileResponse,
 )
 from acp.transports import default_environment
 from opentelemetry import trace
 
+from activities import workcopy
 from activities.executors.agents import AgentAdapter, adapter_for, read_relayed
 from activities.executors.base import ProviderCallError, resolve_credential
 from routing.classifier import FailureSignal
 from routing.codes import Phase
 from routing.config import ExecutionProfile
+from routing.permissions import (
+    PermissionCounts,
+    PermissionPolicy,
+    choose_option,
+    decide_permission,
+    narrow,
+    read_tool_call,
+)
 
 METHOD_NOT_FOUND = -32601
 LEGACY_SET_MODEL = "session/set_model"  # agents from before session config options (e.g. claude-code-acp 0.x)
 STDIO_LIMIT = 16 * 1024 * 1024
-# Until the repository/permission-policy issue lands, a profile allows the agent's file edits (inside its working
-# directory) with this plain setting in its `env`; every other permission request is refused.
-ALLOW_EDITS = "OFFICE_ALLOW_EDITS"
+FS_REFUSED = -32001  # an fs/* call the run's permission policy or working copy confinement refuses
 # Every process of an agent's tree carries its worker's mark (pid:start time), so a restarted worker can find
 # and reap what a crashed predecessor left (`reap_orphaned_agents`).
 OWNER_ENV = "OFFICE_AGENT_OWNER"
@@ -59,7 +69,6 @@ def launch_environment(profile: ExecutionProfile, provider: str, start_model: st
     (under the profile's name and the agent's own), and the start model where the agent reads it from."""
     adapter = adapter_of(profile)
     env = {**default_environment(), **adapter.environment(profile.base_url), **profile.env}
-    env.pop(ALLOW_EDITS, None)  # the scheduler's setting, not the agent's
     if (credential := resolve_credential(profile, provider)) is not None:
         env[profile.credential_env] = credential  # type: ignore[index]  # set whenever a credential resolved
         if adapter.credential_env and adapter.credential_env not in profile.env:
@@ -147,16 +156,17 @@ def _value(obj: Any, name: str) -> Any:
 
 
 class _Collector:
-    """The client side the agent calls back: collects this session's message chunks; refuses file and
-    terminal access (an office run grants no tools it has not been configured with) and every permission
-    request except, when the profile allows edits, a file edit inside the session's working directory."""
+    """The client side the agent calls back: collects this session's message chunks and answers permission
+    requests and `fs/*` calls from the run's permission policy, inside the session's working directory only.
+    Terminals are not offered (every other client method is refused)."""
 
-    def __init__(self, allow_edits: bool = False, cwd: str | None = None) -> None:
+    def __init__(self, policy: PermissionPolicy | None = None, cwd: str | None = None) -> None:
         self.chunks: list[str] = []
         self.updates = 0
-        self.allow_edits, self.cwd = allow_edits, cwd
+        self.policy, self.cwd = policy or PermissionPolicy(), cwd
         self.tool_kinds: dict[str, str] = {}  # tool call id → kind, from the agent's tool_call updates
-        self.permissions: list[str] = []  # what was asked and how it was answered
+        self.permissions: list[str] = []  # what was asked and how it was answered (this session, for logs)
+        self.counts = PermissionCounts()  # this turn's decisions by kind (reset per prompt)
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates += 1
@@ -168,28 +178,51 @@ class _Collector:
         elif kind in ("tool_call", "tool_call_update") and _value(update, "kind"):
             self.tool_kinds[update.tool_call_id] = _value(update, "kind")
 
-    def _inside_workdir(self, tool_call: Any) -> bool:
-        raw = getattr(tool_call, "raw_input", None) or {}
-        paths = [getattr(loc, "path", None) for loc in getattr(tool_call, "locations", None) or []]
-        paths += [raw.get(k) for k in ("file_path", "path", "notebook_path") if isinstance(raw, dict)]
-        paths = [p for p in paths if p]
-        if not paths or not self.cwd:
-            return False
-        root = os.path.realpath(self.cwd)
-        return all(os.path.realpath(os.path.join(root, p)).startswith(root + os.sep) for p in paths)
+    def _decide(self, kind: str | None, raw_input: object = None, locations: list[str] | None = None) -> Any:
+        request = read_tool_call(kind, raw_input, locations or [])
+        verdict = decide_permission(self.policy, request.kind, request.paths, request.command, self.cwd or "")
+        return verdict
 
     async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> Any:
         kind = _value(tool_call, "kind") or self.tool_kinds.get(getattr(tool_call, "tool_call_id", ""))
         title = getattr(tool_call, "title", None) or kind or "tool"
-        allow = next((o for o in options if _value(o, "kind") == "allow_once"), None)
-        if self.allow_edits and kind == "edit" and allow is not None and self._inside_workdir(tool_call):
-            self.permissions.append(f"allowed: {title}")
-            return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=allow.option_id))
-        self.permissions.append(f"refused: {title}")
-        reject = next((o for o in options if _value(o, "kind") == "reject_once"), None)
-        if reject is not None:
-            return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=reject.option_id))
+        locations = [getattr(loc, "path", None) or "" for loc in getattr(tool_call, "locations", None) or []]
+        verdict = self._decide(kind, getattr(tool_call, "raw_input", None), locations)
+        choice = choose_option(verdict, options)
+        self.counts = self.counts.add(verdict.kind, choice.allowed)
+        self.permissions.append(f"{'allowed' if choice.allowed else 'refused'}: {title} ({choice.reason})")
+        if choice.option_id is not None:
+            return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=choice.option_id))
         return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+
+    def _fs(self, kind: str, path: str) -> str:
+        """The policy's verdict on an `fs/*` call (counted like a permission request); the root to confine to."""
+        verdict = self._decide(kind, {"path": path})
+        self.counts = self.counts.add(verdict.kind, verdict.allowed)
+        self.permissions.append(f"{'allowed' if verdict.allowed else 'refused'}: fs {kind} {path}")
+        if not verdict.allowed or not self.cwd:
+            raise RequestError(FS_REFUSED, verdict.reason, {"path": path})
+        return self.cwd
+
+    async def read_text_file(
+        self, path: str, session_id: str, line: int | None = None, limit: int | None = None, **_: Any
+    ) -> ReadTextFileResponse:
+        root = self._fs("read", path)
+        try:
+            content = await asyncio.to_thread(workcopy.read_text_file, root, path, line, limit)
+        except PermissionError as err:
+            raise RequestError(FS_REFUSED, str(err), {"path": path}) from err
+        except OSError as err:
+            raise RequestError.resource_not_found(path) from err
+        return ReadTextFileResponse(content=content)
+
+    async def write_text_file(self, content: str, path: str, session_id: str, **_: Any) -> WriteTextFileResponse:
+        root = self._fs("edit", path)
+        try:
+            await asyncio.to_thread(workcopy.write_text_file, root, path, content)
+        except PermissionError as err:
+            raise RequestError(FS_REFUSED, str(err), {"path": path}) from err
+        return WriteTextFileResponse()
 
     def on_connect(self, conn: Any) -> None:
         pass
@@ -216,10 +249,18 @@ class AgentSession:
     prompts: int = 0
     stderr_reader: asyncio.Task | None = None
     adapter: AgentAdapter = field(default_factory=lambda: adapter_for([]))
+    workcopy: "workcopy.WorkCopy | None" = None  # with a repository: the attempt's working copy (the cwd)
+    note: str | None = None  # the continuation note the first prompt of a fresh session starts with
 
     @classmethod
     async def launch(
-        cls, run_id: str, provider: str, profile: ExecutionProfile, env: dict[str, str], cwd: str | None = None
+        cls,
+        run_id: str,
+        provider: str,
+        profile: ExecutionProfile,
+        env: dict[str, str],
+        cwd: str | None = None,
+        policy: PermissionPolicy | None = None,
     ) -> "AgentSession":
         command = launch_command(profile)
         try:
@@ -248,7 +289,7 @@ class AgentSession:
                     error_text=f"agent command not found: {profile.command[0]} ({err.strerror})",
                 )
             ) from err
-        collector = _Collector(profile.env.get(ALLOW_EDITS, "").lower() in ("1", "true", "yes"), cwd)
+        collector = _Collector(narrow(policy or PermissionPolicy(), profile.permissions), cwd)
         conn = connect_to_agent(collector, process.stdin, process.stdout)
         session = cls(run_id, provider, process, conn, collector, adapter=adapter_of(profile))
         session.stderr_reader = asyncio.create_task(session._drain_stderr())  # an unread pipe would block it
@@ -274,7 +315,9 @@ class AgentSession:
     async def start(self, cwd: str, meta: dict[str, Any] | None = None) -> None:
         init = {
             "protocolVersion": PROTOCOL_VERSION,
-            "clientCapabilities": ClientCapabilities().model_dump(by_alias=True, exclude_none=True),
+            "clientCapabilities": ClientCapabilities(  # fs/* answered inside the working copy, by the policy
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)
+            ).model_dump(by_alias=True, exclude_none=True),
             "clientInfo": Implementation(name="office", version="1").model_dump(by_alias=True, exclude_none=True),
         }
         await self.request(AGENT_METHODS["initialize"], init, Phase.session_start)
@@ -300,6 +343,7 @@ class AgentSession:
 
     async def prompt(self, text: str) -> str:
         self.collector.chunks.clear()
+        self.collector.counts = PermissionCounts()
         self.prompts += 1
         answer = await self.request(
             AGENT_METHODS["session_prompt"],

@@ -37,6 +37,18 @@ def render_view(view: RunView) -> None:
         console.print(f"[yellow]parked:[/] {view.park_reason} (resume with `office runs resume {view.run_id}`)")
     if view.message:
         console.print(f"[bold]{view.message}[/]")
+    if r := view.result:
+        console.print(
+            f"branch [bold]{r.branch}[/] {r.base_commit[:12]}..{r.head_commit[:12]}: {r.files_changed} files "
+            f"changed, +{r.insertions} -{r.deletions} (`office runs diff {view.run_id}`)"
+        )
+    if view.repository_note:
+        console.print(f"[yellow]{view.repository_note}[/]")
+    if view.permissions.asked:
+        c = view.permissions
+        console.print("permissions " + ", ".join(
+            f"{k}: {c.allowed.get(k, 0)} allowed / {c.refused.get(k, 0)} refused" for k in sorted(c.asked)
+        ))  # fmt: skip
     if view.output:
         console.print(view.output)
 
@@ -186,3 +198,30 @@ def runs_resume(run_id: str) -> None:
 
     run_with_services(lambda s: s.client.get_workflow_handle(run_id).signal(OfficeRunWorkflow.resume), client=True)
     console.print(f"resume sent to {run_id}")
+
+
+async def run_diff(services: Services, run_id: str, stat: bool = False) -> str:
+    """The run's changes, base..head of its branch, read from the repository (the working copy is gone)."""
+    from activities import workcopy
+    from office.settings import work_dir_from_env
+
+    view = await _show(services, run_id)
+    if view.result is None:
+        fail(f"run {run_id} has no commit on a branch (no repository, or no turn on an agent with files). "
+             f"{view.repository_note or ''}")  # fmt: skip
+    workspace = await services.store.get_workspace(view.workspace)
+    if workspace is None or workspace.repository is None:
+        fail(f"workspace {view.workspace!r} has no repository setting any more; the branch is {view.result.branch}")
+    try:
+        return await workcopy.diff(
+            workspace.repository, work_dir_from_env(), view.result.base_commit, view.result.head_commit, stat=stat
+        )
+    except workcopy.RepositoryConfigError as err:
+        fail(f"workspace {view.workspace!r}, setting {err.setting}: {err}")
+
+
+@app.command("diff")
+def runs_diff(run_id: str, stat: bool = typer.Option(False, "--stat", help="Only the files and their counts.")) -> None:
+    """Print a run's changes: its branch from the base commit to the head commit."""
+    text = run_with_services(lambda s: run_diff(s, run_id, stat), client=True, store=True)
+    print(text, end="")
