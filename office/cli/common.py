@@ -21,15 +21,17 @@ import os
 import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
-from temporalio.client import Client
 
 from office.settings import Settings
-from office.temporal_client import connect
-from store.repository import Store
+
+if TYPE_CHECKING:  # imported when connecting: a command that fails on its input never pays for them
+    from temporalio.client import Client
+
+    from store.repository import Store
 
 EXIT_RUN_FAILED = 1
 EXIT_USAGE = 2
@@ -61,17 +63,17 @@ class BadSetting(Exception):
 class Services:
     """What `with_services` connected. Asking for one that was not requested is a programming error."""
 
-    def __init__(self, client: Client | None, store: Store | None):
+    def __init__(self, client: "Client | None", store: "Store | None"):
         self._client, self._store = client, store
 
     @property
-    def client(self) -> Client:
+    def client(self) -> "Client":
         if self._client is None:
             raise RuntimeError("the command did not ask with_services for the Temporal client (client=True)")
         return self._client
 
     @property
-    def store(self) -> Store:
+    def store(self) -> "Store":
         if self._store is None:
             raise RuntimeError("the command did not ask with_services for the store (store=True)")
         return self._store
@@ -104,13 +106,14 @@ def _temporal_reason(err: BaseException) -> str:
     return _one_line(err)
 
 
-async def connect_temporal() -> Client:
+async def connect_temporal() -> "Client":
     """The Temporal client for TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE, with the namespace checked: a bad address
     or namespace is a BadSetting, an unreachable frontend a ServiceUnavailable (one line each)."""
     from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
     from temporalio.service import RPCError, RPCStatusCode
 
     from office.codec import CodecKeyError
+    from office.temporal_client import connect
 
     address = _temporal_address()
     try:
@@ -160,6 +163,8 @@ def _shown_url(url: str) -> str:
 async def with_services(*, client: bool = False, store: bool = False) -> AsyncIterator[Services]:
     """Connects what the command asks for (TEMPORAL_* / OFFICE_DATABASE_URL), yields it, and closes it again.
     A failure to connect raises ServiceUnavailable; errors raised by the command itself pass through unchanged."""
+    from store.repository import Store
+
     temporal: Client | None = None
     db: Store | None = None
     try:
