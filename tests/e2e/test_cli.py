@@ -150,3 +150,19 @@ async def test_pin_explain_and_decide_from_the_cli(stack):
     assert code == 0
     code, out, _ = await office(stack, "selections", "--json")
     assert [r for r in json.loads(out) if r["agent"] == agent] == []
+
+
+async def test_a_misspelt_setting_is_refused_and_workspace_show_is_unchanged(stack, tmp_path):
+    ws, _agent, p = await stack.workspace({"alpha": SimProvider()})
+    code, before, err = await office(stack, "workspace", "show", ws, "--json")
+    assert code == 0, err
+    typo = tmp_path / "typo.yaml"
+    typo.write_text(
+        f"name: {ws}\nprovider_order: [{p['alpha']}]\n"
+        f"providers:\n  {p['alpha']}: {{base_url: 'http://127.0.0.1:9/v1', credentail_env: A_KEY}}\n"
+    )
+    code, _, err = await office(stack, "workspace", "set", "--file", str(typo))
+    assert code == 2 and f"providers.{p['alpha']}.credentail_env: is not a known setting" in err
+    assert "credential_env" in err and "nothing was saved" in err and "Traceback" not in err
+    code, after, _ = await office(stack, "workspace", "show", ws, "--json")
+    assert code == 0 and json.loads(after) == json.loads(before)
