@@ -194,6 +194,23 @@ async def _waiting(state: dict[str, Any]) -> Any:
         task.cancel()
 
 
+async def _alive(op: Callable[[], Awaitable[T]]) -> T:
+    """`await op()`, heartbeating (no details) while it takes longer than a beat: a store call that hangs (a
+    black-holed connection, a slow reconnect) must not look like a lost worker, which the workflow would
+    classify as the provider's timeout."""
+    if not activity.in_activity() or activity.info().is_local or not (hb := activity.info().heartbeat_timeout):
+        return await op()
+    task = asyncio.ensure_future(op())
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=min(5.0, hb.total_seconds() / 3))
+            if done:
+                return task.result()
+            activity.heartbeat()
+    finally:
+        task.cancel()
+
+
 async def store_retrying(
     op: Callable[[], Awaitable[T]], what: str, *, bound_s: float | None = None, held: dict | None = None
 ) -> T:
@@ -201,7 +218,7 @@ async def store_retrying(
     ("recording the answer of turn 1"), for the heartbeat and the error. `held`: an answer the provider gave,
     returned to the workflow in the StoreUnavailable failure if the bound passes."""
     try:
-        return await op()
+        return await _alive(op)
     except Exception as err:
         if not is_outage(err):
             if is_store_error(err) and not isinstance(err, ApplicationError):

@@ -217,3 +217,18 @@ def test_a_run_request_with_a_nul_byte_is_refused_naming_the_field(field):
     with pytest.raises(ValidationError) as refused:
         RunRequest(run_id="r1", workspace="w", agent="a", **fields)
     assert f"{field} contains a NUL byte" in str(refused.value)
+
+
+async def test_a_slow_store_call_keeps_the_activity_alive():
+    """A hanging store call must not look like a lost worker (which would be classified as the provider's
+    timeout): the activity heartbeats while it waits."""
+    import asyncio
+
+    env, beats = activity_env(heartbeat_s=0.6)
+
+    async def slow() -> str:
+        await asyncio.sleep(1.2)
+        return "done"
+
+    assert await env.run(store_retrying, slow, "reading the transcript of r1") == "done"
+    assert len(beats) >= 3
