@@ -85,7 +85,7 @@ def test_tier_overrides_the_model_per_provider():
             {
                 "name": "ws",
                 "provider_order": ["a"],
-                "providers": {"a": {"base_url": "http://x"}, "z": {"base_url": "h"}},
+                "providers": {"a": {"base_url": "http://x"}, "z": {"base_url": "http://h"}},
             },
             "does not list",
         ),
