@@ -4,7 +4,7 @@
   runs.py           watch, runs show|list|cancel|decide|explain|resume
   config.py         workspace …, profile …, models, pin, unpin, selections
   health.py         health list|clear
-  dev.py            dev, worker, simulator, bench, db upgrade, watchdog install
+  dev.py            dev, worker, simulator, codec-server, bench, db upgrade, watchdog install
   explain_error.py  explain-error
   common.py         consoles, exit statuses, and `with_services` (the Temporal client and the store)
 
@@ -30,6 +30,7 @@ COMMANDS = [
     ("dev", "dev", "dev", False),
     ("worker", "dev", "worker", False),
     ("simulator", "dev", "simulator", False),
+    ("codec-server", "dev", "codec_server", False),
     ("submit", "submit", "submit", False),
     ("watch", "runs", "watch", False),
     ("models", "config", "models", False),

@@ -55,6 +55,31 @@ def simulator(
     asyncio.run(_serve_simulator(port, config))
 
 
+async def _serve_codec(port: int, ui_origins: list[str]) -> None:
+    from office.codec import KEYS_FILE_ENV, CodecKeyError, codec_from_env
+    from office.codec_server import CodecServer
+
+    try:
+        codec = codec_from_env()
+    except CodecKeyError as err:
+        fail(str(err))
+    if codec is None:
+        fail(f"{KEYS_FILE_ENV} is not set: name the key file the workers encrypt with")
+    server = await CodecServer(codec, ui_origins, port=port).start()
+    print(f"codec server on {server.url} (Temporal UI: --ui-codec-endpoint {server.url})", flush=True)
+    await asyncio.Event().wait()
+
+
+def codec_server(
+    port: int = typer.Option(8234),
+    ui_origin: list[str] = typer.Option(
+        ["http://127.0.0.1:8233", "http://localhost:8233"], help="The Temporal UI's origin (repeatable)."
+    ),
+) -> None:
+    """Decode encrypted payloads for the Temporal UI and `temporal --codec-endpoint` (loopback only)."""
+    asyncio.run(_serve_codec(port, ui_origin))
+
+
 # --- operations ----------------------------------------------------------------------------------------
 @db_app.command("upgrade")
 def db_upgrade() -> None:
