@@ -27,7 +27,7 @@ class PreferenceWriter:
             },
             ["agent", "kind"],
         )
-        async with self.store.session() as s:
+        async with self.store.db() as s:
             s.add(
                 SelectionEventRow(
                     agent=selection.agent,
@@ -43,7 +43,7 @@ class PreferenceWriter:
             await s.commit()
 
     async def clear_user_selection(self, agent: str, kind: SelectionKind, actor: str, reason: str = "") -> bool:
-        async with self.store.session() as s:
+        async with self.store.db() as s:
             row = await s.get(SelectionRow, (agent, kind.value))
             if row is None:
                 return False

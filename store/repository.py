@@ -66,7 +66,8 @@ class Store:
     async def close(self) -> None:
         await self.engine.dispose()
 
-    def session(self) -> AsyncSession:
+    def db(self) -> AsyncSession:
+        """A database session (unit of work); "session" elsewhere means an agent session."""
         return self._sessions()
 
     def _insert(self, table: type[SQLModel]):
@@ -76,7 +77,7 @@ class Store:
     async def insert_ignore(self, table: type[SQLModel], values: dict[str, Any]) -> bool:
         """Insert unless the primary key exists; True when this call inserted the row."""
         stmt = self._insert(table).values(**values).on_conflict_do_nothing()
-        async with self.session() as s:
+        async with self.db() as s:
             result = await s.execute(stmt)
             await s.commit()
             return bool(result.rowcount)
@@ -84,7 +85,7 @@ class Store:
     async def upsert(self, table: type[SQLModel], values: dict[str, Any], keys: list[str]) -> None:
         stmt = self._insert(table).values(**values)
         stmt = stmt.on_conflict_do_update(index_elements=keys, set_={k: v for k, v in values.items() if k not in keys})
-        async with self.session() as s:
+        async with self.db() as s:
             await s.execute(stmt)
             await s.commit()
 
@@ -97,12 +98,12 @@ class Store:
         )
 
     async def get_workspace(self, name: str) -> WorkspaceConfig | None:
-        async with self.session() as s:
+        async with self.db() as s:
             row = await s.get(WorkspaceRow, name)
         return WorkspaceConfig.model_validate(row.config) if row else None
 
     async def list_workspaces(self) -> list[WorkspaceConfig]:
-        async with self.session() as s:
+        async with self.db() as s:
             rows = (await s.execute(select(WorkspaceRow).order_by(WorkspaceRow.name))).scalars().all()
         return [WorkspaceConfig.model_validate(r.config) for r in rows]
 
@@ -111,12 +112,12 @@ class Store:
         await self.upsert(AgentProfileRow, values, ["name"])
 
     async def get_agent(self, name: str) -> AgentProfile | None:
-        async with self.session() as s:
+        async with self.db() as s:
             row = await s.get(AgentProfileRow, name)
         return AgentProfile.model_validate(row.model_dump(exclude={"updated_at"})) if row else None
 
     async def list_agents(self) -> list[AgentProfile]:
-        async with self.session() as s:
+        async with self.db() as s:
             rows = (await s.execute(select(AgentProfileRow).order_by(AgentProfileRow.name))).scalars().all()
         return [AgentProfile.model_validate(r.model_dump(exclude={"updated_at"})) for r in rows]
 
@@ -137,7 +138,7 @@ class Store:
         )
 
     async def read_transcript(self, run_id: str, upto_seq: int) -> list[TranscriptEntryRow]:
-        async with self.session() as s:
+        async with self.db() as s:
             rows = (
                 (
                     await s.execute(
@@ -153,7 +154,7 @@ class Store:
 
     async def open_turn(self, run_id: str, user_seq: int, text: str) -> list[TranscriptEntryRow]:
         """One transaction: append the turn's user message (idempotent) and read the run's snapshot up to it."""
-        async with self.session() as s:
+        async with self.db() as s:
             await s.execute(
                 self._insert(TranscriptEntryRow)
                 .values(run_id=run_id, seq=user_seq, role="user", content=text, provider=None, created_at=utcnow())
@@ -184,7 +185,7 @@ class Store:
         now = utcnow()
         key = attempt.get("provider_key") or await self.key_for(provider)
         attempt = attempt | {"provider_key": key}
-        async with self.session() as s:
+        async with self.db() as s:
             await s.execute(
                 self._insert(TranscriptEntryRow)
                 .values(run_id=run_id, seq=seq, role="assistant", content=answer, provider=provider, created_at=now)
@@ -216,7 +217,7 @@ class Store:
         return await self.insert_ignore(AttemptRow, values)
 
     async def list_attempts(self, run_id: str) -> list[AttemptRow]:
-        async with self.session() as s:
+        async with self.db() as s:
             rows = (
                 (await s.execute(select(AttemptRow).where(AttemptRow.run_id == run_id).order_by(AttemptRow.seq)))
                 .scalars()
@@ -296,7 +297,7 @@ class Store:
         (restore_health) or the cooling time does."""
         now = utcnow()
         key = key or await self.key_for(provider)
-        async with self.session() as s:
+        async with self.db() as s:
             row = await self._lock_health(s, key, provider, model or "", create=True)
             assert row is not None
             before = capacity_of(row)
@@ -318,7 +319,7 @@ class Store:
             return False
         now, event = utcnow(), CallFailed(code=code, run_id=run_id)
         key = key or await self.key_for(provider)
-        async with self.session() as s:
+        async with self.db() as s:
             row = await self._lock_health(s, key, provider)
             if row is None:
                 await s.commit()
@@ -346,7 +347,7 @@ class Store:
         before calling: the provider key's Retry-After floor and, with a quota, the next pacing slot."""
         now = utcnow()
         key = key or await self.key_for(provider)
-        async with self.session() as s:
+        async with self.db() as s:
             row = await self._lock_health(s, key, provider, create=True)
             assert row is not None
             before = capacity_of(row)
@@ -360,7 +361,7 @@ class Store:
     async def restore_health(self, provider: str, model: str | None, run_id: str, *, key: str | None = None) -> None:
         """A success clears the provider-wide record and the record for the model that ran."""
         key = key or await self.key_for(provider)
-        async with self.session() as s:
+        async with self.db() as s:
             rows = (
                 (
                     await s.execute(
@@ -396,7 +397,7 @@ class Store:
             found = await self.keys_for(scope)
             keys = set().union(*found.values()) | {legacy_key(name) for name in scope}
             query = query.where(ProviderHealthRow.provider_key.in_(keys))  # type: ignore[attr-defined]
-        async with self.session() as s:
+        async with self.db() as s:
             rows = (await s.execute(query)).scalars().all()
         return [
             HealthRecord(
@@ -414,7 +415,7 @@ class Store:
         """An operator's word that a provider (or one model on it) is fixed; returns rows cleared. `provider` is
         a provider key (as `office health list --json` shows it) or a name: a name clears every identity shown
         under it."""
-        async with self.session() as s:
+        async with self.db() as s:
             query = select(ProviderHealthRow).where(
                 (ProviderHealthRow.provider == provider) | (ProviderHealthRow.provider_key == provider)
             )
@@ -427,7 +428,7 @@ class Store:
             return len(rows)
 
     async def health_rows(self) -> list[ProviderHealthRow]:
-        async with self.session() as s:
+        async with self.db() as s:
             return list(
                 (
                     await s.execute(
@@ -455,13 +456,13 @@ class Store:
             query = query.where(table.at >= since)
         if until is not None:
             query = query.where(table.at <= until)
-        async with self.session() as s:
+        async with self.db() as s:
             return list((await s.execute(query)).scalars().all())
 
     # --- durable selections: read-only here; writes live in store.preferences ----------------------
     async def user_pins(self, agent: str) -> Pins:
         """Only source=user rows count: anything else is not a preference, whatever it says."""
-        async with self.session() as s:
+        async with self.db() as s:
             rows = (
                 (
                     await s.execute(
@@ -482,7 +483,7 @@ class Store:
         return pins
 
     async def selections(self) -> list[SelectionRow]:
-        async with self.session() as s:
+        async with self.db() as s:
             return list(
                 (await s.execute(select(SelectionRow).order_by(SelectionRow.agent, SelectionRow.kind))).scalars().all()
             )
@@ -501,7 +502,7 @@ class Store:
         )
 
     async def observed_catalogs(self, providers: list[str]) -> dict[str, list[str]]:
-        async with self.session() as s:
+        async with self.db() as s:
             rows = (
                 (await s.execute(select(ProviderCatalogRow).where(ProviderCatalogRow.provider.in_(providers))))
                 .scalars()
@@ -517,7 +518,7 @@ class Store:
         )
 
     async def list_run_messages(self, run_id: str) -> list[RunMessageRow]:
-        async with self.session() as s:
+        async with self.db() as s:
             rows = (
                 (
                     await s.execute(

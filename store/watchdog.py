@@ -17,7 +17,7 @@ async def sweep_stale_automatic_state(
     one audit event each (what, when, why, which run wrote it). User rows are never touched."""
     now = now or utcnow()
     cutoff = now - max_age
-    async with store.session() as s:
+    async with store.db() as s:
         rows = (
             (await s.execute(select(SelectionRow).where(SelectionRow.source != SelectionSource.user.value)))
             .scalars()

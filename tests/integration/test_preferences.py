@@ -159,7 +159,7 @@ async def test_watchdog_clears_planted_automatic_state_audits_it_and_explain_sho
     view = await run_to_end(stack, ws, agent)
     # Plant what an old, buggy runtime would have left: the fallback written as a preference.
     old = utcnow() - timedelta(hours=2)
-    async with stack.store.session() as s:
+    async with stack.store.db() as s:
         await s.execute(
             insert(SelectionRow).values(
                 agent=agent, kind="provider", value=[p["b"]], source="auto", written_by_run=view.run_id, created_at=old

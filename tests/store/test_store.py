@@ -137,7 +137,7 @@ async def test_shared_breaker_opens_on_a_failing_window_and_lets_one_probe_throu
     assert (refused.allowed, refused.rule) == (False, "breaker.open") and refused.retry_after_s > 0
 
     # Cooling over: exactly one of many concurrent callers becomes the half-open probe.
-    async with store.session() as s:
+    async with store.db() as s:
         from sqlalchemy import update as sa_update
 
         from store.tables import ProviderHealthRow
@@ -160,7 +160,7 @@ async def test_an_expired_probe_lease_passes_to_the_next_caller(db_url):
 
     store = await migrated(db_url)
     await store.admit_call("p", "r0", is_retry=False)
-    async with store.session() as s:
+    async with store.db() as s:
         await s.execute(
             sa_update(ProviderHealthRow).values(
                 state="degraded", retry_at=utcnow_minus(5), probe_holder="dead-run", probe_expires=utcnow_minus(1)
