@@ -55,9 +55,11 @@ def refs(bare: Path, prefix: str) -> list[str]:
 
 
 def scripted(log: Path, **script) -> ExecutionProfile:
+    """A scripted agent with its own provider identity (an ignored argument), so no other test's provider
+    health evidence applies to it."""
     return ExecutionProfile(
         kind="acp",
-        command=[sys.executable, "-m", "office.scripted_agent"],
+        command=[sys.executable, "-m", "office.scripted_agent", uuid.uuid4().hex[:8]],
         env={"SCRIPTED_AGENT": json.dumps({"log": str(log), **script}), "PYTHONPATH": str(ROOT)},
         heartbeat_timeout_s=3,
         timeout_s=30,
