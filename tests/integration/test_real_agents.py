@@ -11,14 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from activities.acp_session import session_workdir
 from activities.executors.acp import OWNER_ENV
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, ScriptedToolUse, SimProvider
 from routing.config import ExecutionProfile
+from routing.permissions import PermissionPolicy
+from routing.repository import RepositoryConfig
 from routing.run import RunStatus
 
 from .helpers import calls_to, start_worker, stop_workers
+from .test_repository_runs import bare_repo, git
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,14 +111,23 @@ async def test_claude_code_two_turns_on_one_live_session_writes_the_scripted_fil
         "anthropic",
         claude_provider(
             tool_uses=[
-                ScriptedToolUse(
-                    name="Write", input={"file_path": "notes/plan.md", "content": "# Plan\n"}, match_text="the plan"
+                ScriptedToolUse(  # the client offers fs/*: Claude Code writes through its ACP tool, i.e. through us
+                    name="mcp__acp__Write",
+                    input={"file_path": "notes/plan.md", "content": "# Plan\n"},
+                    match_text="the plan",
                 )
             ]
         ),
     )
-    claude = profile(stack, tmp_path, [str(agent("claude-code-acp"))], sim, OFFICE_ALLOW_EDITS="1")
+    claude = profile(stack, tmp_path, [str(agent("claude-code-acp"))], sim)
     ws, agent_name, p = await stack.workspace({"claude": claude}, model="sonnet")
+    bare = bare_repo(tmp_path)
+    config = await stack.store.get_workspace(ws)
+    await stack.store.save_workspace(
+        config.model_copy(
+            update={"repository": RepositoryConfig(url=str(bare)), "permissions": PermissionPolicy(edit="allow")}
+        )
+    )
     started = time.monotonic()
     handle = await submit(
         stack.client,
@@ -132,10 +143,11 @@ async def test_claude_code_two_turns_on_one_live_session_writes_the_scripted_fil
     assert view.status is RunStatus.completed, view.message
     transcript = await stack.store.read_transcript(view.run_id, 10)
     answers = [e.content for e in transcript if e.role == "assistant"]
-    calls = calls_to(stack, sim)
+    # In a git working copy Claude Code also asks its model to summarise "Files modified by user": not a turn.
+    calls = [c for c in calls_to(stack, sim) if not str(c["messages"][0]["content"]).startswith("Files modified by")]
     # Turn 1: the scripted Write, then the text answer once the tool result came back; turn 2: one call.
     assert [(c["api"], c.get("tool_use"), c["tool_result"], c["status"]) for c in calls] == [
-        ("messages", "Write", False, 200),
+        ("messages", "mcp__acp__Write", False, 200),
         ("messages", None, True, 200),
         ("messages", None, False, 200),
     ]
@@ -144,8 +156,13 @@ async def test_claude_code_two_turns_on_one_live_session_writes_the_scripted_fil
     # The second prompt went to the live session: Claude Code sent its own history, not a forwarded snapshot.
     assert [m["role"] for m in calls[2]["messages"]] == ["user", "assistant", "user"]
     assert calls[2]["messages"][0]["content"] == "Write the plan to notes/plan.md"
-    written = Path(session_workdir(None, view.run_id)) / "notes" / "plan.md"
-    assert written.read_text() == "# Plan\n"
+    # the run's branch in the bare repository holds exactly that change, in one commit (turn 2 changed nothing)
+    branch = f"office/{view.run_id}"
+    assert git("diff", "--name-only", "main", branch, cwd=bare).split() == ["notes/plan.md"]
+    assert git("show", f"{branch}:notes/plan.md", cwd=bare) == "# Plan\n"
+    assert git("rev-list", "--count", f"main..{branch}", cwd=bare).strip() == "1"
+    assert view.result is not None and (view.result.files_changed, view.result.insertions) == (1, 1)
+    assert view.permissions.allowed == {"edit": 2}  # the permission request and the fs/write_text_file
     assert [(a.provider, a.model, a.error_code) for a in view.attempts] == [(p["claude"], "sonnet", None)] * 2
     assert view.effective_model == "sonnet"  # the model the agent reports after the one selection call
     print(f"\nMEASURE claude-code: 2 turns in {elapsed:.1f}s ({elapsed / 2:.1f}s per turn incl. session start)")
