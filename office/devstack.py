@@ -6,6 +6,9 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 from rich.console import Console
@@ -22,6 +25,9 @@ from office.temporal_client import connect
 from office.temporal_server import TemporalDevServer
 from office.watchdog_schedule import install_watchdog
 from office.worker_runtime import office_worker
+from routing.config import ExecutionProfile, WorkspaceConfig
+from routing.permissions import PermissionPolicy
+from routing.repository import RepositoryConfig
 from store.migrate import migrate
 from store.repository import Store
 
@@ -47,6 +53,66 @@ async def _submit_demo_runs(client: Client, store: Store, console: Console) -> N
             f"  demo run [bold]{run_id}[/]: {view.status.value} ({tried})"
             + (f"\n    {view.message}" if view.message else "")
         )
+
+
+REPO_RUN = ("demo-repo-change", "coder", "Add a changelog entry for the parser fix")
+
+
+def _seed_demo_repo(data_dir: Path) -> Path:
+    """A local bare repository under the data dir, seeded once with one commit on main."""
+    bare = data_dir / "demo-repo.git"
+    if (bare / "HEAD").exists():
+        return bare
+    git = ["git", "-c", "user.name=Office demo", "-c", "user.email=demo@localhost", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "--quiet", "--bare", str(bare)], check=True)
+    with tempfile.TemporaryDirectory() as seed:
+        subprocess.run([*git, "init", "--quiet", seed], check=True)
+        (Path(seed) / "README.md").write_text("# Demo repository\n\nA parser and its tests.\n")
+        subprocess.run([*git, "-C", seed, "add", "README.md"], check=True)
+        subprocess.run([*git, "-C", seed, "commit", "--quiet", "-m", "Initial commit"], check=True)
+        subprocess.run([*git, "-C", seed, "push", "--quiet", str(bare), "HEAD:refs/heads/main"], check=True)
+    return bare
+
+
+def demo_repo_workspace(bare: Path) -> WorkspaceConfig:
+    """`demo-repo`: runs work on office/<run-id> in the demo repository. Its agent is the scripted ACP agent
+    (no credentials, no npm), which writes CHANGELOG.md through the client's fs/write_text_file."""
+    script = {
+        "models": ["demo-model"],
+        "actions": [
+            {"write": "CHANGELOG.md", "content": "# Changelog\n\n- Fix the parser's handling of empty input.\n"}
+        ],
+    }
+    agent = ExecutionProfile(
+        kind="acp",
+        command=[sys.executable, "-m", "office.scripted_agent"],
+        env={"SCRIPTED_AGENT": json.dumps(script), "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        timeout_s=60,
+    )
+    return WorkspaceConfig(
+        name="demo-repo",
+        provider_order=["scripted"],  # type: ignore[list-item]  # plain names are accepted
+        providers={"scripted": agent},
+        repository=RepositoryConfig(url=str(bare), base_ref="main"),
+        permissions=PermissionPolicy(edit="allow"),
+    )
+
+
+async def _submit_repo_run(client: Client, console: Console, store: Store) -> None:
+    run_id, agent, prompt = REPO_RUN
+    try:
+        await submit(client, store, "demo-repo", agent, prompt, run_id=run_id,
+                     id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE)  # fmt: skip
+    except RunIdTaken:
+        console.print(f"  demo run {run_id} exists already (kept from an earlier start)")
+        return
+    view = await wait_for_view(client, run_id)
+    r = view.result
+    console.print(
+        f"  demo run [bold]{run_id}[/]: {view.status.value}"
+        + (f", branch [bold]{r.branch}[/] {r.base_commit[:12]}..{r.head_commit[:12]} ({r.files_changed} file, "
+           f"+{r.insertions} -{r.deletions}); see `office runs diff {run_id}`" if r else f"\n    {view.message}")
+    )  # fmt: skip
 
 
 def _prepare_data_dir(data_dir: Path) -> tuple[Path, SimConfig]:
@@ -83,15 +149,18 @@ async def run_dev_stack(data_dir: Path, temporal_port: int, ui_port: int, simula
         await migrate(db_url)
         store = Store(db_url)
         await store.save_workspace(demo_workspace(simulator.url))
+        await store.save_workspace(demo_repo_workspace(await asyncio.to_thread(_seed_demo_repo, data_dir)))
         for agent in DEMO_AGENTS:
             if await store.get_agent(agent.name) is None:  # never overwrite a profile the user edited
                 await store.save_agent(agent)
         client = await connect(address=temporal.address, namespace="default")
+        os.environ.setdefault("OFFICE_WORK_DIR", str(data_dir / "work"))  # mirrors and per-run working copies
         async with office_worker(client, db_url, TASK_QUEUE):
             await install_watchdog(client)
             if demo:
                 console.print("submitting demo runs …")
                 await _submit_demo_runs(client, store, console)
+                await _submit_repo_run(client, console, store)
             exports = {
                 "TEMPORAL_ADDRESS": temporal.address,
                 "TEMPORAL_NAMESPACE": "default",
