@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def scripted(log: Path, **script) -> ExecutionProfile:
     return ExecutionProfile(
         kind="acp",
-        command=[sys.executable, "-m", "office.scripted_agent"],
+        # An ignored argument gives each test's agent its own provider identity (health is keyed by it).
+        command=[sys.executable, "-m", "office.scripted_agent", str(log)],
         env={"SCRIPTED_AGENT": json.dumps({"log": str(log), **script}), "PYTHONPATH": str(ROOT)},
         heartbeat_timeout_s=3,
         timeout_s=30,
