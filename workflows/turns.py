@@ -36,6 +36,8 @@ with workflow.unsafe.imports_passed_through():
 ACP_LIVE_SESSION = "acp-live-session-v1"
 WORKER_PICKUP = timedelta(seconds=30)  # a turn for a dead worker's session fails this soon, then re-dispatches
 NO_RETRY = RetryPolicy(maximum_attempts=1)  # provider calls: the decider is the only retry layer
+STORE_UNAVAILABLE = "StoreUnavailable"  # activities.bookkeeping: the store stayed out past the activity's bound
+STORE_WAIT = timedelta(seconds=5)  # then the same attempt again: infrastructure is never a provider attempt
 T = TypeVar("T")
 
 
@@ -62,6 +64,11 @@ async def guarded(phase: Phase, call: Awaitable[T]) -> T:
         return await call
     except ActivityError as err:
         raise AttemptFailed(err, phase) from err
+
+
+def store_unavailable(err: ActivityError) -> bool:
+    """The activity waited for the store past its bound: not the provider's, so never classified or counted."""
+    return isinstance(err.cause, ApplicationError) and err.cause.type == STORE_UNAVAILABLE
 
 
 def classify_failure(err: ActivityError, cand: Candidate, phase: Phase) -> Classification:
@@ -107,24 +114,34 @@ class AgentTurns:
     async def attempt(
         self, req: RunRequest, cycle: RouteCycle, cand: Candidate, seq: int, turn: int, text: str
     ) -> SessionOutput | Classification:
-        user_seq, is_retry = 2 * turn + 1, cycle.route_retries > 0
-        try:
-            if cand.profile.kind is ExecutorKind.acp:
-                workflow.deprecate_patch(ACP_LIVE_SESSION)
-                out = await self._acp_turn(req, cycle, cand, seq, user_seq, text, is_retry)
-            else:
-                out = await self._session_turn(req, cand, seq, user_seq, text, is_retry)
-                if cycle.plan.repository is not None:  # no file system: the branch stays where it was
-                    self._view().repository_note = (
-                        f"turn {turn + 1} ran on {cand.provider}, which has no access to the repository: "
-                        f"{branch_for(req.run_id)} was not changed by it"
-                    )
-        except AttemptFailed as failed:
-            if isinstance(failed.error.cause, CancelledError):  # the run itself is being cancelled
-                raise asyncio.CancelledError() from failed.error
-            return classify_failure(failed.error, cand, failed.phase)
+        is_retry = cycle.route_retries > 0
+        while True:
+            try:
+                out = await self._turn(req, cycle, cand, seq, turn, text, is_retry)
+                break
+            except AttemptFailed as failed:
+                if isinstance(failed.error.cause, CancelledError):  # the run itself is being cancelled
+                    raise asyncio.CancelledError() from failed.error
+                if not store_unavailable(failed.error):
+                    return classify_failure(failed.error, cand, failed.phase)
+                await workflow.sleep(STORE_WAIT, summary="waiting for the store")  # the same attempt, uncounted
         self._note_files(out)
         return out.output
+
+    async def _turn(
+        self, req: RunRequest, cycle: RouteCycle, cand: Candidate, seq: int, turn: int, text: str, is_retry: bool
+    ) -> SessionTurnOutput:
+        user_seq = 2 * turn + 1
+        if cand.profile.kind is ExecutorKind.acp:
+            workflow.deprecate_patch(ACP_LIVE_SESSION)
+            return await self._acp_turn(req, cycle, cand, seq, user_seq, text, is_retry)
+        out = await self._session_turn(req, cand, seq, user_seq, text, is_retry)
+        if cycle.plan.repository is not None:  # no file system: the branch stays where it was
+            self._view().repository_note = (
+                f"turn {turn + 1} ran on {cand.provider}, which has no access to the repository: "
+                f"{branch_for(req.run_id)} was not changed by it"
+            )
+        return out
 
     def _note_files(self, turn: SessionTurnOutput) -> None:
         """Only commit ids and counts reach the history; the Temporal UI's details name the branch."""

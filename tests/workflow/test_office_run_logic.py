@@ -251,3 +251,12 @@ async def test_a_run_id_that_is_not_the_workflow_id_is_refused(client):
             await handle.result()
     assert "run_id 'someone-else' differs from the workflow id" in str(err.value.cause)
     assert fakes.called == [] and fakes.resolved == []  # nothing was written under the other id
+
+
+async def test_a_store_outage_past_the_activitys_bound_is_waited_out_and_never_counted_against_the_provider(run):
+    store_down = ApplicationError("the store stayed unreachable", type="StoreUnavailable")  # retryable: infra
+    fakes = FakeActivities([plan("a", "b", max_attempts=1)], turns={"a": [store_down]})
+    done = await (await run(fakes)).result()
+    assert done.status is RunStatus.completed and done.provider == "a"  # no fallback, the cap of 1 untouched
+    assert fakes.called == ["a", "a"] and fakes.recorded == []  # the same attempt again, no failed attempt row
+    assert [(a.seq, a.outcome) for a in done.attempts] == [(1, "succeeded")]
