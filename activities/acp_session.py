@@ -17,7 +17,7 @@ from typing import TypeVar
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities import workcopy
+from activities import bookkeeping, workcopy
 from activities.admission import accounted, admit, heartbeating, provider_failure
 from activities.attempts import attempt_row, count
 from activities.executors.acp import (
@@ -245,7 +245,10 @@ class AcpActivities:
             raise provider_failure(classify(err.signal, utcnow())) from err
         choice = session.choice
         if choice.catalog is not None:
-            await self.store.observe_catalog(cand.provider, choice.catalog, inp.run_id)
+            await bookkeeping.store_retrying(
+                lambda: self.store.observe_catalog(cand.provider, choice.catalog, inp.run_id),
+                f"recording the catalog of {cand.provider}",
+            )
         plan = plan_model(
             cand.requested_model,
             cand.fallback_model,
@@ -301,7 +304,7 @@ class AcpActivities:
         except ApplicationError:  # refused: this session ends here, the decider picks what is next
             await self.agents.close(inp.session_key)
             raise
-        snapshot = await self.store.open_turn(inp.run_id, inp.user_seq, inp.user_text)
+        snapshot = await bookkeeping.open_turn(self.store, inp.run_id, inp.user_seq, inp.user_text)
         fresh = session.prompts == 0
         text, normalisations = prompt_text(as_entries(snapshot), fresh, cand.provider, inp.full_history)
         if fresh and session.note:  # where the files are: the branch at the last completed turn
@@ -330,11 +333,8 @@ class AcpActivities:
             started_at=started_at,
             finished_at=utcnow(),
         )
-        if await self.store.close_turn(
-            inp.run_id, inp.user_seq + 1, answer, cand.provider, attempt_row(record), effective
-        ):
-            count(record)
-        return SessionTurnOutput(
+        answer = bookkeeping.clean_text(answer)
+        turn = SessionTurnOutput(
             started=inp.started,
             normalisations=normalisations,
             output=SessionOutput(text=answer, reported_model=effective, transcript_seq=inp.user_seq + 1),
@@ -342,6 +342,13 @@ class AcpActivities:
             result=result,
             permissions=session.collector.counts if session.collector.counts != PermissionCounts() else None,
         )
+        # The answer is in hand: a store outage now is waited out, never a reason to ask the agent again.
+        held = turn.model_dump(mode="json")
+        if await bookkeeping.close_turn(
+            self.store, inp.run_id, inp.user_seq + 1, answer, cand.provider, attempt_row(record), effective, held=held
+        ):
+            count(record)
+        return turn
 
     async def _commit(
         self, inp: AcpTurnInput, session: AgentSession, model: str | None
