@@ -16,6 +16,8 @@ from temporalio.client import Client
 from temporalio.common import WorkflowIDReusePolicy
 
 from contracts.activities import TASK_QUEUE
+from office.codec import KEYS_FILE_ENV, codec_from_env, ensure_key_file
+from office.codec_server import CodecServer
 from office.demo import DEMO_AGENTS, DEMO_ENV, DEMO_RUNS, demo_simulator, demo_workspace
 from office.runs import RunIdTaken, submit, wait_for_view
 from office.simulator.config import SimConfig
@@ -126,22 +128,32 @@ def _prepare_data_dir(data_dir: Path) -> tuple[Path, SimConfig]:
     return data_dir, SimConfig.model_validate_json(sim_file.read_text())
 
 
-async def run_dev_stack(data_dir: Path, temporal_port: int, ui_port: int, simulator_port: int, demo: bool) -> None:
+async def run_dev_stack(
+    data_dir: Path, temporal_port: int, ui_port: int, simulator_port: int, demo: bool, codec_port: int = 8234
+) -> None:
     console = Console()
     data_dir, sim_config = await asyncio.to_thread(_prepare_data_dir, data_dir)
+    # Prompts and answers are ciphertext in Temporal; the UI decodes them through the codec server below.
+    keys = await asyncio.to_thread(ensure_key_file, data_dir / "codec-keys")
+    os.environ.setdefault(KEYS_FILE_ENV, str(keys))
+    codec = codec_from_env()
     db_url = f"sqlite:///{data_dir / 'office.db'}"
     exporter = configure_telemetry("office-dev", console_file=data_dir / "telemetry.log")
     os.environ.update({k: v for k, v in DEMO_ENV.items() if k not in os.environ})
 
     temporal = TemporalDevServer(
-        db_file=data_dir / "temporal.db", port=temporal_port, ui_port=ui_port, log_file=data_dir / "temporal.log"
-    )
+        db_file=data_dir / "temporal.db", port=temporal_port, ui_port=ui_port, log_file=data_dir / "temporal.log",
+        codec_endpoint=f"http://127.0.0.1:{codec_port}",
+    )  # fmt: skip
+    assert codec is not None
+    codec_server = CodecServer(codec, [temporal.ui_url, f"http://localhost:{ui_port}"], port=codec_port)
     simulator = SimulatorServer(sim_config, port=simulator_port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     console.print(f"starting Temporal dev server on {temporal.address} (UI {temporal.ui_url}), data in {data_dir}")
+    await codec_server.start()
     await temporal.start()
     try:
         await simulator.start()
@@ -166,11 +178,12 @@ async def run_dev_stack(data_dir: Path, temporal_port: int, ui_port: int, simula
                 "TEMPORAL_NAMESPACE": "default",
                 "OFFICE_DATABASE_URL": db_url,
                 "OFFICE_SIMULATOR_URL": simulator.url,
+                KEYS_FILE_ENV: os.environ[KEYS_FILE_ENV],
             }
             await asyncio.to_thread((data_dir / "env.json").write_text, json.dumps(exports, indent=2))
             for name, value in exports.items():
                 print(f"export {name}={value}")
-            print(f"Temporal UI: {temporal.ui_url}/namespaces/default/workflows")
+            print(f"Temporal UI: {temporal.ui_url}/namespaces/default/workflows (decoded by {codec_server.url})")
             if exporter == "console":
                 print(f"traces and metrics: {data_dir / 'telemetry.log'}")
             print("ready", flush=True)
@@ -181,3 +194,5 @@ async def run_dev_stack(data_dir: Path, temporal_port: int, ui_port: int, simula
         with contextlib.suppress(Exception):
             await simulator.stop()
         temporal.stop()
+        with contextlib.suppress(Exception):
+            await codec_server.stop()

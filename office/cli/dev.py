@@ -25,12 +25,17 @@ def dev(
     temporal_port: int = typer.Option(7233, help="Temporal frontend (gRPC) port."),
     ui_port: int = typer.Option(8233, help="Temporal UI port."),
     simulator_port: int = typer.Option(8390, help="Provider simulator port."),
+    codec_port: int = typer.Option(8234, help="Codec server port (the UI decodes encrypted payloads through it)."),
     no_demo: bool = typer.Option(False, "--no-demo", help="Start the stack without submitting demo runs."),
 ) -> None:
     """Start the embedded stack: Temporal dev server, provider simulator, worker, demo."""
+    from office.codec import CodecKeyError
     from office.devstack import run_dev_stack
 
-    asyncio.run(run_dev_stack(data_dir, temporal_port, ui_port, simulator_port, demo=not no_demo))
+    try:
+        asyncio.run(run_dev_stack(data_dir, temporal_port, ui_port, simulator_port, not no_demo, codec_port))
+    except CodecKeyError as err:
+        fail(str(err))
 
 
 def worker() -> None:
