@@ -19,7 +19,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities import bookkeeping, workcopy
 from activities.admission import accounted, admit, heartbeating, provider_failure
-from activities.attempts import attempt_row, count
+from activities.attempts import attempt_row, count, succeeded
 from activities.executors.acp import (
     METHOD_NOT_FOUND,
     AgentSession,
@@ -35,7 +35,6 @@ from contracts.activities import (
     AcpStartInput,
     AcpTurnInput,
     Activity,
-    AttemptRecord,
     SessionOutput,
     SessionStarted,
     SessionTurnOutput,
@@ -324,15 +323,7 @@ class AcpActivities:
                 raise
         effective = inp.started.effective_model
         commit, result = await self._commit(inp, session, effective)
-        record = AttemptRecord(
-            run_id=inp.run_id,
-            seq=inp.attempt_seq,
-            candidate=cand,
-            effective_model=effective,
-            outcome="succeeded",
-            started_at=started_at,
-            finished_at=utcnow(),
-        )
+        record = succeeded(inp.run_id, inp.attempt_seq, cand, effective, started_at)
         answer = bookkeeping.clean_text(answer)
         turn = SessionTurnOutput(
             started=inp.started,

@@ -3,14 +3,28 @@ succeeded (which records its own success so a happy path needs no extra step). H
 attempt's provider identity (routing.identity.provider_key), never for its name alone; a store outage is
 waited out (activities.bookkeeping), never recorded as the provider's."""
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from activities import metrics
 from activities.bookkeeping import clean_row, store_retrying
 from contracts.activities import AttemptRecord
 from routing.decider import DecisionKind, HealthState
 from routing.identity import provider_key
-from store.repository import Store
+from routing.run import AttemptOutcome, Candidate
+from store.repository import Store, utcnow
+
+
+def succeeded(run_id: str, seq: int, cand: Candidate, model: str | None, started_at: datetime) -> AttemptRecord:
+    """The attempt row of a turn that was answered (recorded with the answer, in one transaction)."""
+    return AttemptRecord(
+        run_id=run_id,
+        seq=seq,
+        candidate=cand,
+        effective_model=model,
+        outcome=AttemptOutcome.succeeded,
+        started_at=started_at,
+        finished_at=utcnow(),
+    )
 
 
 async def store_attempt(store: Store, rec: AttemptRecord) -> None:
@@ -22,7 +36,7 @@ async def store_attempt(store: Store, rec: AttemptRecord) -> None:
         return
     count(rec)
     provider, key = rec.candidate.provider, provider_key(rec.candidate.profile)
-    if rec.outcome == "succeeded":
+    if rec.outcome is AttemptOutcome.succeeded:
         await store_retrying(
             lambda: store.restore_health(provider, rec.effective_model, rec.run_id, key=key),
             f"restoring the health of {provider}",
@@ -67,7 +81,7 @@ def attempt_row(rec: AttemptRecord) -> dict:
 
 def count(rec: AttemptRecord) -> None:
     attrs = {"provider": rec.candidate.provider}
-    if rec.outcome == "succeeded":
+    if rec.outcome is AttemptOutcome.succeeded:
         metrics.runs.add(1, attrs | {"outcome": "completed"})
         return
     code = rec.failure.code.value if rec.failure else "unknown"

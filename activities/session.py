@@ -16,13 +16,12 @@ from temporalio.exceptions import ApplicationError
 
 from activities import bookkeeping, metrics
 from activities.admission import accounted, admit, heartbeating, provider_failure
-from activities.attempts import attempt_row, count
+from activities.attempts import attempt_row, count, succeeded
 from activities.bookkeeping import STORE_REJECTED, clean_text, store_retrying
 from activities.executors.base import ProviderCallError
 from activities.executors.openai_compat import ChatResult, OpenAICompatExecutor
 from contracts.activities import (
     Activity,
-    AttemptRecord,
     RunSessionInput,
     SessionOutput,
     SessionStarted,
@@ -197,15 +196,7 @@ class SessionActivities:
             forwarded = forward(as_entries(snapshot), cand.provider, inp.full_history)
             result = await self._call(cand, started.model_to_send, forwarded.messages)
         effective = result.model or started.effective_model
-        record = AttemptRecord(
-            run_id=inp.run_id,
-            seq=inp.attempt_seq,
-            candidate=cand,
-            effective_model=effective,
-            outcome="succeeded",
-            started_at=started_at,
-            finished_at=utcnow(),
-        )
+        record = succeeded(inp.run_id, inp.attempt_seq, cand, effective, started_at)
         # The provider has answered: from here on only bookkeeping is left, and the answer is held until the
         # store has it (a StoreUnavailable past the bound carries it back to the workflow as `held`).
         text = clean_text(result.text)
