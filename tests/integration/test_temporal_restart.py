@@ -1,6 +1,6 @@
 """Chaos: the Temporal server is SIGKILLed while runs are in flight and restarted on the same database file. The
 client and the worker reconnect on their own; every run ends as it would have without the fault, with no attempt
-row or warning written twice."""
+row or warning written twice (a turn caught in flight may time out and be retried on the same route)."""
 
 import asyncio
 import uuid
@@ -13,7 +13,7 @@ from office.simulator.config import SimProvider
 from office.temporal_client import connect
 from office.temporal_server import TemporalDevServer
 from office.worker_runtime import office_worker
-from routing.run import RunStatus
+from routing.run import AttemptOutcome, RunStatus
 from testkit.eventually import eventually
 
 from .helpers import calls_to
@@ -42,7 +42,11 @@ async def test_a_temporal_server_killed_mid_run_and_restarted_on_its_file_loses_
             server = await TemporalDevServer(db_file=db_file, port=server.port, headless=True).start()
             views = await asyncio.wait_for(asyncio.gather(*(wait_for_view(client, h.id) for h in handles)), 180)
         assert [v.status for v in views] == [RunStatus.completed] * RUNS
-        assert all(v.output and len(v.attempts) == 2 for v in views)  # two turns, one attempt each, none lost
+        for v in views:  # both turns answered once; a turn whose heartbeat deadline passed while the server was
+            # down may have timed out and been retried on the same route (it looks exactly like a lost worker)
+            answered = [a for a in v.attempts if a.outcome is AttemptOutcome.succeeded]
+            assert v.output and len(answered) == 2, v.attempts
+            assert {a.error_code for a in v.attempts if a.outcome is AttemptOutcome.failed} <= {"timeout"}, v.attempts
         for view in views:
             rows = await stack.store.list_attempts(view.run_id)
             assert not [seq for seq, n in Counter(r.seq for r in rows).items() if n > 1], view.run_id
