@@ -16,13 +16,13 @@ Also the provider call's envelope both executors share: the typed failure and th
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
-from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from activities import metrics
 from activities.bookkeeping import STORE_REJECTED, STORE_UNAVAILABLE, store_retrying
+from activities.heartbeat import heartbeating
 from contracts.activities import PROVIDER_FAILURE
 from routing.capacity import Admission
 from routing.classifier import Classification
@@ -44,26 +44,6 @@ def provider_failure(failure: Classification) -> ApplicationError:
         non_retryable=True,
         category=ApplicationErrorCategory.BENIGN,
     )  # expected: logged at debug, not as a crash
-
-
-@contextlib.asynccontextmanager
-async def heartbeating(progress: Callable[[], dict] | None = None) -> AsyncIterator[None]:
-    """Heartbeats while a provider call is in flight (or waits for its slot), chunks or not: a lost worker
-    shows up within the heartbeat timeout, and a cancellation reaches the activity promptly. `progress`
-    (counts, never content) becomes the heartbeat details the Temporal UI shows on the pending activity."""
-    timeout = activity.info().heartbeat_timeout
-    every_s = min(5.0, timeout.total_seconds() / 3) if timeout else 5.0
-
-    async def beat() -> None:
-        while True:
-            activity.heartbeat(*([progress()] if progress else []))
-            await asyncio.sleep(every_s)
-
-    task = asyncio.create_task(beat())
-    try:
-        yield
-    finally:
-        task.cancel()
 
 
 def refusal(cand: Candidate, admission: Admission, phase: Phase = Phase.session_start) -> ApplicationError:

@@ -21,7 +21,6 @@ nothing.
 """
 
 import asyncio
-import contextlib
 import logging
 import random
 import time
@@ -34,6 +33,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from activities import metrics
+from activities.heartbeat import beat, heartbeating
 from store.repository import Store
 from store.tables import TranscriptEntryRow
 
@@ -170,30 +170,6 @@ def _deadline(bound_s: float | None) -> float:
     return max(0.0, limit.total_seconds() - margin - elapsed)
 
 
-def _heartbeat(details: dict[str, Any] | None = None) -> None:
-    if activity.in_activity() and not activity.info().is_local:
-        activity.heartbeat(*([details] if details else []))
-
-
-@contextlib.asynccontextmanager
-async def _waiting(state: dict[str, Any]) -> Any:
-    """Heartbeats the waiting state while a retry (or a slow reconnect) is under way."""
-    every_s = 5.0
-    if activity.in_activity() and (timeout := activity.info().heartbeat_timeout):
-        every_s = min(every_s, timeout.total_seconds() / 3)
-
-    async def beat() -> None:
-        while True:
-            _heartbeat(state)
-            await asyncio.sleep(every_s)
-
-    task = asyncio.create_task(beat())
-    try:
-        yield
-    finally:
-        task.cancel()
-
-
 async def _alive(op: Callable[[], Awaitable[T]]) -> T:
     """`await op()`, heartbeating (no details) while it takes longer than a beat: a store call that hangs (a
     black-holed connection, a slow reconnect) must not look like a lost worker, which the workflow would
@@ -237,7 +213,7 @@ async def store_retrying(
     log.warning("store unavailable while %s (%s); retrying for up to %.0f s", what, state["last_error"], limit)
     metrics.store_waits.add(1, {"what": what.split(" ", 1)[0]})
     attempt = 0
-    async with _waiting(state):
+    async with heartbeating(lambda: state):
         while True:
             waited = time.monotonic() - started
             delay = random.uniform(0, min(MAX_DELAY_S, FIRST_DELAY_S * 2**attempt))  # full jitter
@@ -257,7 +233,7 @@ async def store_retrying(
                 state["last_error"] = describe(err)
                 continue
             log.info("store back after %.1f s while %s (%d retries)", time.monotonic() - started, what, attempt)
-            _heartbeat({"waiting_for": None, "what": what, "retries": attempt})
+            beat({"waiting_for": None, "what": what, "retries": attempt})
             return result
 
 

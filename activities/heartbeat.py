@@ -1,0 +1,36 @@
+"""Heartbeats while an activity waits (for a provider, a pacing slot or the store): a lost worker shows up within
+the heartbeat timeout, a cancellation reaches the activity promptly, and the details (counts and states, never
+content) are what the Temporal UI shows on the pending activity."""
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from temporalio import activity
+
+
+def beat(details: Any = None) -> None:
+    """One heartbeat, when there is an activity to beat for (store helpers also run outside activities, and local
+    activities have no heartbeat)."""
+    if activity.in_activity() and not activity.info().is_local:
+        activity.heartbeat(*([details] if details else []))
+
+
+@contextlib.asynccontextmanager
+async def heartbeating(details: Callable[[], Any] | None = None) -> AsyncIterator[None]:
+    """Heartbeats every third of the heartbeat timeout (at most every 5 s) until the block ends."""
+    every_s = 5.0
+    if activity.in_activity() and (timeout := activity.info().heartbeat_timeout):
+        every_s = min(every_s, timeout.total_seconds() / 3)
+
+    async def loop() -> None:
+        while True:
+            beat(details() if details else None)
+            await asyncio.sleep(every_s)
+
+    task = asyncio.create_task(loop())
+    try:
+        yield
+    finally:
+        task.cancel()
