@@ -25,6 +25,30 @@ class Settings:
         )
 
 
+@dataclass(frozen=True)
+class WorkerSizing:
+    """How much one worker process takes on at once (the scale bench measures these defaults)."""
+
+    max_concurrent_activities: int = 1000  # turns mostly wait on the provider: slots are cheap coroutines
+    max_cached_workflows: int = 2000  # above the runs in flight, so a busy worker never replays from scratch
+    max_live_agents: int | None = None  # live ACP agent processes; None: derived from the machine's memory
+
+    @classmethod
+    def from_env(cls) -> "WorkerSizing":
+        def number(name: str, default: int | None) -> int | None:
+            raw = os.environ.get(name)
+            return int(raw) if raw else default
+
+        defaults = cls()
+        return cls(
+            max_concurrent_activities=number("OFFICE_MAX_CONCURRENT_ACTIVITIES", defaults.max_concurrent_activities)
+            or defaults.max_concurrent_activities,
+            max_cached_workflows=number("OFFICE_MAX_CACHED_WORKFLOWS", defaults.max_cached_workflows)
+            or defaults.max_cached_workflows,
+            max_live_agents=number("OFFICE_MAX_LIVE_AGENTS", None),
+        )
+
+
 def work_dir_from_env() -> str:
     """OFFICE_WORK_DIR, else `office-work` under the system temp dir. Nothing there outlives a pushed turn's
     need: another worker continues a run from its branch."""

@@ -16,7 +16,7 @@ from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
 from contracts.activities import provider_queue
-from office.settings import Settings, work_dir_from_env
+from office.settings import Settings, WorkerSizing, work_dir_from_env
 from office.telemetry import configure_telemetry
 from office.temporal_client import connect
 from store.repository import Store
@@ -95,9 +95,12 @@ async def office_worker(
     provider_refresh_s: float = 2.0,
     agent_cwd: str | None = None,
     work_dir: str | None = None,
+    sizing: WorkerSizing | None = None,
 ) -> AsyncIterator[Worker]:
-    """`work_dir`: where repository mirrors and per-run working copies live (default OFFICE_WORK_DIR)."""
+    """`work_dir`: where repository mirrors and per-run working copies live (default OFFICE_WORK_DIR);
+    `sizing`: how much this worker takes on at once (default from OFFICE_MAX_* variables)."""
     work_dir = work_dir or work_dir_from_env()
+    sizing = sizing or WorkerSizing.from_env()
     store = Store(database_url)
     agents = LiveAgents()
     await reap_orphaned_agents()  # agent trees a crashed worker on this machine left behind
@@ -123,7 +126,8 @@ async def office_worker(
                 acp.acp_start,
                 watchdog.sweep_automatic_selections,
             ],
-            max_concurrent_activities=200,
+            max_concurrent_activities=sizing.max_concurrent_activities,
+            max_cached_workflows=sizing.max_cached_workflows,
             workflow_runner=workflow_runner(),
         )
         session_worker = Worker(
