@@ -84,28 +84,39 @@ async def admit(
     return admission
 
 
-def failure_code(err: BaseException) -> str | None:
-    """The classified code of a provider failure raised by `provider_failure`; None for anything else."""
+def failure_of(err: BaseException) -> Classification | None:
+    """The classification a provider failure raised by `provider_failure` carries; None for anything else."""
     if not isinstance(err, ApplicationError) or not (err.type or "").startswith(PROVIDER_FAILURE):
         return None
     details = err.details[0] if err.details else None
-    code = details.get("code") if isinstance(details, dict) else None
-    return code if isinstance(code, str) else None
+    try:
+        return Classification.model_validate(details) if isinstance(details, dict) else None
+    except ValueError:
+        return None
+
+
+def failure_code(err: BaseException) -> str | None:
+    """The classified code of a provider failure raised by `provider_failure`; None for anything else."""
+    failure = failure_of(err)
+    return failure.code.value if failure else None
 
 
 async def note_failure(store: Store, run_id: str, cand: Candidate, err: BaseException) -> bool:
     """After a failed call, at once: a classified provider failure counts in the provider key's shared window
-    (capacity signals and refusals do not) and may open its breaker; a failed half-open probe re-opens it.
+    (refusals do not) and may open its breaker; a failed half-open probe re-opens it; a rate or quota limit
+    teaches the provider key's rate and sets its Retry-After floor instead.
     Returns True when this failure opened the breaker. Infrastructure errors never count. If the store stays
     out longer than NOTE_BOUND_S the count is skipped (logged): the provider's failure still reaches the
     workflow, which records the attempt and its health evidence itself."""
-    code = failure_code(err)
-    if code is None:
+    failure = failure_of(err)
+    if failure is None:
         return False
-    key = provider_key(cand.profile)
+    code, key = failure.code.value, provider_key(cand.profile)
     try:
         opened = await store_retrying(
-            lambda: store.note_failure(cand.provider, code, run_id, key=key),
+            lambda: store.note_failure(
+                cand.provider, code, run_id, key=key, retry_after_s=failure.retry_after_s, limit_rpm=failure.limit_rpm
+            ),
             f"counting a failure of {cand.provider}",
             bound_s=NOTE_BOUND_S,
         )
@@ -118,6 +129,24 @@ async def note_failure(store: Store, run_id: str, cand: Candidate, err: BaseExce
         metrics.breaker_opened.add(1, {"provider": cand.provider, "code": code})
         log.info("breaker for %s opened by %s (run %s)", cand.provider, code, run_id)
     return opened
+
+
+async def note_stated_rate(store: Store, cand: Candidate, admission: Admission, limit_rpm: float | None) -> None:
+    """An answer's rate-limit headers stated a request limit the provider key's row does not hold yet: note it
+    (a write only when it changed, so a happy turn costs no extra round trip). A declared quota wins anyway."""
+    if limit_rpm is None or cand.profile.requests_per_minute or limit_rpm == admission.learned_rpm:
+        return
+    key = provider_key(cand.profile)
+    try:
+        await store_retrying(
+            lambda: store.note_rate(cand.provider, limit_rpm, key=key),
+            f"noting the rate limit of {cand.provider}",
+            bound_s=NOTE_BOUND_S,
+        )
+    except ApplicationError as store_err:
+        if store_err.type not in (STORE_UNAVAILABLE, STORE_REJECTED):
+            raise
+        log.warning("rate limit of %s not noted: %s", cand.provider, store_err.message)
 
 
 @contextlib.asynccontextmanager

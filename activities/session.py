@@ -15,7 +15,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities import bookkeeping, metrics
-from activities.admission import accounted, admit, heartbeating, provider_failure
+from activities.admission import accounted, admit, heartbeating, note_stated_rate, provider_failure
 from activities.attempts import attempt_row, count, succeeded
 from activities.bookkeeping import STORE_REJECTED, clean_text, store_retrying
 from activities.executors.base import ProviderCallError
@@ -195,6 +195,7 @@ class SessionActivities:
             started = inp.session or await self._start(inp.run_id, inp.agent, cand)
             forwarded = forward(as_entries(snapshot), cand.provider, inp.full_history)
             result = await self._call(cand, started.model_to_send, forwarded.messages)
+        await note_stated_rate(self.store, cand, admission, result.limit_rpm)
         effective = result.model or started.effective_model
         record = succeeded(inp.run_id, inp.attempt_seq, cand, effective, started_at)
         # The provider has answered: from here on only bookkeeping is left, and the answer is held until the

@@ -8,6 +8,9 @@
 - The retry budget: retries may be a share of the window's requests, with a floor; first calls always pass.
 - The pacer: with a quota, calls get slots spaced by it (a little wider), and a Retry-After floor on the
   provider key holds every caller back until then.
+- The learned rate: with no declared quota, a 429 teaches one (the rate-limit headers' stated limit, else the
+  Retry-After spacing, cut multiplicatively on repeated 429s); it creeps up with time while no 429 comes
+  (AIMD without a write per success), and the pacer paces to it. 429s and quota limits never open the breaker.
 
 Two shapes: `step(state, now, event) → state` for what happened, `admit(state, now, request) → (state,
 admission)` before a call. The store locks the provider key's row, loads a `CapacityState`, calls these and
@@ -37,9 +40,17 @@ class CapacityPolicy(BaseModel):
     budget_floor: int = 3  # … but at least this many
     pacing_margin: float = 1.05  # space paced calls a little wider than the quota: arrival times jitter
     max_wait_s: float = 120.0  # a Retry-After floor or pacing slot up to this far is waited out in the call
+    rate_decrease: float = 0.85  # a 429 while paced to a learned rate cuts it to this share …
+    rate_growth_per_minute: float = 0.05  # … and every minute without one lets it grow by this share
+    min_learned_rpm: float = 1.0
 
 
 DEFAULT_POLICY = CapacityPolicy()
+
+# Capacity signals: the provider asks callers to slow down. They pace the provider key and make runs wait; they
+# never open the breaker and never count toward a run's attempt cap.
+CAPACITY_SIGNALS = frozenset({ErrorCode.rate_limited.value, ErrorCode.quota_limited.value})
+
 
 # Capacity signals slow a provider down; they do not count as it being broken.
 NOT_BREAKER_FAILURES = frozenset(
@@ -56,6 +67,12 @@ NOT_BREAKER_FAILURES = frozenset(
 
 def counts_toward_breaker(code: str | None) -> bool:
     return code is not None and code not in {c.value for c in NOT_BREAKER_FAILURES}
+
+
+def is_capacity_wait(code: str, rule: str | None) -> bool:
+    """A failure that only says "not now": the provider's rate or quota limit, or our own pacer's backlog.
+    Such attempts make a run wait or move on; only real failures count toward its attempt cap."""
+    return code in CAPACITY_SIGNALS or (code == ErrorCode.circuit_open.value and (rule or "").startswith("pacing."))
 
 
 # --- state ------------------------------------------------------------------------------------------
@@ -110,6 +127,17 @@ class CapacityState:
     last_code: str | None = None
     last_run_id: str | None = None
     changed_at: datetime | None = None  # when the health verdict was last written
+    learned_rpm: float | None = None  # the request rate a 429 taught (no quota declared), as of `learned_at`
+    learned_at: datetime | None = None
+    rate_stated: bool = False  # the provider's headers stated `learned_rpm`: it does not grow
+
+    def rate_at(self, now: datetime, policy: "CapacityPolicy") -> float | None:
+        """The learned rate now: it grows by `rate_growth_per_minute` per minute since it was last set, so a
+        provider that stopped limiting is paced ever more loosely without a write per success."""
+        if self.learned_rpm is None or self.rate_stated:
+            return self.learned_rpm
+        minutes = max(0.0, (now - (self.learned_at or now)).total_seconds() / 60.0)
+        return float(self.learned_rpm * (1.0 + policy.rate_growth_per_minute) ** minutes)
 
     def breaker(self, now: datetime) -> Breaker:
         if self.health is not HealthState.degraded:
@@ -147,7 +175,24 @@ class HealthEvidence:
     run_id: str | None
 
 
-Event = CallFailed | CallSucceeded | HealthEvidence
+@dataclass(frozen=True)
+class RateLimited:
+    """The provider answered 429 (or a quota limit): `retry_after_s` its Retry-After, `limit_rpm` the request
+    limit its rate-limit headers state. Noted by the failing call at once, like `CallFailed`."""
+
+    run_id: str
+    retry_after_s: float | None = None
+    limit_rpm: float | None = None
+
+
+@dataclass(frozen=True)
+class RateStated:
+    """An answer's rate-limit headers stated the provider's request limit per minute."""
+
+    limit_rpm: float
+
+
+Event = CallFailed | CallSucceeded | HealthEvidence | RateLimited | RateStated
 
 
 def opens(state: CapacityState, now: datetime, event: CallFailed, policy: CapacityPolicy = DEFAULT_POLICY) -> bool:
@@ -170,6 +215,12 @@ def step(state: CapacityState, now: datetime, event: Event, policy: CapacityPoli
     """The state after `event`. Unchanged (the same object) when the event does not concern the breaker."""
     if isinstance(event, CallFailed):
         return _failed(state, now, event, policy)
+    if isinstance(event, RateLimited):
+        return _rate_limited(state, now, event, policy)
+    if isinstance(event, RateStated):
+        if state.learned_rpm == event.limit_rpm and state.rate_stated:
+            return state
+        return replace(state, learned_rpm=event.limit_rpm, learned_at=now, rate_stated=True)
     if isinstance(event, CallSucceeded):
         return replace(
             state,
@@ -208,9 +259,48 @@ def _failed(state: CapacityState, now: datetime, event: CallFailed, policy: Capa
     )
 
 
+def learned_from(state: CapacityState, now: datetime, event: RateLimited, policy: CapacityPolicy) -> float:
+    """The rate after a 429. A stated limit is taken as is. Otherwise the Retry-After spacing (one call per
+    Retry-After: a token bucket's refill) or half the window's calls per minute, whichever is higher; a rate
+    already learned is cut by `rate_decrease` at most once per spacing (one burst of 429s is one signal) and
+    never stays above a new estimate."""
+    if event.limit_rpm:
+        return event.limit_rpm
+    estimate = 0.5 * state.window.requests  # the window's calls per minute were too many
+    if event.retry_after_s is not None:
+        estimate = max(estimate, 60.0 / max(event.retry_after_s, 0.01))
+    current = state.rate_at(now, policy)
+    if current is None:
+        return max(policy.min_learned_rpm, estimate)
+    recent = state.learned_at is not None and (now - state.learned_at).total_seconds() < 60.0 / current
+    cut = current if recent else current * policy.rate_decrease
+    return max(policy.min_learned_rpm, min(cut, estimate))
+
+
+def _rate_limited(state: CapacityState, now: datetime, event: RateLimited, policy: CapacityPolicy) -> CapacityState:
+    """A 429 never opens the breaker: it teaches the rate and sets the provider key's Retry-After floor."""
+    rate = learned_from(state, now, event, policy)
+    learned = replace(
+        state,
+        learned_rpm=rate,
+        learned_at=now if rate != state.learned_rpm else state.learned_at,
+        rate_stated=event.limit_rpm is not None,
+    )
+    if event.retry_after_s is None or state.breaker(now) is not Breaker.closed:
+        return learned
+    floor = now + timedelta(seconds=event.retry_after_s)
+    if state.health is HealthState.short_retry and state.retry_at is not None and state.retry_at >= floor:
+        return learned
+    return replace(learned, health=HealthState.short_retry, retry_at=floor, last_code=ErrorCode.rate_limited.value,
+                   last_run_id=event.run_id, changed_at=now)  # fmt: skip
+
+
 def _evidence(state: CapacityState, now: datetime, event: HealthEvidence) -> CapacityState:
     """Evidence never closes an open breaker: a short retry reported while it cools is ignored; only a
-    success or the cooling time closes it. Repeating a non-healthy verdict climbs its backoff step."""
+    success or the cooling time closes it. Repeating a non-healthy verdict climbs its backoff step. A capacity
+    signal never opens it either: a quota's cooling time is a Retry-After floor, not a breaker."""
+    if event.code in CAPACITY_SIGNALS and event.state is HealthState.degraded:
+        event = replace(event, state=HealthState.short_retry)
     cooling = state.health is HealthState.degraded and (state.retry_at is None or state.retry_at > now)
     if cooling and event.state is HealthState.short_retry:
         return state
@@ -246,6 +336,7 @@ class Admission(BaseModel):
     probe: bool = False  # this call is the one half-open probe
     rule: str | None = None  # refused: why (budget.retries_exhausted, breaker.open, …)
     retry_after_s: float | None = None  # refused: ask again after this long
+    learned_rpm: float | None = None  # the provider key's learned rate as stored (the caller notes a new one)
 
     @property
     def allowed(self) -> bool:
@@ -256,16 +347,17 @@ class Admission(BaseModel):
         return cls(verdict=Verdict.refused, rule=rule, retry_after_s=retry_after_s)
 
     @classmethod
-    def at(cls, now: datetime, slot: datetime, probe: bool) -> "Admission":
+    def at(cls, now: datetime, slot: datetime, probe: bool, learned_rpm: float | None = None) -> "Admission":
         wait = (slot - now).total_seconds()
-        return cls(verdict=Verdict.wait if wait > 0 else Verdict.admitted, slot_at=slot, wait_s=wait, probe=probe)
+        verdict = Verdict.wait if wait > 0 else Verdict.admitted
+        return cls(verdict=verdict, slot_at=slot, wait_s=wait, probe=probe, learned_rpm=learned_rpm)
 
 
 @dataclass(frozen=True)
 class CallRequest:
     run_id: str
     is_retry: bool = False
-    requests_per_minute: float | None = None  # the provider key's quota: calls are paced by it
+    requests_per_minute: float | None = None  # the provider key's declared quota: calls are paced by it
 
 
 def retry_allowed(window: Window, policy: CapacityPolicy = DEFAULT_POLICY) -> bool:
@@ -293,7 +385,8 @@ def admit(
     state: CapacityState, now: datetime, request: CallRequest, policy: CapacityPolicy = DEFAULT_POLICY
 ) -> tuple[CapacityState, Admission]:
     """Retry budget, then breaker and probe lease, then when the call may go: the provider key's Retry-After
-    floor and, with a quota, the pacer's next slot. An admitted call counts in the window (and as a retry)."""
+    floor and, with a quota (declared, else learned), the pacer's next slot. An admitted call counts in the
+    window (and as a retry)."""
     before, window = state, state.window.rolled(now, policy)
     state = replace(state, window=window)  # refusals by the budget or the breaker keep the rolled window
     assert window.start is not None
@@ -315,8 +408,9 @@ def admit(
     slot = now
     if state.health is HealthState.short_retry and state.retry_at is not None and state.retry_at > now:
         slot = state.retry_at  # Retry-After is a floor for every caller of this provider key
-    if request.requests_per_minute:
-        slot, next_slot = pace(state.next_slot_at, slot, request.requests_per_minute, policy)
+    quota = request.requests_per_minute or state.rate_at(now, policy)
+    if quota:
+        slot, next_slot = pace(state.next_slot_at, slot, quota, policy)
         admitted = replace(admitted, next_slot_at=next_slot)
     if (slot - now).total_seconds() > policy.max_wait_s:
         # Too far off to wait out in the call: nothing changes (no slot taken, no probe claimed, no window roll).
@@ -325,4 +419,4 @@ def admit(
         admitted,
         window=replace(window, requests=window.requests + 1, retries=window.retries + (1 if request.is_retry else 0)),
     )
-    return admitted, Admission.at(now, slot, probe)
+    return admitted, Admission.at(now, slot, probe, state.learned_rpm)

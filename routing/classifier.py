@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from routing.codes import ErrorClass, ErrorCode, Phase, class_of
+from routing.rate_limits import requests_per_minute
 from routing.redact import redact
 from routing.reset_hints import read_reset
 from routing.rules import Rule
@@ -51,6 +52,7 @@ class Classification(BaseModel):
     retry_after_s: float | None = None
     provider: str | None = None
     status: int | None = None
+    limit_rpm: float | None = None  # the request limit the provider's rate-limit headers state, if any
 
 
 # Every rule table, by family, in precedence order (agents, providers, neutral, body keys, exception types).
@@ -329,6 +331,7 @@ def _result(
         retry_after_s=retry_after_s,
         provider=signal.provider,
         status=status,
+        limit_rpm=requests_per_minute(signal.headers),
     )
 
 

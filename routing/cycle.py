@@ -9,6 +9,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from routing.capacity import is_capacity_wait
 from routing.classifier import Classification
 from routing.codes import ErrorCode
 from routing.decider import Decision, DecisionKind, ParkReason, RunState
@@ -33,8 +34,9 @@ class Step(BaseModel):
 
 
 class RouteCycle(BaseModel):
-    """A run's position in its route plan. `failed` counts failed attempts (the decider's attempt cap);
-    `seq` numbers every attempt, answered or not."""
+    """A run's position in its route plan. `failed` counts failed attempts (the decider's attempt cap) — with
+    `capacity_uncounted`, only real failures: a rate or quota limit or the pacer's backlog makes the run wait or
+    move on, never fail; `seq` numbers every attempt, answered or not."""
 
     plan: RoutePlan
     excluded: list[str] = Field(default_factory=list)
@@ -42,6 +44,8 @@ class RouteCycle(BaseModel):
     failed: int = 0
     waits: int = 0
     route_retries: int = 0
+    capacity_uncounted: bool = False
+    last_was_capacity: bool = False  # the last failure only said "not now": its retry is paced, not budgeted
 
     def next_candidate(self) -> Candidate | None:
         return next((c for c in self.plan.candidates if c.provider not in self.excluded), None)
@@ -52,6 +56,11 @@ class RouteCycle(BaseModel):
 
     def begin_turn(self) -> None:
         self.route_retries = 0
+
+    def spends_retry_budget(self) -> bool:
+        """A retry on the same route spends the provider key's shared retry budget, unless it follows a capacity
+        signal: the pacer already spaces those calls, and budgeting them too would starve a rate-limited route."""
+        return self.route_retries > 0 and not self.last_was_capacity
 
     def source_of(self, cand: Candidate) -> SelectionSource:
         """A default route reached only because an earlier one failed is an automatic fallback for this run."""
@@ -82,9 +91,12 @@ class RouteCycle(BaseModel):
             retry_after_s=failure.retry_after_s if failure else None,
         )
 
-    def state_for_failure(self, cand: Candidate) -> RunState:
-        """What the decider knows about the run when `cand` has just failed (counted here)."""
-        self.failed += 1
+    def state_for_failure(self, cand: Candidate, failure: Classification | None = None) -> RunState:
+        """What the decider knows about the run when `cand` has just failed (counted here, unless it was only
+        a capacity signal)."""
+        capacity = failure is not None and is_capacity_wait(failure.code.value, failure.rule)
+        self.last_was_capacity = self.capacity_uncounted and capacity
+        self.failed += 0 if self.last_was_capacity else 1
         others = any(c.provider not in self.excluded and c.provider != cand.provider for c in self.plan.candidates)
         return RunState(
             attempts=self.failed,

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlmodel import SQLModel
 
 from routing.capacity import (
+    CAPACITY_SIGNALS,
     DEFAULT_POLICY,
     Admission,
     CallFailed,
@@ -18,6 +19,8 @@ from routing.capacity import (
     CapacityState,
     HealthEvidence,
     ProbeLease,
+    RateLimited,
+    RateStated,
     Window,
     admit,
     counts_toward_breaker,
@@ -310,11 +313,23 @@ class Store:
             await s.commit()
 
     async def note_failure(
-        self, provider: str, code: str, run_id: str, policy: CapacityPolicy = DEFAULT_POLICY, *, key: str | None = None
+        self,
+        provider: str,
+        code: str,
+        run_id: str,
+        policy: CapacityPolicy = DEFAULT_POLICY,
+        *,
+        key: str | None = None,
+        retry_after_s: float | None = None,
+        limit_rpm: float | None = None,
     ) -> bool:
         """Called by the call that failed, at once (no workflow round trip): counts the failure in the shared
         window and opens the breaker when the window says so; a failed half-open probe re-opens it a step
-        longer. Returns True when this failure opened the breaker."""
+        longer. A rate or quota limit instead teaches the provider key's rate and sets its Retry-After floor.
+        Returns True when this failure opened the breaker."""
+        if code in CAPACITY_SIGNALS:
+            await self._apply(provider, RateLimited(run_id, retry_after_s, limit_rpm), key, policy)
+            return False
         if not counts_toward_breaker(code):
             return False
         now, event = utcnow(), CallFailed(code=code, run_id=run_id)
@@ -332,6 +347,27 @@ class Store:
                 s.add(health_event(row, now, code))
             await s.commit()
         return opened
+
+    async def note_rate(self, provider: str, limit_rpm: float, *, key: str | None = None) -> None:
+        """An answer's rate-limit headers stated the provider's request limit: pace to it from now on."""
+        await self._apply(provider, RateStated(limit_rpm), key)
+
+    async def _apply(
+        self, provider: str, event: RateLimited | RateStated, key: str | None, policy: CapacityPolicy = DEFAULT_POLICY
+    ) -> None:
+        now = utcnow()
+        key = key or await self.key_for(provider)
+        async with self.db() as s:
+            row = await self._lock_health(s, key, provider, create=True)
+            assert row is not None
+            before = capacity_of(row)
+            after = step(before, now, event, policy)
+            if after != before:
+                save_capacity(row, after)
+                s.add(row)
+                if after.health != before.health or after.retry_at != before.retry_at:
+                    s.add(health_event(row, now, after.last_code))
+            await s.commit()
 
     async def admit_call(
         self,
@@ -552,6 +588,9 @@ def capacity_of(row: ProviderHealthRow) -> CapacityState:
             failures=row.window_failures,
         ),
         next_slot_at=as_utc(row.next_slot_at),
+        learned_rpm=row.learned_rpm,
+        learned_at=as_utc(row.learned_at),
+        rate_stated=bool(row.rate_stated),
         last_code=row.last_code,
         last_run_id=row.last_run_id,
         changed_at=as_utc(row.updated_at),
@@ -572,6 +611,9 @@ def save_capacity(row: ProviderHealthRow, state: CapacityState) -> None:
         "window_retries": state.window.retries,
         "window_failures": state.window.failures,
         "next_slot_at": state.next_slot_at,
+        "learned_rpm": state.learned_rpm,
+        "learned_at": state.learned_at,
+        "rate_stated": state.rate_stated,
         "last_code": state.last_code,
         "last_run_id": state.last_run_id,
         "updated_at": state.changed_at or row.updated_at,

@@ -9,13 +9,15 @@ from activities.executors.base import ProviderCallError, resolve_credential
 from routing.classifier import FailureSignal
 from routing.codes import Phase
 from routing.config import ExecutionProfile
+from routing.rate_limits import requests_per_minute
 
 tracer = trace.get_tracer("office.executors")
 
 
 class ChatResult:
-    def __init__(self, text: str, model: str | None):
+    def __init__(self, text: str, model: str | None, limit_rpm: float | None = None):
         self.text, self.model = text, model
+        self.limit_rpm = limit_rpm  # the request limit the answer's rate-limit headers state
 
 
 class OpenAICompatExecutor:
@@ -83,7 +85,7 @@ class OpenAICompatExecutor:
             payload["model"] = model
         parts: list[str] = []
         reported: str | None = None
-        finished = False
+        finished, limit_rpm = False, None
         try:
             async with self.client.stream(
                 "POST",
@@ -93,6 +95,7 @@ class OpenAICompatExecutor:
                 timeout=self.profile.timeout_s,
             ) as response:
                 await self._raise_for(response, phase)
+                limit_rpm = requests_per_minute(response.headers)
                 async for line in response.aiter_lines():
                     if not line.startswith("data:"):
                         continue
@@ -118,4 +121,4 @@ class OpenAICompatExecutor:
                     error_text=f"stream ended without a final event after {len(parts)} chunks",
                 )
             )
-        return ChatResult("".join(parts), reported)
+        return ChatResult("".join(parts), reported, limit_rpm)

@@ -23,6 +23,7 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from starlette.applications import Starlette
@@ -134,7 +135,10 @@ class Simulator:
         if prov.latency_ms:
             await asyncio.sleep(prov.latency_ms / 1000)
         if (wait := self.throttle(turn.provider, prov)) is not None:
-            return Failure(429, "rate_limit", self.shape(turn.api, prov), model, wait)
+            shape = self.shape(turn.api, prov)
+            return Failure(
+                429, "rate_limit", shape, model, wait, rate_headers=self.rate_headers(turn.provider, prov, shape)
+            )
         if (injected := self.inject(turn.provider, prov, model, "chat", turn.last_user, turn.api)) is not None:
             if injected.kind == "timeout":
                 await asyncio.sleep(injected.hold_s)
@@ -194,6 +198,27 @@ class Simulator:
         if bucket is None:
             bucket = self._buckets[name] = _Bucket(prov.burst, prov.rpm / 60.0, prov.burst, now)
         return bucket.take(now)
+
+    def rate_headers(self, name: str, prov: SimProvider, shape: str) -> dict[str, str]:
+        """The token bucket as the provider's rate-limit headers state it (limit per minute, what is left,
+        when it is full again), in the provider family's names; none when the provider has no limit."""
+        bucket = self._buckets.get(name)
+        if prov.rpm is None or not prov.rate_headers or bucket is None:
+            return {}
+        limit, remaining = f"{prov.rpm:g}", str(int(bucket.tokens))
+        full_in = (bucket.capacity - bucket.tokens) / bucket.rate_per_s
+        if shape == "anthropic":
+            reset = (datetime.now(UTC) + timedelta(seconds=full_in)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            return {
+                "anthropic-ratelimit-requests-limit": limit,
+                "anthropic-ratelimit-requests-remaining": remaining,
+                "anthropic-ratelimit-requests-reset": reset,
+            }
+        return {
+            "x-ratelimit-limit-requests": limit,
+            "x-ratelimit-remaining-requests": remaining,
+            "x-ratelimit-reset-requests": f"{full_in:.3f}s",
+        }
 
     def inject(
         self,
@@ -272,7 +297,11 @@ def build_app(sim: Simulator) -> Starlette:
             sim.settle(call, outcome)
             if isinstance(outcome, Failure):
                 return wire.error_response(outcome)
-            return wire.render(api, outcome, turn.stream, call, call_number=len(sim.calls))
+            response = wire.render(api, outcome, turn.stream, call, call_number=len(sim.calls))
+            prov = sim.provider(name)
+            assert prov is not None
+            response.headers.update(sim.rate_headers(name, prov, sim.shape(api, prov)))
+            return response
 
         return handle
 

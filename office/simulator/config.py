@@ -62,6 +62,9 @@ class SimProvider(BaseModel):
     chunk_delay_ms: float = Field(default=0, ge=0)
     rpm: float | None = Field(default=None, gt=0)  # token bucket: refills rpm/60 per second
     burst: float = Field(default=1, ge=1)
+    # With `rpm`: send the provider's rate-limit headers (OpenAI's x-ratelimit-*, Anthropic's
+    # anthropic-ratelimit-requests-*) on every answer, as those providers do; off: only Retry-After on a 429.
+    rate_headers: bool = True
     cut_after_chunks: int | None = None  # streaming: close the stream after N chunks, no final event
     cut_times: int | None = None  # cut this many streams, then stop; None: always
     failures: list[InjectedFailure] = Field(default_factory=list)

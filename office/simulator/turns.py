@@ -33,6 +33,8 @@ class Failure:
     retry_after_s: float | None = None
     message: str | None = None
     denied: bool = False  # the caller's credential was refused (not an injected failure)
+    # The token bucket's own rate-limit headers, sent as they are; None: an injected failure's sample headers.
+    rate_headers: dict[str, str] | None = None
 
 
 @dataclass

@@ -118,6 +118,8 @@ def error_response(failure: Failure) -> Response:
                 "x-ratelimit-remaining-requests": "0",
                 "x-ratelimit-reset-requests": f"{reset_s:g}s",
             }
+    if failure.rate_headers is not None:  # the token bucket states its own limit (or none)
+        headers = {k: v for k, v in headers.items() if "ratelimit" not in k} | failure.rate_headers
     return Response(
         error_body(failure.shape, failure.kind, failure.status, failure.model, ra, failure.message),
         status_code=failure.status,

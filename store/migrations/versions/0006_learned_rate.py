@@ -1,0 +1,33 @@
+"""provider health learns the request rate of a provider key with no declared quota: the rate, when it was
+set, and whether the provider's headers stated it
+
+Revision ID: 0006
+Revises: 0005
+"""
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0006"
+down_revision = "0005"
+branch_labels = None
+depends_on = None
+
+
+def columns() -> list[sa.Column]:
+    return [
+        sa.Column("learned_rpm", sa.Float(), nullable=True),
+        sa.Column("learned_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("rate_stated", sa.Boolean(), nullable=False, server_default=sa.false()),
+    ]
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("provider_health") as batch:
+        for column in columns():
+            batch.add_column(column)
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("provider_health") as batch:
+        for column in reversed(columns()):
+            batch.drop_column(column.name)

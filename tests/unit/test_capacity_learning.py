@@ -1,0 +1,202 @@
+"""Capacity without a declared quota: a 429 teaches the provider key's rate (stated by its headers, else from
+Retry-After), the pacer paces to it, it creeps up while no 429 comes, and rate or quota limits never open the
+breaker. Pure state machines: tables and properties, no database."""
+
+import itertools
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from routing.capacity import (
+    Breaker,
+    CallRequest,
+    CapacityPolicy,
+    CapacityState,
+    HealthEvidence,
+    RateLimited,
+    RateStated,
+    Verdict,
+    admit,
+    is_capacity_wait,
+    step,
+)
+from routing.decider import HealthState
+from routing.rate_limits import requests_per_minute
+
+T0 = datetime(2026, 11, 29, 12, tzinfo=UTC)
+P = CapacityPolicy()
+
+
+def at(seconds: float) -> datetime:
+    return T0 + timedelta(seconds=seconds)
+
+
+def slots(state: CapacityState, start: float, calls: int, declared: float | None = None) -> list[datetime]:
+    """When `calls` callers arriving together at `start` may each call."""
+    found = []
+    for i in range(calls):
+        state, admission = admit(state, at(start), CallRequest(f"r{i}", requests_per_minute=declared), P)
+        assert admission.verdict is not Verdict.refused, admission
+        assert admission.slot_at is not None
+        found.append(admission.slot_at)
+    return found
+
+
+def spacing_s(found: list[datetime]) -> float:
+    return min((b - a).total_seconds() for a, b in itertools.pairwise(found))
+
+
+# --- what a 429 teaches ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "name, event, learned, stated",
+    [
+        ("the headers state the limit: taken as is", RateLimited("r", retry_after_s=0.5, limit_rpm=60), 60.0, True),
+        ("Retry-After only: one call per Retry-After (a token bucket's refill)", RateLimited("r", 2.0), 30.0, False),
+        ("a sub-second Retry-After", RateLimited("r", 0.98), 60 / 0.98, False),
+        ("nothing said: half the window's calls per minute", RateLimited("r"), P.min_learned_rpm, False),
+    ],
+)
+def test_a_first_429_teaches_a_rate(name, event, learned, stated):
+    after = step(CapacityState(), T0, event, P)
+    assert after.learned_rpm == pytest.approx(learned), name
+    assert after.rate_stated is stated
+    assert after.breaker(T0) is Breaker.closed
+
+
+def test_the_pacer_spaces_callers_by_the_learned_rate_and_the_retry_after_floor_holds_them_first():
+    taught = step(CapacityState(), T0, RateLimited("r", retry_after_s=1.0, limit_rpm=60), P)
+    found = slots(taught, 0.2, 10)
+    assert found[0] >= at(1.0)  # nobody calls before the Retry-After
+    assert spacing_s(found) == pytest.approx(P.pacing_margin * 60 / 60)
+
+
+def test_a_declared_quota_wins_over_a_learned_rate():
+    taught = step(CapacityState(), T0, RateLimited("r", limit_rpm=600), P)
+    assert spacing_s(slots(taught, 0, 5, declared=30)) == pytest.approx(P.pacing_margin * 2.0)
+
+
+def test_no_429_no_pacing():
+    assert spacing_s(slots(CapacityState(), 0, 5)) == 0
+
+
+def test_a_burst_of_429s_is_one_signal_and_a_later_429_cuts_the_rate():
+    taught = step(CapacityState(), T0, RateLimited("r", 1.0), P)
+    same_burst = step(taught, at(0.1), RateLimited("r2", 1.0), P)
+    assert same_burst.learned_rpm == taught.learned_rpm
+    later = step(taught, at(30), RateLimited("r3", 0.2), P)
+    grown = taught.rate_at(at(30), P)
+    assert grown is not None and later.learned_rpm == pytest.approx(grown * P.rate_decrease)
+
+
+def test_a_429_never_leaves_the_rate_above_what_its_retry_after_implies():
+    taught = step(CapacityState(), T0, RateLimited("r", 0.01), P)  # a caller who arrived just before a refill
+    corrected = step(taught, at(0.005), RateLimited("r2", 1.0), P)
+    assert corrected.learned_rpm == pytest.approx(60.0)
+
+
+def test_a_learned_rate_creeps_up_without_writes_and_a_stated_one_does_not():
+    taught = step(CapacityState(), T0, RateLimited("r", 1.0), P)
+    assert taught.rate_at(at(60), P) == pytest.approx(60 * (1 + P.rate_growth_per_minute))
+    stated = step(CapacityState(), T0, RateStated(60), P)
+    assert stated.rate_at(at(600), P) == 60
+
+
+def test_an_answers_stated_limit_replaces_a_learned_rate_and_repeating_it_changes_nothing():
+    taught = step(CapacityState(), T0, RateLimited("r", 1.0), P)
+    stated = step(taught, at(5), RateStated(120), P)
+    assert (stated.learned_rpm, stated.rate_stated) == (120, True)
+    assert step(stated, at(6), RateStated(120), P) is stated
+
+
+# --- capacity never opens the breaker ------------------------------------------------------------------
+@pytest.mark.parametrize("code", ["rate_limited", "quota_limited"])
+def test_a_capacity_verdict_is_a_floor_not_an_open_breaker(code):
+    evidence = HealthEvidence(state=HealthState.degraded, retry_at=at(300), code=code, run_id="r")
+    after = step(CapacityState(), T0, evidence, P)
+    assert after.breaker(at(1)) is Breaker.closed
+    assert (after.health, after.retry_at) == (HealthState.short_retry, at(300))
+    _, admission = admit(after, at(1), CallRequest("r2"), P)
+    assert admission.rule == "pacing.backlog"  # waits for the reset, never "breaker.open"
+
+
+def test_an_outage_verdict_still_opens_the_breaker():
+    evidence = HealthEvidence(state=HealthState.degraded, retry_at=at(30), code="provider_unavailable", run_id="r")
+    assert step(CapacityState(), T0, evidence, P).breaker(at(1)) is Breaker.open
+
+
+def test_a_429_during_an_open_breaker_leaves_the_breaker_alone():
+    open_ = CapacityState(health=HealthState.degraded, retry_at=at(30))
+    after = step(open_, at(1), RateLimited("r", 5.0), P)
+    assert (after.health, after.retry_at) == (open_.health, open_.retry_at)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0, 30),
+            st.one_of(st.none(), st.floats(0.01, 120)),
+            st.one_of(st.none(), st.floats(1, 10_000)),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_any_run_of_429s_keeps_the_breaker_closed_and_a_positive_rate(events):
+    state, now = CapacityState(), T0
+    for gap, retry_after, limit in events:
+        now += timedelta(seconds=gap)
+        state = step(state, now, RateLimited("r", retry_after, limit), P)
+        assert state.breaker(now) is Breaker.closed
+        assert state.learned_rpm is not None and state.learned_rpm >= P.min_learned_rpm
+        if retry_after is not None and limit is None:  # never faster than one call per Retry-After implies …
+            implied = max(60 / retry_after, 0.5 * state.window.requests, P.min_learned_rpm)
+            assert state.learned_rpm <= implied + 1e-9
+
+
+# --- which failures are only "not now" ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "code, rule, capacity",
+    [
+        ("rate_limited", "body.rate_limit", True),
+        ("quota_limited", "neutral.quota", True),
+        ("circuit_open", "pacing.backlog", True),
+        ("circuit_open", "breaker.open", False),
+        ("circuit_open", "budget.retries_exhausted", False),
+        ("provider_unavailable", "http.status.503", False),
+        ("provider_overloaded", "http.status.529", False),
+    ],
+)
+def test_capacity_waits(code, rule, capacity):
+    assert is_capacity_wait(code, rule) is capacity
+
+
+# --- the headers ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "headers, rpm",
+    [
+        # https://platform.openai.com/docs/guides/rate-limits (Rate limits in headers)
+        ({"x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "59"}, 60.0),
+        # https://docs.anthropic.com/en/api/rate-limits (Response headers)
+        (
+            {"anthropic-ratelimit-requests-limit": "50", "anthropic-ratelimit-requests-reset": "2026-11-29T12:00:00Z"},
+            50.0,
+        ),
+        ({"X-RateLimit-Limit-Requests": " 3500 "}, 3500.0),
+        ({"x-ratelimit-limit-tokens": "40000"}, None),  # a token limit is not a request limit
+        ({"x-ratelimit-limit-requests": "unlimited"}, None),
+        ({"x-ratelimit-limit-requests": "0"}, None),
+        ({}, None),
+    ],
+)
+def test_the_stated_request_limit(headers, rpm):
+    assert requests_per_minute(headers) == rpm
+
+
+def test_replace_keeps_the_learned_rate_through_unrelated_events():
+    taught = step(CapacityState(), T0, RateLimited("r", 1.0), P)
+    evidence = HealthEvidence(state=HealthState.short_retry, retry_at=at(2), code="provider_unavailable", run_id="r")
+    assert replace(step(taught, at(1), evidence, P)).learned_rpm == taught.learned_rpm
