@@ -26,13 +26,21 @@ async def bench_database() -> AsyncIterator[str]:
 
 
 @contextlib.asynccontextmanager
-async def bench_stack(worker_process: bool = False, worker_processes: int = 1) -> AsyncIterator[Stack]:
+async def bench_stack(
+    worker_process: bool = False, worker_processes: int = 1, worker: bool = True
+) -> AsyncIterator[Stack]:
     """The simulator always runs in its own process (a provider is another server, not this event loop);
-    `worker_process` gives the worker its own process too (load benchmarks that measure counts, not speed)."""
+    `worker_process` gives the worker its own process too (load benchmarks that measure counts, not speed);
+    `worker=False`: no worker at all (the bench starts its own with testkit.stack.worker_processes_for)."""
     async with (
         bench_database() as url,
         ephemeral_stack(
-            url, ui=False, simulator_process=True, worker_process=worker_process, worker_processes=worker_processes
+            url,
+            ui=False,
+            simulator_process=True,
+            worker=worker,
+            worker_process=worker_process,
+            worker_processes=worker_processes,
         ) as stack,
     ):
         yield stack

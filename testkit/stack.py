@@ -6,9 +6,13 @@ import contextlib
 import os
 import sys
 import uuid
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import TaskQueue
+from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 
 from contracts.activities import TASK_QUEUE
@@ -20,6 +24,35 @@ from office.worker_runtime import office_worker
 from routing.config import AgentProfile, ExecutionProfile, WorkspaceConfig
 from store.migrate import migrate
 from store.repository import Store
+from testkit.eventually import eventually
+
+
+@dataclass
+class WorkerProcess:
+    """An `office worker` subprocess: its pid, for readiness checks and resident-memory sampling."""
+
+    process: asyncio.subprocess.Process
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def cpu_seconds(self) -> float:
+        """User plus system CPU time used so far; 0 once the process is gone."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+    def rss_mb(self) -> float:
+        """Resident memory now (VmRSS), in MiB; 0 once the process is gone."""
+        try:
+            status = Path(f"/proc/{self.pid}/status").read_text()
+        except OSError:
+            return 0.0
+        kib = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+        return kib / 1024
 
 
 @dataclass
@@ -30,6 +63,7 @@ class Stack:
     client: Client
     database_url: str
     task_queue: str
+    workers: list[WorkerProcess] = field(default_factory=list)  # with worker_process: the running workers
 
     async def workspace(
         self,
@@ -96,9 +130,8 @@ async def ephemeral_stack(
         client = await connect(address=temporal.address, namespace="default")
         stack = Stack(temporal, simulator, store, client, database_url, task_queue)
         if worker and worker_process:
-            async with contextlib.AsyncExitStack() as workers:
-                for _ in range(worker_processes):
-                    await workers.enter_async_context(_worker_process(temporal.address, database_url, task_queue))
+            async with worker_processes_for(stack, worker_processes) as running:
+                stack.workers = running
                 yield stack
         elif worker:
             async with office_worker(client, database_url, task_queue):
@@ -113,7 +146,42 @@ async def ephemeral_stack(
 
 
 @contextlib.asynccontextmanager
-async def _worker_process(address: str, database_url: str, task_queue: str) -> AsyncIterator[None]:
+async def worker_processes_for(
+    stack: Stack, count: int, env: Mapping[str, str] | None = None
+) -> AsyncIterator[list[WorkerProcess]]:
+    """`count` more `office worker` processes on the stack's server, store and task queue; `env` is added to
+    theirs (e.g. OFFICE_MAX_* sizing). Stopped (SIGTERM, then waited for) on exit."""
+    async with contextlib.AsyncExitStack() as workers:
+        running = [
+            await workers.enter_async_context(
+                _worker_process(stack.temporal.address, stack.database_url, stack.task_queue, env or {})
+            )
+            for _ in range(count)
+        ]
+        yield running
+
+
+async def until_polling(stack: Stack, workers: list[WorkerProcess], timeout: float = 60) -> None:
+    """Waits until every worker process polls the stack's workflow task queue (it has imported and connected), so
+    a measurement that starts now does not time the workers' start-up."""
+    request = DescribeTaskQueueRequest(
+        namespace=stack.client.namespace,
+        task_queue=TaskQueue(name=stack.task_queue),
+        task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    )
+
+    async def polling_pids() -> set[int]:
+        pollers = (await stack.client.workflow_service.describe_task_queue(request)).pollers
+        return {int(p.identity.split("@", 1)[0]) for p in pollers if p.identity.split("@", 1)[0].isdigit()}
+
+    wanted = {w.pid for w in workers}
+    await eventually(polling_pids, until=lambda pids: wanted <= pids, timeout=timeout, what="the workers polling")
+
+
+@contextlib.asynccontextmanager
+async def _worker_process(
+    address: str, database_url: str, task_queue: str, extra_env: Mapping[str, str]
+) -> AsyncIterator[WorkerProcess]:
     env = {
         **os.environ,
         "TEMPORAL_ADDRESS": address,
@@ -121,6 +189,7 @@ async def _worker_process(address: str, database_url: str, task_queue: str) -> A
         "OFFICE_DATABASE_URL": database_url,
         "OFFICE_TASK_QUEUE": task_queue,
         "OFFICE_OTEL_EXPORTER": "none",
+        **extra_env,
     }
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -132,7 +201,8 @@ async def _worker_process(address: str, database_url: str, task_queue: str) -> A
         stderr=asyncio.subprocess.DEVNULL,
     )
     try:
-        yield
+        yield WorkerProcess(proc)
     finally:
-        proc.terminate()
+        if proc.returncode is None:
+            proc.terminate()
         await proc.wait()

@@ -1,0 +1,460 @@
+"""Scale: the cost per run as the runs in flight grow from 10 to 1,000 on one worker process, and throughput as
+worker processes grow from 1 to 4, against one Temporal server and one store.
+
+Method. In flight = arrival rate x run time (Little's law). This 2-core machine serves about a dozen office runs a
+second with everything on it busy, so 1,000 runs submitted at once would measure how long the last ones queue,
+not what a run costs. Each level instead holds N runs in flight in steady state: runs arrive open-loop at one fixed
+rate (ARRIVAL_PER_S, the same at every level and below what the machine serves), and each run is one turn that the
+simulated provider holds for N / ARRIVAL_PER_S seconds (1 s at 10 in flight, 10 s at 100, 100 s at 1,000: agent
+turns last seconds to minutes). After a ramp of one hold, N are in flight; the next WINDOW_S seconds are the
+steady-state window, and every figure per run is taken inside it.
+
+A run's overhead is its wall time in Temporal (workflow start to close) minus the provider's hold: what the
+scheduler adds to a turn. It is the part before the provider call (start to the call reaching the simulator, from
+its call log) plus the part after (the hold's end to the close). The first is measured on the runs that start in
+the window, the second on the runs that end in it, and the two are combined pairwise (combined_overheads), so a
+level costs one hold plus the window instead of two holds plus the window (100 s saved at 1,000 in flight, which
+keeps `make bench` within its budget). Where the level drains anyway (all but the last), the end-to-end overhead
+of the runs that started in the window is reported next to it as a check of the combination.
+
+The horizontal arm runs the same fixed workload with 1, 2 and 4 worker processes (HORIZONTAL_*) and reports runs/s
+and scaling efficiency rate_k / (k x rate_1). On 2 cores the server, the store, the simulator and this client
+share the cores with the workers, so more worker processes cannot add CPU: the figure says how much a second and
+fourth process cost or gain here, not what a cluster with spare cores would do.
+
+Worker sizing is WORKER_SIZING (office.settings defaults), passed to the workers as the same OFFICE_MAX_* variables
+that infra/docker-compose.yaml sets (tests/unit/test_infra.py holds the two together)."""
+
+import asyncio
+import contextlib
+import importlib
+import math
+import re
+import statistics
+import tempfile
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+
+import asyncpg
+from sqlmodel import select
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureError
+
+from bench.common import bench_stack
+from office.runs import run_view, submit
+from office.settings import WorkerSizing
+from office.simulator.config import SimProvider
+from routing.config import AgentProfile, WorkspaceConfig
+from store.migrate import migrate
+from store.repository import Store
+from store.tables import AttemptRow
+from testkit.eventually import eventually
+from testkit.pgtemp import admin_connection
+from testkit.stack import Stack, WorkerProcess, until_polling, worker_processes_for
+
+LEVELS = (10, 100, 1000)  # runs in flight
+ARRIVAL_PER_S = 10.0  # runs submitted per second at every level
+WINDOW_S = 10.0  # the steady-state window whose submissions are measured
+WORKER_COUNTS = (1, 2, 4)
+HORIZONTAL_RUNS = 150  # per worker count
+HORIZONTAL_IN_FLIGHT = 100
+HORIZONTAL_HOLD_S = 0.5
+WORKER_SIZING = WorkerSizing()
+RUN_IN_PROMPT = re.compile(r"scale ([A-Za-z0-9-]+)")  # each run's prompt names it
+SAMPLE_S = 0.25  # worker RSS and store connections sampling period
+FLAT_COST_FACTOR = 2.0  # must hold: p99 overhead at the largest level <= this x p99 at the smallest
+
+
+def sizing_env(sizing: WorkerSizing) -> dict[str, str]:
+    """The worker's OFFICE_MAX_* variables for `sizing` (what infra/docker-compose.yaml sets too)."""
+    env = {
+        "OFFICE_MAX_CONCURRENT_ACTIVITIES": str(sizing.max_concurrent_activities),
+        "OFFICE_MAX_CACHED_WORKFLOWS": str(sizing.max_cached_workflows),
+    }
+    if sizing.max_live_agents is not None:
+        env["OFFICE_MAX_LIVE_AGENTS"] = str(sizing.max_live_agents)
+    return env
+
+
+# --- pure pieces ---------------------------------------------------------------------------------------
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100): a value that was measured, never an interpolation."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def overheads(walls: Sequence[float], provider_s: float) -> list[float]:
+    """What the scheduler added to each run: its wall time minus the provider's time."""
+    return [wall - provider_s for wall in walls]
+
+
+def combined_overheads(before: Sequence[float], after: Sequence[float]) -> list[float]:
+    """A run's overhead is the part before its provider call (workflow start to the call reaching the provider)
+    plus the part after it (the answer to the workflow's close). Measured on the runs that started, and on those
+    that ended, inside the steady-state window, the two parts are combined pairwise (every before with every
+    after: the distribution of their sum when a run's start and end are independent, as they are a hold apart)."""
+    return [b + a for b in before for a in after]
+
+
+def hold_for(in_flight: int, arrival_per_s: float) -> float:
+    """Little's law: the run time that keeps `in_flight` runs open at `arrival_per_s`."""
+    return in_flight / arrival_per_s
+
+
+def scaling_efficiency(rates: dict[int, float]) -> dict[int, float]:
+    """rate_k / (k x rate_1) per worker count k: 1.0 is linear scaling."""
+    return {k: rate / (k * rates[1]) for k, rate in rates.items()}
+
+
+def flat_cost(levels: dict[str, dict], factor: float = FLAT_COST_FACTOR) -> bool:
+    """p99 overhead at the largest level is at most `factor` x the p99 at the smallest."""
+    ordered = sorted(levels, key=int)
+    return bool(levels[ordered[-1]]["overhead_p99_s"] <= factor * levels[ordered[0]]["overhead_p99_s"])
+
+
+# --- sampling ------------------------------------------------------------------------------------------
+@dataclass
+class Samples:
+    rss_peak_mb: float = 0.0  # the largest single worker
+    rss_total_peak_mb: float = 0.0  # all workers together
+    connections_peak: int | None = None  # to the bench database, every client (the workers' pools, this bench)
+
+
+@contextlib.asynccontextmanager
+async def sampling(workers: list[WorkerProcess], pg: "PgStats | None") -> AsyncIterator[Samples]:
+    """Samples the workers' resident memory and the bench database's connections until the block ends."""
+    samples, done = Samples(), asyncio.Event()
+
+    async def loop() -> None:
+        while not done.is_set():  # never cancelled mid-query: that would leave the connection unusable
+            sizes = [w.rss_mb() for w in workers]
+            samples.rss_peak_mb = max(samples.rss_peak_mb, *sizes)
+            samples.rss_total_peak_mb = max(samples.rss_total_peak_mb, sum(sizes))
+            if pg is not None:
+                samples.connections_peak = max(samples.connections_peak or 0, await pg.connections())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), SAMPLE_S)
+
+    task = asyncio.create_task(loop())
+    try:
+        yield samples
+    finally:
+        done.set()
+        await task
+
+
+@dataclass
+class PgStats:
+    """PostgreSQL's own counters for the bench database, read over a connection to another database (so the
+    reading is not counted). Backends publish their counters at most about once a second."""
+
+    admin: asyncpg.Connection
+    database: str
+    turn: asyncio.Lock = field(default_factory=asyncio.Lock)  # the sampler and the window edges share the connection
+
+    async def connections(self) -> int:
+        return await self._value("SELECT count(*) FROM pg_stat_activity WHERE datname = $1")
+
+    async def transactions(self) -> int:
+        return await self._value("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1")
+
+    async def _value(self, query: str) -> int:
+        async with self.turn:
+            return int(await self.admin.fetchval(query, self.database))
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU jiffies of the whole machine so far, from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+# --- submitting ----------------------------------------------------------------------------------------
+@dataclass
+class Workload:
+    """One workspace whose single provider holds every turn `hold_s` seconds; runs are `<tag>-<index>`."""
+
+    tag: str
+    hold_s: float
+    workspace: str
+    agent: str
+    provider: str
+
+
+async def workload(stack: Stack, client_config: Store, tag: str, hold_s: float) -> Workload:
+    # The provider's own timeout must outlast the hold; the heartbeat timeout stays the default (that is measured).
+    ws, agent, names = await stack.workspace(
+        {"sim": SimProvider(latency_ms=hold_s * 1000)}, timeout_s=max(120.0, hold_s + 60)
+    )
+    config = await stack.store.get_workspace(ws)
+    profile = await stack.store.get_agent(agent)
+    assert config is not None and profile is not None
+    await copy_config(client_config, config, profile)
+    return Workload(tag, hold_s, ws, agent, names["sim"])
+
+
+async def copy_config(client_config: Store, config: WorkspaceConfig, profile: AgentProfile) -> None:
+    await client_config.save_workspace(config)
+    await client_config.save_agent(profile)
+
+
+async def start(stack: Stack, client_config: Store, load: Workload, index: int) -> str:
+    """Submits run `index` through the product's submit (validation included). Validation reads this bench's own
+    copy of the configuration, so the bench database counts only the worker's transactions."""
+    run_id = f"{load.tag}-{index:05d}"
+    await submit(stack.client, client_config, load.workspace, load.agent, f"scale {run_id}", run_id=run_id)
+    return run_id
+
+
+@dataclass
+class Closed:
+    status: WorkflowExecutionStatus
+    start: float
+    close: float | None
+
+
+async def listed(client: Client, load: Workload) -> dict[str, Closed]:
+    """Every run of the workload as the server's visibility has it (start and close on the server's clock, which is
+    this machine's, as the simulator's is)."""
+    out = {}
+    async for wf in client.list_workflows(f'OfficeWorkspace = "{load.workspace}"'):
+        close = wf.close_time.timestamp() if wf.close_time else None
+        out[wf.id] = Closed(wf.status or WorkflowExecutionStatus.RUNNING, wf.start_time.timestamp(), close)
+    return out
+
+
+async def wait_closed(client: Client, load: Workload, run_ids: list[str], timeout: float) -> dict[str, Closed]:
+    with contextlib.suppress(WorkflowFailureError):
+        await asyncio.wait_for(client.get_workflow_handle(run_ids[-1]).result(), timeout)
+
+    async def closed() -> dict[str, Closed]:
+        return await listed(client, load)
+
+    return await eventually(
+        closed,
+        until=lambda runs: all(r in runs and runs[r].close is not None for r in run_ids),
+        timeout=timeout,
+        interval=1.0,
+        what=f"the measured runs of {load.tag} to close",
+    )
+
+
+def failure_counts(attempts: list[AttemptRow]) -> dict[str, int]:
+    """Failed attempts by error code and what was seen ("timeout: activity heartbeat timeout")."""
+    counts: dict[str, int] = {}
+    for a in attempts:
+        key = f"{a.code}: {(a.excerpt or '')[:80]}"
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+async def failed_run_messages(client: Client, runs: dict[str, "Closed"], limit: int = 3) -> list[str]:
+    """Why runs failed, in the product's own words (a few)."""
+    failed = [r for r, c in runs.items() if c.close and c.status != WorkflowExecutionStatus.COMPLETED][:limit]
+    return [f"{r}: {(await run_view(client, r)).message}" for r in failed]
+
+
+async def attempt_failures(store: Store, tag: str) -> list[AttemptRow]:
+    async with store.db() as s:
+        rows = await s.execute(
+            select(AttemptRow).where(AttemptRow.run_id.startswith(f"{tag}-"), AttemptRow.outcome != "succeeded")  # type: ignore[attr-defined]
+        )
+        return list(rows.scalars().all())
+
+
+async def provider_calls(stack: Stack, provider: str) -> dict[str, list[float]]:
+    """When each run's provider calls arrived at the simulator (run id -> times, in order), from its call log."""
+    found: dict[str, list[float]] = {}
+    for call in await stack.simulator.calls():
+        if call["provider"] == provider and (named := RUN_IN_PROMPT.search(str(call["messages"][-1]))):
+            found.setdefault(named.group(1), []).append(call["at"])
+    return found
+
+
+async def history_events(client: Client, run_ids: list[str]) -> int:
+    sizes = [len((await client.get_workflow_handle(r).fetch_history()).events) for r in run_ids]
+    return int(statistics.median(sizes))
+
+
+# --- one level -----------------------------------------------------------------------------------------
+async def level(
+    stack: Stack, client_config: Store, worker: WorkerProcess, pg: PgStats | None, in_flight: int, drain: bool
+) -> dict:
+    began = time.monotonic()
+    hold_s = hold_for(in_flight, ARRIVAL_PER_S)
+    load = await workload(stack, client_config, f"scale{in_flight}", hold_s)
+    submissions: list[asyncio.Task[str]] = []
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+
+    async def arrivals() -> None:
+        index = 0
+        while not stop.is_set():
+            await asyncio.sleep(max(0.0, t0 + index / ARRIVAL_PER_S - loop.time()))
+            submissions.append(asyncio.create_task(start(stack, client_config, load, index)))
+            index += 1
+
+    async def edge() -> dict:
+        """Counters at one edge of the steady-state window."""
+        return {
+            "at": time.time(),
+            "cpu": worker.cpu_seconds(),
+            "machine": machine_busy(),
+            "xacts": await pg.transactions() if pg else 0,
+        }
+
+    async with sampling([worker], pg) as samples:
+        feeding = asyncio.create_task(arrivals())
+        await asyncio.sleep(max(0.0, t0 + hold_s - loop.time()))  # the ramp: after one hold, N are in flight
+        opened = await edge()
+        await asyncio.sleep(max(0.0, t0 + hold_s + WINDOW_S - loop.time()))
+        closed = await edge()
+        stop.set()
+        await feeding
+        submitted = await asyncio.gather(*submissions)
+        runs = await eventually(
+            lambda: listed(stack.client, load),
+            until=lambda found: all(r in found for r in submitted),
+            timeout=60,
+            interval=0.5,
+            what=f"the server's visibility to list every run of {load.tag}",
+        )
+        starters = [r for r in submitted if opened["at"] <= runs[r].start < closed["at"]]
+        enders = [r for r, c in runs.items() if c.close and opened["at"] <= c.close < closed["at"]]
+        calls = await eventually(
+            lambda: provider_calls(stack, load.provider),
+            until=lambda found: all(r in found for r in starters),
+            timeout=60,
+            what=f"the provider calls of the runs that started in the {load.tag} window",
+        )
+        if drain:  # the next level starts from nothing in flight
+            runs = await wait_closed(stack.client, load, submitted, timeout=hold_s + 120)
+    over = combined_overheads(
+        [calls[r][0] - runs[r].start for r in starters],
+        [runs[r].close - calls[r][-1] - hold_s for r in enders],  # type: ignore[operator]
+    )
+    turns_in_window = (len(starters) + len(enders)) / 2  # turn starts and ends in the window, averaged
+    failures = await attempt_failures(stack.store, load.tag)
+    busy = (closed["machine"][0] - opened["machine"][0]) / (closed["machine"][1] - opened["machine"][1])
+    figures = {
+        "arrival_per_s": ARRIVAL_PER_S,
+        "turn_hold_s": hold_s,
+        "window_s": WINDOW_S,
+        "runs_submitted": len(submitted),
+        "wall_s": round(time.monotonic() - began, 1),
+        "runs_per_s": round(len(enders) / WINDOW_S, 2),
+        "overhead_p50_s": round(percentile(over, 50), 3),
+        "overhead_p99_s": round(percentile(over, 99), 3),
+    }
+    if drain:  # every run that started in the window has closed: its own wall time, for comparison
+        direct = overheads([runs[r].close - runs[r].start for r in starters], hold_s)  # type: ignore[operator]
+        figures |= {
+            "overhead_end_to_end_p50_s": round(percentile(direct, 50), 3),
+            "overhead_end_to_end_p99_s": round(percentile(direct, 99), 3),
+        }
+    return figures | {
+        "rss_peak_mb": round(samples.rss_peak_mb, 1),
+        "worker_cpu_ms_per_run": round(1000 * (closed["cpu"] - opened["cpu"]) / turns_in_window, 1),
+        "machine_cpu_busy": round(busy, 2),
+        "heartbeat_timeouts": sum(1 for a in failures if "heartbeat" in (a.excerpt or "")),
+        "failed_attempts": failure_counts(failures),
+        "failed": sum(1 for c in runs.values() if c.close and c.status != WorkflowExecutionStatus.COMPLETED),
+        "failed_runs": await failed_run_messages(stack.client, runs),
+        "provider_calls_per_run_max": max(len(calls.get(r, ())) for r in starters + enders),
+        "store_connections_peak": samples.connections_peak,
+        "store_transactions_per_turn": round((closed["xacts"] - opened["xacts"]) / turns_in_window, 1) if pg else None,
+        "history_events_per_run": await history_events(stack.client, enders[:: max(1, len(enders) // 5)][:5]),
+    }
+
+
+# --- horizontal workers --------------------------------------------------------------------------------
+async def horizontal(stack: Stack, client_config: Store, pg: PgStats | None, workers: int) -> dict:
+    load = await workload(stack, client_config, f"workers{workers}", HORIZONTAL_HOLD_S)
+    async with worker_processes_for(stack, workers, sizing_env(WORKER_SIZING)) as running:
+        await until_polling(stack, running)
+        async with sampling(running, pg) as samples:
+            gate = asyncio.Semaphore(HORIZONTAL_IN_FLIGHT)
+
+            async def one(index: int) -> None:
+                async with gate:
+                    run_id = await start(stack, client_config, load, index)
+                    with contextlib.suppress(WorkflowFailureError):
+                        await stack.client.get_workflow_handle(run_id).result()
+
+            began = time.monotonic()
+            await asyncio.gather(*[one(i) for i in range(HORIZONTAL_RUNS)])
+            seconds = time.monotonic() - began
+    ids = [f"{load.tag}-{i:05d}" for i in range(HORIZONTAL_RUNS)]
+    runs = await wait_closed(stack.client, load, ids, timeout=60)  # the server's visibility catches up
+    return {
+        "runs_per_s": HORIZONTAL_RUNS / seconds,
+        "failed": sum(1 for r in runs.values() if r.status != WorkflowExecutionStatus.COMPLETED),
+        "failed_runs": await failed_run_messages(stack.client, runs),
+        "failed_attempts": failure_counts(await attempt_failures(stack.store, load.tag)),
+        "rss_peak_mb": round(samples.rss_peak_mb, 1),
+        "store_connections_peak": samples.connections_peak,
+    }
+
+
+async def bounded_agents_arm() -> dict:
+    """The live-agent bound under load (bench/bounded_agents.py, its own stack)."""
+    try:
+        module = importlib.import_module("bench.bounded_agents")
+    except ModuleNotFoundError as err:
+        if err.name != "bench.bounded_agents":
+            raise
+        return {"available": False, "reason": "bench/bounded_agents.py is not in this checkout"}
+    result: dict = await module.run()
+    return result
+
+
+@contextlib.asynccontextmanager
+async def pg_stats(stack: Stack) -> AsyncIterator[PgStats | None]:
+    if not stack.database_url.startswith("postgresql"):
+        yield None
+        return
+    admin = await admin_connection()
+    try:
+        yield PgStats(admin, stack.database_url.rsplit("/", 1)[1])
+    finally:
+        await admin.close()
+
+
+async def run() -> dict:
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp:
+        client_config = Store(f"sqlite:///{tmp}/client-config.db")
+        await migrate(client_config.url)
+        try:
+            async with bench_stack(worker=False) as stack, pg_stats(stack) as pg:
+                rates, workers_arm = {}, {}
+                for k in WORKER_COUNTS:
+                    workers_arm[k] = await horizontal(stack, client_config, pg, k)
+                    rates[k] = workers_arm[k]["runs_per_s"]
+                for k, efficiency in scaling_efficiency(rates).items():
+                    workers_arm[k]["runs_per_s"] = round(rates[k], 2)
+                    workers_arm[k]["scaling_efficiency"] = round(efficiency, 2)
+                levels = {}
+                async with worker_processes_for(stack, 1, sizing_env(WORKER_SIZING)) as (worker,):
+                    await until_polling(stack, [worker])
+                    for n in LEVELS:
+                        levels[str(n)] = await level(stack, client_config, worker, pg, n, drain=n != LEVELS[-1])
+        finally:
+            await client_config.close()
+    bounded = await bounded_agents_arm()
+    largest, smallest = levels[str(LEVELS[-1])], levels[str(LEVELS[0])]
+    return {
+        "method": "steady state at a fixed arrival rate; turn hold = in flight / rate (Little's law)",
+        "levels": levels,
+        "flat_cost": flat_cost(levels),
+        "overhead_p99_ratio": round(largest["overhead_p99_s"] / smallest["overhead_p99_s"], 2),
+        "workers": {str(k): v for k, v in workers_arm.items()},
+        "worker_sizing": sizing_env(WORKER_SIZING),
+        "bounded_agents": bounded,
+        "seconds": round(time.monotonic() - started, 1),
+    }
