@@ -107,6 +107,12 @@ class LiveAgents:
     def __init__(self, idle_ttl_s: float = 3600.0):
         self.idle_ttl_s = idle_ttl_s
         self._live: dict[str, _Live] = {}
+        self._closing = 0  # taken out of _live, process not reaped yet: still counted
+        self.on_exit: Callable[[], None] = lambda: None  # the worker's live agent limit counts again
+
+    def count(self) -> int:
+        """Agent processes held by this worker, each until it has exited."""
+        return len(self._live) + self._closing
 
     def put(self, key: str, session: AgentSession) -> None:
         self._live[key] = _Live(session, time.monotonic())
@@ -119,9 +125,15 @@ class LiveAgents:
 
     async def close(self, key: str) -> bool:
         live = self._live.pop(key, None)
-        if live is not None:
+        if live is None:
+            return False
+        self._closing += 1
+        try:
             await end_session(live.session)
-        return live is not None
+        finally:
+            self._closing -= 1
+            self.on_exit()
+        return True
 
     async def reap_idle(self) -> int:
         """Sessions whose run went away without closing them (terminated, reset) are reaped after the TTL."""

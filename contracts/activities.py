@@ -104,6 +104,12 @@ def provider_queue(base: str, provider: str) -> str:
     return f"{base}-provider-{provider}"
 
 
+def acp_start_queue(base: str) -> str:
+    """Agent session starts (the one activity that creates an agent process) run on their own queue: each worker
+    polls it only while it holds fewer live agent processes than its limit, so a start beyond it waits here."""
+    return f"{base}-acp-start"
+
+
 class AcpStartInput(BaseModel):
     run_id: str
     attempt_seq: int

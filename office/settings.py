@@ -33,6 +33,12 @@ class WorkerSizing:
     max_cached_workflows: int = 2000  # above the runs in flight, so a busy worker never replays from scratch
     max_live_agents: int | None = None  # live ACP agent processes; None: derived from the machine's memory
 
+    def live_agents_limit(self) -> int:
+        """The limit this worker enforces: the configured one, else what fits in its memory (0: the default)."""
+        if self.max_live_agents is not None and self.max_live_agents < 0:
+            raise ValueError(f"OFFICE_MAX_LIVE_AGENTS must be 1 or more, not {self.max_live_agents}")
+        return self.max_live_agents or default_max_live_agents()
+
     @classmethod
     def from_env(cls) -> "WorkerSizing":
         def number(name: str, default: int | None) -> int | None:
@@ -47,6 +53,31 @@ class WorkerSizing:
             or defaults.max_cached_workflows,
             max_live_agents=number("OFFICE_MAX_LIVE_AGENTS", None),
         )
+
+
+# One live Claude Code session (guard + claude-code-acp bridge + CLI) measured ~320 MB RSS after a short turn;
+# the budget leaves room for a conversation's growth and the tools the agent runs.
+AGENT_BUDGET_MB = 512
+MEMORY_SHARE = 0.75  # of the worker's memory, for its agents: the rest for the worker itself and the OS
+
+
+def memory_mb() -> int:
+    """The memory this worker may use: the machine's, or its cgroup's limit (a container) when lower."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            raw = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if raw.isdigit():  # "max": no limit
+            total = min(total, int(raw))
+    return total // (1024 * 1024)
+
+
+def default_max_live_agents(total_mb: int | None = None) -> int:
+    """Live ACP agent processes per worker when OFFICE_MAX_LIVE_AGENTS is unset: what fits in its memory."""
+    total_mb = memory_mb() if total_mb is None else total_mb
+    return max(1, int(total_mb * MEMORY_SHARE) // AGENT_BUDGET_MB)
 
 
 def work_dir_from_env() -> str:

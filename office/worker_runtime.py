@@ -9,13 +9,14 @@ from collections.abc import AsyncIterator
 
 import httpx
 from temporalio.client import Client
-from temporalio.worker import Worker
+from temporalio.worker import FixedSizeSlotSupplier, Worker, WorkerTuner
 
 from activities.acp_session import AcpActivities, LiveAgents, reap_idle_forever, reap_orphaned_agents
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
-from contracts.activities import provider_queue
+from contracts.activities import acp_start_queue, provider_queue
+from office.agent_slots import AgentSlots
 from office.settings import Settings, WorkerSizing, work_dir_from_env
 from office.telemetry import configure_telemetry
 from office.temporal_client import connect
@@ -112,6 +113,13 @@ async def office_worker(
         watchdog = WatchdogActivities(store)
         own_queue = worker_queue(task_queue)
         acp = AcpActivities(store, own_queue, agents, agent_cwd, work_dir)
+        slots = AgentSlots(sizing.live_agents_limit(), agents.count)
+        agents.on_exit = slots.changed
+        log.info(
+            "at most %d live agent processes on this worker (%s)",
+            slots.limit,
+            "OFFICE_MAX_LIVE_AGENTS" if sizing.max_live_agents else "from its memory; OFFICE_MAX_LIVE_AGENTS sets it",
+        )
         worker = Worker(
             client,
             task_queue=task_queue,
@@ -123,7 +131,7 @@ async def office_worker(
                 sessions.start_session,
                 sessions.run_session,
                 sessions.session_turn,
-                acp.acp_start,
+                acp.acp_start,  # only runs that scheduled their start here before the live agent limit
                 watchdog.sweep_automatic_selections,
             ],
             max_concurrent_activities=sizing.max_concurrent_activities,
@@ -133,11 +141,22 @@ async def office_worker(
         session_worker = Worker(
             client, task_queue=own_queue, activities=[acp.acp_turn, acp.acp_close], max_concurrent_activities=100
         )
+        start_worker = Worker(
+            client,
+            task_queue=acp_start_queue(task_queue),
+            activities=[acp.acp_start],
+            tuner=WorkerTuner.create_composite(  # only the activity slots matter: this worker runs one activity
+                workflow_supplier=FixedSizeSlotSupplier(2),
+                activity_supplier=slots,
+                local_activity_supplier=FixedSizeSlotSupplier(1),
+                nexus_supplier=FixedSizeSlotSupplier(1),
+            ),
+        )
         queues = ProviderQueues(client, store, task_queue, sessions, provider_refresh_s)
         await queues.sync()
         background = [asyncio.create_task(queues.run()), asyncio.create_task(reap_idle_forever(agents))]
         try:
-            async with worker, session_worker:
+            async with worker, session_worker, start_worker:
                 yield worker
         finally:
             for task in background:

@@ -22,6 +22,7 @@ with workflow.unsafe.imports_passed_through():
         SessionStarted,
         SessionTurnInput,
         SessionTurnOutput,
+        acp_start_queue,
         provider_queue,
     )
     from routing.classifier import Classification, FailureSignal, classify
@@ -34,6 +35,9 @@ with workflow.unsafe.imports_passed_through():
 # ACP agents keep a live process: the session starts on any worker, its turns go to that worker's own queue.
 # Deprecated: every run still open was started after it; the branch without it is gone.
 ACP_LIVE_SESSION = "acp-live-session-v1"
+# Agent starts go to their own queue, polled by each worker only below its live agent limit: a start beyond it
+# waits there (durably, no attempt made, no timeout running). Runs recorded before it started on the shared queue.
+BOUNDED_START = "acp-bounded-start-v1"
 WORKER_PICKUP = timedelta(seconds=30)  # a turn for a dead worker's session fails this soon, then re-dispatches
 NO_RETRY = RetryPolicy(maximum_attempts=1)  # provider calls: the decider is the only retry layer
 STORE_UNAVAILABLE = "StoreUnavailable"  # activities.bookkeeping: the store stayed out past the activity's bound
@@ -196,7 +200,10 @@ class AgentTurns:
     ) -> SessionTurnOutput:
         live = self._acp if self._acp and self._acp[0] == cand.execution_profile else None
         if live is None:
-            await self.close()  # a session on another route is over
+            await self.close()  # a session on another route is over: a run never holds one while it waits to start
+            queue = workflow.info().task_queue
+            if workflow.patched(BOUNDED_START):
+                queue = acp_start_queue(queue)
             started: AcpStarted = await guarded(
                 Phase.session_start,
                 workflow.execute_activity(
@@ -212,7 +219,8 @@ class AgentTurns:
                         base_commit=self._base_commit,
                     ),
                     result_type=AcpStarted,
-                    **provider_call(cand, margin_s=60),
+                    task_queue=queue,
+                    **provider_call(cand, margin_s=60),  # no schedule-to-start timeout: waiting is not failing
                     summary=f"start agent session on {cand.provider} (model {cand.requested_model})",
                 ),
             )

@@ -1,0 +1,130 @@
+"""The per-worker limit on live ACP agent processes, on the real dev server with the scripted agent: starts beyond
+the limit wait in Temporal's task queue (no attempt made, nothing failed) and every run completes."""
+
+import asyncio
+import json
+import os
+import sys
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+from temporalio.api.enums.v1 import EventType, PendingActivityState
+
+from contracts.activities import Activity
+from office.runs import submit, wait_for_view
+from office.settings import WorkerSizing
+from office.worker_runtime import office_worker
+from routing.config import ExecutionProfile
+from routing.run import RunStatus
+from testkit.eventually import eventually
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+LIMIT, RUNS, LATENCY_S = 3, 12, 0.4
+
+
+def agents_running(marker: str) -> int:
+    """Scripted agent processes started with `marker`, read from /proc (not from the worker's own bookkeeping).
+    Only the agent itself: its guard's command line carries the agent's command too."""
+    found = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")  # empty for a zombie: it has exited
+        except OSError:
+            continue
+        if argv[1:4] == [b"-m", b"office.scripted_agent", marker.encode()]:
+            found += 1
+    return found
+
+
+class Peak:
+    """Samples the agents' process count every few milliseconds in its own thread (the event loop runs the worker)."""
+
+    def __init__(self, marker: str):
+        self.marker, self.peak, self.now = marker, 0, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.now = agents_running(self.marker)
+            self.peak = max(self.peak, self.now)
+            self._stop.wait(0.005)
+
+    def __enter__(self) -> "Peak":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+async def waiting_start(handles) -> int:
+    """Runs whose agent start Temporal shows as scheduled and not yet picked up (what the UI shows as pending)."""
+    waiting = 0
+    for handle in handles:
+        for pending in (await handle.describe()).raw_description.pending_activities:
+            if pending.activity_type.name == Activity.acp_start and (
+                pending.state == PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED and pending.attempt == 1
+            ):
+                waiting += 1
+    return waiting
+
+
+async def test_runs_beyond_the_live_agent_limit_wait_for_a_place_and_all_complete(stack, tmp_path):
+    log, marker = tmp_path / "agent.jsonl", f"bounded-{uuid.uuid4().hex[:8]}"
+    agent_profile = ExecutionProfile(
+        kind="acp",
+        command=[sys.executable, "-m", "office.scripted_agent", marker],  # the marker: this test's agents
+        env={"SCRIPTED_AGENT": json.dumps({"log": str(log), "latency_s": LATENCY_S}), "PYTHONPATH": str(ROOT)},
+        heartbeat_timeout_s=3,
+        timeout_s=30,
+    )
+    ws, agent, p = await stack.workspace({"claude": agent_profile})
+    queue = f"bounded-{uuid.uuid4().hex[:8]}"
+    async with office_worker(stack.client, stack.database_url, queue, sizing=WorkerSizing(max_live_agents=LIMIT)):
+        with Peak(marker) as peak:
+            handles = await asyncio.gather(
+                *(
+                    submit(stack.client, stack.store, ws, agent, f"task {i}", task_queue=queue, follow_ups=["go on"])
+                    for i in range(RUNS)
+                )
+            )
+            # While LIMIT agents live, the other runs' starts are visibly waiting in the task queue.
+            await eventually(
+                lambda: waiting_start(handles),
+                until=lambda n: n >= 1 and peak.now == LIMIT,
+                timeout=20,
+                what=f"starts waiting in the task queue while {LIMIT} agents live",
+            )
+            views = await asyncio.gather(*(wait_for_view(stack.client, h.id) for h in handles))
+            await eventually(lambda: peak.now, until=lambda n: n == 0, timeout=10, what="every agent process reaped")
+
+    assert [v.status for v in views] == [RunStatus.completed] * RUNS
+    assert peak.peak == LIMIT  # never more, and the limit was used
+    # Waiting is not failing: each run made exactly its two turns' attempts on the agent, both succeeded.
+    for view in views:
+        assert [(a.provider, a.error_code) for a in view.attempts] == [(p["claude"], None)] * 2
+    waits = []
+    for handle in handles:
+        events = (await handle.fetch_history()).events
+        kinds = [e.event_type for e in events]
+        assert EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED not in kinds
+        assert EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT not in kinds
+        [scheduled] = [
+            e for e in events if e.activity_task_scheduled_event_attributes.activity_type.name == Activity.acp_start
+        ]
+        [picked] = [
+            e for e in events if e.activity_task_started_event_attributes.scheduled_event_id == scheduled.event_id
+        ]
+        assert picked.activity_task_started_event_attributes.attempt == 1
+        waits.append((picked.event_time.ToDatetime() - scheduled.event_time.ToDatetime()).total_seconds())
+    # Beyond the first LIMIT, a start waited at least until an earlier run's agent had answered its turns.
+    assert sum(w >= LATENCY_S for w in waits) >= RUNS - LIMIT, sorted(waits)
+    started = {c["pid"] for c in map(json.loads, log.read_text().splitlines()) if c["method"] == "initialize"}
+    assert len(started) == RUNS  # one agent process per run, each started once
