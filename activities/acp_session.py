@@ -11,6 +11,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
@@ -310,6 +311,16 @@ class AcpActivities:
                     utcnow(),
                 )
             )
+        try:
+            return await self._answer(inp, session, started_at)
+        except BaseException:
+            # The run never uses a session again once its turn failed (a store wait, a timeout, a refusal): end it
+            # now, so its place under the worker's live agent limit frees at once, not after the idle TTL.
+            await self.agents.close(inp.session_key)
+            raise
+
+    async def _answer(self, inp: AcpTurnInput, session: AgentSession, started_at: datetime) -> SessionTurnOutput:
+        cand = inp.candidate
         try:  # the same shared breaker, budget and pacer as the HTTP executor, per provider key
             await admit(self.store, inp.run_id, cand, inp.is_retry, Phase.after_start)
         except ApplicationError:  # refused: this session ends here, the decider picks what is next
