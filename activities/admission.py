@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from datetime import datetime
 
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
@@ -29,7 +30,7 @@ from routing.classifier import Classification
 from routing.codes import ErrorClass, ErrorCode, Phase
 from routing.identity import provider_key
 from routing.run import Candidate
-from store.repository import Store
+from store.repository import Store, utcnow
 
 log = logging.getLogger(__name__)
 NOTE_BOUND_S = 30.0  # how long a failed call waits for the store to count its failure before reporting it
@@ -70,18 +71,26 @@ async def admit(
     """Before a provider call: admitted (maybe as the half-open probe, maybe after waiting for its slot here)
     or refused with the `circuit_open` failure. `is_retry`: the call repeats a failed one on the same route
     and spends the provider key's shared retry budget."""
-    key = provider_key(cand.profile)
-    admission = await store_retrying(
-        lambda: store.admit_call(cand.provider, run_id, is_retry, cand.profile.requests_per_minute, key=key),
-        f"admitting a call to {cand.provider}",
-    )
-    if not admission.allowed:
-        metrics.refusals.add(1, {"provider": cand.provider, "rule": admission.rule or "breaker"})
-        raise refusal(cand, admission, phase)
-    if admission.wait_s > 0:  # a Retry-After floor on this provider key, or the quota's next slot
+    key, reserved_at, probe = provider_key(cand.profile), None, False
+    while True:
+        asked_at = utcnow()
+        admission = await store_retrying(
+            lambda reserved=reserved_at: store.admit_call(
+                cand.provider, run_id, is_retry, cand.profile.requests_per_minute, key=key, reserved_at=reserved
+            ),
+            f"admitting a call to {cand.provider}",
+        )
+        if not admission.allowed:
+            metrics.refusals.add(1, {"provider": cand.provider, "rule": admission.rule or "breaker"})
+            raise refusal(cand, admission, phase)
+        probe = probe or admission.probe
+        if admission.wait_s <= 0:
+            return admission.model_copy(update={"probe": probe, "slot_at": admission.slot_at or asked_at})
+        # A Retry-After floor on this provider key, or the pacer's slot: wait here, then ask whether the slot
+        # still stands (a 429 meanwhile voids it: the rate was too high, so this call is paced anew).
         async with heartbeating():
             await asyncio.sleep(admission.wait_s)
-    return admission
+        reserved_at = asked_at
 
 
 def failure_of(err: BaseException) -> Classification | None:
@@ -101,7 +110,9 @@ def failure_code(err: BaseException) -> str | None:
     return failure.code.value if failure else None
 
 
-async def note_failure(store: Store, run_id: str, cand: Candidate, err: BaseException) -> bool:
+async def note_failure(
+    store: Store, run_id: str, cand: Candidate, err: BaseException, admitted_at: datetime | None = None
+) -> bool:
     """After a failed call, at once: a classified provider failure counts in the provider key's shared window
     (refusals do not) and may open its breaker; a failed half-open probe re-opens it; a rate or quota limit
     teaches the provider key's rate and sets its Retry-After floor instead.
@@ -115,7 +126,13 @@ async def note_failure(store: Store, run_id: str, cand: Candidate, err: BaseExce
     try:
         opened = await store_retrying(
             lambda: store.note_failure(
-                cand.provider, code, run_id, key=key, retry_after_s=failure.retry_after_s, limit_rpm=failure.limit_rpm
+                cand.provider,
+                code,
+                run_id,
+                key=key,
+                retry_after_s=failure.retry_after_s,
+                limit_rpm=failure.limit_rpm,
+                admitted_at=admitted_at,
             ),
             f"counting a failure of {cand.provider}",
             bound_s=NOTE_BOUND_S,
@@ -150,10 +167,13 @@ async def note_stated_rate(store: Store, cand: Candidate, admission: Admission, 
 
 
 @contextlib.asynccontextmanager
-async def accounted(store: Store, run_id: str, cand: Candidate) -> AsyncIterator[None]:
-    """Around a provider call: a classified failure raised inside is noted before it propagates."""
+async def accounted(
+    store: Store, run_id: str, cand: Candidate, admission: Admission | None = None
+) -> AsyncIterator[None]:
+    """Around a provider call: a classified failure raised inside is noted before it propagates (with when the
+    call was admitted, so a 429 of a call paced at an older rate does not cut the learned one again)."""
     try:
         yield
     except ApplicationError as err:
-        await note_failure(store, run_id, cand, err)
+        await note_failure(store, run_id, cand, err, admission.slot_at if admission else None)
         raise

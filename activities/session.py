@@ -191,7 +191,7 @@ class SessionActivities:
         started_at = utcnow()
         admission = await admit(self.store, inp.run_id, cand, inp.is_retry)
         snapshot = await bookkeeping.open_turn(self.store, inp.run_id, inp.user_seq, inp.user_text)
-        async with accounted(self.store, inp.run_id, cand):  # the shared breaker learns of a failure now
+        async with accounted(self.store, inp.run_id, cand, admission):  # the shared breaker learns of a failure now
             started = inp.session or await self._start(inp.run_id, inp.agent, cand)
             forwarded = forward(as_entries(snapshot), cand.provider, inp.full_history)
             result = await self._call(cand, started.model_to_send, forwarded.messages)

@@ -1,9 +1,12 @@
 """Amplification: does a rate-limited fallback get buried by retries when the primary is hard down?
 
 Primary: 503 on everything. Fallback: a 60 requests/min token bucket answering 429 with Retry-After. 100 runs
-at once. The scheduler arm (breaker, shared budgets, server-side dispatch rate, Retry-After floors) is measured
-beside two reference arms reproduced here: fixed 2 s retries, and Temporal's default retry policy with two
-HTTP-client retries inside each attempt. Everything is counted from the simulator's own call log."""
+at once. Two scheduler arms run side by side on one worker: the fallback's quota declared in the workspace
+(breaker, shared budgets, server-side dispatch rate, Retry-After floors), and undeclared — as most users have it —
+with the fallback sending no rate-limit headers either, so the rate is learned from 429s and their Retry-After
+alone. They are measured beside two reference arms reproduced here: fixed 2 s retries, and Temporal's default
+retry policy with two HTTP-client retries inside each attempt. Everything is counted from the simulator's own
+call log."""
 
 import asyncio
 import contextlib
@@ -28,8 +31,8 @@ RUNS = 100
 REFERENCE_DEADLINE_S = 150.0
 
 
-def limited() -> SimProvider:
-    return SimProvider(rpm=QUOTA_RPM, burst=1)
+def limited(rate_headers: bool = True) -> SimProvider:
+    return SimProvider(rpm=QUOTA_RPM, burst=1, rate_headers=rate_headers)
 
 
 def metrics_for(calls: list[dict], logical: int, succeeded: int, extra_calls: int = 0) -> dict:
@@ -64,13 +67,17 @@ def metrics_for(calls: list[dict], logical: int, succeeded: int, extra_calls: in
     }
 
 
-async def scheduler_arm(stack: Stack) -> dict:
+async def scheduler_arm(stack: Stack, declared: bool) -> dict:
+    """`declared`: the workspace states the fallback's quota; else it states none and the fallback sends no
+    rate-limit headers (only Retry-After on its 429s)."""
     down = InjectedFailure(status=503, kind="unavailable", endpoints=["chat", "models"])
+    quotas = {"primary": {"requests_per_minute": 300}, "fallback": {"requests_per_minute": QUOTA_RPM}}
     ws, agent, names = await stack.workspace(
-        {"primary": SimProvider(failures=[down]), "fallback": limited()},
-        per_provider={"primary": {"requests_per_minute": 300}, "fallback": {"requests_per_minute": QUOTA_RPM}},
+        {"primary": SimProvider(failures=[down]), "fallback": limited(rate_headers=declared)},
+        per_provider=quotas if declared else {},
     )
     await asyncio.sleep(2.5)  # let the worker start the provider queues (it refreshes every 2 s)
+    started = time.monotonic()
     handles: list[WorkflowHandle] = await asyncio.gather(
         *[
             submit(stack.client, stack.store, ws, agent, f"logical request {i}", task_queue=stack.task_queue)
@@ -78,11 +85,15 @@ async def scheduler_arm(stack: Stack) -> dict:
         ]
     )
     views = await asyncio.gather(*[wait_for_view(stack.client, h.id) for h in handles])
+    seconds = time.monotonic() - started
     calls, model_calls = await stack.simulator.calls(), await stack.simulator.model_calls()
     fallback = [c for c in calls if c["provider"] == names["fallback"]]
     primary = [c for c in calls + model_calls if c["provider"] == names["primary"]]
     result = metrics_for(fallback, RUNS, sum(v.status.value == "completed" for v in views), len(primary))
     result["fallbacks"] = sum(v.fallback_count for v in views)
+    result["failed"] = sum(v.status.value == "failed" for v in views)
+    result["failure_messages"] = sorted({v.message or "" for v in views if v.status.value == "failed"})[:3]
+    result["seconds"] = round(seconds, 1)
     return result
 
 
@@ -138,9 +149,11 @@ async def temporal_default_arm(stack: Stack, http: httpx.AsyncClient) -> dict:
 async def run() -> dict:
     started = time.monotonic()
     async with bench_stack() as stack, httpx.AsyncClient(limits=httpx.Limits(max_connections=300)) as http:
-        scheduler = await scheduler_arm(stack)
+        scheduler, undeclared = await asyncio.gather(scheduler_arm(stack, True), scheduler_arm(stack, False))
         fixed, default = await asyncio.gather(fixed_retry_arm(stack, http), temporal_default_arm(stack, http))
+    undeclared["seconds_over_declared"] = round(undeclared["seconds"] / scheduler["seconds"], 3)
     return scheduler | {
+        "quota_undeclared": undeclared,
         "reference": {"fixed_2s_retries": fixed, "temporal_default_plus_2_client_retries": default},
         "quota_rpm": QUOTA_RPM,
         "seconds": round(time.monotonic() - started, 1),

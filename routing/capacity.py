@@ -40,7 +40,8 @@ class CapacityPolicy(BaseModel):
     budget_floor: int = 3  # … but at least this many
     pacing_margin: float = 1.05  # space paced calls a little wider than the quota: arrival times jitter
     max_wait_s: float = 120.0  # a Retry-After floor or pacing slot up to this far is waited out in the call
-    rate_decrease: float = 0.85  # a 429 while paced to a learned rate cuts it to this share …
+    rate_decrease: float = 0.85  # a 429 (no Retry-After) while paced to a learned rate cuts it to this share …
+    rate_decrease_floor: float = 0.5  # (with a Retry-After, by the spacing it implies, but never below this share)
     rate_growth_per_minute: float = 0.05  # … and every minute without one lets it grow by this share
     min_learned_rpm: float = 1.0
 
@@ -130,6 +131,7 @@ class CapacityState:
     learned_rpm: float | None = None  # the request rate a 429 taught (no quota declared), as of `learned_at`
     learned_at: datetime | None = None
     rate_stated: bool = False  # the provider's headers stated `learned_rpm`: it does not grow
+    limited_at: datetime | None = None  # the last 429: pacing slots given before it are void
 
     def rate_at(self, now: datetime, policy: "CapacityPolicy") -> float | None:
         """The learned rate now: it grows by `rate_growth_per_minute` per minute since it was last set, so a
@@ -183,6 +185,7 @@ class RateLimited:
     run_id: str
     retry_after_s: float | None = None
     limit_rpm: float | None = None
+    admitted_at: datetime | None = None  # when the call that got the 429 was admitted
 
 
 @dataclass(frozen=True)
@@ -261,34 +264,44 @@ def _failed(state: CapacityState, now: datetime, event: CallFailed, policy: Capa
 
 def learned_from(state: CapacityState, now: datetime, event: RateLimited, policy: CapacityPolicy) -> float:
     """The rate after a 429. A stated limit is taken as is. Otherwise the Retry-After spacing (one call per
-    Retry-After: a token bucket's refill) or half the window's calls per minute, whichever is higher; a rate
-    already learned is cut by `rate_decrease` at most once per spacing (one burst of 429s is one signal) and
-    never stays above a new estimate."""
+    Retry-After: a token bucket's refill) or half the window's calls per minute, whichever is higher. A rate
+    already learned never stays above a new estimate, and is cut only by a call admitted at it (a 429 of a
+    call paced at an older rate says nothing about this one; without the admission time, at most once per
+    spacing): by the share that widens the spacing by the Retry-After (the paced calls came that much too
+    early), else by `rate_decrease`."""
     if event.limit_rpm:
         return event.limit_rpm
-    estimate = 0.5 * state.window.requests  # the window's calls per minute were too many
-    if event.retry_after_s is not None:
-        estimate = max(estimate, 60.0 / max(event.retry_after_s, 0.01))
+    hinted = 60.0 / max(event.retry_after_s, 0.01) if event.retry_after_s is not None else None
     current = state.rate_at(now, policy)
-    if current is None:
-        return max(policy.min_learned_rpm, estimate)
-    recent = state.learned_at is not None and (now - state.learned_at).total_seconds() < 60.0 / current
-    cut = current if recent else current * policy.rate_decrease
-    return max(policy.min_learned_rpm, min(cut, estimate))
+    if current is None:  # the first 429: one call per Retry-After, or half the window's calls were too many
+        return max(policy.min_learned_rpm, hinted or 0.0, 0.5 * state.window.requests)
+    if event.admitted_at is not None:
+        stale = state.learned_at is not None and event.admitted_at < state.learned_at
+    else:
+        stale = state.learned_at is not None and (now - state.learned_at).total_seconds() < 60.0 / current
+    factor = policy.rate_decrease
+    if event.retry_after_s is not None:  # paced calls came Retry-After too early: widen the spacing by that much
+        spacing = policy.pacing_margin * 60.0 / current
+        factor = max(policy.rate_decrease_floor, spacing / (spacing + event.retry_after_s))
+    cut = current if stale else current * factor
+    return max(policy.min_learned_rpm, min(cut, hinted) if hinted is not None else cut)
 
 
 def _rate_limited(state: CapacityState, now: datetime, event: RateLimited, policy: CapacityPolicy) -> CapacityState:
-    """A 429 never opens the breaker: it teaches the rate and sets the provider key's Retry-After floor."""
+    """A 429 never opens the breaker: it teaches the rate, sets the provider key's Retry-After floor, and voids
+    the pacing slots given so far (their callers ask again when their slot comes, and are paced anew)."""
     rate = learned_from(state, now, event, policy)
+    floor = now + timedelta(seconds=event.retry_after_s or 0.0)
     learned = replace(
         state,
         learned_rpm=rate,
         learned_at=now if rate != state.learned_rpm else state.learned_at,
         rate_stated=event.limit_rpm is not None,
+        limited_at=now,
+        next_slot_at=min(state.next_slot_at, floor) if state.next_slot_at else None,
     )
     if event.retry_after_s is None or state.breaker(now) is not Breaker.closed:
         return learned
-    floor = now + timedelta(seconds=event.retry_after_s)
     if state.health is HealthState.short_retry and state.retry_at is not None and state.retry_at >= floor:
         return learned
     return replace(learned, health=HealthState.short_retry, retry_at=floor, last_code=ErrorCode.rate_limited.value,
@@ -358,6 +371,7 @@ class CallRequest:
     run_id: str
     is_retry: bool = False
     requests_per_minute: float | None = None  # the provider key's declared quota: calls are paced by it
+    reserved_at: datetime | None = None  # asking again when the slot given then has come: still valid?
 
 
 def retry_allowed(window: Window, policy: CapacityPolicy = DEFAULT_POLICY) -> bool:
@@ -387,6 +401,10 @@ def admit(
     """Retry budget, then breaker and probe lease, then when the call may go: the provider key's Retry-After
     floor and, with a quota (declared, else learned), the pacer's next slot. An admitted call counts in the
     window (and as a retry)."""
+    if request.reserved_at is not None and state.breaker(now) is Breaker.closed:
+        if state.limited_at is None or state.limited_at <= request.reserved_at:
+            return state, Admission.at(now, now, False, state.learned_rpm)  # the slot stands: call now
+        request = replace(request, is_retry=False)  # paced anew: the first ask spent the budget already
     before, window = state, state.window.rolled(now, policy)
     state = replace(state, window=window)  # refusals by the budget or the breaker keep the rolled window
     assert window.start is not None

@@ -322,13 +322,14 @@ class Store:
         key: str | None = None,
         retry_after_s: float | None = None,
         limit_rpm: float | None = None,
+        admitted_at: datetime | None = None,
     ) -> bool:
         """Called by the call that failed, at once (no workflow round trip): counts the failure in the shared
         window and opens the breaker when the window says so; a failed half-open probe re-opens it a step
         longer. A rate or quota limit instead teaches the provider key's rate and sets its Retry-After floor.
         Returns True when this failure opened the breaker."""
         if code in CAPACITY_SIGNALS:
-            await self._apply(provider, RateLimited(run_id, retry_after_s, limit_rpm), key, policy)
+            await self._apply(provider, RateLimited(run_id, retry_after_s, limit_rpm, admitted_at), key, policy)
             return False
         if not counts_toward_breaker(code):
             return False
@@ -378,16 +379,19 @@ class Store:
         policy: CapacityPolicy = DEFAULT_POLICY,
         *,
         key: str | None = None,
+        reserved_at: datetime | None = None,
     ) -> Admission:
         """Before every provider call, on every worker: retry budget, breaker and probe lease, then the wait
-        before calling: the provider key's Retry-After floor and, with a quota, the next pacing slot."""
+        before calling: the provider key's Retry-After floor and, with a quota, the next pacing slot. With
+        `reserved_at`, a caller whose slot (given then) has come asks whether it still stands."""
         now = utcnow()
         key = key or await self.key_for(provider)
         async with self.db() as s:
             row = await self._lock_health(s, key, provider, create=True)
             assert row is not None
             before = capacity_of(row)
-            after, admission = admit(before, now, CallRequest(run_id, is_retry, requests_per_minute), policy)
+            request = CallRequest(run_id, is_retry, requests_per_minute, reserved_at)
+            after, admission = admit(before, now, request, policy)
             if after != before:
                 save_capacity(row, after)
                 s.add(row)
@@ -591,6 +595,7 @@ def capacity_of(row: ProviderHealthRow) -> CapacityState:
         learned_rpm=row.learned_rpm,
         learned_at=as_utc(row.learned_at),
         rate_stated=bool(row.rate_stated),
+        limited_at=as_utc(row.limited_at),
         last_code=row.last_code,
         last_run_id=row.last_run_id,
         changed_at=as_utc(row.updated_at),
@@ -614,6 +619,7 @@ def save_capacity(row: ProviderHealthRow, state: CapacityState) -> None:
         "learned_rpm": state.learned_rpm,
         "learned_at": state.learned_at,
         "rate_stated": state.rate_stated,
+        "limited_at": state.limited_at,
         "last_code": state.last_code,
         "last_run_id": state.last_run_id,
         "updated_at": state.changed_at or row.updated_at,

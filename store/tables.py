@@ -90,6 +90,7 @@ class ProviderHealthRow(SQLModel, table=True):
     learned_rpm: float | None = Field(default=None)
     learned_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
     rate_stated: bool = Field(default=False, sa_column_kwargs={"server_default": "0"})
+    limited_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
 
 
 class RunMessageRow(SQLModel, table=True):

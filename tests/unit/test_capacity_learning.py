@@ -45,6 +45,12 @@ def slots(state: CapacityState, start: float, calls: int, declared: float | None
     return found
 
 
+def cut_by(rate: float, retry_after_s: float) -> float:
+    """A paced call came `retry_after_s` too early: the spacing widens by that much."""
+    spacing = P.pacing_margin * 60.0 / rate
+    return rate * max(P.rate_decrease_floor, spacing / (spacing + retry_after_s))
+
+
 def spacing_s(found: list[datetime]) -> float:
     return min((b - a).total_seconds() for a, b in itertools.pairwise(found))
 
@@ -82,13 +88,15 @@ def test_no_429_no_pacing():
     assert spacing_s(slots(CapacityState(), 0, 5)) == 0
 
 
-def test_a_burst_of_429s_is_one_signal_and_a_later_429_cuts_the_rate():
+def test_a_burst_of_429s_is_one_signal_and_a_later_429_cuts_the_rate_by_how_early_it_came():
     taught = step(CapacityState(), T0, RateLimited("r", 1.0), P)
     same_burst = step(taught, at(0.1), RateLimited("r2", 1.0), P)
     assert same_burst.learned_rpm == taught.learned_rpm
     later = step(taught, at(30), RateLimited("r3", 0.2), P)
     grown = taught.rate_at(at(30), P)
-    assert grown is not None and later.learned_rpm == pytest.approx(grown * P.rate_decrease)
+    assert grown is not None and later.learned_rpm == pytest.approx(cut_by(grown, 0.2))
+    no_hint = step(taught, at(30), RateLimited("r4"), P)
+    assert no_hint.learned_rpm == pytest.approx(grown * P.rate_decrease)
 
 
 def test_a_429_never_leaves_the_rate_above_what_its_retry_after_implies():
@@ -200,3 +208,29 @@ def test_replace_keeps_the_learned_rate_through_unrelated_events():
     taught = step(CapacityState(), T0, RateLimited("r", 1.0), P)
     evidence = HealthEvidence(state=HealthState.short_retry, retry_at=at(2), code="provider_unavailable", run_id="r")
     assert replace(step(taught, at(1), evidence, P)).learned_rpm == taught.learned_rpm
+
+
+# --- pacing slots given before a 429 are void -----------------------------------------------------------
+def test_a_slot_given_before_a_429_is_void_and_the_caller_is_paced_anew():
+    paced = step(CapacityState(), T0, RateLimited("r", limit_rpm=120), P)
+    state, _ = admit(paced, at(1), CallRequest("a"), P)
+    state, second = admit(state, at(1), CallRequest("b"), P)
+    assert second.wait_s > 0
+    state = step(state, at(1.2), RateLimited("a", 2.0, admitted_at=at(1)), P)  # the rate was too high
+    _, again = admit(state, at(1.5), CallRequest("b", reserved_at=at(1)), P)
+    assert again.verdict is Verdict.wait and again.slot_at is not None and again.slot_at >= at(3.2)
+
+
+def test_a_slot_given_after_the_last_429_stands():
+    paced = step(CapacityState(), T0, RateLimited("r", 1.0), P)
+    state, given = admit(paced, at(2), CallRequest("a"), P)
+    _, again = admit(state, at(2) + timedelta(seconds=given.wait_s), CallRequest("a", reserved_at=at(2)), P)
+    assert again.verdict is Verdict.admitted and again.wait_s == 0
+
+
+def test_a_429_of_a_call_paced_at_an_older_rate_does_not_cut_the_new_one():
+    taught = step(CapacityState(), T0, RateLimited("r", 1.0), P)
+    stale = step(taught, at(10), RateLimited("r2", 0.5, admitted_at=at(-5)), P)
+    assert stale.learned_rpm == pytest.approx(taught.rate_at(at(10), P))
+    fresh = step(taught, at(10), RateLimited("r3", 0.5, admitted_at=at(5)), P)
+    assert fresh.learned_rpm == pytest.approx(cut_by(taught.rate_at(at(10), P), 0.5))
