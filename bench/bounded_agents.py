@@ -29,7 +29,7 @@ from testkit.stack import until_polling, worker_processes_for
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT, RUNS = 20, 200
 TURN_S = 0.5  # each scripted turn takes this long: agents overlap, so the limit is reached and held
-SAMPLE_S = 0.05
+SAMPLE_S = 0.1  # an agent lives for its start and a turn (over a second): each is seen many times
 
 
 def rss_mb(pid: int) -> float:
