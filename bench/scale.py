@@ -3,11 +3,11 @@ worker processes grow from 1 to 4, against one Temporal server and one store.
 
 Method. In flight = arrival rate x run time (Little's law). This 2-core machine serves about a dozen office runs a
 second with everything on it busy, so 1,000 runs submitted at once would measure how long the last ones queue,
-not what a run costs. Each level instead holds N runs in flight in steady state: runs arrive open-loop at one fixed
-rate (ARRIVAL_PER_S, the same at every level and below what the machine serves), and each run is one turn that the
-simulated provider holds for N / ARRIVAL_PER_S seconds (1 s at 10 in flight, 10 s at 100, 100 s at 1,000: agent
-turns last seconds to minutes). After a ramp of one hold, N are in flight; the next WINDOW_S seconds are the
-steady-state window, and every figure per run is taken inside it.
+not what a run costs. Each level instead holds N runs in flight in steady state: runs arrive open-loop at one
+fixed rate (ScalePlan.arrival_per_s, the same at every level and below what the machine serves), and each run is
+one turn that the simulated provider holds for N / arrival_per_s seconds (1 s at 10 in flight, 10 s at 100, 100 s
+at 1,000: agent turns last seconds to minutes). After a ramp of one hold, N are in flight; the next window_s
+seconds are the steady-state window, and every figure per run is taken inside it.
 
 A run's overhead is its wall time in Temporal (workflow start to close) minus the provider's hold: what the
 scheduler adds to a turn. It is the part before the provider call (start to the call reaching the simulator, from
@@ -17,10 +17,10 @@ level costs one hold plus the window instead of two holds plus the window (100 s
 keeps `make bench` within its budget). Where the level drains anyway (all but the last), the end-to-end overhead
 of the runs that started in the window is reported next to it as a check of the combination.
 
-The horizontal arm runs the same fixed workload with 1, 2 and 4 worker processes (HORIZONTAL_*) and reports runs/s
-and scaling efficiency rate_k / (k x rate_1). On 2 cores the server, the store, the simulator and this client
-share the cores with the workers, so more worker processes cannot add CPU: the figure says how much a second and
-fourth process cost or gain here, not what a cluster with spare cores would do.
+The horizontal arm runs the same fixed workload with 1, 2 and 4 worker processes (ScalePlan.horizontal_*) and
+reports runs/s and scaling efficiency rate_k / (k x rate_1). On 2 cores the server, the store, the simulator and
+this client share the cores with the workers, so more worker processes cannot add CPU: the figure says what a
+second and a fourth process cost or gain here, not what a cluster with spare cores would do.
 
 Worker sizing is WORKER_SIZING (office.settings defaults), passed to the workers as the same OFFICE_MAX_* variables
 that infra/docker-compose.yaml sets (tests/unit/test_infra.py holds the two together)."""
@@ -52,13 +52,20 @@ from testkit.eventually import eventually
 from testkit.pgtemp import admin_connection
 from testkit.stack import Stack, WorkerProcess, until_polling, worker_processes_for
 
-LEVELS = (10, 100, 1000)  # runs in flight
-ARRIVAL_PER_S = 10.0  # runs submitted per second at every level
-WINDOW_S = 10.0  # the steady-state window whose submissions are measured
-WORKER_COUNTS = (1, 2, 4)
-HORIZONTAL_RUNS = 150  # per worker count
-HORIZONTAL_IN_FLIGHT = 100
-HORIZONTAL_HOLD_S = 0.5
+
+@dataclass(frozen=True)
+class ScalePlan:
+    levels: tuple[int, ...] = (10, 100, 1000)  # runs in flight
+    arrival_per_s: float = 10.0  # runs submitted per second at every level
+    window_s: float = 10.0  # the steady-state window in which each level is measured
+    worker_counts: tuple[int, ...] = (1, 2, 4)  # the horizontal arm
+    horizontal_runs: int = 150  # per worker count
+    horizontal_in_flight: int = 100
+    horizontal_hold_s: float = 0.5
+    bounded_agents: bool = True  # run bench/bounded_agents.py as well
+
+
+PLAN = ScalePlan()
 WORKER_SIZING = WorkerSizing()
 RUN_IN_PROMPT = re.compile(r"scale ([A-Za-z0-9-]+)")  # each run's prompt names it
 SAMPLE_S = 0.25  # worker RSS and store connections sampling period
@@ -227,9 +234,9 @@ async def listed(client: Client, load: Workload) -> dict[str, Closed]:
     return out
 
 
-async def wait_closed(client: Client, load: Workload, run_ids: list[str], timeout: float) -> dict[str, Closed]:
+async def wait_closed(client: Client, load: Workload, run_ids: list[str], within_s: float) -> dict[str, Closed]:
     with contextlib.suppress(WorkflowFailureError):
-        await asyncio.wait_for(client.get_workflow_handle(run_ids[-1]).result(), timeout)
+        await asyncio.wait_for(client.get_workflow_handle(run_ids[-1]).result(), within_s)
 
     async def closed() -> dict[str, Closed]:
         return await listed(client, load)
@@ -237,7 +244,7 @@ async def wait_closed(client: Client, load: Workload, run_ids: list[str], timeou
     return await eventually(
         closed,
         until=lambda runs: all(r in runs and runs[r].close is not None for r in run_ids),
-        timeout=timeout,
+        timeout=within_s,
         interval=1.0,
         what=f"the measured runs of {load.tag} to close",
     )
@@ -282,10 +289,17 @@ async def history_events(client: Client, run_ids: list[str]) -> int:
 
 # --- one level -----------------------------------------------------------------------------------------
 async def level(
-    stack: Stack, client_config: Store, worker: WorkerProcess, pg: PgStats | None, in_flight: int, drain: bool
+    plan: ScalePlan,
+    stack: Stack,
+    client_config: Store,
+    worker: WorkerProcess,
+    pg: PgStats | None,
+    in_flight: int,
+    drain: bool,
 ) -> dict:
     began = time.monotonic()
-    hold_s = hold_for(in_flight, ARRIVAL_PER_S)
+    rate, window_s = plan.arrival_per_s, plan.window_s
+    hold_s = hold_for(in_flight, rate)
     load = await workload(stack, client_config, f"scale{in_flight}", hold_s)
     submissions: list[asyncio.Task[str]] = []
     stop = asyncio.Event()
@@ -295,7 +309,7 @@ async def level(
     async def arrivals() -> None:
         index = 0
         while not stop.is_set():
-            await asyncio.sleep(max(0.0, t0 + index / ARRIVAL_PER_S - loop.time()))
+            await asyncio.sleep(max(0.0, t0 + index / rate - loop.time()))
             submissions.append(asyncio.create_task(start(stack, client_config, load, index)))
             index += 1
 
@@ -312,11 +326,13 @@ async def level(
         feeding = asyncio.create_task(arrivals())
         await asyncio.sleep(max(0.0, t0 + hold_s - loop.time()))  # the ramp: after one hold, N are in flight
         opened = await edge()
-        await asyncio.sleep(max(0.0, t0 + hold_s + WINDOW_S - loop.time()))
+        await asyncio.sleep(max(0.0, t0 + hold_s + window_s - loop.time()))
         closed = await edge()
         stop.set()
         await feeding
-        submitted = await asyncio.gather(*submissions)
+        outcomes = await asyncio.gather(*submissions, return_exceptions=True)
+        submitted = [r for r in outcomes if isinstance(r, str)]
+        refused = [r for r in outcomes if not isinstance(r, str)]  # the server turned a start away (overloaded)
         runs = await eventually(
             lambda: listed(stack.client, load),
             until=lambda found: all(r in found for r in submitted),
@@ -329,11 +345,11 @@ async def level(
         calls = await eventually(
             lambda: provider_calls(stack, load.provider),
             until=lambda found: all(r in found for r in starters),
-            timeout=60,
+            timeout=hold_s + 60,  # a turn that waits inside the worker reaches the provider late, not never
             what=f"the provider calls of the runs that started in the {load.tag} window",
         )
         if drain:  # the next level starts from nothing in flight
-            runs = await wait_closed(stack.client, load, submitted, timeout=hold_s + 120)
+            runs = await wait_closed(stack.client, load, submitted, within_s=hold_s + 120)
     over = combined_overheads(
         [calls[r][0] - runs[r].start for r in starters],
         [runs[r].close - calls[r][-1] - hold_s for r in enders],  # type: ignore[operator]
@@ -342,12 +358,14 @@ async def level(
     failures = await attempt_failures(stack.store, load.tag)
     busy = (closed["machine"][0] - opened["machine"][0]) / (closed["machine"][1] - opened["machine"][1])
     figures = {
-        "arrival_per_s": ARRIVAL_PER_S,
+        "arrival_per_s": rate,
         "turn_hold_s": hold_s,
-        "window_s": WINDOW_S,
+        "window_s": window_s,
         "runs_submitted": len(submitted),
+        "submit_errors": len(refused),
+        "submit_error_first": f"{type(refused[0]).__name__}: {refused[0]}"[:200] if refused else None,
         "wall_s": round(time.monotonic() - began, 1),
-        "runs_per_s": round(len(enders) / WINDOW_S, 2),
+        "runs_per_s": round(len(enders) / window_s, 2),
         "overhead_p50_s": round(percentile(over, 50), 3),
         "overhead_p99_s": round(percentile(over, 99), 3),
     }
@@ -373,12 +391,12 @@ async def level(
 
 
 # --- horizontal workers --------------------------------------------------------------------------------
-async def horizontal(stack: Stack, client_config: Store, pg: PgStats | None, workers: int) -> dict:
-    load = await workload(stack, client_config, f"workers{workers}", HORIZONTAL_HOLD_S)
+async def horizontal(plan: ScalePlan, stack: Stack, client_config: Store, pg: PgStats | None, workers: int) -> dict:
+    load = await workload(stack, client_config, f"workers{workers}", plan.horizontal_hold_s)
     async with worker_processes_for(stack, workers, sizing_env(WORKER_SIZING)) as running:
         await until_polling(stack, running)
         async with sampling(running, pg) as samples:
-            gate = asyncio.Semaphore(HORIZONTAL_IN_FLIGHT)
+            gate = asyncio.Semaphore(plan.horizontal_in_flight)
 
             async def one(index: int) -> None:
                 async with gate:
@@ -387,12 +405,12 @@ async def horizontal(stack: Stack, client_config: Store, pg: PgStats | None, wor
                         await stack.client.get_workflow_handle(run_id).result()
 
             began = time.monotonic()
-            await asyncio.gather(*[one(i) for i in range(HORIZONTAL_RUNS)])
+            await asyncio.gather(*[one(i) for i in range(plan.horizontal_runs)])
             seconds = time.monotonic() - began
-    ids = [f"{load.tag}-{i:05d}" for i in range(HORIZONTAL_RUNS)]
-    runs = await wait_closed(stack.client, load, ids, timeout=60)  # the server's visibility catches up
+    ids = [f"{load.tag}-{i:05d}" for i in range(plan.horizontal_runs)]
+    runs = await wait_closed(stack.client, load, ids, within_s=60)  # the server's visibility catches up
     return {
-        "runs_per_s": HORIZONTAL_RUNS / seconds,
+        "runs_per_s": plan.horizontal_runs / seconds,
         "failed": sum(1 for r in runs.values() if r.status != WorkflowExecutionStatus.COMPLETED),
         "failed_runs": await failed_run_messages(stack.client, runs),
         "failed_attempts": failure_counts(await attempt_failures(stack.store, load.tag)),
@@ -409,7 +427,10 @@ async def bounded_agents_arm() -> dict:
         if err.name != "bench.bounded_agents":
             raise
         return {"available": False, "reason": "bench/bounded_agents.py is not in this checkout"}
-    result: dict = await module.run()
+    try:
+        result: dict = await module.run()
+    except Exception as err:  # its own stack failed: the scale figures above still stand, and this says why
+        return {"available": True, "error": f"{type(err).__name__}: {err}"[:500]}
     return result
 
 
@@ -425,7 +446,7 @@ async def pg_stats(stack: Stack) -> AsyncIterator[PgStats | None]:
         await admin.close()
 
 
-async def run() -> dict:
+async def run(plan: ScalePlan = PLAN) -> dict:
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         client_config = Store(f"sqlite:///{tmp}/client-config.db")
@@ -433,8 +454,8 @@ async def run() -> dict:
         try:
             async with bench_stack(worker=False) as stack, pg_stats(stack) as pg:
                 rates, workers_arm = {}, {}
-                for k in WORKER_COUNTS:
-                    workers_arm[k] = await horizontal(stack, client_config, pg, k)
+                for k in plan.worker_counts:
+                    workers_arm[k] = await horizontal(plan, stack, client_config, pg, k)
                     rates[k] = workers_arm[k]["runs_per_s"]
                 for k, efficiency in scaling_efficiency(rates).items():
                     workers_arm[k]["runs_per_s"] = round(rates[k], 2)
@@ -442,12 +463,13 @@ async def run() -> dict:
                 levels = {}
                 async with worker_processes_for(stack, 1, sizing_env(WORKER_SIZING)) as (worker,):
                     await until_polling(stack, [worker])
-                    for n in LEVELS:
-                        levels[str(n)] = await level(stack, client_config, worker, pg, n, drain=n != LEVELS[-1])
+                    for n in plan.levels:
+                        last = n == plan.levels[-1]
+                        levels[str(n)] = await level(plan, stack, client_config, worker, pg, n, drain=not last)
         finally:
             await client_config.close()
-    bounded = await bounded_agents_arm()
-    largest, smallest = levels[str(LEVELS[-1])], levels[str(LEVELS[0])]
+    bounded = await bounded_agents_arm() if plan.bounded_agents else {"available": False, "reason": "not asked for"}
+    largest, smallest = levels[str(plan.levels[-1])], levels[str(plan.levels[0])]
     return {
         "method": "steady state at a fixed arrival rate; turn hold = in flight / rate (Little's law)",
         "levels": levels,

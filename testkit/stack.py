@@ -161,7 +161,7 @@ async def worker_processes_for(
         yield running
 
 
-async def until_polling(stack: Stack, workers: list[WorkerProcess], timeout: float = 60) -> None:
+async def until_polling(stack: Stack, workers: list[WorkerProcess], within_s: float = 60) -> None:
     """Waits until every worker process polls the stack's workflow task queue (it has imported and connected), so
     a measurement that starts now does not time the workers' start-up."""
     request = DescribeTaskQueueRequest(
@@ -175,7 +175,7 @@ async def until_polling(stack: Stack, workers: list[WorkerProcess], timeout: flo
         return {int(p.identity.split("@", 1)[0]) for p in pollers if p.identity.split("@", 1)[0].isdigit()}
 
     wanted = {w.pid for w in workers}
-    await eventually(polling_pids, until=lambda pids: wanted <= pids, timeout=timeout, what="the workers polling")
+    await eventually(polling_pids, until=lambda pids: wanted <= pids, timeout=within_s, what="the workers polling")
 
 
 @contextlib.asynccontextmanager

@@ -14,7 +14,7 @@ from office.settings import DEFAULT_DATA_DIR
 db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
 watchdog_app = typer.Typer(no_args_is_help=True, help="The backstop that clears stale automatic state.")
 
-BENCHES = ("continuity", "amplification", "throughput")
+BENCHES = ("continuity", "amplification", "throughput", "scale")
 
 
 # --- the embedded stack ------------------------------------------------------------------------------
@@ -112,7 +112,7 @@ def watchdog_install(
 
 # --- benchmarks ----------------------------------------------------------------------------------------
 def bench(
-    name: str = typer.Argument(..., help="continuity | amplification | throughput | all"),
+    name: str = typer.Argument(..., help="continuity | amplification | throughput | scale | all"),
     as_json: bool = typer.Option(False, "--json", help="One JSON object (all: keyed by benchmark)."),
 ) -> None:
     """Run a benchmark against a real dev server and the provider simulator; print ratios measured side by side."""
@@ -135,11 +135,17 @@ def bench(
 
 def _render_bench(name: str, result: dict) -> None:
     table = Table(f"{name}", "value")
-    for key, value in result.items():
-        if isinstance(value, dict):
-            for sub, subvalue in value.items():
-                shown = {k: v for k, v in subvalue.items()} if isinstance(subvalue, dict) else subvalue
-                table.add_row(f"{key}.{sub}", json.dumps(shown, default=str))
-        elif not isinstance(value, list):
-            table.add_row(key, str(value))
+    for key, value in _flatten(result):
+        table.add_row(key, value)
     console.print(table)
+
+
+def _flatten(value: object, prefix: str = "") -> list[tuple[str, str]]:
+    """Nested figures as dotted rows (`levels.1000.overhead_p99_s`); a list of figures stays on one row, a list of
+    records (per-seed details) is left to --json."""
+    if isinstance(value, dict) and value:
+        return [row for key, sub in value.items() for row in _flatten(sub, f"{prefix}.{key}" if prefix else str(key))]
+    if isinstance(value, list) and any(isinstance(item, dict) for item in value):
+        return []
+    shown = json.dumps(value, default=str) if isinstance(value, dict | list) else str(value)
+    return [(prefix, shown)]

@@ -1,0 +1,110 @@
+"""infra/docker-compose.yaml is the production shape: a Compose file that Compose itself accepts, whose workers run
+with the settings `office bench scale` measured, reach the cluster and the store by service name, register exactly
+the project's search attributes and take credentials only from the deploying shell.
+
+These machines have no Docker engine, so nothing here starts a container. Compose's own validation needs Debian's
+`docker-compose` (`docker-compose config` parses, validates and renders the file without a daemon): under CI=true
+its absence fails the test, because .ci/run installs it; elsewhere that one test skips and says how to install it.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+
+from bench.scale import WORKER_SIZING, sizing_env
+from contracts import search_attributes
+from contracts.activities import TASK_QUEUE
+
+INFRA = Path(__file__).resolve().parents[2] / "infra"
+COMPOSE = INFRA / "docker-compose.yaml"
+REFERENCE = re.compile(r"^\$\{[A-Z][A-Z0-9_]*(:-[^}]*)?\}$")  # ${NAME} or ${NAME:-default}
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def worker_env(compose: dict) -> dict[str, str]:
+    return {k: str(v) for k, v in compose["services"]["office-worker"]["environment"].items()}
+
+
+def test_compose_validates_and_renders_the_workers_as_written():
+    tool = shutil.which("docker-compose")
+    if tool is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("docker-compose is missing: CI validates infra/ with Debian's docker-compose (.ci/run)")
+        pytest.skip("Debian's docker-compose is not installed (apt-get install docker-compose)")
+    # A clean environment: the rendering substitutes variables, and a real key must never reach a test log.
+    clean = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/root")}
+    done = subprocess.run(
+        [tool, "--file", str(COMPOSE), "config"], cwd=INFRA, env=clean, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    rendered = yaml.safe_load(done.stdout)
+    env = rendered["services"]["office-worker"]["environment"]
+    assert {k: env[k] for k in sizing_env(WORKER_SIZING)} == sizing_env(WORKER_SIZING)
+    assert rendered["services"]["office-worker"]["deploy"]["replicas"] >= 2
+    assert env["OPENAI_API_KEY"] == ""  # unset in the deploying shell: empty, never a value from the file
+
+
+def test_workers_run_with_the_sizing_the_scale_bench_measured(compose):
+    env = worker_env(compose)
+    assert {k: env.get(k) for k in sizing_env(WORKER_SIZING)} == sizing_env(WORKER_SIZING)
+    assert env["OFFICE_TASK_QUEUE"] == TASK_QUEUE
+    assert compose["services"]["office-worker"]["command"] == ["python", "worker.py"]
+
+
+def test_workers_reach_the_cluster_and_the_store_by_service_name(compose):
+    services, env = compose["services"], worker_env(compose)
+    host, port = env["TEMPORAL_ADDRESS"].split(":")
+    assert host in services and port == "7233"
+    store = urlsplit(env["OFFICE_DATABASE_URL"])
+    assert store.scheme == "postgresql" and store.hostname in services
+    assert services[store.hostname]["environment"]["POSTGRES_DB"] == store.path.lstrip("/")
+    setup = services["office-setup"]["environment"]
+    assert setup["OFFICE_DATABASE_URL"] == env["OFFICE_DATABASE_URL"]  # migrated where the workers write
+    assert setup["TEMPORAL_ADDRESS"] == env["TEMPORAL_ADDRESS"]
+
+
+def test_workers_start_after_the_setup_has_completed(compose):
+    depends = compose["services"]["office-worker"]["depends_on"]
+    assert depends["office-setup"]["condition"] == "service_completed_successfully"
+    for name, service in compose["services"].items():
+        needed = service.get("depends_on", [])
+        assert set(needed) <= set(compose["services"]), f"{name} depends on a service that is not defined"
+
+
+def test_setup_registers_exactly_the_projects_search_attributes(compose):
+    script = " ".join(compose["services"]["office-setup"]["command"])
+    registered = set()
+    for create in re.findall(r"search-attribute create ((?:--\S+ \S+\s*)+)", script):
+        kind = re.search(r"--type (\S+)", create)
+        assert kind is not None, create
+        registered |= {(name, kind.group(1)) for name in re.findall(r"--name (\S+)", create)}
+    kinds = {"KEYWORD": "Keyword", "INT": "Int"}
+    assert registered == {(k.name, kinds[k.indexed_value_type.name]) for k in search_attributes.ALL}
+    assert "office db upgrade" in script
+
+
+def test_credentials_come_only_from_the_deploying_shell(compose):
+    for name, service in compose["services"].items():
+        for key, value in (service.get("environment") or {}).items():
+            if re.search(r"(API_KEY|TOKEN|SECRET)$", key):
+                assert REFERENCE.match(str(value)), f"{name}.{key} must be a ${{VARIABLE}} reference, not a value"
+            if re.search(r"(PASSWORD|PWD)$", key):
+                assert REFERENCE.match(str(value)), f"{name}.{key} must be a ${{VARIABLE:-default}} reference"
+
+
+def test_every_file_the_compose_file_mounts_is_in_infra(compose):
+    for service in compose["services"].values():
+        for volume in service.get("volumes", []):
+            source = volume.split(":", 1)[0]
+            if source.startswith("."):
+                assert (INFRA / source).is_file(), source
