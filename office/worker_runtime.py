@@ -167,6 +167,8 @@ async def office_worker(
 
 
 async def run_worker_forever() -> None:
+    # What an operator sizes by (the live agent limit, agent starts waiting for a place) is logged at INFO.
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     configure_telemetry("office-worker")
     settings = Settings.from_env()
     client = await connect()
