@@ -118,7 +118,7 @@ class AgentTurns:
     async def attempt(
         self, req: RunRequest, cycle: RouteCycle, cand: Candidate, seq: int, turn: int, text: str
     ) -> SessionOutput | Classification:
-        is_retry = cycle.route_retries > 0
+        is_retry = cycle.spends_retry_budget()
         while True:
             try:
                 out = await self._turn(req, cycle, cand, seq, turn, text, is_retry)
