@@ -33,6 +33,7 @@ from routing.run import Candidate
 from store.repository import Store, utcnow
 
 log = logging.getLogger(__name__)
+ASK_AHEAD_S = 0.25  # a paced caller re-asks this long before its slot, so the answer never delays the call
 NOTE_BOUND_S = 30.0  # how long a failed call waits for the store to count its failure before reporting it
 
 
@@ -71,7 +72,7 @@ async def admit(
     """Before a provider call: admitted (maybe as the half-open probe, maybe after waiting for its slot here)
     or refused with the `circuit_open` failure. `is_retry`: the call repeats a failed one on the same route
     and spends the provider key's shared retry budget."""
-    key, reserved_at, probe = provider_key(cand.profile), None, False
+    key, reserved_at, slot_at, probe = provider_key(cand.profile), None, None, False
     while True:
         asked_at = utcnow()
         admission = await store_retrying(
@@ -84,12 +85,18 @@ async def admit(
             metrics.refusals.add(1, {"provider": cand.provider, "rule": admission.rule or "breaker"})
             raise refusal(cand, admission, phase)
         probe = probe or admission.probe
+        stands = reserved_at is not None and admission.wait_s <= 0  # the slot given before still stands
+        slot_at = slot_at if stands else admission.slot_at
+        left_s = ((slot_at or asked_at) - utcnow()).total_seconds()
+        if left_s > 0 and stands:  # asked ahead of the slot: the store's answer is off the call's path
+            async with heartbeating():
+                await asyncio.sleep(left_s)
         if admission.wait_s <= 0:
-            return admission.model_copy(update={"probe": probe, "slot_at": admission.slot_at or asked_at})
-        # A Retry-After floor on this provider key, or the pacer's slot: wait here, then ask whether the slot
-        # still stands (a 429 meanwhile voids it: the rate was too high, so this call is paced anew).
+            return admission.model_copy(update={"probe": probe, "slot_at": slot_at or asked_at})
+        # A Retry-After floor on this provider key, or the pacer's slot: wait, then ask (a little ahead of the
+        # slot) whether it still stands: a 429 meanwhile voids it (the rate was too high; paced anew).
         async with heartbeating():
-            await asyncio.sleep(admission.wait_s)
+            await asyncio.sleep(max(0.0, admission.wait_s - ASK_AHEAD_S))
         reserved_at = asked_at
 
 

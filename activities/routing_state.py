@@ -24,22 +24,22 @@ class RouteStateActivities:
 
     @activity.defn(name=Activity.resolve_route)
     async def resolve_route(self, req: RouteRequest) -> RoutePlan:
-        workspace = await self.store.get_workspace(req.workspace)
+        workspace, agent, health, stored_pins = await self.store.route_inputs(
+            req.workspace, req.agent, with_pins=not req.pins.any
+        )
         if workspace is None:
             raise ApplicationError(
                 f"workspace {req.workspace!r} does not exist; create it with `office workspace set`",
                 type="ConfigError",
                 non_retryable=True,
             )
-        agent = await self.store.get_agent(req.agent)
         if agent is None:
             raise ApplicationError(
                 f"agent profile {req.agent!r} does not exist; create it with `office profile set`",
                 type="ConfigError",
                 non_retryable=True,
             )
-        health = await self.store.list_health(list(workspace.providers))
-        pins = req.pins if req.pins.any else await self.store.user_pins(req.agent)
+        pins = req.pins if req.pins.any else stored_pins
         if req.substitute and req.substitute.provider not in workspace.providers:
             raise ApplicationError(
                 f"substitute provider {req.substitute.provider!r} is not in workspace {req.workspace!r}",

@@ -4,6 +4,7 @@ Pure and deterministic (the workflow passes in `now`), so every step of the offi
 the workflow only executes the `Step` this returns.
 """
 
+from collections.abc import Callable
 from datetime import datetime
 from enum import StrEnum
 
@@ -34,9 +35,9 @@ class Step(BaseModel):
 
 
 class RouteCycle(BaseModel):
-    """A run's position in its route plan. `failed` counts failed attempts (the decider's attempt cap) — with
-    `capacity_uncounted`, only real failures: a rate or quota limit or the pacer's backlog makes the run wait or
-    move on, never fail; `seq` numbers every attempt, answered or not."""
+    """A run's position in its route plan. `failed` counts failed attempts (the decider's attempt cap): only
+    real failures (a rate or quota limit or the pacer's backlog makes the run wait or move on, never fail);
+    `seq` numbers every attempt, answered or not."""
 
     plan: RoutePlan
     excluded: list[str] = Field(default_factory=list)
@@ -44,7 +45,6 @@ class RouteCycle(BaseModel):
     failed: int = 0
     waits: int = 0
     route_retries: int = 0
-    capacity_uncounted: bool = False
     last_was_capacity: bool = False  # the last failure only said "not now": its retry is paced, not budgeted
 
     def next_candidate(self) -> Candidate | None:
@@ -91,11 +91,13 @@ class RouteCycle(BaseModel):
             retry_after_s=failure.retry_after_s if failure else None,
         )
 
-    def state_for_failure(self, cand: Candidate, failure: Classification | None = None) -> RunState:
+    def state_for_failure(
+        self, cand: Candidate, failure: Classification | None = None, uncounted: Callable[[], bool] = lambda: True
+    ) -> RunState:
         """What the decider knows about the run when `cand` has just failed (counted here, unless it was only
-        a capacity signal)."""
+        a capacity signal). `uncounted` is asked only for a capacity signal: the workflow's patch gate."""
         capacity = failure is not None and is_capacity_wait(failure.code.value, failure.rule)
-        self.last_was_capacity = self.capacity_uncounted and capacity
+        self.last_was_capacity = capacity and uncounted()
         self.failed += 0 if self.last_was_capacity else 1
         others = any(c.provider not in self.excluded and c.provider != cand.provider for c in self.plan.candidates)
         return RunState(

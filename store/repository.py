@@ -438,7 +438,11 @@ class Store:
             keys = set().union(*found.values()) | {legacy_key(name) for name in scope}
             query = query.where(ProviderHealthRow.provider_key.in_(keys))  # type: ignore[attr-defined]
         async with self.db() as s:
-            rows = (await s.execute(query)).scalars().all()
+            return await self._health(s, query)
+
+    @staticmethod
+    async def _health(s: AsyncSession, query: Any) -> list[HealthRecord]:
+        rows = (await s.execute(query)).scalars().all()
         return [
             HealthRecord(
                 provider=r.provider,
@@ -450,6 +454,23 @@ class Store:
             )
             for r in rows
         ]
+
+    async def route_inputs(
+        self, workspace: str, agent: str, with_pins: bool
+    ) -> tuple[WorkspaceConfig | None, AgentProfile | None, list[HealthRecord], Pins]:
+        """What route resolution reads, in one round trip: the workspace, the agent profile, the health records
+        of the workspace's own provider identities and (`with_pins`) the user's pins."""
+        async with self.db() as s:
+            ws_row, agent_row = await s.get(WorkspaceRow, workspace), await s.get(AgentProfileRow, agent)
+            config = WorkspaceConfig.model_validate(ws_row.config) if ws_row else None
+            profile = AgentProfile.model_validate(agent_row.model_dump(exclude={"updated_at"})) if agent_row else None
+            health: list[HealthRecord] = []
+            if config is not None:
+                keys = {provider_key(p) for p in config.providers.values()}
+                where = ProviderHealthRow.provider_key.in_(keys)  # type: ignore[attr-defined]
+                health = await self._health(s, select(ProviderHealthRow).where(where))
+            pins = await self._pins(s, agent) if with_pins else Pins()
+        return config, profile, health, pins
 
     async def clear_health(self, provider: str, model: str | None = None) -> int:
         """An operator's word that a provider (or one model on it) is fixed; returns rows cleared. `provider` is
@@ -503,17 +524,14 @@ class Store:
     async def user_pins(self, agent: str) -> Pins:
         """Only source=user rows count: anything else is not a preference, whatever it says."""
         async with self.db() as s:
-            rows = (
-                (
-                    await s.execute(
-                        select(SelectionRow).where(
-                            SelectionRow.agent == agent, SelectionRow.source == SelectionSource.user.value
-                        )
-                    )
-                )
-                .scalars()
-                .all()
-            )
+            return await self._pins(s, agent)
+
+    @staticmethod
+    async def _pins(s: AsyncSession, agent: str) -> Pins:
+        user_rows = select(SelectionRow).where(
+            SelectionRow.agent == agent, SelectionRow.source == SelectionSource.user.value
+        )
+        rows = (await s.execute(user_rows)).scalars().all()
         pins = Pins()
         for row in rows:
             if row.kind == SelectionKind.provider.value:

@@ -21,11 +21,11 @@ with workflow.unsafe.imports_passed_through():
     from routing.route import Substitute
     from routing.run import AttemptOutcome, Candidate, RoutePlan, RunRequest, RunStatus, RunView
     from routing.selection import Pins, UserDecision
+    from workflows.patches import capacity_uncounted
     from workflows.turns import AgentTurns
 
 # Deprecated: runs recorded before it opened the transcript and started sessions in separate activities.
 LEAN_SESSION = "lean-session-turn-v1"
-CAPACITY_UNCOUNTED = "capacity-waits-uncounted-v1"  # rate/quota waits stopped counting toward the attempt cap
 STATE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30))
 LOCAL = timedelta(seconds=30)
 
@@ -93,7 +93,7 @@ class OfficeRunWorkflow:
             raise self._failed(
                 ErrorCode.invalid_input, f"run_id {req.run_id!r} differs from the workflow id {run_id!r}"
             )
-        cycle = RouteCycle(plan=await self._resolve(req), capacity_uncounted=workflow.patched(CAPACITY_UNCOUNTED))
+        cycle = RouteCycle(plan=await self._resolve(req))
         view.requested_model = req.pin_model or cycle.plan.agent.model
         self._publish()
         for turn, text in enumerate([req.prompt, *req.follow_ups]):
@@ -112,7 +112,7 @@ class OfficeRunWorkflow:
                         view.attempts.append(cycle.attempt_view(seq, cand, view.effective_model))
                         view.output, view.error_code = outcome.text, None
                         break
-                    failure, state = outcome, cycle.state_for_failure(cand, outcome)
+                    failure, state = outcome, cycle.state_for_failure(cand, outcome, capacity_uncounted)
                     decision = decide(failure, RoutingContext.office, state, workflow.random().random())
                     view.error_code = failure.code.value
                     await self._record_failure(req, seq, cand, cycle, failure, decision, started_at)

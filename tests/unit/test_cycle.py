@@ -4,7 +4,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from routing.codes import ErrorCode
+from routing.classifier import Classification
+from routing.codes import ErrorCode, Phase, class_of
 from routing.config import AgentProfile, ExecutionProfile
 from routing.cycle import RouteCycle, StepKind
 from routing.decider import Decision, DecisionKind, ParkReason
@@ -108,3 +109,51 @@ def test_replan_makes_every_route_eligible_again_and_resets_route_retries():
     c.after(decision(DecisionKind.short_retry), c.plan.candidates[1])
     c.replan(cycle("a", "b").plan)
     assert (c.excluded, c.route_retries) == ([], 0)
+
+
+# --- capacity waits never count toward the attempt cap --------------------------------------------------
+def failure(code: str, rule: str = "r") -> Classification:
+    return Classification(code=code, error_class=class_of(ErrorCode(code)), confidence=1.0, phase=Phase.after_start,
+                          rule=rule)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "code, rule, counted",
+    [
+        ("rate_limited", "body.rate_limit", False),
+        ("quota_limited", "neutral.quota", False),
+        ("circuit_open", "pacing.backlog", False),
+        ("circuit_open", "breaker.open", True),
+        ("circuit_open", "budget.retries_exhausted", True),
+        ("provider_unavailable", "http.status.503", True),
+    ],
+)
+def test_only_real_failures_count_toward_the_attempt_cap(code, rule, counted):
+    c = cycle("a", "b")
+    for n in range(1, 20):
+        state = c.state_for_failure(cand("a"), failure(code, rule))
+        assert state.attempts == (n if counted else 0)
+
+
+def test_a_run_recorded_before_the_change_counts_capacity_waits_and_the_gate_is_asked_only_for_them():
+    asked: list[str] = []
+
+    def gate() -> bool:
+        asked.append("asked")
+        return False
+
+    c = cycle("a")
+    assert c.state_for_failure(cand("a"), failure("provider_unavailable"), gate).attempts == 1
+    assert asked == []  # a real failure never asks (a happy or failing run records no marker)
+    assert c.state_for_failure(cand("a"), failure("rate_limited"), gate).attempts == 2
+    assert asked == ["asked"]
+
+
+def test_a_retry_after_a_rate_limit_is_paced_not_budgeted():
+    c = cycle("a")
+    c.state_for_failure(cand("a"), failure("rate_limited"))
+    c.after(decision(DecisionKind.short_retry, delay_s=1.0), cand("a"))
+    assert not c.spends_retry_budget()
+    c.state_for_failure(cand("a"), failure("provider_unavailable"))
+    c.after(decision(DecisionKind.short_retry, delay_s=1.0), cand("a"))
+    assert c.spends_retry_budget()

@@ -147,6 +147,18 @@ async def test_attempt_cap_ends_the_run_with_the_actionable_message(run):
     assert len(fakes.recorded) == 2
 
 
+async def test_rate_limits_never_count_toward_the_attempt_cap(run):
+    limited = failure(ErrorCode.rate_limited, retry_after_s=0.1)
+    fakes = FakeActivities(
+        [plan("a", "b", max_attempts=2)],
+        turns={"a": [limited, limited, limited], "b": [failure(ErrorCode.provider_unavailable)]},
+    )
+    handle = await run(fakes)
+    done = await handle.result()  # with rate limits counted, the second of a's 429s would have ended the run
+    assert done.status is RunStatus.completed and done.output == "answer from b"
+    assert fakes.called == ["a", "a", "a", "b", "b"]
+
+
 async def test_a_parked_run_waits_for_resume_then_re_resolves_its_route(run):
     fakes = FakeActivities([plan("a"), plan("a")], turns={"a": [failure(ErrorCode.auth_required)]})
     handle = await run(fakes)
