@@ -25,12 +25,13 @@ from activities import metrics
 from activities.bookkeeping import STORE_REJECTED, STORE_UNAVAILABLE, store_retrying
 from activities.heartbeat import heartbeating
 from contracts.activities import PROVIDER_FAILURE
-from routing.capacity import Admission
+from routing.capacity import Admission, CallRequest
 from routing.classifier import Classification
 from routing.codes import ErrorClass, ErrorCode, Phase
 from routing.identity import provider_key
 from routing.run import Candidate
-from store.repository import Store, utcnow
+from store.repository import Store, TurnOpening, utcnow
+from store.tables import TranscriptEntryRow
 
 log = logging.getLogger(__name__)
 ASK_AHEAD_S = 0.25  # a paced caller re-asks this long before its slot, so the answer never delays the call
@@ -72,12 +73,27 @@ async def admit(
     """Before a provider call: admitted (maybe as the half-open probe, maybe after waiting for its slot here)
     or refused with the `circuit_open` failure. `is_retry`: the call repeats a failed one on the same route
     and spends the provider key's shared retry budget."""
+    admission, _ = await admit_and_open(store, run_id, cand, is_retry, phase)
+    return admission
+
+
+async def admit_and_open(
+    store: Store,
+    run_id: str,
+    cand: Candidate,
+    is_retry: bool = False,
+    phase: Phase = Phase.session_start,
+    opening: TurnOpening | None = None,
+) -> tuple[Admission, list[TranscriptEntryRow] | None]:
+    """`admit`, and with `opening`, the turn's user message and snapshot read in the admission's own
+    transaction when the call may go (else None: open the turn yourself)."""
     key, reserved_at, slot_at, probe = provider_key(cand.profile), None, None, False
+    quota = cand.profile.requests_per_minute
     while True:
         asked_at = utcnow()
-        admission = await store_retrying(
-            lambda reserved=reserved_at: store.admit_call(
-                cand.provider, run_id, is_retry, cand.profile.requests_per_minute, key=key, reserved_at=reserved
+        admission, snapshot = await store_retrying(
+            lambda reserved=reserved_at: store.admit_and_open(
+                cand.provider, CallRequest(run_id, is_retry, quota, reserved), opening, key=key
             ),
             f"admitting a call to {cand.provider}",
         )
@@ -92,7 +108,7 @@ async def admit(
             async with heartbeating():
                 await asyncio.sleep(left_s)
         if admission.wait_s <= 0:
-            return admission.model_copy(update={"probe": probe, "slot_at": slot_at or asked_at})
+            return admission.model_copy(update={"probe": probe, "slot_at": slot_at or asked_at}), snapshot
         # A Retry-After floor on this provider key, or the pacer's slot: wait, then ask (a little ahead of the
         # slot) whether it still stands: a 429 meanwhile voids it (the rate was too high; paced anew).
         async with heartbeating():

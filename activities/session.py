@@ -15,7 +15,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities import bookkeeping, metrics
-from activities.admission import accounted, admit, heartbeating, note_stated_rate, provider_failure
+from activities.admission import accounted, admit_and_open, heartbeating, note_stated_rate, provider_failure
 from activities.attempts import attempt_row, count, succeeded
 from activities.bookkeeping import STORE_REJECTED, clean_text, store_retrying
 from activities.executors.base import ProviderCallError
@@ -36,7 +36,7 @@ from routing.messages import PROVIDER_DEFAULT
 from routing.model_policy import ModelDecision, SelectionOutcome, plan_model, settle_model
 from routing.run import Candidate, WarningView
 from routing.transcript import Entry, forward
-from store.repository import Store, utcnow
+from store.repository import Store, TurnOpening, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -189,8 +189,10 @@ class SessionActivities:
         """Admission by the shared breaker and budget, then session start and the turn, then its attempt row."""
         cand = inp.candidate
         started_at = utcnow()
-        admission = await admit(self.store, inp.run_id, cand, inp.is_retry)
-        snapshot = await bookkeeping.open_turn(self.store, inp.run_id, inp.user_seq, inp.user_text)
+        opening = TurnOpening(inp.run_id, inp.user_seq, clean_text(inp.user_text))
+        admission, snapshot = await admit_and_open(self.store, inp.run_id, cand, inp.is_retry, opening=opening)
+        if snapshot is None:  # the call waited for its slot: the turn opens now
+            snapshot = await bookkeeping.open_turn(self.store, inp.run_id, inp.user_seq, inp.user_text)
         async with accounted(self.store, inp.run_id, cand, admission):  # the shared breaker learns of a failure now
             started = inp.session or await self._start(inp.run_id, inp.agent, cand)
             forwarded = forward(as_entries(snapshot), cand.provider, inp.full_history)
@@ -214,6 +216,7 @@ class SessionActivities:
             attempt_row(record),
             effective,
             held=turn.model_dump(mode="json"),
+            restore=not admission.was_healthy,
         ):
             count(record)
         return turn

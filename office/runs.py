@@ -62,13 +62,12 @@ async def validate_submission(
     pin_model: str | None = None,
 ) -> str:
     validate_text(prompt, follow_ups, pin_model)
-    ws = await store.get_workspace(workspace)
+    ws, profile = await store.configs(workspace, agent)
     if ws is None:
         known = ", ".join(w.name for w in await store.list_workspaces()) or "none yet"
         raise SubmitError(
             "workspace", f"{workspace!r} does not exist (known: {known}); create it with `office workspace set`"
         )
-    profile = await store.get_agent(agent)
     if profile is None:
         known = ", ".join(a.name for a in await store.list_agents()) or "none yet"
         raise SubmitError("agent", f"{agent!r} does not exist (known: {known}); create it with `office profile set`")

@@ -350,6 +350,7 @@ class Admission(BaseModel):
     rule: str | None = None  # refused: why (budget.retries_exhausted, breaker.open, …)
     retry_after_s: float | None = None  # refused: ask again after this long
     learned_rpm: float | None = None  # the provider key's learned rate as stored (the caller notes a new one)
+    was_healthy: bool = False  # the provider key's record said healthy: a success has nothing to restore
 
     @property
     def allowed(self) -> bool:
@@ -360,10 +361,11 @@ class Admission(BaseModel):
         return cls(verdict=Verdict.refused, rule=rule, retry_after_s=retry_after_s)
 
     @classmethod
-    def at(cls, now: datetime, slot: datetime, probe: bool, learned_rpm: float | None = None) -> "Admission":
+    def at(cls, now: datetime, slot: datetime, probe: bool, state: "CapacityState | None" = None) -> "Admission":
         wait = (slot - now).total_seconds()
         verdict = Verdict.wait if wait > 0 else Verdict.admitted
-        return cls(verdict=verdict, slot_at=slot, wait_s=wait, probe=probe, learned_rpm=learned_rpm)
+        learned, healthy = (state.learned_rpm, state.health is HealthState.healthy) if state else (None, False)
+        return cls(verdict=verdict, slot_at=slot, wait_s=wait, probe=probe, learned_rpm=learned, was_healthy=healthy)
 
 
 @dataclass(frozen=True)
@@ -403,7 +405,7 @@ def admit(
     window (and as a retry)."""
     if request.reserved_at is not None and state.breaker(now) is Breaker.closed:
         if state.limited_at is None or state.limited_at <= request.reserved_at:
-            return state, Admission.at(now, now, False, state.learned_rpm)  # the slot stands: call now
+            return state, Admission.at(now, now, False, state)  # the slot stands: call now
         request = replace(request, is_retry=False)  # paced anew: the first ask spent the budget already
     before, window = state, state.window.rolled(now, policy)
     state = replace(state, window=window)  # refusals by the budget or the breaker keep the rolled window
@@ -437,4 +439,4 @@ def admit(
         admitted,
         window=replace(window, requests=window.requests + 1, retries=window.retries + (1 if request.is_retry else 0)),
     )
-    return admitted, Admission.at(now, slot, probe, state.learned_rpm)
+    return admitted, Admission.at(now, slot, probe, state)

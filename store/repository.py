@@ -1,5 +1,6 @@
 """Queries. Every write that an activity retry can repeat is idempotent by primary key."""
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -65,6 +66,8 @@ class Store:
         self.url = url
         self.engine = engine or make_engine(url)
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        # Lookups that write nothing run without BEGIN/ROLLBACK: two round trips fewer on every run's path.
+        self._reads = async_sessionmaker(self.engine.execution_options(isolation_level="AUTOCOMMIT"))
 
     async def close(self) -> None:
         await self.engine.dispose()
@@ -72,6 +75,10 @@ class Store:
     def db(self) -> AsyncSession:
         """A database session (unit of work); "session" elsewhere means an agent session."""
         return self._sessions()
+
+    def reads(self) -> AsyncSession:
+        """A session for lookups only (autocommit: each statement sees committed data, nothing to roll back)."""
+        return self._reads()
 
     def _insert(self, table: type[SQLModel]):
         dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
@@ -101,12 +108,12 @@ class Store:
         )
 
     async def get_workspace(self, name: str) -> WorkspaceConfig | None:
-        async with self.db() as s:
+        async with self.reads() as s:
             row = await s.get(WorkspaceRow, name)
         return WorkspaceConfig.model_validate(row.config) if row else None
 
     async def list_workspaces(self) -> list[WorkspaceConfig]:
-        async with self.db() as s:
+        async with self.reads() as s:
             rows = (await s.execute(select(WorkspaceRow).order_by(WorkspaceRow.name))).scalars().all()
         return [WorkspaceConfig.model_validate(r.config) for r in rows]
 
@@ -115,12 +122,12 @@ class Store:
         await self.upsert(AgentProfileRow, values, ["name"])
 
     async def get_agent(self, name: str) -> AgentProfile | None:
-        async with self.db() as s:
+        async with self.reads() as s:
             row = await s.get(AgentProfileRow, name)
         return AgentProfile.model_validate(row.model_dump(exclude={"updated_at"})) if row else None
 
     async def list_agents(self) -> list[AgentProfile]:
-        async with self.db() as s:
+        async with self.reads() as s:
             rows = (await s.execute(select(AgentProfileRow).order_by(AgentProfileRow.name))).scalars().all()
         return [AgentProfile.model_validate(r.model_dump(exclude={"updated_at"})) for r in rows]
 
@@ -158,27 +165,33 @@ class Store:
     async def open_turn(self, run_id: str, user_seq: int, text: str) -> list[TranscriptEntryRow]:
         """One transaction: append the turn's user message (idempotent) and read the run's snapshot up to it."""
         async with self.db() as s:
-            await s.execute(
-                self._insert(TranscriptEntryRow)
-                .values(run_id=run_id, seq=user_seq, role="user", content=text, provider=None, created_at=utcnow())
-                .on_conflict_do_nothing()
-            )
-            rows = (
-                (
-                    await s.execute(
-                        select(TranscriptEntryRow)
-                        .where(TranscriptEntryRow.run_id == run_id, TranscriptEntryRow.seq <= user_seq)
-                        .order_by(TranscriptEntryRow.seq)
-                    )
-                )
-                .scalars()
-                .all()
-            )
+            rows = await self._open_turn(s, TurnOpening(run_id, user_seq, text))
             await s.commit()
-        return list(rows)
+        return rows
+
+    async def _open_turn(self, s: AsyncSession, turn: "TurnOpening") -> list[TranscriptEntryRow]:
+        await s.execute(
+            self._insert(TranscriptEntryRow)
+            .values(run_id=turn.run_id, seq=turn.user_seq, role="user", content=turn.text, provider=None,
+                    created_at=utcnow())
+            .on_conflict_do_nothing()
+        )  # fmt: skip
+        snapshot = (
+            select(TranscriptEntryRow)
+            .where(TranscriptEntryRow.run_id == turn.run_id, TranscriptEntryRow.seq <= turn.user_seq)
+            .order_by(TranscriptEntryRow.seq)
+        )
+        return list((await s.execute(snapshot)).scalars().all())
 
     async def close_turn(
-        self, run_id: str, seq: int, answer: str, provider: str, attempt: dict[str, Any], effective_model: str | None
+        self,
+        run_id: str,
+        seq: int,
+        answer: str,
+        provider: str,
+        attempt: dict[str, Any],
+        effective_model: str | None,
+        restore: bool = True,
     ) -> bool:
         """One transaction: append the answer, record the succeeded attempt, and restore the provider's health
         (provider-wide and for the model that ran). Idempotent on (run, seq) for the answer and (run, attempt seq)
@@ -195,7 +208,7 @@ class Store:
                 .on_conflict_do_nothing()
             )
             inserted = (await s.execute(self._insert(AttemptRow).values(**attempt).on_conflict_do_nothing())).rowcount
-            if inserted:
+            if inserted and restore:  # without `restore`, the admission saw the provider healthy
                 self._restore_rows(
                     (
                         await s.execute(
@@ -384,19 +397,36 @@ class Store:
         """Before every provider call, on every worker: retry budget, breaker and probe lease, then the wait
         before calling: the provider key's Retry-After floor and, with a quota, the next pacing slot. With
         `reserved_at`, a caller whose slot (given then) has come asks whether it still stands."""
+        request = CallRequest(run_id, is_retry, requests_per_minute, reserved_at)
+        admission, _ = await self.admit_and_open(provider, request, None, policy, key=key)
+        return admission
+
+    async def admit_and_open(
+        self,
+        provider: str,
+        request: CallRequest,
+        opening: "TurnOpening | None",
+        policy: CapacityPolicy = DEFAULT_POLICY,
+        *,
+        key: str | None = None,
+    ) -> tuple[Admission, list[TranscriptEntryRow] | None]:
+        """`admit_call`, and when the call may go at once, the turn's `open_turn` in the same transaction (one
+        round trip for a happy turn's start). The snapshot is None when the call must wait or was refused."""
         now = utcnow()
         key = key or await self.key_for(provider)
         async with self.db() as s:
             row = await self._lock_health(s, key, provider, create=True)
             assert row is not None
             before = capacity_of(row)
-            request = CallRequest(run_id, is_retry, requests_per_minute, reserved_at)
             after, admission = admit(before, now, request, policy)
             if after != before:
                 save_capacity(row, after)
                 s.add(row)
+            snapshot = None
+            if opening is not None and admission.allowed and admission.wait_s <= 0:
+                snapshot = await self._open_turn(s, opening)
             await s.commit()
-        return admission
+        return admission, snapshot
 
     async def restore_health(self, provider: str, model: str | None, run_id: str, *, key: str | None = None) -> None:
         """A success clears the provider-wide record and the record for the model that ran."""
@@ -455,15 +485,27 @@ class Store:
             for r in rows
         ]
 
+    async def configs(self, workspace: str, agent: str) -> tuple[WorkspaceConfig | None, AgentProfile | None]:
+        """A workspace and an agent profile, in one round trip."""
+        async with self.reads() as s:
+            return await self._configs(s, workspace, agent)
+
+    @staticmethod
+    async def _configs(
+        s: AsyncSession, workspace: str, agent: str
+    ) -> tuple[WorkspaceConfig | None, AgentProfile | None]:
+        ws_row, agent_row = await s.get(WorkspaceRow, workspace), await s.get(AgentProfileRow, agent)
+        config = WorkspaceConfig.model_validate(ws_row.config) if ws_row else None
+        profile = AgentProfile.model_validate(agent_row.model_dump(exclude={"updated_at"})) if agent_row else None
+        return config, profile
+
     async def route_inputs(
         self, workspace: str, agent: str, with_pins: bool
     ) -> tuple[WorkspaceConfig | None, AgentProfile | None, list[HealthRecord], Pins]:
         """What route resolution reads, in one round trip: the workspace, the agent profile, the health records
         of the workspace's own provider identities and (`with_pins`) the user's pins."""
-        async with self.db() as s:
-            ws_row, agent_row = await s.get(WorkspaceRow, workspace), await s.get(AgentProfileRow, agent)
-            config = WorkspaceConfig.model_validate(ws_row.config) if ws_row else None
-            profile = AgentProfile.model_validate(agent_row.model_dump(exclude={"updated_at"})) if agent_row else None
+        async with self.reads() as s:
+            config, profile = await self._configs(s, workspace, agent)
             health: list[HealthRecord] = []
             if config is not None:
                 keys = {provider_key(p) for p in config.providers.values()}
@@ -523,7 +565,7 @@ class Store:
     # --- durable selections: read-only here; writes live in store.preferences ----------------------
     async def user_pins(self, agent: str) -> Pins:
         """Only source=user rows count: anything else is not a preference, whatever it says."""
-        async with self.db() as s:
+        async with self.reads() as s:
             return await self._pins(s, agent)
 
     @staticmethod
@@ -587,6 +629,15 @@ class Store:
                 .all()
             )
         return list(rows)
+
+
+@dataclass(frozen=True)
+class TurnOpening:
+    """A turn's user message, appended (idempotently) when its call is admitted."""
+
+    run_id: str
+    user_seq: int
+    text: str
 
 
 # --- provider health rows <-> the pure capacity state ---------------------------------------------------
