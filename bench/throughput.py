@@ -1,5 +1,6 @@
 """Throughput: happy-path office runs against a bare one-activity workflow making the same streamed provider
-call (the office executor's), on the same server, measured in alternating rounds in one process."""
+call (the office executor's), on the same server, measured in alternating rounds in one process. Then failover
+dispatch: from the failing provider's answer to the fallback's request, per run, from the simulator's call log."""
 
 import statistics
 import time
@@ -12,12 +13,50 @@ from bench.bare_workflow import BareChatWorkflow, ChatCall
 from bench.common import bench_stack, bounded
 from bench.reference import ReferenceActivities
 from office.runs import submit, wait_for_view
-from office.simulator.config import SimProvider
+from office.simulator.config import InjectedFailure, SimProvider
 from testkit.stack import Stack
 
 RUNS_PER_ROUND = 150
 IN_FLIGHT = 50
 ROUNDS = 2
+FAILOVER_RUNS = 60
+FAILOVER_IN_FLIGHT = 10
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+async def failover_dispatch(stack: Stack) -> dict:
+    """Each run's primary answers 401 (needs the user: the decider falls back at once); the figure is the time
+    from that answer to the fallback's chat request: decision, bookkeeping, dispatch, admission, catalog. Every
+    run has its own pair of providers (a primary that needs the user is skipped by later runs' routes)."""
+    denied = InjectedFailure(status=401, kind="auth", endpoints=["chat"])
+    pairs = [
+        await stack.workspace({"primary": SimProvider(failures=[denied]), "fallback": SimProvider()})
+        for _ in range(FAILOVER_RUNS)
+    ]
+
+    async def one(ws: str, agent: str) -> None:
+        handle = await submit(stack.client, stack.store, ws, agent, "failover", task_queue=stack.task_queue)
+        view = await wait_for_view(stack.client, handle.id)
+        assert view.status.value == "completed", view.message
+
+    await bounded(FAILOVER_IN_FLIGHT, [lambda p=p: one(p[0], p[1]) for p in pairs])
+    calls = await stack.simulator.calls()  # once, at the end: the log is long and the bench shares the cores
+
+    def first(provider: str) -> dict:
+        return next(c for c in calls if c["provider"] == provider)
+
+    gaps = [first(names["fallback"])["at"] - first(names["primary"])["at_end"] for _, _, names in pairs]
+    return {
+        "runs": FAILOVER_RUNS,
+        "in_flight": FAILOVER_IN_FLIGHT,
+        "p50_ms": round(1000 * percentile(gaps, 0.5), 1),
+        "p99_ms": round(1000 * percentile(gaps, 0.99), 1),
+        "max_ms": round(1000 * max(gaps), 1),
+    }
 
 
 async def office_round(stack: Stack, ws: str, agent: str) -> float:
@@ -67,6 +106,7 @@ async def run() -> dict:
                 bare_rates.append(await bare_round(stack, url, queue))
         sample = [w async for w in stack.client.list_workflows(f'OfficeWorkspace = "{ws}"', limit=1)]
         history = await stack.client.get_workflow_handle(sample[0].id).fetch_history()
+        failover = await failover_dispatch(stack)
     office_rate, bare_rate = statistics.median(office_rates), statistics.median(bare_rates)
     return {
         "office_runs_per_s": round(office_rate, 2),
@@ -76,5 +116,6 @@ async def run() -> dict:
         "rounds": {"office": [round(r, 2) for r in office_rates], "bare": [round(r, 2) for r in bare_rates]},
         "runs_per_round": RUNS_PER_ROUND,
         "in_flight": IN_FLIGHT,
+        "failover_dispatch": failover,
         "seconds": round(time.monotonic() - started, 1),
     }
