@@ -50,7 +50,7 @@ from store.repository import Store
 from store.tables import AttemptRow
 from testkit.eventually import eventually
 from testkit.pgtemp import admin_connection
-from testkit.stack import Stack, WorkerProcess, until_polling, worker_processes_for
+from testkit.stack import Stack, WorkerProcess, cpu_seconds, until_polling, worker_processes_for
 
 
 @dataclass(frozen=True)
@@ -329,6 +329,7 @@ async def level(
         return {
             "at": time.time(),
             "cpu": worker.cpu_seconds(),
+            "server_cpu": cpu_seconds(stack.temporal.process.pid) if stack.temporal.process else 0.0,
             "machine": machine_busy(),
             "xacts": await pg.transactions() if pg else 0,
         }
@@ -359,10 +360,9 @@ async def level(
             runs = await wait_closed(stack.client, load, submitted, within_s=hold_s + 120)
     # A starter whose turn has not reached the provider yet is still waiting inside the worker: its overhead
     # before the call is at least the time it has waited so far.
-    over = combined_overheads(
-        [(calls[r][0] if r in calls else waited_until) - runs[r].start for r in starters],
-        [runs[r].close - calls[r][-1] - hold_s for r in enders],  # type: ignore[operator]
-    )
+    before = [(calls[r][0] if r in calls else waited_until) - runs[r].start for r in starters]
+    after = [runs[r].close - calls[r][-1] - hold_s for r in enders]  # type: ignore[operator]
+    over = combined_overheads(before, after)
     turns_in_window = (len(starters) + len(enders)) / 2  # turn starts and ends in the window, averaged
     failures = await attempt_failures(stack.store, load.tag)
     busy = (closed["machine"][0] - opened["machine"][0]) / (closed["machine"][1] - opened["machine"][1])
@@ -377,6 +377,10 @@ async def level(
         "runs_per_s": round(len(enders) / window_s, 2),
         "overhead_p50_s": round(percentile(over, 50), 3),
         "overhead_p99_s": round(percentile(over, 99), 3),
+        "before_call_p50_s": round(percentile(before, 50), 3),  # start, route, turn opening, catalog
+        "before_call_p99_s": round(percentile(before, 99), 3),
+        "after_call_p50_s": round(percentile(after, 50), 3),  # answer stored, attempt recorded, run closed
+        "after_call_p99_s": round(percentile(after, 99), 3),
     }
     if drain:  # every run that started in the window has closed: its own wall time, for comparison
         direct = overheads([runs[r].close - runs[r].start for r in starters], hold_s)  # type: ignore[operator]
@@ -387,6 +391,7 @@ async def level(
     return figures | {
         "rss_peak_mb": round(samples.rss_peak_mb, 1),
         "worker_cpu_ms_per_run": round(1000 * (closed["cpu"] - opened["cpu"]) / turns_in_window, 1),
+        "server_cpu_ms_per_run": round(1000 * (closed["server_cpu"] - opened["server_cpu"]) / turns_in_window, 1),
         "machine_cpu_busy": round(busy, 2),
         "heartbeat_timeouts": sum(1 for a in failures if "heartbeat" in (a.excerpt or "")),
         "failed_attempts": failure_counts(failures),

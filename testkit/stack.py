@@ -27,6 +27,15 @@ from store.repository import Store
 from testkit.eventually import eventually
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time process `pid` has used so far; 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
 @dataclass
 class WorkerProcess:
     """An `office worker` subprocess: its pid, for readiness checks and resident-memory sampling."""
@@ -38,12 +47,7 @@ class WorkerProcess:
         return self.process.pid
 
     def cpu_seconds(self) -> float:
-        """User plus system CPU time used so far; 0 once the process is gone."""
-        try:
-            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return 0.0
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+        return cpu_seconds(self.pid)
 
     def rss_mb(self) -> float:
         """Resident memory now (VmRSS), in MiB; 0 once the process is gone."""
