@@ -32,6 +32,7 @@ class WorkerSizing:
     max_concurrent_activities: int = 1000  # turns mostly wait on the provider: slots are cheap coroutines
     max_cached_workflows: int = 2000  # above the runs in flight, so a busy worker never replays from scratch
     max_live_agents: int | None = None  # live ACP agent processes; None: derived from the machine's memory
+    db_pool_size: int = 20  # store connections kept (half as many more in a burst); all processes share the server's
 
     def live_agents_limit(self) -> int:
         """The limit this worker enforces: the configured one, else what fits in its memory (0: the default)."""
@@ -52,6 +53,7 @@ class WorkerSizing:
             max_cached_workflows=number("OFFICE_MAX_CACHED_WORKFLOWS", defaults.max_cached_workflows)
             or defaults.max_cached_workflows,
             max_live_agents=number("OFFICE_MAX_LIVE_AGENTS", None),
+            db_pool_size=number("OFFICE_DB_POOL_SIZE", defaults.db_pool_size) or defaults.db_pool_size,
         )
 
 

@@ -102,11 +102,13 @@ async def office_worker(
     `sizing`: how much this worker takes on at once (default from OFFICE_MAX_* variables)."""
     work_dir = work_dir or work_dir_from_env()
     sizing = sizing or WorkerSizing.from_env()
-    store = Store(database_url)
+    store = Store(database_url, pool_size=sizing.db_pool_size)
     agents = LiveAgents()
     await reap_orphaned_agents()  # agent trees a crashed worker on this machine left behind
     # Retries are off in the transport (httpx default); Temporal's attempts are the only retries.
-    limits = httpx.Limits(max_connections=200, max_keepalive_connections=50)
+    # A streamed turn holds its connection for the whole turn: one per activity slot, or turns beyond the pool
+    # would wait for a connection (and fail with PoolTimeout) while the provider has capacity.
+    limits = httpx.Limits(max_connections=sizing.max_concurrent_activities, max_keepalive_connections=100)
     async with httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(retries=0, limits=limits)) as http:
         route_state = RouteStateActivities(store, work_dir)
         sessions = SessionActivities(store, http)

@@ -20,7 +20,12 @@ def normalize_url(url: str) -> str:
     )
 
 
-def make_engine(url: str) -> AsyncEngine:
+DEFAULT_POOL_SIZE = 20
+
+
+def make_engine(url: str, pool_size: int = DEFAULT_POOL_SIZE) -> AsyncEngine:
+    """`pool_size`: PostgreSQL connections kept per process (half as many more in a burst). Every worker process has
+    its own pool: their sum, with the CLI's, must stay under the server's max_connections (100 by default)."""
     url = normalize_url(url)
     if url.startswith("sqlite"):
         engine = create_async_engine(url, connect_args={"timeout": 30})
@@ -35,4 +40,9 @@ def make_engine(url: str) -> AsyncEngine:
         return engine
     # A connection attempt to an unreachable server fails in 10 s instead of asyncpg's 60 (activities.bookkeeping
     # retries it), and a statement on a connection that went silent fails instead of hanging.
-    return create_async_engine(url, pool_size=20, max_overflow=20, connect_args={"timeout": 10, "command_timeout": 60})
+    return create_async_engine(
+        url,
+        pool_size=pool_size,
+        max_overflow=pool_size // 2,
+        connect_args={"timeout": 10, "command_timeout": 60},
+    )

@@ -33,7 +33,7 @@ from routing.decider import HealthState
 from routing.identity import legacy_key, provider_key
 from routing.route import HealthRecord
 from routing.selection import Pins, SelectionKind, SelectionSource
-from store.engine import make_engine
+from store.engine import DEFAULT_POOL_SIZE, make_engine
 from store.tables import (
     AgentProfileRow,
     AttemptRow,
@@ -62,9 +62,9 @@ def as_utc(value: datetime | None) -> datetime | None:
 
 
 class Store:
-    def __init__(self, url: str, engine: AsyncEngine | None = None):
+    def __init__(self, url: str, engine: AsyncEngine | None = None, pool_size: int = DEFAULT_POOL_SIZE):
         self.url = url
-        self.engine = engine or make_engine(url)
+        self.engine = engine or make_engine(url, pool_size)
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         # Lookups that write nothing run without BEGIN/ROLLBACK: two round trips fewer on every run's path.
         self._reads = async_sessionmaker(self.engine.execution_options(isolation_level="AUTOCOMMIT"))
