@@ -193,10 +193,11 @@ class SessionActivities:
         admission, snapshot = await admit_and_open(self.store, inp.run_id, cand, inp.is_retry, opening=opening)
         if snapshot is None:  # the call waited for its slot: the turn opens now
             snapshot = await bookkeeping.open_turn(self.store, inp.run_id, inp.user_seq, inp.user_text)
-        async with accounted(self.store, inp.run_id, cand, admission):  # the shared breaker learns of a failure now
+        # The shared breaker learns of a failure now; one heartbeat loop covers the catalog read and the call.
+        async with accounted(self.store, inp.run_id, cand, admission), heartbeating():
             started = inp.session or await self._start(inp.run_id, inp.agent, cand)
             forwarded = forward(as_entries(snapshot), cand.provider, inp.full_history)
-            result = await self._call(cand, started.model_to_send, forwarded.messages)
+            result = await self._call(cand, started.model_to_send, forwarded.messages, beat=False)
         await note_stated_rate(self.store, cand, admission, result.limit_rpm)
         effective = result.model or started.effective_model
         record = succeeded(inp.run_id, inp.attempt_seq, cand, effective, started_at)
@@ -221,8 +222,12 @@ class SessionActivities:
             count(record)
         return turn
 
-    async def _call(self, cand: Candidate, model: str | None, messages: list[dict[str, str]]) -> ChatResult:
+    async def _call(
+        self, cand: Candidate, model: str | None, messages: list[dict[str, str]], beat: bool = True
+    ) -> ChatResult:
         try:
+            if not beat:  # the caller heartbeats
+                return await self._executor(cand).chat(model, messages)
             async with heartbeating():
                 return await self._executor(cand).chat(model, messages)
         except ProviderCallError as err:
