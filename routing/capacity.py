@@ -42,6 +42,8 @@ class CapacityPolicy(BaseModel):
     max_wait_s: float = 120.0  # a Retry-After floor or pacing slot up to this far is waited out in the call
     rate_decrease: float = 0.85  # a 429 (no Retry-After) while paced to a learned rate cuts it to this share …
     rate_decrease_floor: float = 0.5  # (with a Retry-After, by the spacing it implies, but never below this share)
+    limited_share: float = 0.1  # 429s teach a rate only once they are this share of the window's calls …
+    limited_min: int = 2  # … and at least this many: one conversation's 429 is not the provider's rate
     rate_growth_per_minute: float = 0.05  # … and every minute without one lets it grow by this share
     min_learned_rpm: float = 1.0
 
@@ -104,6 +106,7 @@ class Window:
     requests: int = 0
     retries: int = 0
     failures: int = 0
+    limited: int = 0  # calls answered 429 (or a quota limit)
 
     def rolled(self, now: datetime, policy: CapacityPolicy) -> "Window":
         """A window older than the policy's length starts over at `now`."""
@@ -288,18 +291,25 @@ def learned_from(state: CapacityState, now: datetime, event: RateLimited, policy
 
 
 def _rate_limited(state: CapacityState, now: datetime, event: RateLimited, policy: CapacityPolicy) -> CapacityState:
-    """A 429 never opens the breaker: it teaches the rate, sets the provider key's Retry-After floor, and voids
-    the pacing slots given so far (their callers ask again when their slot comes, and are paced anew)."""
-    rate = learned_from(state, now, event, policy)
+    """A 429 never opens the breaker: it sets the provider key's Retry-After floor and, once 429s are a real
+    share of the window's calls (or the headers state the limit), teaches the rate and voids the pacing slots
+    given so far (their callers ask again when their slot comes, and are paced anew). A few 429s among many
+    answers are single requests' bad luck: pacing the whole key to them would throttle a healthy provider."""
+    window = state.window.rolled(now, policy)
+    window = replace(window, limited=window.limited + 1)
+    learned = replace(state, window=window)
+    share = window.limited >= max(policy.limited_min, policy.limited_share * window.requests)
     floor = now + timedelta(seconds=event.retry_after_s or 0.0)
-    learned = replace(
-        state,
-        learned_rpm=rate,
-        learned_at=now if rate != state.learned_rpm else state.learned_at,
-        rate_stated=event.limit_rpm is not None,
-        limited_at=now,
-        next_slot_at=min(state.next_slot_at, floor) if state.next_slot_at else None,
-    )
+    if event.limit_rpm is not None or share:
+        rate = learned_from(learned, now, event, policy)
+        learned = replace(
+            learned,
+            learned_rpm=rate,
+            learned_at=now if rate != state.learned_rpm else state.learned_at,
+            rate_stated=event.limit_rpm is not None,
+            limited_at=now,
+            next_slot_at=min(state.next_slot_at, floor) if state.next_slot_at else None,
+        )
     if event.retry_after_s is None or state.breaker(now) is not Breaker.closed:
         return learned
     if state.health is HealthState.short_retry and state.retry_at is not None and state.retry_at >= floor:

@@ -3,7 +3,6 @@ the limit wait in Temporal's task queue (no attempt made, nothing failed) and ev
 
 import asyncio
 import json
-import os
 import sys
 import threading
 import uuid
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 from temporalio.api.enums.v1 import EventType, PendingActivityState
 
+from bench.bounded_agents import tree_of
 from contracts.activities import Activity
 from office.runs import submit, wait_for_view
 from office.settings import WorkerSizing
@@ -26,19 +26,8 @@ LIMIT, RUNS, LATENCY_S = 3, 12, 0.4
 
 
 def agents_running(marker: str) -> int:
-    """Scripted agent processes started with `marker`, read from /proc (not from the worker's own bookkeeping).
-    Only the agent itself: its guard's command line carries the agent's command too."""
-    found = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")  # empty for a zombie: it has exited
-        except OSError:
-            continue
-        if argv[1:4] == [b"-m", b"office.scripted_agent", marker.encode()]:
-            found += 1
-    return found
+    """Scripted agent processes started with `marker`, read from /proc (not from the worker's own bookkeeping)."""
+    return tree_of(marker)[0]
 
 
 class Peak:

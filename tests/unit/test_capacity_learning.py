@@ -19,6 +19,7 @@ from routing.capacity import (
     RateLimited,
     RateStated,
     Verdict,
+    Window,
     admit,
     is_capacity_wait,
     step,
@@ -28,6 +29,8 @@ from routing.rate_limits import requests_per_minute
 
 T0 = datetime(2026, 11, 29, 12, tzinfo=UTC)
 P = CapacityPolicy()
+# A provider key already answering 429 to a real share of its calls: the next 429 teaches a rate.
+LIMITING = CapacityState(window=Window(start=T0 - timedelta(seconds=1), requests=4, limited=1))
 
 
 def at(seconds: float) -> datetime:
@@ -62,25 +65,25 @@ def spacing_s(found: list[datetime]) -> float:
         ("the headers state the limit: taken as is", RateLimited("r", retry_after_s=0.5, limit_rpm=60), 60.0, True),
         ("Retry-After only: one call per Retry-After (a token bucket's refill)", RateLimited("r", 2.0), 30.0, False),
         ("a sub-second Retry-After", RateLimited("r", 0.98), 60 / 0.98, False),
-        ("nothing said: half the window's calls per minute", RateLimited("r"), P.min_learned_rpm, False),
+        ("nothing said: half the window's calls per minute", RateLimited("r"), 2.0, False),
     ],
 )
 def test_a_first_429_teaches_a_rate(name, event, learned, stated):
-    after = step(CapacityState(), T0, event, P)
+    after = step(LIMITING, T0, event, P)
     assert after.learned_rpm == pytest.approx(learned), name
     assert after.rate_stated is stated
     assert after.breaker(T0) is Breaker.closed
 
 
 def test_the_pacer_spaces_callers_by_the_learned_rate_and_the_retry_after_floor_holds_them_first():
-    taught = step(CapacityState(), T0, RateLimited("r", retry_after_s=1.0, limit_rpm=60), P)
+    taught = step(LIMITING, T0, RateLimited("r", retry_after_s=1.0, limit_rpm=60), P)
     found = slots(taught, 0.2, 10)
     assert found[0] >= at(1.0)  # nobody calls before the Retry-After
     assert spacing_s(found) == pytest.approx(P.pacing_margin * 60 / 60)
 
 
 def test_a_declared_quota_wins_over_a_learned_rate():
-    taught = step(CapacityState(), T0, RateLimited("r", limit_rpm=600), P)
+    taught = step(LIMITING, T0, RateLimited("r", limit_rpm=600), P)
     assert spacing_s(slots(taught, 0, 5, declared=30)) == pytest.approx(P.pacing_margin * 2.0)
 
 
@@ -89,7 +92,7 @@ def test_no_429_no_pacing():
 
 
 def test_a_burst_of_429s_is_one_signal_and_a_later_429_cuts_the_rate_by_how_early_it_came():
-    taught = step(CapacityState(), T0, RateLimited("r", 1.0), P)
+    taught = step(LIMITING, T0, RateLimited("r", 1.0), P)
     same_burst = step(taught, at(0.1), RateLimited("r2", 1.0), P)
     assert same_burst.learned_rpm == taught.learned_rpm
     later = step(taught, at(30), RateLimited("r3", 0.2), P)
@@ -100,20 +103,20 @@ def test_a_burst_of_429s_is_one_signal_and_a_later_429_cuts_the_rate_by_how_earl
 
 
 def test_a_429_never_leaves_the_rate_above_what_its_retry_after_implies():
-    taught = step(CapacityState(), T0, RateLimited("r", 0.01), P)  # a caller who arrived just before a refill
+    taught = step(LIMITING, T0, RateLimited("r", 0.01), P)  # a caller who arrived just before a refill
     corrected = step(taught, at(0.005), RateLimited("r2", 1.0), P)
     assert corrected.learned_rpm == pytest.approx(60.0)
 
 
 def test_a_learned_rate_creeps_up_without_writes_and_a_stated_one_does_not():
-    taught = step(CapacityState(), T0, RateLimited("r", 1.0), P)
+    taught = step(LIMITING, T0, RateLimited("r", 1.0), P)
     assert taught.rate_at(at(60), P) == pytest.approx(60 * (1 + P.rate_growth_per_minute))
-    stated = step(CapacityState(), T0, RateStated(60), P)
+    stated = step(LIMITING, T0, RateStated(60), P)
     assert stated.rate_at(at(600), P) == 60
 
 
 def test_an_answers_stated_limit_replaces_a_learned_rate_and_repeating_it_changes_nothing():
-    taught = step(CapacityState(), T0, RateLimited("r", 1.0), P)
+    taught = step(LIMITING, T0, RateLimited("r", 1.0), P)
     stated = step(taught, at(5), RateStated(120), P)
     assert (stated.learned_rpm, stated.rate_stated) == (120, True)
     assert step(stated, at(6), RateStated(120), P) is stated
@@ -154,13 +157,14 @@ def test_a_429_during_an_open_breaker_leaves_the_breaker_alone():
     )
 )
 def test_any_run_of_429s_keeps_the_breaker_closed_and_a_positive_rate(events):
-    state, now = CapacityState(), T0
+    state, now = LIMITING, T0
     for gap, retry_after, limit in events:
         now += timedelta(seconds=gap)
         state = step(state, now, RateLimited("r", retry_after, limit), P)
         assert state.breaker(now) is Breaker.closed
         assert state.learned_rpm is not None and state.learned_rpm >= P.min_learned_rpm
-        if retry_after is not None and limit is None:  # never faster than one call per Retry-After implies …
+        taught = state.limited_at == now
+        if taught and retry_after is not None and limit is None:  # never faster than its Retry-After implies …
             implied = max(60 / retry_after, 0.5 * state.window.requests, P.min_learned_rpm)
             assert state.learned_rpm <= implied + 1e-9
 
@@ -205,14 +209,14 @@ def test_the_stated_request_limit(headers, rpm):
 
 
 def test_replace_keeps_the_learned_rate_through_unrelated_events():
-    taught = step(CapacityState(), T0, RateLimited("r", 1.0), P)
+    taught = step(LIMITING, T0, RateLimited("r", 1.0), P)
     evidence = HealthEvidence(state=HealthState.short_retry, retry_at=at(2), code="provider_unavailable", run_id="r")
     assert replace(step(taught, at(1), evidence, P)).learned_rpm == taught.learned_rpm
 
 
 # --- pacing slots given before a 429 are void -----------------------------------------------------------
 def test_a_slot_given_before_a_429_is_void_and_the_caller_is_paced_anew():
-    paced = step(CapacityState(), T0, RateLimited("r", limit_rpm=120), P)
+    paced = step(LIMITING, T0, RateLimited("r", limit_rpm=120), P)
     state, _ = admit(paced, at(1), CallRequest("a"), P)
     state, second = admit(state, at(1), CallRequest("b"), P)
     assert second.wait_s > 0
@@ -222,15 +226,25 @@ def test_a_slot_given_before_a_429_is_void_and_the_caller_is_paced_anew():
 
 
 def test_a_slot_given_after_the_last_429_stands():
-    paced = step(CapacityState(), T0, RateLimited("r", 1.0), P)
+    paced = step(LIMITING, T0, RateLimited("r", 1.0), P)
     state, given = admit(paced, at(2), CallRequest("a"), P)
     _, again = admit(state, at(2) + timedelta(seconds=given.wait_s), CallRequest("a", reserved_at=at(2)), P)
     assert again.verdict is Verdict.admitted and again.wait_s == 0
 
 
 def test_a_429_of_a_call_paced_at_an_older_rate_does_not_cut_the_new_one():
-    taught = step(CapacityState(), T0, RateLimited("r", 1.0), P)
+    taught = step(LIMITING, T0, RateLimited("r", 1.0), P)
     stale = step(taught, at(10), RateLimited("r2", 0.5, admitted_at=at(-5)), P)
     assert stale.learned_rpm == pytest.approx(taught.rate_at(at(10), P))
     fresh = step(taught, at(10), RateLimited("r3", 0.5, admitted_at=at(5)), P)
     assert fresh.learned_rpm == pytest.approx(cut_by(taught.rate_at(at(10), P), 0.5))
+
+
+def test_a_few_429s_among_many_answers_teach_no_rate_but_hold_callers_for_their_retry_after():
+    busy = CapacityState(window=Window(start=T0 - timedelta(seconds=30), requests=200, limited=3))
+    after = step(busy, T0, RateLimited("r", retry_after_s=2.0), P)
+    assert after.learned_rpm is None  # one conversation's 429 is not the provider's rate
+    assert (after.health, after.retry_at) == (HealthState.short_retry, at(2.0))
+    assert spacing_s(slots(after, 3, 5)) == 0  # not paced
+    stated = step(busy, T0, RateLimited("r", limit_rpm=600), P)
+    assert stated.learned_rpm == 600  # the headers' word is taken at once

@@ -1,6 +1,6 @@
 """provider health learns the request rate of a provider key with no declared quota: the rate, when it was
 set, whether the provider's headers stated it, and
-the last 429 (pacing slots given before it are void)
+the last 429 (pacing slots given before it are void), and the window's 429s
 
 Revision ID: 0006
 Revises: 0005
@@ -20,6 +20,7 @@ def columns() -> list[sa.Column]:
         sa.Column("learned_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("rate_stated", sa.Boolean(), nullable=False, server_default=sa.false()),
         sa.Column("limited_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("window_limited", sa.Integer(), nullable=False, server_default="0"),
     ]
 
 
