@@ -300,7 +300,9 @@ def _rate_limited(state: CapacityState, now: datetime, event: RateLimited, polic
     learned = replace(state, window=window)
     share = window.limited >= max(policy.limited_min, policy.limited_share * window.requests)
     floor = now + timedelta(seconds=event.retry_after_s or 0.0)
-    if event.limit_rpm is not None or share:
+    # A 429 that says nothing about when (no Retry-After, no stated limit: an agent relaying it dropped them)
+    # teaches no rate: the decider's jittered short retries handle it, as for any transient failure.
+    if event.limit_rpm is not None or (share and event.retry_after_s is not None):
         rate = learned_from(learned, now, event, policy)
         learned = replace(
             learned,
