@@ -104,20 +104,17 @@ def error_response(failure: Failure) -> Response:
         headers["retry-after"] = str(max(1, math.ceil(ra)))
         if failure.shape != "anthropic":
             headers["retry-after-ms"] = str(int(ra * 1000))
-    if failure.status == 429:
-        reset_s = ra if ra is not None else 60.0
+    if failure.status == 429 and ra is not None:
+        # An injected 429 states what is left and when it resets (its Retry-After), never a limit: it is one
+        # request's failure and knows nothing of the provider's rate (the token bucket states its own).
+        reset_s = ra
         if failure.shape == "anthropic":
             reset = (datetime.now(UTC) + timedelta(seconds=reset_s)).strftime("%Y-%m-%dT%H:%M:%SZ")
-            for kind, limit in (("requests", "50"), ("tokens", "40000"), ("input-tokens", "30000")):
-                headers[f"anthropic-ratelimit-{kind}-limit"] = limit
+            for kind in ("requests", "tokens", "input-tokens"):
                 headers[f"anthropic-ratelimit-{kind}-remaining"] = "0"
                 headers[f"anthropic-ratelimit-{kind}-reset"] = reset
         elif failure.shape in ("openai", "azure", "openrouter"):
-            headers |= {
-                "x-ratelimit-limit-requests": "60",
-                "x-ratelimit-remaining-requests": "0",
-                "x-ratelimit-reset-requests": f"{reset_s:g}s",
-            }
+            headers |= {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": f"{reset_s:g}s"}
     if failure.rate_headers is not None:  # the token bucket states its own limit (or none)
         headers = {k: v for k, v in headers.items() if "ratelimit" not in k} | failure.rate_headers
     return Response(
