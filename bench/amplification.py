@@ -152,6 +152,7 @@ async def run() -> dict:
         scheduler, undeclared = await asyncio.gather(scheduler_arm(stack, True), scheduler_arm(stack, False))
         fixed, default = await asyncio.gather(fixed_retry_arm(stack, http), temporal_default_arm(stack, http))
     undeclared["seconds_over_declared"] = round(undeclared["seconds"] / scheduler["seconds"], 3)
+    scheduler["arm_seconds"] = scheduler.pop("seconds")  # the bench's own total is "seconds"
     return scheduler | {
         "quota_undeclared": undeclared,
         "reference": {"fixed_2s_retries": fixed, "temporal_default_plus_2_client_retries": default},
