@@ -258,16 +258,12 @@ async def close_turn(
     attempt: dict[str, Any],
     effective_model: str | None,
     held: dict | None = None,
-    restore: bool = True,
 ) -> bool:
     """The answer (insert-if-absent on (run, seq)), the succeeded attempt (on (run, attempt seq)) and the
     provider's restored health, in one transaction, retried while the store is out. The answer is already in
-    hand: it is never asked of the provider again. True when the attempt row is new (count it once).
-    `restore=False`: the call's admission saw the provider healthy, so there is no record to look up."""
+    hand: it is never asked of the provider again. True when the attempt row is new (count it once)."""
     return await store_retrying(
-        lambda: store.close_turn(
-            run_id, seq, clean_text(answer), provider, clean_row(attempt), effective_model, restore
-        ),
+        lambda: store.close_turn(run_id, seq, clean_text(answer), provider, clean_row(attempt), effective_model),
         f"recording the answer of turn {seq // 2} of {run_id}",
         held=held,
     )

@@ -217,7 +217,6 @@ class SessionActivities:
             attempt_row(record),
             effective,
             held=turn.model_dump(mode="json"),
-            restore=not admission.was_healthy,
         ):
             count(record)
         return turn

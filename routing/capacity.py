@@ -362,7 +362,6 @@ class Admission(BaseModel):
     rule: str | None = None  # refused: why (budget.retries_exhausted, breaker.open, …)
     retry_after_s: float | None = None  # refused: ask again after this long
     learned_rpm: float | None = None  # the provider key's learned rate as stored (the caller notes a new one)
-    was_healthy: bool = False  # the provider key's record said healthy: a success has nothing to restore
 
     @property
     def allowed(self) -> bool:
@@ -376,8 +375,8 @@ class Admission(BaseModel):
     def at(cls, now: datetime, slot: datetime, probe: bool, state: "CapacityState | None" = None) -> "Admission":
         wait = (slot - now).total_seconds()
         verdict = Verdict.wait if wait > 0 else Verdict.admitted
-        learned, healthy = (state.learned_rpm, state.health is HealthState.healthy) if state else (None, False)
-        return cls(verdict=verdict, slot_at=slot, wait_s=wait, probe=probe, learned_rpm=learned, was_healthy=healthy)
+        learned = state.learned_rpm if state else None
+        return cls(verdict=verdict, slot_at=slot, wait_s=wait, probe=probe, learned_rpm=learned)
 
 
 @dataclass(frozen=True)

@@ -191,7 +191,6 @@ class Store:
         provider: str,
         attempt: dict[str, Any],
         effective_model: str | None,
-        restore: bool = True,
     ) -> bool:
         """One transaction: append the answer, record the succeeded attempt, and restore the provider's health
         (provider-wide and for the model that ran). Idempotent on (run, seq) for the answer and (run, attempt seq)
@@ -208,7 +207,7 @@ class Store:
                 .on_conflict_do_nothing()
             )
             inserted = (await s.execute(self._insert(AttemptRow).values(**attempt).on_conflict_do_nothing())).rowcount
-            if inserted and restore:  # without `restore`, the admission saw the provider healthy
+            if inserted:
                 self._restore_rows(
                     (
                         await s.execute(
