@@ -40,8 +40,9 @@ async def test_an_undeclared_quota_is_learned_and_no_run_fails(stack, rate_heade
     # More 429s than the attempt cap (3) allows failures: rate limits are waits, not failed attempts.
     assert [v.status for v in views] == [RunStatus.completed] * RUNS, [v.message for v in views]
     statuses = Counter(c["status"] for c in calls)
-    assert statuses[200] == RUNS
-    assert statuses[429] <= RUNS // 2  # paced after the first 429, not retried into the limit
+    # The burst sent before anything was known may meet the limit; then calls are paced: at most one 429 per run
+    # on average (a retry loop without pacing makes several per run).
+    assert statuses[200] == RUNS and len(calls) <= 2 * RUNS
     row = await health_of(stack, provider)
     assert row.learned_rpm is not None and RPM / 2 <= row.learned_rpm <= RPM * 1.5
     assert row.rate_stated is rate_headers
