@@ -40,8 +40,7 @@ class CapacityPolicy(BaseModel):
     budget_floor: int = 3  # … but at least this many
     pacing_margin: float = 1.05  # space paced calls a little wider than the quota: arrival times jitter
     max_wait_s: float = 120.0  # a Retry-After floor or pacing slot up to this far is waited out in the call
-    rate_decrease: float = 0.85  # a 429 (no Retry-After) while paced to a learned rate cuts it to this share …
-    rate_decrease_floor: float = 0.5  # (with a Retry-After, by the spacing it implies, but never below this share)
+    rate_decrease_floor: float = 0.5  # a 429 cuts a learned rate by the spacing it implies, never below this share
     limited_share: float = 0.1  # 429s teach a rate only once they are this share of the window's calls …
     limited_min: int = 2  # … and at least this many: one conversation's 429 is not the provider's rate
     rate_growth_per_minute: float = 0.05  # … and every minute without one lets it grow by this share
@@ -266,28 +265,25 @@ def _failed(state: CapacityState, now: datetime, event: CallFailed, policy: Capa
 
 
 def learned_from(state: CapacityState, now: datetime, event: RateLimited, policy: CapacityPolicy) -> float:
-    """The rate after a 429. A stated limit is taken as is. Otherwise the Retry-After spacing (one call per
-    Retry-After: a token bucket's refill) or half the window's calls per minute, whichever is higher. A rate
-    already learned never stays above a new estimate, and is cut only by a call admitted at it (a 429 of a
-    call paced at an older rate says nothing about this one; without the admission time, at most once per
-    spacing): by the share that widens the spacing by the Retry-After (the paced calls came that much too
-    early), else by `rate_decrease`."""
-    if event.limit_rpm:
-        return event.limit_rpm
-    hinted = 60.0 / max(event.retry_after_s, 0.01) if event.retry_after_s is not None else None
+    """The rate after a 429 that says something (the caller passes only those). A stated limit is taken as is.
+    Otherwise the Retry-After spacing (one call per Retry-After: a token bucket's refill) or half the window's
+    calls per minute, whichever is higher. A rate already learned never stays above that, and is cut only by a
+    call admitted at it (a 429 of a call paced at an older rate says nothing about this one; without the
+    admission time, at most once per spacing), by the share that widens the spacing by the Retry-After (the
+    paced calls came that much too early)."""
+    if event.limit_rpm or event.retry_after_s is None:
+        return event.limit_rpm or state.learned_rpm or policy.min_learned_rpm
+    hinted = 60.0 / max(event.retry_after_s, 0.01)
     current = state.rate_at(now, policy)
-    if current is None:  # the first 429: one call per Retry-After, or half the window's calls were too many
-        return max(policy.min_learned_rpm, hinted or 0.0, 0.5 * state.window.requests)
+    if current is None:  # the first: one call per Retry-After, or half the window's calls were too many
+        return max(policy.min_learned_rpm, hinted, 0.5 * state.window.requests)
     if event.admitted_at is not None:
         stale = state.learned_at is not None and event.admitted_at < state.learned_at
     else:
         stale = state.learned_at is not None and (now - state.learned_at).total_seconds() < 60.0 / current
-    factor = policy.rate_decrease
-    if event.retry_after_s is not None:  # paced calls came Retry-After too early: widen the spacing by that much
-        spacing = policy.pacing_margin * 60.0 / current
-        factor = max(policy.rate_decrease_floor, spacing / (spacing + event.retry_after_s))
-    cut = current if stale else current * factor
-    return max(policy.min_learned_rpm, min(cut, hinted) if hinted is not None else cut)
+    spacing = policy.pacing_margin * 60.0 / current
+    cut = current if stale else current * max(policy.rate_decrease_floor, spacing / (spacing + event.retry_after_s))
+    return max(policy.min_learned_rpm, min(cut, hinted))
 
 
 def _rate_limited(state: CapacityState, now: datetime, event: RateLimited, policy: CapacityPolicy) -> CapacityState:
