@@ -1,7 +1,10 @@
 """Throughput: happy-path office runs against a bare one-activity workflow making the same streamed provider
 call (the office executor's), on the same server, measured in alternating rounds in one process. Then failover
-dispatch: from the failing provider's answer to the fallback's request, per run, from the simulator's call log."""
+dispatch: from the failing provider's answer to the fallback's request, per run, from the simulator's call log, with
+runs arriving at a steady rate (the dispatch's own latency) and with a closed pool of runs in flight (saturated: the
+figure then measures the worker's queue, not the dispatch)."""
 
+import asyncio
 import statistics
 import time
 import uuid
@@ -20,6 +23,7 @@ RUNS_PER_ROUND = 150
 IN_FLIGHT = 50
 ROUNDS = 2
 FAILOVER_RUNS = 60
+FAILOVER_RATE = 5.0  # runs arriving per second: about a third of what one worker process serves here
 FAILOVER_IN_FLIGHT = 10
 
 
@@ -28,34 +32,53 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-async def failover_dispatch(stack: Stack) -> dict:
-    """Each run's primary answers 401 (needs the user: the decider falls back at once); the figure is the time
-    from that answer to the fallback's chat request: decision, bookkeeping, dispatch, admission, catalog. Every
-    run has its own pair of providers (a primary that needs the user is skipped by later runs' routes)."""
+async def failover_pairs(stack: Stack) -> list[tuple[str, str, dict[str, str]]]:
+    """Each run's primary answers 401 (needs the user: the decider falls back at once). Every run has its own
+    pair of providers (a primary that needs the user is skipped by later runs' routes)."""
     denied = InjectedFailure(status=401, kind="auth", endpoints=["chat"])
-    pairs = [
+    return [
         await stack.workspace({"primary": SimProvider(failures=[denied]), "fallback": SimProvider()})
         for _ in range(FAILOVER_RUNS)
     ]
 
-    async def one(ws: str, agent: str) -> None:
-        handle = await submit(stack.client, stack.store, ws, agent, "failover", task_queue=stack.task_queue)
-        view = await wait_for_view(stack.client, handle.id)
-        assert view.status.value == "completed", view.message
 
-    await bounded(FAILOVER_IN_FLIGHT, [lambda p=p: one(p[0], p[1]) for p in pairs])
-    calls = await stack.simulator.calls()  # once, at the end: the log is long and the bench shares the cores
+async def failover_run(stack: Stack, ws: str, agent: str) -> None:
+    handle = await submit(stack.client, stack.store, ws, agent, "failover", task_queue=stack.task_queue)
+    view = await wait_for_view(stack.client, handle.id)
+    assert view.status.value == "completed", view.message
+
+
+def dispatch_gaps(calls: list[dict], pairs: list[tuple[str, str, dict[str, str]]]) -> dict:
+    """From each primary's failing answer to its fallback's chat request: decision, bookkeeping, dispatch,
+    admission, catalog read."""
 
     def first(provider: str) -> dict:
         return next(c for c in calls if c["provider"] == provider)
 
     gaps = [first(names["fallback"])["at"] - first(names["primary"])["at_end"] for _, _, names in pairs]
     return {
-        "runs": FAILOVER_RUNS,
-        "in_flight": FAILOVER_IN_FLIGHT,
         "p50_ms": round(1000 * percentile(gaps, 0.5), 1),
         "p99_ms": round(1000 * percentile(gaps, 0.99), 1),
         "max_ms": round(1000 * max(gaps), 1),
+    }
+
+
+async def failover_dispatch(stack: Stack) -> dict:
+    """Steady arrivals at FAILOVER_RATE (the figure the target is about), then a closed pool of
+    FAILOVER_IN_FLIGHT runs (each run's successor starts when it ends: the worker is saturated)."""
+    steady, saturated = await failover_pairs(stack), await failover_pairs(stack)
+    started, arrivals = asyncio.get_running_loop().time(), []
+    for i, (ws, agent, _) in enumerate(steady):
+        await asyncio.sleep(max(0.0, started + i / FAILOVER_RATE - asyncio.get_running_loop().time()))
+        arrivals.append(asyncio.create_task(failover_run(stack, ws, agent)))
+    await asyncio.gather(*arrivals)
+    await bounded(FAILOVER_IN_FLIGHT, [lambda p=p: failover_run(stack, p[0], p[1]) for p in saturated])
+    calls = await stack.simulator.calls()  # once, at the end: the log is long and the bench shares the cores
+    return {
+        "runs": FAILOVER_RUNS,
+        "arrivals_per_s": FAILOVER_RATE,
+        **dispatch_gaps(calls, steady),
+        "saturated": {"in_flight": FAILOVER_IN_FLIGHT, **dispatch_gaps(calls, saturated)},
     }
 
 
