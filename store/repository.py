@@ -1,9 +1,11 @@
 """Queries. Every write that an activity retry can repeat is idempotent by primary key."""
 
-from dataclasses import dataclass
-from datetime import UTC, datetime
+import contextlib
+from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import Any
 
+import asyncpg
 from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -17,12 +19,9 @@ from routing.capacity import (
     CallRequest,
     CallSucceeded,
     CapacityPolicy,
-    CapacityState,
     HealthEvidence,
-    ProbeLease,
     RateLimited,
     RateStated,
-    Window,
     admit,
     counts_toward_breaker,
     opens,
@@ -33,7 +32,9 @@ from routing.decider import HealthState
 from routing.identity import legacy_key, provider_key
 from routing.route import HealthRecord
 from routing.selection import Pins, SelectionKind, SelectionSource
+from store import turn_path
 from store.engine import DEFAULT_POOL_SIZE, make_engine
+from store.rows import TurnOpening, as_utc, capacity_of, health_event, save_capacity, utcnow
 from store.tables import (
     AgentProfileRow,
     AttemptRow,
@@ -50,17 +51,6 @@ from store.tables import (
 CallAdmission = Admission  # the store's old name for routing.capacity's answer
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-def as_utc(value: datetime | None) -> datetime | None:
-    """SQLite hands back naive datetimes; everything here is UTC."""
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=UTC)
-
-
 class Store:
     def __init__(self, url: str, engine: AsyncEngine | None = None, pool_size: int = DEFAULT_POOL_SIZE):
         self.url = url
@@ -68,6 +58,19 @@ class Store:
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         # Lookups that write nothing run without BEGIN/ROLLBACK: two round trips fewer on every run's path.
         self._reads = async_sessionmaker(self.engine.execution_options(isolation_level="AUTOCOMMIT"))
+        self._asyncpg = self.engine.dialect.name == "postgresql"  # a run's per-turn statements: store.turn_path
+
+    @contextlib.asynccontextmanager
+    async def _driver(self) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection as asyncpg's own; one that broke is dropped from the pool, not handed out again."""
+        async with self.engine.connect() as conn:
+            raw = (await conn.get_raw_connection()).driver_connection
+            try:
+                yield raw
+            except BaseException:
+                if raw.is_closed():
+                    await conn.invalidate()
+                raise
 
     async def close(self) -> None:
         await self.engine.dispose()
@@ -200,6 +203,9 @@ class Store:
         now = utcnow()
         key = attempt.get("provider_key") or await self.key_for(provider)
         attempt = attempt | {"provider_key": key}
+        if self._asyncpg:
+            async with self._driver() as conn:
+                return await turn_path.close_turn(conn, run_id, seq, answer, provider, attempt, effective_model, now)
         async with self.db() as s:
             await s.execute(
                 self._insert(TranscriptEntryRow)
@@ -413,6 +419,9 @@ class Store:
         round trip for a happy turn's start). The snapshot is None when the call must wait or was refused."""
         now = utcnow()
         key = key or await self.key_for(provider)
+        if self._asyncpg:
+            async with self._driver() as conn:
+                return await turn_path.admit_and_open(conn, key, provider, request, opening, policy, now)
         async with self.db() as s:
             row = await self._lock_health(s, key, provider, create=True)
             assert row is not None
@@ -486,6 +495,10 @@ class Store:
 
     async def configs(self, workspace: str, agent: str) -> tuple[WorkspaceConfig | None, AgentProfile | None]:
         """A workspace and an agent profile, in one round trip."""
+        if self._asyncpg:
+            async with self._driver() as conn:
+                config, profile, _ = await turn_path.configs(conn, workspace, agent)
+            return config, profile
         async with self.reads() as s:
             return await self._configs(s, workspace, agent)
 
@@ -503,6 +516,11 @@ class Store:
     ) -> tuple[WorkspaceConfig | None, AgentProfile | None, list[HealthRecord], Pins]:
         """What route resolution reads, in one round trip: the workspace, the agent profile, the health records
         of the workspace's own provider identities and (`with_pins`) the user's pins."""
+        if self._asyncpg:
+            async with self._driver() as conn:
+                config, profile, pins = await turn_path.configs(conn, workspace, agent, with_pins)
+                keys = {provider_key(p) for p in config.providers.values()} if config else set()
+                return config, profile, await turn_path.health(conn, keys) if keys else [], pins
         async with self.reads() as s:
             config, profile = await self._configs(s, workspace, agent)
             health: list[HealthRecord] = []
@@ -628,89 +646,3 @@ class Store:
                 .all()
             )
         return list(rows)
-
-
-@dataclass(frozen=True)
-class TurnOpening:
-    """A turn's user message, appended (idempotently) when its call is admitted."""
-
-    run_id: str
-    user_seq: int
-    text: str
-
-
-# --- provider health rows <-> the pure capacity state ---------------------------------------------------
-def capacity_of(row: ProviderHealthRow) -> CapacityState:
-    """The row as routing.capacity's state (SQLite loads datetimes naive: they are UTC)."""
-    probe = (
-        ProbeLease(holder=row.probe_holder, expires=as_utc(row.probe_expires) or datetime.min.replace(tzinfo=UTC))
-        if row.probe_holder is not None
-        else None
-    )
-    return CapacityState(
-        health=HealthState(row.state),
-        retry_at=as_utc(row.retry_at),
-        backoff_step=row.backoff_step,
-        failure_streak=row.failure_streak,
-        probe=probe,
-        window=Window(
-            start=as_utc(row.window_start),
-            requests=row.window_requests,
-            retries=row.window_retries,
-            failures=row.window_failures,
-            limited=row.window_limited,
-        ),
-        next_slot_at=as_utc(row.next_slot_at),
-        learned_rpm=row.learned_rpm,
-        learned_at=as_utc(row.learned_at),
-        rate_stated=bool(row.rate_stated),
-        limited_at=as_utc(row.limited_at),
-        last_code=row.last_code,
-        last_run_id=row.last_run_id,
-        changed_at=as_utc(row.updated_at),
-    )
-
-
-def save_capacity(row: ProviderHealthRow, state: CapacityState) -> None:
-    """Writes the state back; only columns whose value changed end up in the UPDATE."""
-    values = {
-        "state": state.health.value,
-        "retry_at": state.retry_at,
-        "backoff_step": state.backoff_step,
-        "failure_streak": state.failure_streak,
-        "probe_holder": state.probe.holder if state.probe else None,
-        "probe_expires": state.probe.expires if state.probe else None,
-        "window_start": state.window.start,
-        "window_requests": state.window.requests,
-        "window_retries": state.window.retries,
-        "window_failures": state.window.failures,
-        "window_limited": state.window.limited,
-        "next_slot_at": state.next_slot_at,
-        "learned_rpm": state.learned_rpm,
-        "learned_at": state.learned_at,
-        "rate_stated": state.rate_stated,
-        "limited_at": state.limited_at,
-        "last_code": state.last_code,
-        "last_run_id": state.last_run_id,
-        "updated_at": state.changed_at or row.updated_at,
-    }
-    for column, value in values.items():
-        current = getattr(row, column)
-        if isinstance(current, datetime):
-            current = as_utc(current)
-        if current != value:
-            setattr(row, column, value)
-
-
-def health_event(row: ProviderHealthRow, now: datetime, code: str | None) -> HealthEventRow:
-    """The append-only record of a health write, in the same transaction as the write."""
-    return HealthEventRow(
-        provider=row.provider,
-        provider_key=row.provider_key,
-        model=row.model,
-        state=row.state,
-        retry_at=row.retry_at,
-        code=code,
-        run_id=row.last_run_id,
-        at=now,
-    )

@@ -1,0 +1,127 @@
+"""A run's per-turn store calls behave alike on both backends (PostgreSQL answers them through asyncpg itself,
+SQLite through SQLAlchemy): what a run reads at submit and route resolution, a turn's admission with its
+opening, and its close with the restored health."""
+
+from datetime import UTC, datetime
+
+from routing.capacity import CallRequest
+from routing.config import AgentProfile, ExecutionProfile, WorkspaceConfig
+from routing.decider import HealthState
+from routing.identity import provider_key
+from routing.selection import SelectionKind, UserSelection
+from store.migrate import migrate
+from store.preferences import PreferenceWriter
+from store.repository import Store, TurnOpening
+from store.tables import SelectionRow
+
+T0 = datetime(2026, 11, 30, 12, tzinfo=UTC)
+OURS = ExecutionProfile(base_url="https://ours.example/v1", credential_env="OURS_KEY")
+THEIRS = ExecutionProfile(base_url="https://theirs.example/v1", credential_env="THEIRS_KEY")
+
+
+async def configured(url: str) -> Store:
+    await migrate(url)
+    store = Store(url)
+    await store.save_workspace(WorkspaceConfig(name="team", provider_order=["ours"], providers={"ours": OURS}))
+    await store.save_workspace(WorkspaceConfig(name="other", provider_order=["theirs"], providers={"theirs": THEIRS}))
+    await store.save_agent(AgentProfile(name="coder", model="m1", fallback_model="m0", pinned_providers=["ours"]))
+    return store
+
+
+def attempt(run_id: str, seq: int, key: str) -> dict:
+    return {
+        "run_id": run_id,
+        "seq": seq,
+        "provider": "ours",
+        "provider_key": key,
+        "execution_profile": "ours/standard",
+        "requested_model": "m1",
+        "effective_model": "m1",
+        "outcome": "succeeded",
+        "started_at": T0,
+        "finished_at": T0,
+    }
+
+
+async def test_submit_and_route_resolution_read_what_was_saved_and_only_the_users_pins(db_url):
+    store = await configured(db_url)
+    assert await store.configs("nope", "nobody") == (None, None)
+    ws, agent = await store.configs("team", "coder")
+    assert ws is not None and ws.providers["ours"] == OURS
+    assert agent == AgentProfile(name="coder", model="m1", fallback_model="m0", pinned_providers=["ours"])
+    await store.set_health("theirs", None, HealthState.degraded, T0, "overloaded", "r0", key=provider_key(THEIRS))
+    await store.set_health("ours", "m1", HealthState.degraded, T0, "model_capacity", "r0", key=provider_key(OURS))
+    async with store.db() as s:  # legacy data that is not a preference: never read as one
+        s.add(SelectionRow(agent="coder", kind="provider", value=["theirs"], source="auto", created_at=T0))
+        await s.commit()
+    _, _, health, pins = await store.route_inputs("team", "coder", with_pins=True)
+    assert [(h.provider, h.model, h.state) for h in health] == [("ours", "m1", HealthState.degraded)]
+    assert (pins.providers, pins.model) == ([], None)
+    writer = PreferenceWriter(store)
+    await writer.set_user_selection(UserSelection(agent="coder", kind=SelectionKind.model, value=["m2"], actor="u"))
+    _, _, _, pins = await store.route_inputs("team", "coder", with_pins=True)
+    assert pins.model == "m2"
+    _, _, _, unpinned = await store.route_inputs("team", "coder", with_pins=False)
+    assert unpinned.model is None
+    assert await store.route_inputs("nope", "coder", with_pins=True) == (None, agent, [], pins)
+    await store.close()
+
+
+async def test_a_turn_opens_once_however_often_its_admission_repeats(db_url):
+    store = await configured(db_url)
+    key = provider_key(OURS)
+    await store.append_transcript("r1", 1, "user", "first")
+    await store.append_transcript("r1", 2, "assistant", "answer", "ours")
+    answers = [
+        await store.admit_and_open("ours", CallRequest("r1"), TurnOpening("r1", 3, "second"), key=key) for _ in range(2)
+    ]
+    for admission, snapshot in answers:
+        assert admission.allowed
+        assert [(e.seq, e.role, e.content) for e in snapshot or []] == [
+            (1, "user", "first"), (2, "assistant", "answer"), (3, "user", "second"),
+        ]  # fmt: skip
+    assert [e.content for e in await store.read_transcript("r1", 9)] == ["first", "answer", "second"]
+    [row] = await store.health_rows()  # created healthy at the first admission, both calls counted
+    assert (row.provider_key, row.state, row.window_requests) == (key, "healthy", 2)
+    await store.close()
+
+
+async def test_a_success_restores_the_providers_health_once_with_its_audit_event(db_url):
+    store = await configured(db_url)
+    key = provider_key(OURS)
+    await store.set_health("ours", None, HealthState.user_action_required, None, "auth_required", "r0", key=key)
+    await store.set_health("ours", "m1", HealthState.degraded, T0, "model_capacity", "r0", key=key)
+    await store.set_health("ours", "m9", HealthState.degraded, T0, "model_capacity", "r0", key=key)
+    results = [await store.close_turn("r1", 2, "answer", "ours", attempt("r1", 1, key), "m1") for _ in range(2)]
+    assert results == [True, False]
+    states = {r.model: r.state for r in await store.health_rows()}
+    assert states == {"": "healthy", "m1": "healthy", "m9": "degraded"}  # another model's record stands
+    restored = [e for e in await store.health_events(run_id="r1")]
+    assert sorted((e.model, e.state) for e in restored) == [("", "healthy"), ("m1", "healthy")]
+    assert [a.outcome for a in await store.list_attempts("r1")] == ["succeeded"]
+    await store.close()
+
+
+async def test_a_connection_the_server_dropped_is_an_outage_once_and_not_handed_out_again():
+    import asyncpg
+    import pytest
+
+    from activities.bookkeeping import is_outage
+    from tests.postgres import fresh_database
+
+    async with fresh_database() as url:  # a connection dropped by the server needs a server
+        store = await configured(url)
+        key = provider_key(OURS)
+        await store.admit_and_open("ours", CallRequest("r1"), TurnOpening("r1", 1, "hi"), key=key)  # pooled now
+        admin = await asyncpg.connect(store.url)
+        await admin.fetch(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+            store.url.rsplit("/", 1)[1],
+        )
+        await admin.close()
+        with pytest.raises(Exception) as dropped:
+            await store.admit_and_open("ours", CallRequest("r2"), TurnOpening("r2", 1, "hi"), key=key)
+        assert is_outage(dropped.value)
+        admission, snapshot = await store.admit_and_open("ours", CallRequest("r3"), TurnOpening("r3", 1, "hi"), key=key)
+        assert admission.allowed and [e.content for e in snapshot or []] == ["hi"]
+        await store.close()
