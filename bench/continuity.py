@@ -16,12 +16,15 @@ from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
 from testkit.stack import Stack
 
-# The injected 429 carries no Retry-After: it is one conversation's failure, not a key-wide limit (a real
-# Retry-After would, rightly, make every conversation on that key wait; the amplification bench covers that).
+# The injected 429 states no reset, in its headers or its text: it is one conversation's failure, not a key-wide
+# limit. A reset it states (a Retry-After, or the OpenAI text "Please try again in 20s", which the simulator
+# writes when no Retry-After is given and the classifier rightly reads) is a floor for every caller of the key:
+# they wait for it and new conversations start on the fallback, so the bench would measure the floor, not
+# failover (the amplification bench covers that).
 FAILURE_KINDS = {
     "timeout": dict(status=504, kind="timeout", hold_s=2.0),
     "5xx": dict(status=503, kind="unavailable"),
-    "429": dict(status=429, kind="rate_limit"),
+    "429": dict(status=429, kind="rate_limit", message="Rate limit reached for requests per min (RPM)."),
 }
 TARGET_FAILOVERS = 750
 

@@ -171,12 +171,15 @@ class CallSucceeded:
 
 @dataclass(frozen=True)
 class HealthEvidence:
-    """A run's decision about the provider (the decider's health effect), recorded as evidence."""
+    """A run's decision about the provider (the decider's health effect), recorded as evidence. It reaches the
+    store after the decision, later than the failing call's own note: `observed_at` (when the attempt it is about
+    began; None: unknown) tells it from news that came meanwhile."""
 
     state: HealthState
     retry_at: datetime | None
     code: str | None
     run_id: str | None
+    observed_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -319,12 +322,23 @@ def _rate_limited(state: CapacityState, now: datetime, event: RateLimited, polic
 def _evidence(state: CapacityState, now: datetime, event: HealthEvidence) -> CapacityState:
     """Evidence never closes an open breaker: a short retry reported while it cools is ignored; only a
     success or the cooling time closes it. Repeating a non-healthy verdict climbs its backoff step. A capacity
-    signal never opens it either: a quota's cooling time is a Retry-After floor, not a breaker."""
+    signal never opens it either: a quota's cooling time is a Retry-After floor, not a breaker.
+    Nor does evidence lift a Retry-After floor the provider announced (another run's 503, or a shorter
+    Retry-After, says nothing about when this key may be called again), or overrule a newer answer: evidence
+    about an attempt that began before the provider's last success is stale (the failing call noted its 429's
+    floor at once; the answer since lifted it)."""
+    if _stale(state, event):
+        return state
     if event.code in CAPACITY_SIGNALS and event.state is HealthState.degraded:
         event = replace(event, state=HealthState.short_retry)
     cooling = state.health is HealthState.degraded and (state.retry_at is None or state.retry_at > now)
     if cooling and event.state is HealthState.short_retry:
         return state
+    floored = state.health is HealthState.short_retry and state.retry_at is not None and state.retry_at > now
+    if floored and event.state is HealthState.short_retry:
+        assert state.retry_at is not None
+        if event.retry_at is None or event.retry_at <= state.retry_at:
+            return state
     repeated = event.state is not HealthState.healthy and state.health is event.state
     return replace(
         state,
@@ -335,6 +349,14 @@ def _evidence(state: CapacityState, now: datetime, event: HealthEvidence) -> Cap
         last_run_id=event.run_id,
         changed_at=now,
     )
+
+
+def _stale(state: CapacityState, event: HealthEvidence) -> bool:
+    """The provider answered (a run's success made it healthy: `last_run_id` says who) after the attempt this
+    evidence is about began. A row that was only created healthy has no such answer."""
+    if event.observed_at is None or event.state is HealthState.healthy or state.health is not HealthState.healthy:
+        return False
+    return state.last_run_id is not None and state.changed_at is not None and state.changed_at > event.observed_at
 
 
 # --- admission: (state, now, request) → (state, admission) -----------------------------------------------

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from routing.capacity import (
     Breaker,
     CallRequest,
+    CallSucceeded,
     CapacityPolicy,
     CapacityState,
     HealthEvidence,
@@ -248,3 +249,56 @@ def test_a_few_429s_among_many_answers_teach_no_rate_but_hold_callers_for_their_
     assert spacing_s(slots(after, 3, 5)) == 0  # not paced
     stated = step(busy, T0, RateLimited("r", limit_rpm=600), P)
     assert stated.learned_rpm == 600  # the headers' word is taken at once
+
+
+# --- a Retry-After floor lasts until it passes or the provider answers ------------------------------------
+# The failing call notes a 429 at once (RateLimited: the key's Retry-After floor); the runs' decisions reach the
+# store later, as evidence. Evidence must neither lift a floor the provider announced nor put back one that a
+# later answer lifted.
+FLOORED = step(CapacityState(), T0, RateLimited("r", retry_after_s=20.0), P)
+
+
+@pytest.mark.parametrize(
+    "name, code, retry_at",
+    [
+        ("another run's 503 (no reset of its own)", "provider_unavailable", None),
+        ("another run's timeout", "timeout", None),
+        ("a shorter Retry-After seen by another run", "rate_limited", 5.0),
+    ],
+)
+def test_evidence_never_lifts_a_retry_after_floor_the_provider_announced(name, code, retry_at):
+    evidence = HealthEvidence(HealthState.short_retry, at(retry_at) if retry_at else None, code, "other")
+    after = step(FLOORED, at(1), evidence, P)
+    _, admission = admit(after, at(2), CallRequest("next"), P)
+    assert admission.slot_at == at(20), name  # nobody calls inside the announced Retry-After
+    assert (after.health, after.retry_at, after.last_code) == (HealthState.short_retry, at(20), "rate_limited")
+
+
+def test_a_longer_retry_after_extends_the_floor_and_evidence_after_it_is_recorded_as_it_is():
+    longer = step(FLOORED, at(1), HealthEvidence(HealthState.short_retry, at(40), "rate_limited", "other"), P)
+    assert longer.retry_at == at(40)
+    later = step(FLOORED, at(21), HealthEvidence(HealthState.short_retry, None, "timeout", "other"), P)
+    assert (later.retry_at, later.last_code) == (None, "timeout")
+
+
+def test_a_failures_evidence_observed_before_the_providers_last_answer_is_stale():
+    answered = step(FLOORED, at(0.1), CallSucceeded("another conversation"), P)
+    late = HealthEvidence(HealthState.short_retry, at(20.2), "rate_limited", "r", observed_at=T0)
+    after = step(answered, at(0.2), late, P)
+    assert after is answered  # the floor the answer lifted stays lifted
+    _, admission = admit(after, at(0.3), CallRequest("next"), P)
+    assert admission.verdict is Verdict.admitted and admission.wait_s == 0
+
+
+@pytest.mark.parametrize(
+    "name, state, observed",
+    [
+        ("observed after the answer", step(FLOORED, at(0.1), CallSucceeded("x"), P), 0.15),
+        ("observation time unknown", step(FLOORED, at(0.1), CallSucceeded("x"), P), None),
+        ("a fresh row, never answered", CapacityState(changed_at=at(0.1)), 0.0),
+    ],
+)
+def test_evidence_not_older_than_an_answer_is_recorded(name, state, observed):
+    observed_at = at(observed) if observed is not None else None
+    evidence = HealthEvidence(HealthState.user_action_required, None, "auth_required", "r", observed_at=observed_at)
+    assert step(state, at(0.2), evidence, P).health is HealthState.user_action_required, name
