@@ -51,7 +51,9 @@ async def store_attempt(store: Store, rec: AttemptRecord) -> None:
     model = (rec.effective_model or rec.candidate.requested_model) if effect.model_scoped else None
     code = failure.code.value if failure else None
     await store_retrying(
-        lambda: store.set_health(provider, model, effect.state, retry_at, code, rec.run_id, key=key),
+        lambda: store.set_health(
+            provider, model, effect.state, retry_at, code, rec.run_id, key=key, observed_at=rec.started_at
+        ),
         f"recording the health of {provider}",
     )
 

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 import asyncpg
-from sqlalchemy import select, update
+from sqlalchemy import or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlmodel import SQLModel
@@ -49,6 +49,12 @@ from store.tables import (
 )
 
 CallAdmission = Admission  # the store's old name for routing.capacity's answer
+# What a success restores: a record that is not healthy, or a healthy one counting failures in a row (the
+# streak that opens the breaker counts failures with no success between them).
+RESTORABLE = or_(
+    ProviderHealthRow.state != HealthState.healthy.value,
+    ProviderHealthRow.failure_streak > 0,  # type: ignore[operator]
+)
 
 
 class Store:
@@ -220,7 +226,7 @@ class Store:
                             select(ProviderHealthRow).where(
                                 ProviderHealthRow.provider_key == key,
                                 ProviderHealthRow.model.in_(["", effective_model or ""]),  # type: ignore[attr-defined]
-                                ProviderHealthRow.state != HealthState.healthy.value,
+                                RESTORABLE,
                             )
                         )
                     )
@@ -313,16 +319,18 @@ class Store:
         run_id: str | None,
         *,
         key: str | None = None,
+        observed_at: datetime | None = None,
     ) -> None:
         """A run's decision about the provider, as evidence. It never closes an open breaker: only a success
-        (restore_health) or the cooling time does."""
+        (restore_health) or the cooling time does. `observed_at`: when the attempt it is about began (evidence
+        older than the provider's last answer is stale)."""
         now = utcnow()
         key = key or await self.key_for(provider)
         async with self.db() as s:
             row = await self._lock_health(s, key, provider, model or "", create=True)
             assert row is not None
             before = capacity_of(row)
-            after = step(before, now, HealthEvidence(state=state, retry_at=retry_at, code=code, run_id=run_id))
+            after = step(before, now, HealthEvidence(state, retry_at, code, run_id, observed_at))
             if after != before:
                 save_capacity(row, after)
                 row.provider = provider
@@ -446,7 +454,7 @@ class Store:
                         select(ProviderHealthRow).where(
                             ProviderHealthRow.provider_key == key,
                             ProviderHealthRow.model.in_(["", model or ""]),  # type: ignore[attr-defined]
-                            ProviderHealthRow.state != HealthState.healthy.value,
+                            RESTORABLE,
                         )
                     )
                 )
@@ -459,9 +467,11 @@ class Store:
     @staticmethod
     def _restore_rows(rows: Any, s: AsyncSession, run_id: str, now: datetime) -> None:
         for row in rows:
+            was = row.state
             save_capacity(row, step(capacity_of(row), now, CallSucceeded(run_id=run_id)))
             s.add(row)
-            s.add(health_event(row, now, code=None))
+            if was != row.state:  # a streak that only starts over is no health change
+                s.add(health_event(row, now, code=None))
 
     async def list_health(self, scope: WorkspaceConfig | list[str] | None = None) -> list[HealthRecord]:
         """Health records; with a workspace, those of its providers' identities; with provider names, those of

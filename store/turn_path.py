@@ -62,7 +62,10 @@ ANSWER = (
     "INSERT INTO transcript_entries (run_id, seq, role, content, provider, created_at) "
     "VALUES ($1, $2, 'assistant', $3, $4, $5) ON CONFLICT DO NOTHING"
 )
-UNHEALTHY = "SELECT * FROM provider_health WHERE provider_key = $1 AND model = ANY($2::varchar[]) AND state <> $3"
+RESTORABLE = (  # store.repository.RESTORABLE
+    "SELECT * FROM provider_health WHERE provider_key = $1 AND model = ANY($2::varchar[]) "
+    "AND (state <> $3 OR failure_streak > 0)"
+)
 HEALTH_EVENT = (
     "INSERT INTO health_events (provider, provider_key, model, state, retry_at, code, run_id, at) "
     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
@@ -177,10 +180,12 @@ async def close_turn(
         inserted = (await conn.execute(insert_attempt, *(attempt[c] for c in columns))) == "INSERT 0 1"
         if inserted:
             models = ["", effective_model or ""]
-            for record in await conn.fetch(UNHEALTHY, attempt["provider_key"], models, HealthState.healthy.value):
+            for record in await conn.fetch(RESTORABLE, attempt["provider_key"], models, HealthState.healthy.value):
                 row = ProviderHealthRow(**dict(record))
                 save_capacity(row, step(capacity_of(row), now, CallSucceeded(run_id=run_id)))
                 await _save(conn, row)
+                if record["state"] == row.state:  # a streak that only starts over is no health change
+                    continue
                 event: HealthEventRow = health_event(row, now, code=None)
                 await conn.execute(
                     HEALTH_EVENT, event.provider, event.provider_key, event.model, event.state, event.retry_at,

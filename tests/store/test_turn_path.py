@@ -125,3 +125,21 @@ async def test_a_connection_the_server_dropped_is_an_outage_once_and_not_handed_
         admission, snapshot = await store.admit_and_open("ours", CallRequest("r3"), TurnOpening("r3", 1, "hi"), key=key)
         assert admission.allowed and [e.content for e in snapshot or []] == ["hi"]
         await store.close()
+
+
+async def test_a_success_starts_the_failure_streak_over_so_scattered_failures_never_open_the_breaker(db_url):
+    """The breaker opens after `failure_streak` failures *in a row*: a provider failing 1 call in 5 for ever
+    stays closed (its window ratio is low too), and a streak reset alone writes no health event."""
+    store = await configured(db_url)
+    key = provider_key(OURS)
+    for i in range(61):  # 12 failures, each after four successes
+        run = f"r{i}"
+        await store.admit_and_open("ours", CallRequest(run), TurnOpening(run, 1, "hi"), key=key)
+        if i % 5 == 4:
+            assert not await store.note_failure("ours", "provider_unavailable", run, key=key)
+        else:
+            await store.close_turn(run, 2, "answer", "ours", attempt(run, 1, key), "m1")
+    [row] = await store.health_rows()
+    assert (row.state, row.failure_streak) == ("healthy", 0)
+    assert await store.health_events() == []
+    await store.close()
