@@ -5,6 +5,7 @@ content) are what the Temporal UI shows on the pending activity."""
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from temporalio import activity
@@ -20,11 +21,17 @@ def beat(details: Any = None) -> None:
 @contextlib.asynccontextmanager
 async def heartbeating(details: Callable[[], Any] | None = None) -> AsyncIterator[None]:
     """Heartbeats every third of the heartbeat timeout (at most every 5 s) until the block ends."""
-    every_s = 5.0
+    every_s, first_s = 5.0, 0.0
     if activity.in_activity() and (timeout := activity.info().heartbeat_timeout):
         every_s = min(every_s, timeout.total_seconds() / 3)
+        # The activity's start tells the server it is alive: a plain beat is due a beat's interval after it, not
+        # at once (a short turn then sends none, one RPC fewer per turn). A beat with details is news: at once.
+        if details is None:
+            age_s = (datetime.now(UTC) - activity.info().started_time).total_seconds()
+            first_s = max(0.0, every_s - age_s)
 
     async def loop() -> None:
+        await asyncio.sleep(first_s)
         while True:
             beat(details() if details else None)
             await asyncio.sleep(every_s)
