@@ -280,29 +280,20 @@ def learned_from(state: CapacityState, now: datetime, event: RateLimited, policy
     current = state.rate_at(now, policy)
     if current is None:  # the first: one call per Retry-After, or half the window's calls were too many
         return max(policy.min_learned_rpm, hinted, 0.5 * state.window.requests)
+    if event.admitted_at is not None:
+        stale = state.learned_at is not None and event.admitted_at < state.learned_at
+    else:
+        stale = state.learned_at is not None and (now - state.learned_at).total_seconds() < 60.0 / current
     spacing = policy.pacing_margin * 60.0 / current
-    stale = paced_at_older_rate(state, now, event, policy)
     cut = current if stale else current * max(policy.rate_decrease_floor, spacing / (spacing + event.retry_after_s))
     return max(policy.min_learned_rpm, min(cut, hinted))
 
 
-def paced_at_older_rate(state: CapacityState, now: datetime, event: RateLimited, policy: CapacityPolicy) -> bool:
-    """The 429's call was admitted before the rate now learned was set: it says nothing about that rate (without
-    the admission time: it came within one spacing of the change)."""
-    current = state.rate_at(now, policy)
-    if current is None or state.learned_at is None:
-        return False
-    if event.admitted_at is not None:
-        return event.admitted_at < state.learned_at
-    return (now - state.learned_at).total_seconds() < 60.0 / current
-
-
 def _rate_limited(state: CapacityState, now: datetime, event: RateLimited, policy: CapacityPolicy) -> CapacityState:
     """A 429 never opens the breaker: it sets the provider key's Retry-After floor and, once 429s are a real
-    share of the window's calls (or the headers state the limit), judges the rate: teaches it, or cuts it by how
-    early the call came. A few 429s among many answers are single requests' bad luck: pacing the whole key to
-    them would throttle a healthy provider. While the key is paced, a 429 voids the pacing slots given so far
-    (their callers ask again when their slot comes, and are paced anew behind its floor)."""
+    share of the window's calls (or the headers state the limit), teaches the rate and voids the pacing slots
+    given so far (their callers ask again when their slot comes, and are paced anew). A few 429s among many
+    answers are single requests' bad luck: pacing the whole key to them would throttle a healthy provider."""
     window = state.window.rolled(now, policy)
     window = replace(window, limited=window.limited + 1)
     learned = replace(state, window=window)
@@ -314,18 +305,12 @@ def _rate_limited(state: CapacityState, now: datetime, event: RateLimited, polic
         rate = learned_from(learned, now, event, policy)
         learned = replace(
             learned,
-            # The 429s that judged the rate are spent: the next judgement needs a share of its own. Otherwise,
-            # once the share is reached, every 429 to the window's end cuts again, and a call a little early now
-            # and then (arrival jitter at a token bucket's edge, a busy worker) ratchets the rate far below the
-            # provider's while it grows back only 5 % a minute.
-            window=replace(window, limited=0),
             learned_rpm=rate,
             learned_at=now if rate != state.learned_rpm else state.learned_at,
             rate_stated=event.limit_rpm is not None,
+            limited_at=now,
+            next_slot_at=min(state.next_slot_at, floor) if state.next_slot_at else None,
         )
-    if learned.learned_rpm is not None and (event.limit_rpm is not None or event.retry_after_s is not None):
-        next_slot = min(state.next_slot_at, floor) if state.next_slot_at else None
-        learned = replace(learned, limited_at=now, next_slot_at=next_slot)
     if event.retry_after_s is None or state.breaker(now) is not Breaker.closed:
         return learned
     if state.health is HealthState.short_retry and state.retry_at is not None and state.retry_at >= floor:
