@@ -14,6 +14,7 @@ from routing.capacity import CallRequest, CapacityPolicy, CapacityState, RateLim
 T0 = datetime(2026, 11, 30, tzinfo=UTC)
 P = CapacityPolicy()
 RUNS, QUOTA_PER_S = 100, 1.0
+LATENCY_S = 0.005  # from the slot to the provider, on a quiet machine
 
 
 def at(seconds: float) -> datetime:
@@ -50,7 +51,8 @@ def amplification(seed: int, jitter_s: float) -> tuple[float, float, float]:
                 heapq.heappush(events, (max(t, slot - 0.25), i, "ask", (at(t), slot)))
             else:
                 go = max(t, reserved[1]) if reserved else t
-                heapq.heappush(events, (go + rng.uniform(0, jitter_s), i, "call", (answer.slot_at or at(t), go)))
+                send = go + LATENCY_S + rng.uniform(0, jitter_s)
+                heapq.heappush(events, (send, i, "call", (answer.slot_at or at(t), go)))
             continue
         admitted = reserved[0] if reserved else None
         sent.append(t)
