@@ -52,7 +52,7 @@ async def store_attempt(store: Store, rec: AttemptRecord) -> None:
     code = failure.code.value if failure else None
     await store_retrying(
         lambda: store.set_health(
-            provider, model, effect.state, retry_at, code, rec.run_id, key=key, observed_at=rec.started_at
+            provider, model, effect.state, retry_at, code, rec.run_id, key=key, observed_at=rec.finished_at
         ),
         f"recording the health of {provider}",
     )

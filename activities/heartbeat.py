@@ -28,7 +28,7 @@ async def heartbeating(details: Callable[[], Any] | None = None) -> AsyncIterato
         # at once (a short turn then sends none, one RPC fewer per turn). A beat with details is news: at once.
         if details is None:
             age_s = (datetime.now(UTC) - activity.info().started_time).total_seconds()
-            first_s = max(0.0, every_s - age_s)
+            first_s = min(every_s, max(0.0, every_s - age_s))  # a worker clock behind the server's: not later
 
     async def loop() -> None:
         await asyncio.sleep(first_s)

@@ -172,8 +172,8 @@ class CallSucceeded:
 @dataclass(frozen=True)
 class HealthEvidence:
     """A run's decision about the provider (the decider's health effect), recorded as evidence. It reaches the
-    store after the decision, later than the failing call's own note: `observed_at` (when the attempt it is about
-    began; None: unknown) tells it from news that came meanwhile."""
+    store after the decision, later than the failing call's own note: `observed_at` (when the failure it is about
+    was seen; None: unknown) tells it from news that came meanwhile."""
 
     state: HealthState
     retry_at: datetime | None
@@ -325,7 +325,7 @@ def _evidence(state: CapacityState, now: datetime, event: HealthEvidence) -> Cap
     signal never opens it either: a quota's cooling time is a Retry-After floor, not a breaker.
     Nor does evidence lift a Retry-After floor the provider announced (another run's 503, or a shorter
     Retry-After, says nothing about when this key may be called again), or overrule a newer answer: evidence
-    about an attempt that began before the provider's last success is stale (the failing call noted its 429's
+    about a failure seen before the provider's last success is stale (the failing call noted its 429's
     floor at once; the answer since lifted it)."""
     if _stale(state, event):
         return state
@@ -352,8 +352,8 @@ def _evidence(state: CapacityState, now: datetime, event: HealthEvidence) -> Cap
 
 
 def _stale(state: CapacityState, event: HealthEvidence) -> bool:
-    """The provider answered (a run's success made it healthy: `last_run_id` says who) after the attempt this
-    evidence is about began. A row that was only created healthy has no such answer."""
+    """The provider answered (a run's success made it healthy: `last_run_id` says who) after the failure this
+    evidence is about was seen. A row that was only created healthy has no such answer."""
     if event.observed_at is None or event.state is HealthState.healthy or state.health is not HealthState.healthy:
         return False
     return state.last_run_id is not None and state.changed_at is not None and state.changed_at > event.observed_at

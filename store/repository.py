@@ -1,5 +1,6 @@
 """Queries. Every write that an activity retry can repeat is idempotent by primary key."""
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -73,10 +74,12 @@ class Store:
             raw = (await conn.get_raw_connection()).driver_connection
             try:
                 yield raw
-            except BaseException:
-                if raw.is_closed():
-                    await conn.invalidate()
-                raise
+            finally:
+                # Broken, or still inside a transaction (a cancellation that interrupted its rollback too): such a
+                # connection would hold its row locks in the pool. SQLAlchemy's reset does not know of asyncpg's
+                # own transactions, so it is closed here, even while this task is being cancelled.
+                if raw.is_closed() or raw.is_in_transaction():
+                    await asyncio.shield(conn.invalidate())
 
     async def close(self) -> None:
         await self.engine.dispose()
@@ -223,11 +226,13 @@ class Store:
                 self._restore_rows(
                     (
                         await s.execute(
-                            select(ProviderHealthRow).where(
+                            select(ProviderHealthRow)
+                            .where(
                                 ProviderHealthRow.provider_key == key,
                                 ProviderHealthRow.model.in_(["", effective_model or ""]),  # type: ignore[attr-defined]
                                 RESTORABLE,
                             )
+                            .with_for_update()  # read, step and write back: no other writer in between
                         )
                     )
                     .scalars()
@@ -322,8 +327,8 @@ class Store:
         observed_at: datetime | None = None,
     ) -> None:
         """A run's decision about the provider, as evidence. It never closes an open breaker: only a success
-        (restore_health) or the cooling time does. `observed_at`: when the attempt it is about began (evidence
-        older than the provider's last answer is stale)."""
+        (restore_health) or the cooling time does. `observed_at`: when the failure it is about was seen
+        (evidence older than the provider's last answer is stale)."""
         now = utcnow()
         key = key or await self.key_for(provider)
         async with self.db() as s:
@@ -451,11 +456,13 @@ class Store:
             rows = (
                 (
                     await s.execute(
-                        select(ProviderHealthRow).where(
+                        select(ProviderHealthRow)
+                        .where(
                             ProviderHealthRow.provider_key == key,
                             ProviderHealthRow.model.in_(["", model or ""]),  # type: ignore[attr-defined]
                             RESTORABLE,
                         )
+                        .with_for_update()  # read, step and write back: no other writer in between
                     )
                 )
                 .scalars()

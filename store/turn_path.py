@@ -32,7 +32,9 @@ HEALTH = (
     "SELECT provider, provider_key, model, state, retry_at, last_code FROM provider_health "
     "WHERE provider_key = ANY($1::varchar[])"
 )
-LOCK_HEALTH = "SELECT * FROM provider_health WHERE provider_key = $1 AND model = '' FOR UPDATE"
+# Columns by name, not `*`: a column added online would void asyncpg's cached statements (0A000) mid-run.
+HEALTH_ROW = ", ".join(column.name for column in ProviderHealthRow.__table__.columns)  # type: ignore[attr-defined]
+LOCK_HEALTH = f"SELECT {HEALTH_ROW} FROM provider_health WHERE provider_key = $1 AND model = '' FOR UPDATE"
 CREATE_HEALTH = (  # healthy, with the table's defaults (SQLAlchemy applies them client-side)
     "INSERT INTO provider_health (provider_key, model, provider, state, updated_at, backoff_step, failure_streak, "
     "window_requests, window_retries, window_failures, window_limited, rate_stated) "
@@ -62,9 +64,9 @@ ANSWER = (
     "INSERT INTO transcript_entries (run_id, seq, role, content, provider, created_at) "
     "VALUES ($1, $2, 'assistant', $3, $4, $5) ON CONFLICT DO NOTHING"
 )
-RESTORABLE = (  # store.repository.RESTORABLE
-    "SELECT * FROM provider_health WHERE provider_key = $1 AND model = ANY($2::varchar[]) "
-    "AND (state <> $3 OR failure_streak > 0)"
+RESTORABLE = (  # store.repository.RESTORABLE, locked: read, step and written back with no other writer between
+    f"SELECT {HEALTH_ROW} FROM provider_health WHERE provider_key = $1 AND model = ANY($2::varchar[]) "
+    "AND (state <> $3 OR failure_streak > 0) FOR UPDATE"
 )
 HEALTH_EVENT = (
     "INSERT INTO health_events (provider, provider_key, model, state, retry_at, code, run_id, at) "

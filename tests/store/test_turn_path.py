@@ -143,3 +143,79 @@ async def test_a_success_starts_the_failure_streak_over_so_scattered_failures_ne
     assert (row.state, row.failure_streak) == ("healthy", 0)
     assert await store.health_events() == []
     await store.close()
+
+
+async def waiting_for_a_lock(admin, database: str) -> int:
+    return await admin.fetchval(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", database
+    )
+
+
+async def test_a_success_restoring_health_never_undoes_a_concurrent_change_to_the_row():
+    """Another worker changes the provider's row (its window, its learned rate) while a turn closes: the restore
+    reads the row under its lock, so the change survives (a read without it wrote the old values back)."""
+    import asyncio
+
+    import asyncpg
+
+    from testkit.eventually import eventually
+    from tests.postgres import fresh_database
+
+    async with fresh_database() as url:
+        store, key = await configured(url), provider_key(OURS)
+        await store.set_health("ours", None, HealthState.short_retry, T0, "overloaded", "r0", key=key)
+        admin, other = await asyncpg.connect(url), await asyncpg.connect(url)
+        database = url.rsplit("/", 1)[1]
+        async with other.transaction():
+            await other.execute("SELECT 1 FROM provider_health WHERE provider_key = $1 FOR UPDATE", key)
+            closing = asyncio.create_task(store.close_turn("r1", 2, "answer", "ours", attempt("r1", 1, key), "m1"))
+            await eventually(lambda: waiting_for_a_lock(admin, database), timeout=10, what="the close to wait")
+            await other.execute(
+                "UPDATE provider_health SET window_requests = 99, learned_rpm = 7 WHERE provider_key = $1", key
+            )
+        assert await closing
+        [row] = await store.health_rows()
+        assert (row.state, row.window_requests, row.learned_rpm) == ("healthy", 99, 7)
+        await admin.close()
+        await other.close()
+        await store.close()
+
+
+async def test_a_connection_left_inside_a_transaction_never_goes_back_to_the_pool_holding_its_locks():
+    """A cancellation that also interrupts the rollback leaves asyncpg's own transaction open: the connection is
+    closed, not pooled, so the provider's row is not locked for everyone after it."""
+    import asyncpg
+
+    from tests.postgres import fresh_database
+
+    async with fresh_database() as url:
+        store, key = await configured(url), provider_key(OURS)
+        await store.admit_and_open("ours", CallRequest("r1"), TurnOpening("r1", 1, "hi"), key=key)
+        async with store._driver() as conn:  # what an interrupted rollback leaves behind
+            await conn.execute("BEGIN")
+            await conn.execute("SELECT 1 FROM provider_health WHERE provider_key = $1 FOR UPDATE", key)
+        admin = await asyncpg.connect(url)
+        async with admin.transaction():
+            await admin.execute("SELECT 1 FROM provider_health WHERE provider_key = $1 FOR UPDATE NOWAIT", key)
+        admission, _ = await store.admit_and_open("ours", CallRequest("r2"), TurnOpening("r2", 1, "hi"), key=key)
+        assert admission.allowed
+        await admin.close()
+        await store.close()
+
+
+async def test_a_column_added_online_fails_no_turn():
+    """An online migration adds a column to the health table: pooled connections' cached statements name their
+    columns, so the next turn is admitted (a `SELECT *` would fail it with 'cached statement plan is invalid')."""
+    import asyncpg
+
+    from tests.postgres import fresh_database
+
+    async with fresh_database() as url:
+        store, key = await configured(url), provider_key(OURS)
+        await store.admit_and_open("ours", CallRequest("r1"), TurnOpening("r1", 1, "hi"), key=key)
+        admin = await asyncpg.connect(url)
+        await admin.execute("ALTER TABLE provider_health ADD COLUMN added_online integer")
+        await admin.close()
+        admission, _ = await store.admit_and_open("ours", CallRequest("r2"), TurnOpening("r2", 1, "hi"), key=key)
+        assert admission.allowed
+        await store.close()

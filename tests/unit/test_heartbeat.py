@@ -42,3 +42,9 @@ async def test_an_older_activity_and_a_beat_with_details_beat_at_once():
     env, beats = environment(started_ago_s=0.0)
     await env.run(wait_in_block, 0.02, lambda: {"waiting_for": "store"})
     assert beats == [({"waiting_for": "store"},)]
+
+
+async def test_a_worker_clock_behind_the_servers_never_delays_the_first_beat_past_its_interval():
+    env, beats = environment(started_ago_s=-60.0)  # the start looks a minute in the future from here
+    await env.run(wait_in_block, 0.8)  # due at 0.5
+    assert len(beats) >= 1
