@@ -33,7 +33,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from activities import metrics
-from activities.heartbeat import beat, heartbeating
+from activities.heartbeat import beat, beat_interval_s, heartbeating
 from store.repository import Store
 from store.tables import TranscriptEntryRow
 
@@ -177,7 +177,7 @@ async def _alive(op: Callable[[], Awaitable[T]]) -> T:
     if not activity.in_activity() or activity.info().is_local or not (hb := activity.info().heartbeat_timeout):
         return await op()
     # A timer, not a task: most store calls finish long before the first beat, and this runs on every one.
-    loop, every_s = asyncio.get_running_loop(), min(5.0, hb.total_seconds() / 3)
+    loop, every_s = asyncio.get_running_loop(), beat_interval_s(hb.total_seconds())
 
     def tick() -> None:
         nonlocal timer
