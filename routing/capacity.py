@@ -40,7 +40,7 @@ class CapacityPolicy(BaseModel):
     budget_floor: int = 3  # … but at least this many
     pacing_margin: float = 1.05  # space paced calls a little wider than the quota: arrival times jitter
     max_wait_s: float = 120.0  # a Retry-After floor or pacing slot up to this far is waited out in the call
-    rate_decrease_floor: float = 0.5  # a 429 cuts a learned rate by the spacing it implies, never below this share
+    rate_decrease_floor: float = 0.85  # a 429 cuts a learned rate by the spacing it implies, never below this share
     limited_share: float = 0.1  # 429s teach a rate only once they are this share of the window's calls …
     limited_min: int = 2  # … and at least this many: one conversation's 429 is not the provider's rate
     rate_growth_per_minute: float = 0.05  # … and every minute without one lets it grow by this share
@@ -272,8 +272,7 @@ def learned_from(state: CapacityState, now: datetime, event: RateLimited, policy
     Otherwise the Retry-After spacing (one call per Retry-After: a token bucket's refill) or half the window's
     calls per minute, whichever is higher. A rate already learned never stays above that, and is cut only by a
     call admitted at it (a 429 of a call paced at an older rate says nothing about this one; without the
-    admission time, at most once per spacing), by the share that widens the spacing by the Retry-After (the
-    paced calls came that much too early)."""
+    admission time, at most once per spacing), as `cut_rate` says."""
     if event.limit_rpm or event.retry_after_s is None:
         return event.limit_rpm or state.learned_rpm or policy.min_learned_rpm
     hinted = 60.0 / max(event.retry_after_s, 0.01)
@@ -284,9 +283,18 @@ def learned_from(state: CapacityState, now: datetime, event: RateLimited, policy
         stale = state.learned_at is not None and event.admitted_at < state.learned_at
     else:
         stale = state.learned_at is not None and (now - state.learned_at).total_seconds() < 60.0 / current
+    return max(policy.min_learned_rpm, min(current if stale else cut_rate(current, event.retry_after_s, policy), hinted))
+
+
+def cut_rate(current: float, retry_after_s: float, policy: CapacityPolicy) -> float:
+    """A fresh 429 of a call paced at `current`: widen the spacing by the Retry-After (the call came that much
+    too early), but by at least the pacing margin (a Retry-After of almost nothing means the spacing was right at
+    the limit: without the margin back every other call is refused) and never cut below `rate_decrease_floor` of
+    it (a Retry-After of nearly a whole spacing is as likely two calls arriving together as a rate twice too high;
+    several 429s tell them apart)."""
     spacing = policy.pacing_margin * 60.0 / current
-    cut = current if stale else current * max(policy.rate_decrease_floor, spacing / (spacing + event.retry_after_s))
-    return max(policy.min_learned_rpm, min(cut, hinted))
+    share = min(1.0 / policy.pacing_margin, spacing / (spacing + retry_after_s))
+    return current * max(policy.rate_decrease_floor, share)
 
 
 def _rate_limited(state: CapacityState, now: datetime, event: RateLimited, policy: CapacityPolicy) -> CapacityState:

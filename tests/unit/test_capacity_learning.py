@@ -50,9 +50,10 @@ def slots(state: CapacityState, start: float, calls: int, declared: float | None
 
 
 def cut_by(rate: float, retry_after_s: float) -> float:
-    """A paced call came `retry_after_s` too early: the spacing widens by that much."""
+    """A paced call came `retry_after_s` too early: the spacing widens by that much (by the pacing margin at
+    least, by the decrease floor at most)."""
     spacing = P.pacing_margin * 60.0 / rate
-    return rate * max(P.rate_decrease_floor, spacing / (spacing + retry_after_s))
+    return rate * max(P.rate_decrease_floor, min(1 / P.pacing_margin, spacing / (spacing + retry_after_s)))
 
 
 def spacing_s(found: list[datetime]) -> float:
@@ -302,3 +303,38 @@ def test_evidence_not_older_than_an_answer_is_recorded(name, state, observed):
     observed_at = at(observed) if observed is not None else None
     evidence = HealthEvidence(HealthState.user_action_required, None, "auth_required", "r", observed_at=observed_at)
     assert step(state, at(0.2), evidence, P).health is HealthState.user_action_required, name
+
+
+def test_a_collision_costs_a_learned_rate_a_little_not_half():
+    """Two callers' calls arriving together (a pacing slot and a caller admitted before the rate was learned,
+    or a busy worker's delay): the second gets a Retry-After of nearly a whole spacing. Cutting by the
+    spacing that implies halved the rate, and one bench arm ran at half speed to its end for one collision."""
+    taught = step(LIMITING, T0, RateLimited("r", 1.0), P)
+    rate = taught.rate_at(at(2), P)
+    assert rate is not None
+    collided = step(taught, at(2), RateLimited("r2", 0.99, admitted_at=at(1)), P)
+    assert collided.learned_rpm == pytest.approx(rate * P.rate_decrease_floor)
+    assert collided.learned_rpm > 0.8 * rate
+
+
+@pytest.mark.parametrize("limit_rpm", [30.0, 45.0, 60.0])
+def test_a_rate_learned_too_high_comes_down_to_the_providers_within_a_few_calls(limit_rpm):
+    """A token bucket (burst 1) answering callers paced at a rate learned too high (a Retry-After that said
+    little): each 429 of a paced call cuts it at most by the decrease floor, so a rate twice the limit needs
+    several 429s; they come every other call, so it is down within ~15 calls and stays there."""
+    state = replace(step(LIMITING, T0, RateLimited("r", 60.0 / (2 * limit_rpm)), P), next_slot_at=None)
+    assert state.learned_rpm == pytest.approx(2 * limit_rpm)
+    tokens, refilled, now, served = 1.0, 0.0, 1.0, []
+    for i in range(40):
+        state, admission = admit(state, at(now), CallRequest(f"c{i}"), P)
+        assert admission.slot_at is not None
+        now = max(now, (admission.slot_at - T0).total_seconds())
+        tokens, refilled = min(1.0, tokens + (now - refilled) * limit_rpm / 60.0), now
+        if tokens >= 1.0 - 1e-5:  # a call at the Retry-After floor, to the microsecond the floor keeps
+            tokens = max(0.0, tokens - 1.0)
+            served.append(i)
+        else:
+            retry_after = (1.0 - tokens) * 60.0 / limit_rpm
+            state = step(state, at(now), RateLimited(f"c{i}", retry_after, admitted_at=at(now)), P)
+    assert all(i in served for i in range(15, 40))  # down by the 15th call: every later call is served …
+    assert 0.85 * limit_rpm <= state.rate_at(at(now), P) <= 1.1 * limit_rpm  # … near the limit, not far below it
