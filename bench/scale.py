@@ -57,7 +57,7 @@ from testkit.stack import Stack, WorkerProcess, cpu_seconds, until_polling, work
 class ScalePlan:
     levels: tuple[int, ...] = (10, 100, 1000)  # runs in flight
     arrival_per_s: float = 10.0  # runs submitted per second at every level
-    window_s: float = 10.0  # the steady-state window in which each level is measured
+    window_s: float = 20.0  # the steady-state window of each level: 200 runs, so no single stall is its p99
     worker_counts: tuple[int, ...] = (1, 2, 4)  # the horizontal arm
     horizontal_runs: int = 100  # per worker count
     horizontal_in_flight: int = 100

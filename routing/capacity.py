@@ -45,6 +45,7 @@ class CapacityPolicy(BaseModel):
     limited_min: int = 2  # … and at least this many: one conversation's 429 is not the provider's rate
     rate_growth_per_minute: float = 0.05  # … and every minute without one lets it grow by this share
     min_learned_rpm: float = 1.0
+    held_spacing_s: float = 1.0  # callers a 429's floor holds before any rate is known go this far apart
 
 
 DEFAULT_POLICY = CapacityPolicy()
@@ -305,7 +306,12 @@ def _rate_limited(state: CapacityState, now: datetime, event: RateLimited, polic
     window = state.window.rolled(now, policy)
     window = replace(window, limited=window.limited + 1)
     learned = replace(state, window=window)
-    share = window.limited >= max(policy.limited_min, policy.limited_share * window.requests)
+    # Once the key is known to limit (a rate learned), each fresh 429 is feedback on that rate: the share test
+    # is for the first one only. (The pacer counts a call in the window when it gives the slot, up to
+    # `max_wait_s` ahead, so a backlog of paced callers would otherwise hide every later 429.)
+    share = state.learned_rpm is not None or window.limited >= max(
+        policy.limited_min, policy.limited_share * window.requests
+    )
     floor = now + timedelta(seconds=event.retry_after_s or 0.0)
     # A 429 that says nothing about when (no Retry-After, no stated limit: an agent relaying it dropped them)
     # teaches no rate: the decider's jittered short retries handle it, as for any transient failure.
@@ -434,6 +440,19 @@ def pace(
     return slot, slot + timedelta(seconds=policy.pacing_margin * 60.0 / requests_per_minute)
 
 
+def held_rate(state: CapacityState, now: datetime, policy: CapacityPolicy = DEFAULT_POLICY) -> float | None:
+    """While a 429's Retry-After floor holds callers and no rate is known yet (one 429 teaches none), they are
+    released `held_spacing_s` apart, not all at once when it passes: a herd released together at a token
+    bucket's refill is refused all but one (seen: 75 calls in a second). Not by the Retry-After: a short one
+    says only that the next token is near, not how far apart the tokens are. Too slow for a fast provider only
+    until a rate is learned: its 429s re-pace every caller holding a slot."""
+    if state.health is not HealthState.short_retry or state.last_code != ErrorCode.rate_limited.value:
+        return None
+    if state.retry_at is None or state.retry_at <= now:
+        return None
+    return 60.0 / policy.held_spacing_s
+
+
 def admit(
     state: CapacityState, now: datetime, request: CallRequest, policy: CapacityPolicy = DEFAULT_POLICY
 ) -> tuple[CapacityState, Admission]:
@@ -465,7 +484,7 @@ def admit(
     slot = now
     if state.health is HealthState.short_retry and state.retry_at is not None and state.retry_at > now:
         slot = state.retry_at  # Retry-After is a floor for every caller of this provider key
-    quota = request.requests_per_minute or state.rate_at(now, policy)
+    quota = request.requests_per_minute or state.rate_at(now, policy) or held_rate(state, now, policy)
     if quota:
         slot, next_slot = pace(state.next_slot_at, slot, quota, policy)
         admitted = replace(admitted, next_slot_at=next_slot)

@@ -252,6 +252,33 @@ def test_a_few_429s_among_many_answers_teach_no_rate_but_hold_callers_for_their_
     assert stated.learned_rpm == 600  # the headers' word is taken at once
 
 
+
+def test_once_a_rate_is_learned_a_fresh_429_cuts_it_however_many_calls_the_pacer_has_slotted():
+    """The pacer counts a call in the window when it gives its slot (up to two minutes ahead): 100 callers
+    slotted at once made the window 100 requests, so the share test hid the 429s of a rate a little too high
+    (a 429 every other call, seen in the bench) for 20 s."""
+    taught = step(LIMITING, T0, RateLimited("r", 1.0), P)
+    slotted = replace(taught, window=replace(taught.window, requests=116, limited=5))
+    rate = slotted.rate_at(at(5), P)
+    assert rate is not None
+    cut = step(slotted, at(5), RateLimited("r2", 0.02, admitted_at=at(4)), P)
+    assert cut.learned_rpm == pytest.approx(cut_by(rate, 0.02))
+    assert cut.learned_rpm < rate
+
+
+@pytest.mark.parametrize("retry_after_s", [0.25, 1.0, 20.0])
+def test_callers_a_429s_floor_holds_before_any_rate_is_known_are_released_one_by_one(retry_after_s):
+    """One 429 teaches no rate but holds every caller until its Retry-After: released together, a herd of 75
+    calls met a token bucket's one token in the bench. They go a second apart, whatever the Retry-After (a
+    short one paced them four a second at a one-a-second bucket)."""
+    quiet = CapacityState(window=Window(start=T0 - timedelta(seconds=1), requests=20))
+    held = step(quiet, T0, RateLimited("r", retry_after_s), P)
+    assert held.learned_rpm is None
+    found = slots(held, 0.1, 10)
+    assert found[0] == at(retry_after_s)
+    assert spacing_s(found) == pytest.approx(P.pacing_margin * P.held_spacing_s)
+    assert spacing_s(slots(held, retry_after_s + 0.1, 5)) == 0  # once the floor has passed: not paced
+
 # --- a Retry-After floor lasts until it passes or the provider answers ------------------------------------
 # The failing call notes a 429 at once (RateLimited: the key's Retry-After floor); the runs' decisions reach the
 # store later, as evidence. Evidence must neither lift a floor the provider announced nor put back one that a
