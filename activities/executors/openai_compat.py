@@ -96,13 +96,15 @@ class OpenAICompatExecutor:
             ) as response:
                 await self._raise_for(response, phase)
                 limit_rpm = requests_per_minute(response.headers)
+                # Read to the stream's end, past [DONE]: a response left unread closes its connection, and every
+                # turn then paid a new connection (a TLS handshake, with a real provider).
                 async for line in response.aiter_lines():
-                    if not line.startswith("data:"):
+                    if finished or not line.startswith("data:"):
                         continue
                     data = line[5:].strip()
                     if data == "[DONE]":
                         finished = True
-                        break
+                        continue
                     event = json.loads(data)
                     reported = event.get("model") or reported
                     for choice in event.get("choices") or []:
