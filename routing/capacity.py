@@ -284,7 +284,8 @@ def learned_from(state: CapacityState, now: datetime, event: RateLimited, policy
         stale = state.learned_at is not None and event.admitted_at < state.learned_at
     else:
         stale = state.learned_at is not None and (now - state.learned_at).total_seconds() < 60.0 / current
-    return max(policy.min_learned_rpm, min(current if stale else cut_rate(current, event.retry_after_s, policy), hinted))
+    cut = current if stale else cut_rate(current, event.retry_after_s, policy)
+    return max(policy.min_learned_rpm, min(cut, hinted))
 
 
 def cut_rate(current: float, retry_after_s: float, policy: CapacityPolicy) -> float:

@@ -252,7 +252,6 @@ def test_a_few_429s_among_many_answers_teach_no_rate_but_hold_callers_for_their_
     assert stated.learned_rpm == 600  # the headers' word is taken at once
 
 
-
 def test_once_a_rate_is_learned_a_fresh_429_cuts_it_however_many_calls_the_pacer_has_slotted():
     """The pacer counts a call in the window when it gives its slot (up to two minutes ahead): 100 callers
     slotted at once made the window 100 requests, so the share test hid the 429s of a rate a little too high
@@ -278,6 +277,7 @@ def test_callers_a_429s_floor_holds_before_any_rate_is_known_are_released_one_by
     assert found[0] == at(retry_after_s)
     assert spacing_s(found) == pytest.approx(P.pacing_margin * P.held_spacing_s)
     assert spacing_s(slots(held, retry_after_s + 0.1, 5)) == 0  # once the floor has passed: not paced
+
 
 # --- a Retry-After floor lasts until it passes or the provider answers ------------------------------------
 # The failing call notes a 429 at once (RateLimited: the key's Retry-After floor); the runs' decisions reach the
