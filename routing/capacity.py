@@ -45,7 +45,8 @@ class CapacityPolicy(BaseModel):
     limited_min: int = 2  # … and at least this many: one conversation's 429 is not the provider's rate
     rate_growth_per_minute: float = 0.05  # … and every minute without one lets it grow by this share
     min_learned_rpm: float = 1.0
-    held_spacing_s: float = 1.0  # callers a 429's floor holds before any rate is known go this far apart
+    held_spacing_s: float = 1.0  # callers a 429's floor holds before any rate is known go this far apart …
+    held_max_retry_after_s: float = 5.0  # … when its Retry-After is a token bucket's (longer: a window's reset)
 
 
 DEFAULT_POLICY = CapacityPolicy()
@@ -307,25 +308,29 @@ def _rate_limited(state: CapacityState, now: datetime, event: RateLimited, polic
     window = state.window.rolled(now, policy)
     window = replace(window, limited=window.limited + 1)
     learned = replace(state, window=window)
-    # Once the key is known to limit (a rate learned), each fresh 429 is feedback on that rate: the share test
-    # is for the first one only. (The pacer counts a call in the window when it gives the slot, up to
-    # `max_wait_s` ahead, so a backlog of paced callers would otherwise hide every later 429.)
-    share = state.learned_rpm is not None or window.limited >= max(
+    # While the key is limiting (a rate learned or cut within the window), each fresh 429 is feedback on that rate:
+    # the share test is for a key that has not limited lately. (The pacer counts a call in the window when it gives
+    # the slot, up to `max_wait_s` ahead, so a backlog of paced callers would otherwise hide every later 429.)
+    limiting = state.limited_at is not None and (now - state.limited_at).total_seconds() <= policy.budget_window_s
+    share = (limiting and state.learned_rpm is not None) or window.limited >= max(
         policy.limited_min, policy.limited_share * window.requests
     )
     floor = now + timedelta(seconds=event.retry_after_s or 0.0)
     # A 429 that says nothing about when (no Retry-After, no stated limit: an agent relaying it dropped them)
     # teaches no rate: the decider's jittered short retries handle it, as for any transient failure.
     if event.limit_rpm is not None or (share and event.retry_after_s is not None):
-        rate = learned_from(learned, now, event, policy)
-        learned = replace(
-            learned,
-            learned_rpm=rate,
-            learned_at=now if rate != state.learned_rpm else state.learned_at,
-            rate_stated=event.limit_rpm is not None,
-            limited_at=now,
-            next_slot_at=min(state.next_slot_at, floor) if state.next_slot_at else None,
-        )
+        rate, current = learned_from(learned, now, event, policy), state.rate_at(now, policy)
+        # A 429 that changes nothing (of a call paced at an older rate, its Retry-After no lower bound) leaves the
+        # rate and its time alone: moving `learned_at` would make the next 429 stale too, and none would ever cut.
+        if event.limit_rpm is not None or current is None or rate < current:
+            learned = replace(
+                learned,
+                learned_rpm=rate,
+                learned_at=now,
+                rate_stated=event.limit_rpm is not None,
+                limited_at=now,
+                next_slot_at=min(state.next_slot_at, floor) if state.next_slot_at else None,
+            )
     if event.retry_after_s is None or state.breaker(now) is not Breaker.closed:
         return learned
     if state.health is HealthState.short_retry and state.retry_at is not None and state.retry_at >= floor:
@@ -445,12 +450,15 @@ def held_rate(state: CapacityState, now: datetime, policy: CapacityPolicy = DEFA
     """While a 429's Retry-After floor holds callers and no rate is known yet (one 429 teaches none), they are
     released `held_spacing_s` apart, not all at once when it passes: a herd released together at a token
     bucket's refill is refused all but one (seen: 75 calls in a second). Not by the Retry-After: a short one
-    says only that the next token is near, not how far apart the tokens are. Too slow for a fast provider only
-    until a rate is learned: its 429s re-pace every caller holding a slot."""
+    says only that the next token is near, not how far apart the tokens are. Only for a token bucket's short
+    Retry-After (`held_max_retry_after_s`): a longer one is a window's reset, which refills at once. The cost on a
+    fast provider that refused one call: the callers that came during that short floor go a second apart."""
     if state.health is not HealthState.short_retry or state.last_code != ErrorCode.rate_limited.value:
         return None
-    if state.retry_at is None or state.retry_at <= now:
+    if state.retry_at is None or state.retry_at <= now or state.changed_at is None:
         return None
+    if (state.retry_at - state.changed_at).total_seconds() > policy.held_max_retry_after_s:
+        return None  # a window's reset (or a quota's): it refills all at once, and released callers may all go
     return 60.0 / policy.held_spacing_s
 
 
@@ -461,7 +469,14 @@ def admit(
     floor and, with a quota (declared, else learned), the pacer's next slot. An admitted call counts in the
     window (and as a retry)."""
     if request.reserved_at is not None and state.breaker(now) is Breaker.closed:
-        if state.limited_at is None or state.limited_at <= request.reserved_at:
+        floored_since = (  # a Retry-After floor set after the slot was given holds this caller too
+            state.health is HealthState.short_retry
+            and state.retry_at is not None
+            and state.retry_at > now
+            and state.changed_at is not None
+            and state.changed_at > request.reserved_at
+        )
+        if (state.limited_at is None or state.limited_at <= request.reserved_at) and not floored_since:
             return state, Admission.at(now, now, False, state)  # the slot stands: call now
         request = replace(request, is_retry=False)  # paced anew: the first ask spent the budget already
     before, window = state, state.window.rolled(now, policy)

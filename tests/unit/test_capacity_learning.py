@@ -237,7 +237,10 @@ def test_a_slot_given_after_the_last_429_stands():
 def test_a_429_of_a_call_paced_at_an_older_rate_does_not_cut_the_new_one():
     taught = step(LIMITING, T0, RateLimited("r", 1.0), P)
     stale = step(taught, at(10), RateLimited("r2", 0.5, admitted_at=at(-5)), P)
-    assert stale.learned_rpm == pytest.approx(taught.rate_at(at(10), P))
+    assert stale.rate_at(at(10), P) == pytest.approx(taught.rate_at(at(10), P))
+    assert (stale.learned_at, stale.limited_at) == (taught.learned_at, taught.limited_at)  # nothing moved: …
+    still_fresh = step(stale, at(11), RateLimited("r4", 0.5, admitted_at=at(5)), P)  # … a later call still cuts
+    assert still_fresh.learned_rpm == pytest.approx(cut_by(taught.rate_at(at(11), P), 0.5))
     fresh = step(taught, at(10), RateLimited("r3", 0.5, admitted_at=at(5)), P)
     assert fresh.learned_rpm == pytest.approx(cut_by(taught.rate_at(at(10), P), 0.5))
 
@@ -265,7 +268,7 @@ def test_once_a_rate_is_learned_a_fresh_429_cuts_it_however_many_calls_the_pacer
     assert cut.learned_rpm < rate
 
 
-@pytest.mark.parametrize("retry_after_s", [0.25, 1.0, 20.0])
+@pytest.mark.parametrize("retry_after_s", [0.25, 1.0, 5.0])
 def test_callers_a_429s_floor_holds_before_any_rate_is_known_are_released_one_by_one(retry_after_s):
     """One 429 teaches no rate but holds every caller until its Retry-After: released together, a herd of 75
     calls met a token bucket's one token in the bench. They go a second apart, whatever the Retry-After (a
@@ -277,6 +280,43 @@ def test_callers_a_429s_floor_holds_before_any_rate_is_known_are_released_one_by
     assert found[0] == at(retry_after_s)
     assert spacing_s(found) == pytest.approx(P.pacing_margin * P.held_spacing_s)
     assert spacing_s(slots(held, retry_after_s + 0.1, 5)) == 0  # once the floor has passed: not paced
+
+
+def test_a_windows_reset_releases_the_callers_it_held_together():
+    """A Retry-After longer than a token bucket's (a per-minute window's reset, a quota's) refills at once: the
+    callers it held go when it passes, as before; pacing them a second apart would only slow a fast provider."""
+    quiet = CapacityState(window=Window(start=T0 - timedelta(seconds=1), requests=20))
+    held = step(quiet, T0, RateLimited("r", 20.0), P)
+    found = slots(held, 0.1, 10)
+    assert set(found) == {at(20.0)}
+
+
+def test_a_rate_learned_long_ago_is_not_cut_by_one_429_among_many_answers():
+    """Only a key that limited within the window takes every 429 as feedback on its rate. One 429 an hour later,
+    among 200 answers, is one conversation's bad luck: cut by its Retry-After cap it would pace the key at 30/min
+    for an hour (review finding)."""
+    taught = step(LIMITING, T0, RateLimited("r", 1.0), P)
+    later = at(3600)
+    busy = replace(taught, window=Window(start=later - timedelta(seconds=30), requests=200, limited=0))
+    one = step(busy, later, RateLimited("r2", 2.0, admitted_at=later - timedelta(seconds=1)), P)
+    assert one.rate_at(later, P) == pytest.approx(taught.rate_at(later, P))
+    assert (one.health, one.retry_at) == (HealthState.short_retry, later + timedelta(seconds=2))  # still a floor
+    limiting = replace(busy, limited_at=later - timedelta(seconds=30))
+    cut = step(limiting, later, RateLimited("r3", 2.0, admitted_at=later - timedelta(seconds=1)), P)
+    assert cut.rate_at(later, P) < taught.rate_at(later, P)
+
+
+def test_a_slot_given_before_a_newer_floor_waits_for_that_floor():
+    """A caller re-asking at its slot is held by a Retry-After floor set after its slot was given (by another
+    run's decision: no 429 voided the slots), not let through it."""
+    taught = step(LIMITING, T0, RateLimited("r", 1.0), P)
+    state, first = admit(taught, at(2), CallRequest("a"), P)
+    assert first.slot_at is not None
+    decided = HealthEvidence(HealthState.short_retry, at(12.5), "rate_limited", "other")
+    floored = step(state, at(2.5), decided, P)
+    assert (floored.retry_at, floored.limited_at) == (at(12.5), state.limited_at)
+    _, again = admit(floored, at(3), CallRequest("a", reserved_at=at(2)), P)
+    assert again.slot_at is not None and again.slot_at >= at(12.5)
 
 
 # --- a Retry-After floor lasts until it passes or the provider answers ------------------------------------
