@@ -145,6 +145,12 @@ class CapacityState:
         minutes = max(0.0, (now - (self.learned_at or now)).total_seconds() / 60.0)
         return float(self.learned_rpm * (1.0 + policy.rate_growth_per_minute) ** minutes)
 
+    def floor(self, now: datetime) -> datetime | None:
+        """The Retry-After floor that holds every caller of this provider key now, if one does."""
+        if self.health is HealthState.short_retry and self.retry_at is not None and self.retry_at > now:
+            return self.retry_at
+        return None
+
     def breaker(self, now: datetime) -> Breaker:
         if self.health is not HealthState.degraded:
             return Breaker.closed
@@ -354,11 +360,13 @@ def _evidence(state: CapacityState, now: datetime, event: HealthEvidence) -> Cap
     cooling = state.health is HealthState.degraded and (state.retry_at is None or state.retry_at > now)
     if cooling and event.state is HealthState.short_retry:
         return state
-    floored = state.health is HealthState.short_retry and state.retry_at is not None and state.retry_at > now
-    if floored and event.state is HealthState.short_retry:
-        assert state.retry_at is not None
-        if event.retry_at is None or event.retry_at <= state.retry_at:
-            return state
+    floor = state.floor(now)
+    if (
+        floor is not None
+        and event.state is HealthState.short_retry
+        and (event.retry_at is None or event.retry_at <= floor)
+    ):
+        return state
     repeated = event.state is not HealthState.healthy and state.health is event.state
     return replace(
         state,
@@ -453,11 +461,10 @@ def held_rate(state: CapacityState, now: datetime, policy: CapacityPolicy = DEFA
     says only that the next token is near, not how far apart the tokens are. Only for a token bucket's short
     Retry-After (`held_max_retry_after_s`): a longer one is a window's reset, which refills at once. The cost on a
     fast provider that refused one call: the callers that came during that short floor go a second apart."""
-    if state.health is not HealthState.short_retry or state.last_code != ErrorCode.rate_limited.value:
+    floor = state.floor(now)
+    if floor is None or state.last_code != ErrorCode.rate_limited.value or state.changed_at is None:
         return None
-    if state.retry_at is None or state.retry_at <= now or state.changed_at is None:
-        return None
-    if (state.retry_at - state.changed_at).total_seconds() > policy.held_max_retry_after_s:
+    if (floor - state.changed_at).total_seconds() > policy.held_max_retry_after_s:
         return None  # a window's reset (or a quota's): it refills all at once, and released callers may all go
     return 60.0 / policy.held_spacing_s
 
@@ -469,12 +476,9 @@ def admit(
     floor and, with a quota (declared, else learned), the pacer's next slot. An admitted call counts in the
     window (and as a retry)."""
     if request.reserved_at is not None and state.breaker(now) is Breaker.closed:
-        floored_since = (  # a Retry-After floor set after the slot was given holds this caller too
-            state.health is HealthState.short_retry
-            and state.retry_at is not None
-            and state.retry_at > now
-            and state.changed_at is not None
-            and state.changed_at > request.reserved_at
+        # A Retry-After floor set after the slot was given holds this caller too.
+        floored_since = (
+            state.floor(now) is not None and state.changed_at is not None and state.changed_at > request.reserved_at
         )
         if (state.limited_at is None or state.limited_at <= request.reserved_at) and not floored_since:
             return state, Admission.at(now, now, False, state)  # the slot stands: call now
@@ -497,9 +501,7 @@ def admit(
             expires_in = (state.probe.expires - now).total_seconds()
             return state, Admission.refused("breaker.probe_in_flight", max(1.0, expires_in))
         admitted, probe = replace(state, probe=lease), True
-    slot = now
-    if state.health is HealthState.short_retry and state.retry_at is not None and state.retry_at > now:
-        slot = state.retry_at  # Retry-After is a floor for every caller of this provider key
+    slot = state.floor(now) or now  # Retry-After is a floor for every caller of this provider key
     quota = request.requests_per_minute or state.rate_at(now, policy) or held_rate(state, now, policy)
     if quota:
         slot, next_slot = pace(state.next_slot_at, slot, quota, policy)
