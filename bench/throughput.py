@@ -17,6 +17,7 @@ from bench.common import bench_stack, bounded
 from bench.reference import ReferenceActivities
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
+from office.worker_runtime import tune_gc
 from testkit.stack import Stack
 
 RUNS_PER_ROUND = 150
@@ -124,6 +125,7 @@ async def run() -> dict:
             max_concurrent_activities=200,
         ):
             await office_round(stack, ws, agent)  # warm-up, not counted
+            tune_gc()  # both arms' worker runs here: with the GC settings `office worker` runs with
             for _ in range(ROUNDS):
                 office_rates.append(await office_round(stack, ws, agent))
                 bare_rates.append(await bare_round(stack, url, queue))

@@ -21,9 +21,9 @@ from office.agent_slots import AgentSlots
 from office.settings import Settings, WorkerSizing, work_dir_from_env
 from office.telemetry import configure_telemetry
 from office.temporal_client import connect
+from office.workflow_runner import workflow_runner
 from store.repository import Store
 from workflows.office_run import OfficeRunWorkflow
-from workflows.runner import workflow_runner
 from workflows.watchdog import WatchdogWorkflow
 
 log = logging.getLogger(__name__)

@@ -66,6 +66,7 @@ class Store:
         # Lookups that write nothing run without BEGIN/ROLLBACK: two round trips fewer on every run's path.
         self._reads = async_sessionmaker(self.engine.execution_options(isolation_level="AUTOCOMMIT"))
         self._asyncpg = self.engine.dialect.name == "postgresql"  # a run's per-turn statements: store.turn_path
+        self._known_rows = turn_path.KnownRows()
 
     @contextlib.asynccontextmanager
     async def _driver(self) -> AsyncIterator[asyncpg.Connection]:
@@ -432,9 +433,10 @@ class Store:
         round trip for a happy turn's start). The snapshot is None when the call must wait or was refused."""
         now = utcnow()
         key = key or await self.key_for(provider)
-        if self._asyncpg:
-            async with self._driver() as conn:
-                return await turn_path.admit_and_open(conn, key, provider, request, opening, policy, now)
+        if self._asyncpg:  # this process's admissions to a key take turns before taking a connection
+            async with self._known_rows.lock(key), self._driver() as conn:
+                known, now = self._known_rows, utcnow()
+                return await turn_path.admit_and_open(conn, known, key, provider, request, opening, policy, now)
         async with self.db() as s:
             row = await self._lock_health(s, key, provider, create=True)
             assert row is not None

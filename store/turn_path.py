@@ -2,10 +2,18 @@
 
 Every run reads its configuration at submit and at route resolution, and every turn is admitted (opening the
 turn) and closed (answer, attempt row, restored health). Through SQLAlchemy these were 17 round trips at
-~0.5 ms of worker CPU each, a third of the worker's CPU per run; here they are 10, at ~0.17 ms. The statements,
-transactions and row locks are those of the SQLAlchemy path in store.repository, which SQLite (the embedded
-default) keeps using; the store suite runs both. Writes stay idempotent by primary key."""
+~0.5 ms of worker CPU each, a third of the worker's CPU per run; here a happy turn takes 3 (each a statement
+that commits on its own, no BEGIN/COMMIT):
+- admission reads the provider key's row, applies the pure capacity rules, and writes the new state only if the
+  row still holds what was read (compare-and-set on every capacity column), opening the turn in that same
+  statement; a row changed meanwhile is read again, and after a few misses the locked transaction decides;
+- a close with nothing to restore writes the answer and the attempt row in one statement; one with a provider
+  to restore (its row is not healthy, or it has a failure streak) takes the locked transaction.
+Either way the outcome is one a serial order of the same calls gives: the transactions and row locks of the
+SQLAlchemy path in store.repository, which SQLite (the embedded default) keeps using; the store suite runs both.
+Writes stay idempotent by primary key."""
 
+import asyncio
 import json
 from datetime import datetime
 from typing import Any
@@ -34,7 +42,9 @@ HEALTH = (
 )
 # Columns by name, not `*`: a column added online would void asyncpg's cached statements (0A000) mid-run.
 HEALTH_ROW = ", ".join(column.name for column in ProviderHealthRow.__table__.columns)  # type: ignore[attr-defined]
-LOCK_HEALTH = f"SELECT {HEALTH_ROW} FROM provider_health WHERE provider_key = $1 AND model = '' FOR UPDATE"
+TRANSCRIPT_COLUMNS = ("run_id", "seq", "role", "content", "provider", "created_at")
+READ_HEALTH = f"SELECT {HEALTH_ROW} FROM provider_health WHERE provider_key = $1 AND model = ''"
+LOCK_HEALTH = f"{READ_HEALTH} FOR UPDATE"
 CREATE_HEALTH = (  # healthy, with the table's defaults (SQLAlchemy applies them client-side)
     "INSERT INTO provider_health (provider_key, model, provider, state, updated_at, backoff_step, failure_streak, "
     "window_requests, window_retries, window_failures, window_limited, rate_stated) "
@@ -50,6 +60,35 @@ SAVE_HEALTH = (
     + ", ".join(f"{c} = ${i + 3}" for i, c in enumerate(CAPACITY_COLUMNS))
     + " WHERE provider_key = $1 AND model = $2"
 )
+# Admission without a lock: the new capacity state ($8…) is written only if every column still holds what the
+# caller holds ($8 + n…), and the turn opens ($3) only then. Every line carries `applied`, the row as it was before
+# this statement (what to admit by next, when not applied) and one transcript entry (t_*) of the snapshot.
+# $2: the admission changed the state (else nothing is written: the row is only compared).
+CAS_ADMIT = f"""
+WITH current AS (
+    SELECT {HEALTH_ROW} FROM provider_health WHERE provider_key = $1 AND model = ''
+), saved AS (
+    UPDATE provider_health SET {", ".join(f"{c} = ${i + 8}" for i, c in enumerate(CAPACITY_COLUMNS))}
+     WHERE provider_key = $1 AND model = '' AND $2
+       AND {" AND ".join(f"{c} IS NOT DISTINCT FROM ${i + 8 + len(CAPACITY_COLUMNS)}"
+                          for i, c in enumerate(CAPACITY_COLUMNS))}
+    RETURNING 1
+), applied AS (  -- written, or (nothing to write) the row is still what the caller holds
+    SELECT 1 FROM current WHERE CASE WHEN $2 THEN EXISTS (SELECT 1 FROM saved) ELSE {" AND ".join(
+        f"{c} IS NOT DISTINCT FROM ${i + 8 + len(CAPACITY_COLUMNS)}" for i, c in enumerate(CAPACITY_COLUMNS))} END
+), opened AS (
+    INSERT INTO transcript_entries (run_id, seq, role, content, provider, created_at)
+    SELECT $4, $5, 'user', $6, NULL, $7 FROM applied WHERE $3
+    ON CONFLICT DO NOTHING
+)
+SELECT EXISTS (SELECT 1 FROM applied) AS applied, current.*,
+       {", ".join(f"t.{c} AS t_{c}" for c in TRANSCRIPT_COLUMNS)}
+  FROM (SELECT 1) AS one
+  LEFT JOIN current ON true
+  LEFT JOIN transcript_entries AS t ON $3 AND EXISTS (SELECT 1 FROM applied) AND t.run_id = $4 AND t.seq <= $5
+ ORDER BY t.seq
+"""  # fmt: skip
+CAS_TRIES = 3  # reads of a row others keep changing, before the locked transaction decides
 # The user's message (if absent) and the run's snapshot before it: the inserted row is not visible to the
 # statement that inserts it, so the caller appends the message unless the snapshot already ends with it.
 OPEN_TURN = """
@@ -63,6 +102,16 @@ SELECT run_id, seq, role, content, provider, created_at FROM transcript_entries
 ANSWER = (
     "INSERT INTO transcript_entries (run_id, seq, role, content, provider, created_at) "
     "VALUES ($1, $2, 'assistant', $3, $4, $5) ON CONFLICT DO NOTHING"
+)
+ANSWER_FROM_SELECT = (  # parameters after the close's three: run, seq, answer, provider, at
+    "INSERT INTO transcript_entries (run_id, seq, role, content, provider, created_at) "
+    "SELECT $4, $5, 'assistant', $6, $7, $8 {unless} ON CONFLICT DO NOTHING"
+)
+# A close with nothing to restore: no row of the provider key (provider-wide, the model that ran) is unhealthy or
+# has a failure streak; then the answer and the attempt are written, else nothing is and the locked close runs.
+RESTORABLE_ANY = (
+    "SELECT 1 FROM provider_health WHERE provider_key = $1 AND model = ANY($2::varchar[]) "
+    "AND (state <> $3 OR failure_streak > 0)"
 )
 RESTORABLE = (  # store.repository.RESTORABLE, locked: read, step and written back with no other writer between
     f"SELECT {HEALTH_ROW} FROM provider_health WHERE provider_key = $1 AND model = ANY($2::varchar[]) "
@@ -118,8 +167,81 @@ async def _save(conn: asyncpg.Connection, row: ProviderHealthRow) -> None:
     await conn.execute(SAVE_HEALTH, row.provider_key, row.model, *(getattr(row, c) for c in CAPACITY_COLUMNS))
 
 
+class KnownRows:
+    """Per provider key, the health row as this process last read or wrote it, and a lock that makes this
+    process's admissions to the key take turns: each is then admitted against the row as the previous one left
+    it, in one statement, and only another process's write in between costs a second (the compare-and-set
+    misses and hands back the row as it is). What is held is never trusted: every write compares it."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, dict[str, Any]] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def lock(self, key: str) -> asyncio.Lock:
+        return self._locks.setdefault(key, asyncio.Lock())
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        return self._rows.get(key)
+
+    def put(self, key: str, row: dict[str, Any] | None) -> None:
+        if row is None:
+            self._rows.pop(key, None)
+        else:
+            self._rows[key] = row
+
+
+def _snapshot(rows: list[Any], opening: TurnOpening, now: datetime, prefix: str = "") -> list[TranscriptEntryRow]:
+    """The run's entries up to the turn's user message: the inserted row is not visible to the statement that
+    inserts it, so it is appended unless the snapshot already ends with it (an admission repeated)."""
+    snapshot = [
+        TranscriptEntryRow(**{c: r[prefix + c] for c in TRANSCRIPT_COLUMNS})
+        for r in rows
+        if r[prefix + "run_id"] is not None
+    ]
+    if not snapshot or snapshot[-1].seq != opening.user_seq:
+        snapshot.append(
+            TranscriptEntryRow(
+                run_id=opening.run_id, seq=opening.user_seq, role="user", content=opening.text, provider=None,
+                created_at=now,
+            )
+        )  # fmt: skip
+    return snapshot
+
+
+async def _admit_unlocked(
+    conn: asyncpg.Connection,
+    held: dict[str, Any],
+    fresh: bool,
+    request: CallRequest,
+    opening: TurnOpening | None,
+    policy: CapacityPolicy,
+    now: datetime,
+) -> tuple[tuple[Admission, list[TranscriptEntryRow] | None] | None, dict[str, Any] | None]:
+    """The admission of the row as held, written (with the turn's opening) only if the row still is that; then
+    the row as it is now. Not decided (None) when it had changed: then the row as it was found. A decision that
+    writes nothing stands on a `fresh` row (read by this call) without a statement; on a held one it is checked."""
+    row = ProviderHealthRow(**held)
+    before = capacity_of(row)
+    after, admission = admit(before, now, request, policy)
+    opens = opening is not None and admission.allowed and admission.wait_s <= 0
+    if after == before and not opens and fresh:
+        return (admission, None), held
+    save_capacity(row, after)
+    new, old = [getattr(row, c) for c in CAPACITY_COLUMNS], [held[c] for c in CAPACITY_COLUMNS]
+    turn = opening or TurnOpening("", 0, "")
+    rows = await conn.fetch(
+        CAS_ADMIT, row.provider_key, after != before, opens, turn.run_id, turn.user_seq, turn.text, now, *new, *old
+    )
+    found = {c: rows[0][c] for c in held} if rows[0]["provider_key"] is not None else None
+    if not rows[0]["applied"]:
+        return None, found
+    written = held | dict(zip(CAPACITY_COLUMNS, new, strict=True)) if after != before else held
+    return (admission, _snapshot(rows, turn, now, "t_") if opens else None), written
+
+
 async def admit_and_open(
     conn: asyncpg.Connection,
+    known: KnownRows,
     key: str,
     provider: str,
     request: CallRequest,
@@ -127,9 +249,24 @@ async def admit_and_open(
     policy: CapacityPolicy,
     now: datetime,
 ) -> tuple[Admission, list[TranscriptEntryRow] | None]:
-    """store.Store.admit_and_open: the provider key's row locked, admitted by the pure capacity rules, saved if
-    changed, and the turn opened when the call may go at once; one transaction."""
-
+    """store.Store.admit_and_open, under `known.lock(key)`: the provider key's row admitted by the pure capacity
+    rules and saved if changed, and the turn opened when the call may go at once, atomically (see the module
+    notes)."""
+    held, fresh = known.get(key), False
+    if held is None and (record := await conn.fetchrow(READ_HEALTH, key)) is not None:
+        held, fresh = dict(record), True
+    for _ in range(CAS_TRIES):
+        if held is None:  # the key's first call: its row is created under the lock
+            break
+        decided, found = await _admit_unlocked(conn, held, fresh, request, opening, policy, now)
+        if decided is None and found == held:
+            # The write waited for the row and met a newer version than the statement's own read: read it now.
+            record = await conn.fetchrow(READ_HEALTH, key)
+            found = dict(record) if record is not None else None
+        held, fresh = found, True
+        known.put(key, held)
+        if decided is not None:
+            return decided
     async with conn.transaction():
         record = await conn.fetchrow(LOCK_HEALTH, key)
         if record is None:
@@ -144,19 +281,15 @@ async def admit_and_open(
         snapshot = None
         if opening is not None and admission.allowed and admission.wait_s <= 0:
             rows = await conn.fetch(OPEN_TURN, opening.run_id, opening.user_seq, opening.text, now)
-            snapshot = [TranscriptEntryRow(**dict(r)) for r in rows]
-            if not snapshot or snapshot[-1].seq != opening.user_seq:
-                snapshot.append(
-                    TranscriptEntryRow(
-                        run_id=opening.run_id,
-                        seq=opening.user_seq,
-                        role="user",
-                        content=opening.text,
-                        provider=None,
-                        created_at=now,
-                    )
-                )
+            snapshot = _snapshot(rows, opening, now)
+    known.put(key, {c: getattr(row, c) for c in dict(record)})  # committed: the row as it is now
     return admission, snapshot
+
+
+def _attempt_insert(columns: list[str], first: int, when: str = "") -> str:
+    values = ", ".join(f"${i + first}" for i in range(len(columns)))
+    source = f"SELECT {values} {when}" if when else f"VALUES ({values})"
+    return f"INSERT INTO attempts ({', '.join(columns)}) {source} ON CONFLICT DO NOTHING"
 
 
 async def close_turn(
@@ -170,19 +303,25 @@ async def close_turn(
     now: datetime,
 ) -> bool:
     """store.Store.close_turn: the answer, the attempt row and (when the attempt is new) the restored health of
-    the provider key, provider-wide and for the model that ran; one transaction."""
-
-    columns = sorted(attempt)
-    insert_attempt = (
-        f"INSERT INTO attempts ({', '.join(columns)}) VALUES ({', '.join(f'${i + 1}' for i in range(len(columns)))}) "
-        "ON CONFLICT DO NOTHING"
-    )
+    the provider key, provider-wide and for the model that ran; atomically (see the module notes)."""
+    columns, models = sorted(attempt), ["", effective_model or ""]
+    key, healthy = attempt["provider_key"], HealthState.healthy.value
+    unless = "WHERE NOT EXISTS (SELECT 1 FROM restorable)"
+    happy = await conn.fetchrow(
+        f"WITH restorable AS ({RESTORABLE_ANY}), "
+        f"answer AS ({ANSWER_FROM_SELECT.format(unless=unless)}), "
+        f"attempt AS ({_attempt_insert(columns, 9, unless)} RETURNING 1) "
+        "SELECT EXISTS (SELECT 1 FROM restorable) AS restorable, EXISTS (SELECT 1 FROM attempt) AS inserted",
+        key, models, healthy, run_id, seq, answer, provider, now, *(attempt[c] for c in columns),
+    )  # fmt: skip
+    assert happy is not None
+    if not happy["restorable"]:
+        return bool(happy["inserted"])
     async with conn.transaction():
         await conn.execute(ANSWER, run_id, seq, answer, provider, now)
-        inserted = (await conn.execute(insert_attempt, *(attempt[c] for c in columns))) == "INSERT 0 1"
+        inserted = (await conn.execute(_attempt_insert(columns, 1), *(attempt[c] for c in columns))) == "INSERT 0 1"
         if inserted:
-            models = ["", effective_model or ""]
-            for record in await conn.fetch(RESTORABLE, attempt["provider_key"], models, HealthState.healthy.value):
+            for record in await conn.fetch(RESTORABLE, key, models, healthy):
                 row = ProviderHealthRow(**dict(record))
                 save_capacity(row, step(capacity_of(row), now, CallSucceeded(run_id=run_id)))
                 await _save(conn, row)

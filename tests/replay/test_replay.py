@@ -1,4 +1,6 @@
-"""Every recorded history must replay against the current workflow code (determinism guard)."""
+"""Every recorded history must replay against the current workflow code (determinism guard): as the workers run
+it (outside the SDK's sandbox) and inside the sandbox, whose restrictions fail a replay that calls what a
+workflow must not."""
 
 import dataclasses
 import json
@@ -11,8 +13,8 @@ from temporalio.worker import Replayer
 
 from contracts.converter import DATA_CONVERTER
 from office.codec import KEYS_FILE_ENV, codec_from_env
+from office.workflow_runner import workflow_runner
 from workflows.office_run import OfficeRunWorkflow
-from workflows.runner import workflow_runner
 
 HERE = Path(__file__).parent.parent / "histories"
 HISTORIES = sorted(HERE.glob("*.json"))
@@ -25,14 +27,15 @@ def test_the_required_scenarios_are_recorded():
     assert "scenario encrypted" not in (HERE / "encrypted_happy_path.json").read_text()  # ciphertext in history
 
 
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["as-workers-run", "sandboxed"])
 @pytest.mark.parametrize("path", HISTORIES, ids=[p.stem for p in HISTORIES])
-async def test_history_replays(path):
+async def test_history_replays(path, sandboxed):
     text = path.read_text()
     started = json.loads(text)["events"][0]["workflowExecutionStartedEventAttributes"]
     history = WorkflowHistory.from_json(started["workflowId"], text)  # the run checks its id against its input
     replayer = Replayer(
         workflows=[OfficeRunWorkflow],
-        workflow_runner=workflow_runner(),
+        workflow_runner=workflow_runner(sandboxed=sandboxed),
         data_converter=dataclasses.replace(DATA_CONVERTER, payload_codec=CODEC),
         interceptors=[TracingInterceptor()],
     )

@@ -219,3 +219,83 @@ async def test_a_column_added_online_fails_no_turn():
         admission, _ = await store.admit_and_open("ours", CallRequest("r2"), TurnOpening("r2", 1, "hi"), key=key)
         assert admission.allowed
         await store.close()
+
+
+async def test_a_happy_turn_costs_one_statement_to_admit_and_one_to_close():
+    """Each statement is a round trip of worker CPU: with this process the only writer of the provider's row, a
+    turn is admitted (its opening included) in one and closed (answer, attempt) in one, with no BEGIN/COMMIT."""
+    from tests.postgres import fresh_database
+
+    async with fresh_database() as url:
+        store, key = await configured(url), provider_key(OURS)
+        await store.admit_and_open("ours", CallRequest("r0"), TurnOpening("r0", 1, "hi"), key=key)  # creates the row
+        await store.close_turn("r0", 2, "answer", "ours", attempt("r0", 1, key), "m1")  # asyncpg learns the types
+        statements: list[str] = []
+        async with store._driver() as conn:  # one connection in the pool: every call below uses it
+            conn.add_query_logger(lambda record: statements.append(record.query))
+        for run in ("r1", "r2"):
+            opening = TurnOpening(run, 1, "hi")
+            admission, snapshot = await store.admit_and_open("ours", CallRequest(run), opening, key=key)
+            assert admission.allowed and [e.content for e in snapshot or []] == ["hi"]
+            assert await store.close_turn(run, 2, "answer", "ours", attempt(run, 1, key), "m1")
+        assert len(statements) == 4, [s[:60] for s in statements]
+        assert [e.content for e in await store.read_transcript("r2", 9)] == ["hi", "answer"]
+        [row] = await store.health_rows()
+        assert row.window_requests == 3
+        assert [a.outcome for a in await store.list_attempts("r2")] == ["succeeded"]
+        await store.close()
+
+
+async def test_an_admission_never_stands_on_a_row_another_worker_changed():
+    """This process holds the row as its last admission left it; another worker opens the breaker meanwhile: the
+    next admission here is refused by the open breaker, and one after the other worker's count is counted on top."""
+    from tests.postgres import fresh_database
+
+    async with fresh_database() as url:
+        store, key = await configured(url), provider_key(OURS)
+        other = Store(url)
+        await store.admit_and_open("ours", CallRequest("r1"), TurnOpening("r1", 1, "hi"), key=key)
+        cooling_until = datetime.now(UTC).replace(year=2099)
+        await other.set_health("ours", None, HealthState.degraded, cooling_until, "x", "r0", key=key)
+        refused, snapshot = await store.admit_and_open("ours", CallRequest("r2"), TurnOpening("r2", 1, "hi"), key=key)
+        assert (refused.allowed, refused.rule, snapshot) == (False, "breaker.open", None)
+        assert await store.read_transcript("r2", 9) == []  # a refused turn does not open
+        await other.clear_health("ours")
+        await other.admit_and_open("ours", CallRequest("r3"), None, key=key)
+        admitted, _ = await store.admit_and_open("ours", CallRequest("r4"), TurnOpening("r4", 1, "hi"), key=key)
+        assert admitted.allowed
+        [row] = await store.health_rows()
+        assert row.window_requests == 2  # r3 and r4 since the clear: the other worker's call was not overwritten
+        await other.close()
+        await store.close()
+
+
+async def test_an_admission_that_waits_for_another_workers_write_counts_on_top_of_it():
+    """Another worker holds the provider's row and changes it while this process's admission waits for it: the
+    admission's compare misses, and it is counted on the row as the other worker left it (nothing overwritten)."""
+    import asyncio
+
+    import asyncpg
+
+    from testkit.eventually import eventually
+    from tests.postgres import fresh_database
+
+    async with fresh_database() as url:
+        store, key = await configured(url), provider_key(OURS)
+        await store.admit_and_open("ours", CallRequest("r1"), TurnOpening("r1", 1, "hi"), key=key)  # row held here
+        admin, other = await asyncpg.connect(url), await asyncpg.connect(url)
+        database = url.rsplit("/", 1)[1]
+        async with other.transaction():
+            await other.execute("SELECT 1 FROM provider_health WHERE provider_key = $1 FOR UPDATE", key)
+            opening = TurnOpening("r2", 1, "hi")
+            admitting = asyncio.create_task(store.admit_and_open("ours", CallRequest("r2"), opening, key=key))
+            await eventually(lambda: waiting_for_a_lock(admin, database), timeout=10, what="the admission to wait")
+            await other.execute("UPDATE provider_health SET window_requests = 99 WHERE provider_key = $1", key)
+        admission, snapshot = await admitting
+        assert admission.allowed and [e.content for e in snapshot or []] == ["hi"]
+        [row] = await store.health_rows()
+        assert row.window_requests == 100
+        assert [e.content for e in await store.read_transcript("r2", 9)] == ["hi"]
+        await admin.close()
+        await other.close()
+        await store.close()

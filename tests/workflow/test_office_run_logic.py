@@ -30,6 +30,7 @@ from contracts.activities import (
 )
 from contracts.converter import DATA_CONVERTER
 from office.temporal_server import temporal_binary
+from office.workflow_runner import workflow_runner
 from routing.classifier import Classification
 from routing.codes import ErrorCode, Phase, class_of
 from routing.config import AgentProfile, ExecutionProfile
@@ -38,8 +39,8 @@ from routing.model_policy import plan_model, settle_model
 from routing.run import Candidate, Ineligible, RoutePlan, RunRequest, RunStatus, RunView
 from routing.selection import UserDecision
 from workflows.office_run import OfficeRunWorkflow
-from workflows.runner import workflow_runner
 
+SANDBOXED = workflow_runner(sandboxed=True)  # workers run outside it: here its restrictions check the workflow
 AGENT = AgentProfile(name="coder", model="m1")
 
 
@@ -109,7 +110,7 @@ async def run(client: Client) -> AsyncIterator[Callable[[FakeActivities], object
 
     async def start(fakes: FakeActivities, pinned: bool = False) -> WorkflowHandle:
         queue = f"logic-{uuid.uuid4().hex[:8]}"
-        worker = Worker(client, task_queue=queue, workflows=[OfficeRunWorkflow], workflow_runner=workflow_runner(),
+        worker = Worker(client, task_queue=queue, workflows=[OfficeRunWorkflow], workflow_runner=SANDBOXED,
                         activities=[fakes.resolve_route, fakes.session_turn, fakes.record_attempt])  # fmt: skip
         workers.append(worker)
         asyncio.get_running_loop().create_task(worker.run())
@@ -225,7 +226,7 @@ async def test_a_model_gone_everywhere_fails_at_once_naming_the_model(run):
 
 async def test_a_foreign_start_with_input_that_does_not_validate_fails_at_once_naming_the_fields(client):
     queue = f"logic-{uuid.uuid4().hex[:8]}"
-    async with Worker(client, task_queue=queue, workflows=[OfficeRunWorkflow], workflow_runner=workflow_runner()):
+    async with Worker(client, task_queue=queue, workflows=[OfficeRunWorkflow], workflow_runner=SANDBOXED):
         handle = await client.start_workflow("OfficeRunWorkflow", {"bad": 1}, id=queue, task_queue=queue)
         with pytest.raises(WorkflowFailureError) as err:
             await asyncio.wait_for(handle.result(), timeout=30)  # not a workflow task retried without end
@@ -256,7 +257,7 @@ async def test_a_run_id_that_is_not_the_workflow_id_is_refused(client):
     queue = f"logic-{uuid.uuid4().hex[:8]}"
     fakes = FakeActivities([plan("a")])
     req = RunRequest(run_id="someone-else", workspace="ws", agent="coder", prompt="task")
-    async with Worker(client, task_queue=queue, workflows=[OfficeRunWorkflow], workflow_runner=workflow_runner(),
+    async with Worker(client, task_queue=queue, workflows=[OfficeRunWorkflow], workflow_runner=SANDBOXED,
                       activities=[fakes.resolve_route, fakes.session_turn, fakes.record_attempt]):  # fmt: skip
         handle = await client.start_workflow(OfficeRunWorkflow.run, req, id=queue, task_queue=queue)
         with pytest.raises(WorkflowFailureError) as err:
