@@ -13,6 +13,7 @@ from temporalio.client import Client
 from temporalio.worker import FixedSizeSlotSupplier, Worker, WorkerTuner
 
 from activities.acp_session import AcpActivities, LiveAgents, reap_idle_forever, reap_orphaned_agents
+from activities.executors.http_pool import ShardedTransport
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
@@ -110,8 +111,7 @@ async def office_worker(
     # Retries are off in the transport (httpx default); Temporal's attempts are the only retries.
     # A streamed turn holds its connection for the whole turn: one per activity slot, or turns beyond the pool
     # would wait for a connection (and fail with PoolTimeout) while the provider has capacity.
-    limits = httpx.Limits(max_connections=sizing.max_concurrent_activities, max_keepalive_connections=100)
-    async with httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(retries=0, limits=limits)) as http:
+    async with httpx.AsyncClient(transport=ShardedTransport(sizing.max_concurrent_activities)) as http:
         route_state = RouteStateActivities(store, work_dir)
         sessions = SessionActivities(store, http)
         watchdog = WatchdogActivities(store)
