@@ -431,12 +431,12 @@ class Store:
     ) -> tuple[Admission, list[TranscriptEntryRow] | None]:
         """`admit_call`, and when the call may go at once, the turn's `open_turn` in the same transaction (one
         round trip for a happy turn's start). The snapshot is None when the call must wait or was refused."""
-        now = utcnow()
         key = key or await self.key_for(provider)
         if self._asyncpg:  # this process's admissions to a key take turns before taking a connection
             async with self._known_rows.lock(key), self._driver() as conn:
                 known, now = self._known_rows, utcnow()
                 return await turn_path.admit_and_open(conn, known, key, provider, request, opening, policy, now)
+        now = utcnow()
         async with self.db() as s:
             row = await self._lock_health(s, key, provider, create=True)
             assert row is not None
