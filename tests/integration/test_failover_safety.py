@@ -22,7 +22,10 @@ pytestmark = pytest.mark.integration
 
 async def test_no_bleed_with_100_concurrent_failovers_after_output(stack):
     down_at_turn_1 = InjectedFailure(status=503, kind="unavailable", match_text=" turn 1:")
-    ws, agent, p = await stack.workspace({"a": SimProvider(failures=[down_at_turn_1]), "b": SimProvider()})
+    # Every run must resolve its route before the primary's breaker opens on the turn-1 failures (a run started
+    # after that rightly starts on the fallback, and is no failover): the primary's answers take long enough.
+    slow_primary = SimProvider(failures=[down_at_turn_1], latency_ms=4000)
+    ws, agent, p = await stack.workspace({"a": slow_primary, "b": SimProvider()})
     conversations = []
     for i in range(100):
         canary = f"CANARY-{uuid.uuid4().hex}"
