@@ -2,8 +2,8 @@
 
 Every run reads its configuration at submit and at route resolution, and every turn is admitted (opening the
 turn) and closed (answer, attempt row, restored health). Through SQLAlchemy these were 17 round trips at
-~0.5 ms of worker CPU each, a third of the worker's CPU per run; here a happy turn takes 3 (each a statement
-that commits on its own, no BEGIN/COMMIT):
+~0.5 ms of worker CPU each, a third of the worker's CPU per run; here a happy turn takes 2 (one more when this
+process has not seen the provider key's row yet), each a statement that commits on its own, no BEGIN/COMMIT:
 - admission reads the provider key's row, applies the pure capacity rules, and writes the new state only if the
   row still holds what was read (compare-and-set on every capacity column), opening the turn in that same
   statement; a row changed meanwhile is read again, and after a few misses the locked transaction decides;
@@ -64,18 +64,18 @@ SAVE_HEALTH = (
 # caller holds ($8 + n…), and the turn opens ($3) only then. Every line carries `applied`, the row as it was before
 # this statement (what to admit by next, when not applied) and one transcript entry (t_*) of the snapshot.
 # $2: the admission changed the state (else nothing is written: the row is only compared).
+UNCHANGED = " AND ".join(
+    f"{c} IS NOT DISTINCT FROM ${i + 8 + len(CAPACITY_COLUMNS)}" for i, c in enumerate(CAPACITY_COLUMNS)
+)
 CAS_ADMIT = f"""
 WITH current AS (
     SELECT {HEALTH_ROW} FROM provider_health WHERE provider_key = $1 AND model = ''
 ), saved AS (
     UPDATE provider_health SET {", ".join(f"{c} = ${i + 8}" for i, c in enumerate(CAPACITY_COLUMNS))}
-     WHERE provider_key = $1 AND model = '' AND $2
-       AND {" AND ".join(f"{c} IS NOT DISTINCT FROM ${i + 8 + len(CAPACITY_COLUMNS)}"
-                          for i, c in enumerate(CAPACITY_COLUMNS))}
+     WHERE provider_key = $1 AND model = '' AND $2 AND {UNCHANGED}
     RETURNING 1
 ), applied AS (  -- written, or (nothing to write) the row is still what the caller holds
-    SELECT 1 FROM current WHERE CASE WHEN $2 THEN EXISTS (SELECT 1 FROM saved) ELSE {" AND ".join(
-        f"{c} IS NOT DISTINCT FROM ${i + 8 + len(CAPACITY_COLUMNS)}" for i, c in enumerate(CAPACITY_COLUMNS))} END
+    SELECT 1 FROM current WHERE CASE WHEN $2 THEN EXISTS (SELECT 1 FROM saved) ELSE {UNCHANGED} END
 ), opened AS (
     INSERT INTO transcript_entries (run_id, seq, role, content, provider, created_at)
     SELECT $4, $5, 'user', $6, NULL, $7 FROM applied WHERE $3
@@ -109,14 +109,12 @@ ANSWER_FROM_SELECT = (  # parameters after the close's three: run, seq, answer, 
 )
 # A close with nothing to restore: no row of the provider key (provider-wide, the model that ran) is unhealthy or
 # has a failure streak; then the answer and the attempt are written, else nothing is and the locked close runs.
-RESTORABLE_ANY = (
-    "SELECT 1 FROM provider_health WHERE provider_key = $1 AND model = ANY($2::varchar[]) "
+TO_RESTORE = (  # store.repository.RESTORABLE
+    "FROM provider_health WHERE provider_key = $1 AND model = ANY($2::varchar[]) "
     "AND (state <> $3 OR failure_streak > 0)"
 )
-RESTORABLE = (  # store.repository.RESTORABLE, locked: read, step and written back with no other writer between
-    f"SELECT {HEALTH_ROW} FROM provider_health WHERE provider_key = $1 AND model = ANY($2::varchar[]) "
-    "AND (state <> $3 OR failure_streak > 0) FOR UPDATE"
-)
+RESTORABLE_ANY = f"SELECT 1 {TO_RESTORE}"
+RESTORABLE = f"SELECT {HEALTH_ROW} {TO_RESTORE} FOR UPDATE"  # locked: read, step and written back, no writer between
 HEALTH_EVENT = (
     "INSERT INTO health_events (provider, provider_key, model, state, retry_at, code, run_id, at) "
     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
