@@ -30,6 +30,7 @@ from activities.executors.acp import (
 )
 from activities.executors.base import ProviderCallError
 from activities.session import as_entries, settle_start
+from activities.shutdown import fails_on_worker_shutdown
 from contracts.activities import (
     AcpCloseInput,
     AcpStarted,
@@ -204,6 +205,7 @@ class AcpActivities:
         self.work_dir = work_dir or default_work_dir()
 
     @activity.defn(name=Activity.acp_start)
+    @fails_on_worker_shutdown
     async def acp_start(self, inp: AcpStartInput) -> AcpStarted:
         """(With a repository: a working copy of the run's branch at its last completed turn →) launch →
         initialize → session/new in that directory → the advertised models → at most one selection call."""
@@ -296,6 +298,7 @@ class AcpActivities:
         )
 
     @activity.defn(name=Activity.acp_turn)
+    @fails_on_worker_shutdown
     async def acp_turn(self, inp: AcpTurnInput) -> SessionTurnOutput:
         """One prompt on the live session; the answer and the attempt row are stored together."""
         cand, started_at = inp.candidate, utcnow()

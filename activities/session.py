@@ -20,6 +20,7 @@ from activities.attempts import attempt_row, count, succeeded
 from activities.bookkeeping import STORE_REJECTED, clean_text, store_retrying
 from activities.executors.base import ProviderCallError
 from activities.executors.openai_compat import ChatResult, OpenAICompatExecutor
+from activities.shutdown import fails_on_worker_shutdown
 from contracts.activities import (
     Activity,
     RunSessionInput,
@@ -185,6 +186,7 @@ class SessionActivities:
         return SessionOutput(text=text, reported_model=result.model, transcript_seq=upto + 1), forwarded.normalisations
 
     @activity.defn(name=Activity.session_turn)
+    @fails_on_worker_shutdown
     async def session_turn(self, inp: SessionTurnInput) -> SessionTurnOutput:
         """Admission by the shared breaker and budget, then session start and the turn, then its attempt row."""
         cand = inp.candidate

@@ -17,6 +17,7 @@ from routing.selection import Pins
 
 TASK_QUEUE = "office-runs"
 PROVIDER_FAILURE = "ProviderFailure"  # ApplicationError type prefix; details[0] is the Classification
+WORKER_SHUTDOWN = "WorkerShutdown"  # ApplicationError type: the worker stopped mid-activity, not the provider
 
 
 class OpenTranscript(BaseModel):

@@ -25,6 +25,9 @@ class ErrorCode(StrEnum):
     # Not the provider's: the run cannot go on as given. Never routed, never counted against a provider.
     invalid_configuration = "invalid_configuration"  # workspace, profile or repository settings
     invalid_input = "invalid_input"  # the run request itself (e.g. from a foreign client)
+    # Not the provider's either: the worker running the attempt died, stalled or shut down. The same route again
+    # on a live worker, never counted against the provider (budget, breaker, health) or its attempt cap.
+    worker_lost = "worker_lost"
 
 
 class ErrorClass(StrEnum):
@@ -34,6 +37,7 @@ class ErrorClass(StrEnum):
     transient = "transient"
     terminal = "terminal"
     unclassified = "unclassified"
+    infrastructure = "infrastructure"  # the office's own machinery failed, not the provider
 
 
 class Phase(StrEnum):
@@ -62,6 +66,7 @@ CODE_CLASS: dict[ErrorCode, ErrorClass] = {
     ErrorCode.unknown: ErrorClass.unclassified,
     ErrorCode.invalid_configuration: ErrorClass.terminal,
     ErrorCode.invalid_input: ErrorClass.terminal,
+    ErrorCode.worker_lost: ErrorClass.infrastructure,
 }
 
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from routing.capacity import is_capacity_wait
 from routing.classifier import Classification
-from routing.codes import ErrorCode
+from routing.codes import ErrorClass, ErrorCode
 from routing.decider import Decision, DecisionKind, ParkReason, RunState
 from routing.run import AttemptOutcome, AttemptView, Candidate, RoutePlan
 from routing.selection import SelectionSource
@@ -36,8 +36,8 @@ class Step(BaseModel):
 
 class RouteCycle(BaseModel):
     """A run's position in its route plan. `failed` counts failed attempts (the decider's attempt cap): only
-    real failures (a rate or quota limit or the pacer's backlog makes the run wait or move on, never fail);
-    `seq` numbers every attempt, answered or not."""
+    real failures (a rate or quota limit or the pacer's backlog makes the run wait or move on, never fail; a
+    lost worker is counted apart, in `worker_losses`); `seq` numbers every attempt, answered or not."""
 
     plan: RoutePlan
     excluded: list[str] = Field(default_factory=list)
@@ -45,7 +45,9 @@ class RouteCycle(BaseModel):
     failed: int = 0
     waits: int = 0
     route_retries: int = 0
+    worker_losses: int = 0
     last_was_capacity: bool = False  # the last failure only said "not now": its retry is paced, not budgeted
+    last_was_worker_loss: bool = False  # the provider did nothing wrong: its re-send is not a provider retry
 
     def next_candidate(self) -> Candidate | None:
         return next((c for c in self.plan.candidates if c.provider not in self.excluded), None)
@@ -59,8 +61,9 @@ class RouteCycle(BaseModel):
 
     def spends_retry_budget(self) -> bool:
         """A retry on the same route spends the provider key's shared retry budget, unless it follows a capacity
-        signal: the pacer already spaces those calls, and budgeting them too would starve a rate-limited route."""
-        return self.route_retries > 0 and not self.last_was_capacity
+        signal: the pacer already spaces those calls, and budgeting them too would starve a rate-limited route;
+        or a lost worker: the call is sent again because the office lost it, not because the provider failed."""
+        return self.route_retries > 0 and not (self.last_was_capacity or self.last_was_worker_loss)
 
     def source_of(self, cand: Candidate) -> SelectionSource:
         """A default route reached only because an earlier one failed is an automatic fallback for this run."""
@@ -98,7 +101,9 @@ class RouteCycle(BaseModel):
         a capacity signal). `uncounted` is asked only for a capacity signal: the workflow's patch gate."""
         capacity = failure is not None and is_capacity_wait(failure.code.value, failure.rule)
         self.last_was_capacity = capacity and uncounted()
-        self.failed += 0 if self.last_was_capacity else 1
+        self.last_was_worker_loss = failure is not None and failure.error_class is ErrorClass.infrastructure
+        self.worker_losses += self.last_was_worker_loss
+        self.failed += 0 if self.last_was_capacity or self.last_was_worker_loss else 1
         others = any(c.provider not in self.excluded and c.provider != cand.provider for c in self.plan.candidates)
         return RunState(
             attempts=self.failed,
@@ -107,13 +112,14 @@ class RouteCycle(BaseModel):
             waits=self.waits,
             other_candidate_eligible=others,
             pinned=self.plan.pinned,
+            worker_losses=self.worker_losses,
         )
 
     def after(self, decision: Decision, cand: Candidate) -> Step:
         """Where the decider's answer for a failed attempt on `cand` leads."""
         match decision.kind:
             case DecisionKind.short_retry:
-                self.route_retries += 1
+                self.route_retries += decision.code is not ErrorCode.worker_lost  # not the route's retry
                 return Step(kind=StepKind.retry_same_route, delay_s=decision.delay_s or 0)
             case DecisionKind.fallback:
                 self.excluded.append(cand.provider)

@@ -50,6 +50,11 @@ class ShortRetryRules(BaseModel):
     short_retry_max_wait_s: float = 60.0
     base_s: float = 1.0
     cap_s: float = 20.0
+    # A lost worker is retried on the same route with its own backoff, bounded per run: generous, since the
+    # provider is not at fault, but a fleet that keeps losing the run's workers ends it with a clear message.
+    max_worker_losses: int = 20
+    worker_base_s: float = 1.0
+    worker_cap_s: float = 30.0
 
 
 class RunState(BaseModel):
@@ -59,6 +64,7 @@ class RunState(BaseModel):
     waits: int = 0  # durable waits already taken in this run
     other_candidate_eligible: bool = False  # within the pin, when the run is pinned
     pinned: bool = False  # the user pinned provider or model: never fall back outside the pin
+    worker_losses: int = 0  # attempts of this run whose worker was lost, including this one
 
 
 class Decision(BaseModel):
@@ -111,6 +117,13 @@ def _decide(
     def make(kind: DecisionKind, reason: str, **kw: object) -> Decision:
         return Decision(kind=kind, code=code, reason=reason, **kw)  # type: ignore[arg-type]
 
+    if cls is ErrorClass.infrastructure:  # never the provider's: no health effect, no fallback
+        if state.worker_losses > policy.max_worker_losses:
+            return make(DecisionKind.fail, f"worker lost {state.worker_losses} times in this run")
+        delay = retry_delay(
+            max(0, state.worker_losses - 1), rand, failure.retry_after_s, policy.worker_base_s, policy.worker_cap_s
+        )
+        return make(DecisionKind.short_retry, "worker lost; the same route on a live worker", delay_s=delay)
     if cls is ErrorClass.terminal:
         return make(DecisionKind.fail, "terminal error: not retried and never routed around")
     if cls is ErrorClass.unclassified:

@@ -34,3 +34,13 @@ def actionable_message(code: ErrorCode, provider: str | None, model: str | None,
         p=provider or "the provider", m=f'"{model}"' if model else "the configured model", a=agent, code=code.value
     )
     return f"{text} (provider said: {detail})" if detail else text
+
+
+def worker_lost_message(excerpts: list[str]) -> str:
+    """A run whose workers kept dying: names the workers, and says plainly that the provider was not at fault."""
+    named = list(dict.fromkeys(e.removeprefix("worker lost: ") for e in excerpts))[-3:]
+    return (
+        f"Workers lost: this run lost its worker {len(excerpts)} times and stopped "
+        f"({'; '.join(named) or 'no worker named'}). The provider was not at fault and its health was not changed. "
+        "Check the workers (crash loops, memory limits, a blocked event loop), then resubmit the run."
+    )

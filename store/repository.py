@@ -205,9 +205,11 @@ class Store:
         attempt: dict[str, Any],
         effective_model: str | None,
     ) -> bool:
-        """One transaction: append the answer, record the succeeded attempt, and restore the provider's health
+        """One transaction: record the succeeded attempt, append the answer, and restore the provider's health
         (provider-wide and for the model that ran). Idempotent on (run, seq) for the answer and (run, attempt seq)
         for the attempt: a retry after a lost commit acknowledgement inserts nothing and restores nothing again.
+        The attempt row is the fence: when (run, attempt seq) is already recorded (the workflow booked the attempt
+        as lost with its worker, which then came back), the late answer is not written either.
         True when the attempt row is new. The health restored is the attempt's provider identity
         (`attempt["provider_key"]`, else the one the provider's name resolves to)."""
         now = utcnow()
@@ -217,13 +219,13 @@ class Store:
             async with self._driver() as conn:
                 return await turn_path.close_turn(conn, run_id, seq, answer, provider, attempt, effective_model, now)
         async with self.db() as s:
-            await s.execute(
-                self._insert(TranscriptEntryRow)
-                .values(run_id=run_id, seq=seq, role="assistant", content=answer, provider=provider, created_at=now)
-                .on_conflict_do_nothing()
-            )
             inserted = (await s.execute(self._insert(AttemptRow).values(**attempt).on_conflict_do_nothing())).rowcount
             if inserted:
+                await s.execute(
+                    self._insert(TranscriptEntryRow)
+                    .values(run_id=run_id, seq=seq, role="assistant", content=answer, provider=provider, created_at=now)
+                    .on_conflict_do_nothing()
+                )
                 self._restore_rows(
                     (
                         await s.execute(

@@ -300,15 +300,16 @@ async def close_turn(
     effective_model: str | None,
     now: datetime,
 ) -> bool:
-    """store.Store.close_turn: the answer, the attempt row and (when the attempt is new) the restored health of
-    the provider key, provider-wide and for the model that ran; atomically (see the module notes)."""
+    """store.Store.close_turn: the attempt row, the answer only when that row is new (the fence against a lost
+    worker's late close) and then the restored health of the provider key, provider-wide and for the model that
+    ran; atomically (see the module notes)."""
     columns, models = sorted(attempt), ["", effective_model or ""]
     key, healthy = attempt["provider_key"], HealthState.healthy.value
     unless = "WHERE NOT EXISTS (SELECT 1 FROM restorable)"
     happy = await conn.fetchrow(
         f"WITH restorable AS ({RESTORABLE_ANY}), "
-        f"answer AS ({ANSWER_FROM_SELECT.format(unless=unless)}), "
-        f"attempt AS ({_attempt_insert(columns, 9, unless)} RETURNING 1) "
+        f"attempt AS ({_attempt_insert(columns, 9, unless)} RETURNING 1), "
+        f"answer AS ({ANSWER_FROM_SELECT.format(unless='WHERE EXISTS (SELECT 1 FROM attempt)')}) "
         "SELECT EXISTS (SELECT 1 FROM restorable) AS restorable, EXISTS (SELECT 1 FROM attempt) AS inserted",
         key, models, healthy, run_id, seq, answer, provider, now, *(attempt[c] for c in columns),
     )  # fmt: skip
@@ -316,9 +317,9 @@ async def close_turn(
     if not happy["restorable"]:
         return bool(happy["inserted"])
     async with conn.transaction():
-        await conn.execute(ANSWER, run_id, seq, answer, provider, now)
         inserted = (await conn.execute(_attempt_insert(columns, 1), *(attempt[c] for c in columns))) == "INSERT 0 1"
         if inserted:
+            await conn.execute(ANSWER, run_id, seq, answer, provider, now)
             for record in await conn.fetch(RESTORABLE, key, models, healthy):
                 row = ProviderHealthRow(**dict(record))
                 save_capacity(row, step(capacity_of(row), now, CallSucceeded(run_id=run_id)))

@@ -17,7 +17,7 @@ with workflow.unsafe.imports_passed_through():
     from routing.codes import ErrorCode
     from routing.cycle import RouteCycle, Step, StepKind
     from routing.decider import Decision, ParkReason, RoutingContext, decide
-    from routing.messages import actionable_message
+    from routing.messages import actionable_message, worker_lost_message
     from routing.route import Substitute
     from routing.run import AttemptOutcome, Candidate, RoutePlan, RunRequest, RunStatus, RunView
     from routing.selection import Pins, UserDecision
@@ -186,6 +186,8 @@ class OfficeRunWorkflow:
         view, code = self._view, step.code or ErrorCode.unknown
         if code is ErrorCode.invalid_configuration and failure:  # names the workspace setting to change
             return failure.excerpt
+        if code is ErrorCode.worker_lost:  # names the workers, never the provider
+            return worker_lost_message([a.excerpt or "" for a in view.attempts if a.error_code == code.value])
         provider = cand.provider if cand else step.provider or view.provider
         model = cand.requested_model if cand else view.requested_model
         return actionable_message(code, provider, model, view.agent, failure.excerpt if failure else "")

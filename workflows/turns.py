@@ -9,10 +9,11 @@ from typing import Any, TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError, CancelledError, TimeoutError
+from temporalio.exceptions import ActivityError, ApplicationError, CancelledError, TimeoutError, TimeoutType
 
 with workflow.unsafe.imports_passed_through():
     from contracts.activities import (
+        WORKER_SHUTDOWN,
         AcpCloseInput,
         AcpStarted,
         AcpStartInput,
@@ -26,7 +27,7 @@ with workflow.unsafe.imports_passed_through():
         provider_queue,
     )
     from routing.classifier import Classification, FailureSignal, classify
-    from routing.codes import Phase
+    from routing.codes import ErrorClass, ErrorCode, Phase
     from routing.config import ExecutorKind
     from routing.cycle import RouteCycle
     from routing.repository import branch_for
@@ -42,6 +43,9 @@ WORKER_PICKUP = timedelta(seconds=30)  # a turn for a dead worker's session fail
 NO_RETRY = RetryPolicy(maximum_attempts=1)  # provider calls: the decider is the only retry layer
 STORE_UNAVAILABLE = "StoreUnavailable"  # activities.bookkeeping: the store stayed out past the activity's bound
 STORE_WAIT = timedelta(seconds=5)  # then the same attempt again: infrastructure is never a provider attempt
+# A heartbeat timeout, a turn no worker picked up from its worker's queue, or a worker's shutdown is a lost
+# worker (infrastructure), no longer the provider's `timeout`. Runs recorded before it booked them as the latter.
+WORKER_LOSS = "worker-loss-v1"
 T = TypeVar("T")
 
 
@@ -56,18 +60,18 @@ def provider_call(cand: Candidate, margin_s: float) -> dict[str, Any]:
 
 
 class AttemptFailed(Exception):
-    """An attempt's activity failed; carries the phase it failed in for classification."""
+    """An attempt's activity failed; carries the phase it failed in and the queue it was sent to."""
 
-    def __init__(self, error: ActivityError, phase: Phase):
+    def __init__(self, error: ActivityError, phase: Phase, queue: str):
         super().__init__(str(error))
-        self.error, self.phase = error, phase
+        self.error, self.phase, self.queue = error, phase, queue
 
 
-async def guarded(phase: Phase, call: Awaitable[T]) -> T:
+async def guarded(phase: Phase, queue: str, call: Awaitable[T]) -> T:
     try:
         return await call
     except ActivityError as err:
-        raise AttemptFailed(err, phase) from err
+        raise AttemptFailed(err, phase, queue) from err
 
 
 def store_unavailable(err: ActivityError) -> bool:
@@ -75,9 +79,36 @@ def store_unavailable(err: ActivityError) -> bool:
     return isinstance(err.cause, ApplicationError) and err.cause.type == STORE_UNAVAILABLE
 
 
-def classify_failure(err: ActivityError, cand: Candidate, phase: Phase) -> Classification:
+def worker_lost(err: ActivityError, cand: Candidate, phase: Phase, queue: str) -> Classification | None:
+    """The worker stopped reporting (heartbeat timeout: killed, stalled, partitioned), never picked the turn up
+    from its own queue (gone), or shut down mid-activity: the office's fault, not the provider's. An activity
+    whose own start-to-close timeout fired while it still heartbeated is not this: that stays `timeout`."""
+    cause, worker = err.cause, err.identity or "unknown"
+    if isinstance(cause, TimeoutError) and cause.type is TimeoutType.HEARTBEAT:
+        rule, what = "worker.heartbeat_timeout", f"worker {worker} stopped heartbeating"
+    elif isinstance(cause, TimeoutError) and cause.type is TimeoutType.SCHEDULE_TO_START:
+        rule, what = "worker.pickup_timeout", f"no worker took the turn from {queue} (its worker is gone)"
+    elif isinstance(cause, ApplicationError) and cause.type == WORKER_SHUTDOWN:
+        rule, what = "worker.shutdown", f"worker {worker} shut down"
+    else:
+        return None
+    return Classification(
+        code=ErrorCode.worker_lost,
+        error_class=ErrorClass.infrastructure,
+        confidence=1.0,
+        phase=phase,
+        rule=rule,
+        provider=cand.provider,
+        excerpt=f"worker lost: {what}",
+    )
+
+
+def classify_failure(err: ActivityError, cand: Candidate, phase: Phase, queue: str = "") -> Classification:
     """Activities classify what they saw and ship it in the failure's details; anything else (a lost worker,
     a timeout, an unexpected exception) is classified here from what Temporal reports."""
+    lost = worker_lost(err, cand, phase, queue)
+    if lost is not None and workflow.patched(WORKER_LOSS):
+        return lost
     cause = err.cause
     if isinstance(cause, ApplicationError) and cause.details and isinstance(cause.details[0], dict):
         try:
@@ -127,7 +158,7 @@ class AgentTurns:
                 if isinstance(failed.error.cause, CancelledError):  # the run itself is being cancelled
                     raise asyncio.CancelledError() from failed.error
                 if not store_unavailable(failed.error):
-                    return classify_failure(failed.error, cand, failed.phase)
+                    return classify_failure(failed.error, cand, failed.phase, failed.queue)
                 await workflow.sleep(STORE_WAIT, summary="waiting for the store")  # the same attempt, uncounted
         self._note_files(out)
         return out.output
@@ -172,6 +203,7 @@ class AgentTurns:
             queue = provider_queue(queue, cand.provider)
         turn: SessionTurnOutput = await guarded(
             Phase.after_start,
+            queue,
             workflow.execute_activity(
                 Activity.session_turn,
                 SessionTurnInput(
@@ -206,6 +238,7 @@ class AgentTurns:
                 queue = acp_start_queue(queue)
             started: AcpStarted = await guarded(
                 Phase.session_start,
+                queue,
                 workflow.execute_activity(
                     Activity.acp_start,
                     AcpStartInput(
@@ -231,6 +264,7 @@ class AgentTurns:
         session = live[1]
         turn: SessionTurnOutput = await guarded(
             Phase.after_start,
+            session.worker_queue,
             workflow.execute_activity(
                 Activity.acp_turn,
                 AcpTurnInput(

@@ -193,7 +193,7 @@ async def test_worker_killed_while_the_agent_runs_recovers_and_leaks_no_process(
     finally:
         await stop_workers(first, second)
     assert view.status is RunStatus.completed
-    assert [a.error_code for a in view.attempts] == ["timeout", None]  # the lost heartbeat, then a new session
+    assert [a.error_code for a in view.attempts] == ["worker_lost", None]  # the lost heartbeat, then a new session
     pids = {c["pid"] for c in received(log)}
     assert len(pids) == 2 and not any(alive(pid) for pid in pids)
 

@@ -54,7 +54,7 @@ async def test_worker_killed_mid_run_recovers_with_exactly_one_warning(stack, tm
         await stop_workers(first, second)
 
     assert view.status is RunStatus.completed
-    assert [(a.error_code, a.decision) for a in view.attempts] == [("timeout", "short_retry"), (None, None)]
+    assert [(a.error_code, a.decision) for a in view.attempts] == [("worker_lost", "short_retry"), (None, None)]
     assert all(c["requested_model"] is None for c in calls_to(stack, p["alpha"]))  # gone-model never sent
     assert view.effective_model == "sim-small"
     [warning] = view.warnings

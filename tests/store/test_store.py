@@ -4,6 +4,7 @@ import asyncio
 import itertools
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlmodel import SQLModel
@@ -329,6 +330,30 @@ async def test_close_turn_is_idempotent_by_run_and_attempt_and_restores_its_own_
     assert [e.content for e in await store.read_transcript("r1", 9)] == ["hi", "answer"]
     states = {r.provider_key: r.state for r in await store.health_rows()}
     assert states == {key_a: "healthy", key_b: "user_action_required"}
+    await store.close()
+
+
+@pytest.mark.parametrize("unhealthy", [False, True], ids=["one-statement close", "locked close"])
+async def test_a_lost_workers_late_close_writes_no_answer_once_its_attempt_is_booked(db_url, unhealthy):
+    """The workflow booked attempt 1 as lost with its worker and sent the turn again as attempt 2; the stalled
+    worker then came back and closed attempt 1: the attempt row is the fence, so its answer is not written and
+    the transcript holds the answer of the attempt the run took."""
+    from routing.identity import provider_key
+
+    store = await migrated(db_url)
+    a, _ = two_workspaces_naming_claude()
+    key = provider_key(a.providers["claude"])
+    if unhealthy:  # a provider with a failure streak takes the locked close
+        await store.set_health("claude", None, HealthState.short_retry, None, "timeout", "r0", key=key)
+    base = {"run_id": "r1", "provider": "claude", "provider_key": key, "execution_profile": "claude/standard",
+            "started_at": T0, "finished_at": T0}  # fmt: skip
+    await store.append_transcript("r1", 1, "user", "hi")
+    assert await store.record_attempt(base | {"seq": 1, "outcome": "failed", "code": "worker_lost"})
+    assert not await store.close_turn("r1", 2, "late answer", "claude", base | {"seq": 1, "outcome": "succeeded"}, None)
+    assert [e.content for e in await store.read_transcript("r1", 9)] == ["hi"]
+    assert await store.close_turn("r1", 2, "the answer", "claude", base | {"seq": 2, "outcome": "succeeded"}, None)
+    assert [e.content for e in await store.read_transcript("r1", 9)] == ["hi", "the answer"]
+    assert [(r.seq, r.outcome) for r in await store.list_attempts("r1")] == [(1, "failed"), (2, "succeeded")]
     await store.close()
 
 

@@ -157,3 +157,29 @@ def test_a_retry_after_a_rate_limit_is_paced_not_budgeted():
     c.state_for_failure(cand("a"), failure("provider_unavailable"))
     c.after(decision(DecisionKind.short_retry, delay_s=1.0), cand("a"))
     assert c.spends_retry_budget()
+
+
+def lost() -> Classification:
+    return Classification(code=ErrorCode.worker_lost, error_class=class_of(ErrorCode.worker_lost), confidence=1.0,
+                          phase=Phase.after_start, rule="worker.heartbeat_timeout")  # fmt: skip
+
+
+def test_a_lost_worker_costs_the_provider_nothing_and_is_counted_apart():
+    """Not an attempt against the cap, not a short retry of the route, and its re-send is not a budgeted retry."""
+    c = cycle("a", "b")
+    a = c.plan.candidates[0]
+    transient = Classification(code=ErrorCode.timeout, error_class=class_of(ErrorCode.timeout), confidence=0.9,
+                               phase=Phase.after_start, rule="t")  # fmt: skip
+    c.state_for_failure(a, transient)
+    c.after(decision(DecisionKind.short_retry, delay_s=1.0), a)
+    assert (c.failed, c.route_retries, c.spends_retry_budget()) == (1, 1, True)
+    for n in (1, 2, 3):
+        state = c.state_for_failure(a, lost())
+        step = c.after(Decision(kind=DecisionKind.short_retry, code=ErrorCode.worker_lost, reason="r", delay_s=2.0), a)
+        assert (step.kind, step.delay_s) == (StepKind.retry_same_route, 2.0)
+        assert (state.attempts, state.worker_losses, state.same_route_retries) == (1, n, 1)
+        assert (c.failed, c.worker_losses, c.route_retries, c.excluded) == (1, n, 1, [])
+        assert not c.spends_retry_budget()
+    c.state_for_failure(a, transient)  # the provider's own failure again: a budgeted retry, as before
+    c.after(decision(DecisionKind.short_retry, delay_s=1.0), a)
+    assert (c.failed, c.worker_losses, c.spends_retry_budget()) == (2, 3, True)

@@ -45,6 +45,7 @@ TABLE = {
     ErrorCode.unknown: (X, X, X),
     ErrorCode.invalid_configuration: (X, X, X),
     ErrorCode.invalid_input: (X, X, X),
+    ErrorCode.worker_lost: (S, S, S),  # the same route on a live worker, in every context
 }
 
 
@@ -59,9 +60,14 @@ def failure(code: ErrorCode, retry_after_s: float | None = None) -> Classificati
     )
 
 
-def state(others: bool, retries: int = 0, attempts: int = 1, waits: int = 0) -> RunState:
+def state(others: bool, retries: int = 0, attempts: int = 1, waits: int = 0, lost: int = 1) -> RunState:
     return RunState(
-        attempts=attempts, max_attempts=8, same_route_retries=retries, waits=waits, other_candidate_eligible=others
+        attempts=attempts,
+        max_attempts=8,
+        same_route_retries=retries,
+        waits=waits,
+        other_candidate_eligible=others,
+        worker_losses=lost,
     )
 
 
@@ -82,7 +88,7 @@ def test_circuit_open_never_short_retries_and_waits_at_least_its_hint():
     assert d.kind is W and d.delay_s >= 12 and d.health is None
 
 
-@pytest.mark.parametrize("code", [c for c, row in TABLE.items() if row[0] is S])
+@pytest.mark.parametrize("code", [c for c, row in TABLE.items() if row[0] is S and c is not ErrorCode.worker_lost])
 def test_transient_after_short_retries_falls_back_or_waits(code):
     exhausted = ShortRetryRules().max_short_retries
     assert decide(failure(code), C.office, state(True, retries=exhausted), 0.5).kind is F
@@ -173,3 +179,30 @@ def test_decider_is_total_and_never_switches_outside_office(code, ctx, others, r
         assert ctx is C.office and others and code is not ErrorCode.unknown
     if d.kind in (S, W):
         assert d.delay_s is not None and d.delay_s >= (hint or 0)
+
+
+@pytest.mark.parametrize(
+    ("retries", "attempts", "others", "lost", "kind"),
+    [
+        (0, 1, True, 1, S),
+        (2, 1, True, 1, S),  # the route's short retries are spent: a lost worker is still not a reason to move
+        (0, 8, True, 1, S),  # the attempt cap counts the provider's failures, not the office's
+        (0, 1, False, 20, S),  # the last one the run allows
+        (0, 1, True, 21, X),  # past the run's limit: fail, naming the workers (never a fallback)
+    ],
+)
+def test_a_lost_worker_retries_the_same_route_without_blaming_the_provider(retries, attempts, others, lost, kind):
+    rules = ShortRetryRules()
+    assert rules.max_worker_losses == 20
+    d = decide(failure(ErrorCode.worker_lost), C.office, state(others, retries, attempts, lost=lost), 0.99)
+    assert (d.kind, d.health, d.park_reason) == (kind, None, None)
+    if kind is S:
+        assert 0 <= d.delay_s <= min(rules.worker_cap_s, rules.worker_base_s * 2 ** (lost - 1))
+    else:
+        assert "worker lost 21 times" in d.reason
+
+
+@given(lost=st.integers(1, 20), rand=st.floats(0, 0.999))
+def test_a_lost_worker_backs_off_within_its_cap(lost, rand):
+    d = decide(failure(ErrorCode.worker_lost), C.office, state(True, lost=lost), rand)
+    assert d.kind is S and 0 <= d.delay_s <= ShortRetryRules().worker_cap_s
