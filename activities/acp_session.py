@@ -361,11 +361,12 @@ class AcpActivities:
         )
         # The answer is in hand: a store outage now is waited out, never a reason to ask the agent again.
         held = turn.model_dump(mode="json")
-        if await bookkeeping.close_turn(
+        closed = await bookkeeping.close_turn(
             self.store, inp.run_id, inp.user_seq + 1, answer, cand.provider, attempt_row(record), effective, held=held
-        ):
+        )
+        if closed.inserted:
             count(record)
-        return turn
+        return bookkeeping.as_stored(turn, closed)
 
     async def _commit(
         self, inp: AcpTurnInput, session: AgentSession, model: str | None

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from activities import metrics
 from activities.bookkeeping import clean_row, store_retrying
 from contracts.activities import AttemptRecord
+from routing.codes import ErrorCode
 from routing.decider import DecisionKind, HealthState
 from routing.identity import provider_key
 from routing.run import AttemptOutcome, Candidate
@@ -31,7 +32,10 @@ async def store_attempt(store: Store, rec: AttemptRecord) -> None:
     """Idempotent on (run, seq): an activity retry never adds a second row or a second health step."""
     failure, decision = rec.failure, rec.decision
     row = clean_row(attempt_row(rec))
-    inserted = await store_retrying(lambda: store.record_attempt(row), f"recording attempt {rec.seq} of {rec.run_id}")
+    lost = failure is not None and failure.code is ErrorCode.worker_lost
+    inserted = await store_retrying(
+        lambda: store.record_attempt(row, supersede_success=lost), f"recording attempt {rec.seq} of {rec.run_id}"
+    )
     if not inserted:
         return
     count(rec)

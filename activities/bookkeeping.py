@@ -34,7 +34,9 @@ from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from activities import metrics
 from activities.heartbeat import beat, beat_interval_s, heartbeating
+from contracts.activities import SessionTurnOutput
 from store.repository import Store
+from store.rows import Closed
 from store.tables import TranscriptEntryRow
 
 log = logging.getLogger(__name__)
@@ -258,12 +260,20 @@ async def close_turn(
     attempt: dict[str, Any],
     effective_model: str | None,
     held: dict | None = None,
-) -> bool:
-    """The answer (insert-if-absent on (run, seq)), the succeeded attempt (on (run, attempt seq)) and the
-    provider's restored health, in one transaction, retried while the store is out. The answer is already in
-    hand: it is never asked of the provider again. True when the attempt row is new (count it once)."""
+) -> Closed:
+    """The succeeded attempt (insert-if-absent on (run, attempt seq)), the answer (on (run, seq), only with a
+    new attempt row) and the provider's restored health, in one transaction, retried while the store is out.
+    The answer is already in hand: it is never asked of the provider again. See `Store.close_turn`."""
     return await store_retrying(
         lambda: store.close_turn(run_id, seq, clean_text(answer), provider, clean_row(attempt), effective_model),
         f"recording the answer of turn {seq // 2} of {run_id}",
         held=held,
     )
+
+
+def as_stored(turn: SessionTurnOutput, closed: Closed) -> SessionTurnOutput:
+    """The turn as the run keeps it: with the answer its transcript holds (a lost attempt's, when that got in
+    first), so what the run shows is what its next turn is sent."""
+    if closed.answer == turn.output.text:
+        return turn
+    return turn.model_copy(update={"output": turn.output.model_copy(update={"text": closed.answer})})

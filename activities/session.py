@@ -210,7 +210,7 @@ class SessionActivities:
         turn = SessionTurnOutput(
             started=started, output=output, normalisations=forwarded.normalisations, probe=admission.probe
         )
-        if await bookkeeping.close_turn(
+        closed = await bookkeeping.close_turn(
             self.store,
             inp.run_id,
             inp.user_seq + 1,
@@ -219,9 +219,10 @@ class SessionActivities:
             attempt_row(record),
             effective,
             held=turn.model_dump(mode="json"),
-        ):
+        )
+        if closed.inserted:
             count(record)
-        return turn
+        return bookkeeping.as_stored(turn, closed)
 
     async def _call(
         self, cand: Candidate, model: str | None, messages: list[dict[str, str]], beat: bool = True

@@ -35,7 +35,7 @@ from routing.route import HealthRecord
 from routing.selection import Pins, SelectionKind, SelectionSource
 from store import turn_path
 from store.engine import DEFAULT_POOL_SIZE, make_engine
-from store.rows import TurnOpening, as_utc, capacity_of, health_event, save_capacity, utcnow
+from store.rows import Closed, TurnOpening, as_utc, capacity_of, health_event, save_capacity, utcnow
 from store.tables import (
     AgentProfileRow,
     AttemptRow,
@@ -204,13 +204,15 @@ class Store:
         provider: str,
         attempt: dict[str, Any],
         effective_model: str | None,
-    ) -> bool:
+    ) -> Closed:
         """One transaction: record the succeeded attempt, append the answer, and restore the provider's health
         (provider-wide and for the model that ran). Idempotent on (run, seq) for the answer and (run, attempt seq)
         for the attempt: a retry after a lost commit acknowledgement inserts nothing and restores nothing again.
         The attempt row is the fence: when (run, attempt seq) is already recorded (the workflow booked the attempt
-        as lost with its worker, which then came back), the late answer is not written either.
-        True when the attempt row is new. The health restored is the attempt's provider identity
+        as lost with its worker, which then came back), the late answer is not written either. A late answer that
+        got in first stays the turn's answer: `Closed.answer` is the text the transcript holds for the turn, which
+        the turn returns, so the run shows what its next turn is sent.
+        The health restored is the attempt's provider identity
         (`attempt["provider_key"]`, else the one the provider's name resolves to)."""
         now = utcnow()
         key = attempt.get("provider_key") or await self.key_for(provider)
@@ -244,12 +246,36 @@ class Store:
                     run_id,
                     now,
                 )
+            stored = await s.scalar(
+                select(TranscriptEntryRow.content).where(
+                    TranscriptEntryRow.run_id == run_id,  # type: ignore[arg-type]
+                    TranscriptEntryRow.seq == seq,  # type: ignore[arg-type]
+                )
+            )
             await s.commit()
-        return bool(inserted)
+        return Closed(inserted=bool(inserted), answer=answer if stored is None else stored)
 
     # --- attempts ---------------------------------------------------------------------------------
-    async def record_attempt(self, values: dict[str, Any]) -> bool:
-        return await self.insert_ignore(AttemptRow, values)
+    async def record_attempt(self, values: dict[str, Any], supersede_success: bool = False) -> bool:
+        """Insert-if-absent on (run, seq); True when this call wrote the row. `supersede_success`: the workflow
+        books an attempt whose worker it lost, and that worker's late close may have recorded it as succeeded
+        first: the booking replaces such a row (the run never took that answer as the attempt's result)."""
+        if not supersede_success:
+            return await self.insert_ignore(AttemptRow, values)
+        keys = ("run_id", "seq")
+        stmt = (
+            self._insert(AttemptRow)
+            .values(**values)
+            .on_conflict_do_update(
+                index_elements=list(keys),
+                set_={k: v for k, v in values.items() if k not in keys},
+                where=AttemptRow.outcome == "succeeded",  # type: ignore[arg-type]
+            )
+        )
+        async with self.db() as s:
+            result = await s.execute(stmt)
+            await s.commit()
+            return bool(result.rowcount)
 
     async def list_attempts(self, run_id: str) -> list[AttemptRow]:
         async with self.db() as s:

@@ -29,6 +29,15 @@ class TurnOpening:
     text: str
 
 
+@dataclass(frozen=True)
+class Closed:
+    """A closed turn: whether its attempt row is new (count it once), and the answer the transcript holds for
+    the turn (this attempt's, or a lost attempt's that got in first: the run returns that one)."""
+
+    inserted: bool
+    answer: str
+
+
 # --- provider health rows <-> the pure capacity state ---------------------------------------------------
 def capacity_of(row: ProviderHealthRow) -> CapacityState:
     """The row as routing.capacity's state (SQLite loads datetimes naive: they are UTC)."""

@@ -25,7 +25,7 @@ from routing.config import AgentProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.route import HealthRecord
 from routing.selection import Pins, SelectionKind, SelectionSource
-from store.rows import TurnOpening, capacity_of, health_event, save_capacity
+from store.rows import Closed, TurnOpening, capacity_of, health_event, save_capacity
 from store.tables import HealthEventRow, ProviderHealthRow, TranscriptEntryRow
 
 CONFIGS = """
@@ -107,6 +107,7 @@ ANSWER_FROM_SELECT = (  # parameters after the close's three: run, seq, answer, 
     "INSERT INTO transcript_entries (run_id, seq, role, content, provider, created_at) "
     "SELECT $4, $5, 'assistant', $6, $7, $8 {unless} ON CONFLICT DO NOTHING"
 )
+STORED = "SELECT content FROM transcript_entries WHERE run_id = ${} AND seq = ${}"  # the turn's answer, if any
 # A close with nothing to restore: no row of the provider key (provider-wide, the model that ran) is unhealthy or
 # has a failure streak; then the answer and the attempt are written, else nothing is and the locked close runs.
 TO_RESTORE = (  # store.repository.RESTORABLE
@@ -299,7 +300,7 @@ async def close_turn(
     attempt: dict[str, Any],
     effective_model: str | None,
     now: datetime,
-) -> bool:
+) -> Closed:
     """store.Store.close_turn: the attempt row, the answer only when that row is new (the fence against a lost
     worker's late close) and then the restored health of the provider key, provider-wide and for the model that
     ran; atomically (see the module notes)."""
@@ -310,12 +311,13 @@ async def close_turn(
         f"WITH restorable AS ({RESTORABLE_ANY}), "
         f"attempt AS ({_attempt_insert(columns, 9, unless)} RETURNING 1), "
         f"answer AS ({ANSWER_FROM_SELECT.format(unless='WHERE EXISTS (SELECT 1 FROM attempt)')}) "
-        "SELECT EXISTS (SELECT 1 FROM restorable) AS restorable, EXISTS (SELECT 1 FROM attempt) AS inserted",
+        "SELECT EXISTS (SELECT 1 FROM restorable) AS restorable, EXISTS (SELECT 1 FROM attempt) AS inserted, "
+        f"({STORED.format(4, 5)}) AS stored",  # as before this statement: a lost attempt's answer that got in first
         key, models, healthy, run_id, seq, answer, provider, now, *(attempt[c] for c in columns),
     )  # fmt: skip
     assert happy is not None
     if not happy["restorable"]:
-        return bool(happy["inserted"])
+        return Closed(inserted=bool(happy["inserted"]), answer=happy["stored"] or answer)
     async with conn.transaction():
         inserted = (await conn.execute(_attempt_insert(columns, 1), *(attempt[c] for c in columns))) == "INSERT 0 1"
         if inserted:
@@ -331,4 +333,5 @@ async def close_turn(
                     HEALTH_EVENT, event.provider, event.provider_key, event.model, event.state, event.retry_at,
                     event.code, event.run_id, event.at,
                 )  # fmt: skip
-    return inserted
+        stored = await conn.fetchval(STORED.format(1, 2), run_id, seq)
+    return Closed(inserted=inserted, answer=stored or answer)

@@ -326,7 +326,7 @@ async def test_close_turn_is_idempotent_by_run_and_attempt_and_restores_its_own_
     }
     await store.append_transcript("r1", 1, "user", "hi")
     results = [await store.close_turn("r1", 2, "answer", "claude", attempt, None) for _ in range(3)]
-    assert results == [True, False, False]
+    assert [r.inserted for r in results] == [True, False, False]
     assert [e.content for e in await store.read_transcript("r1", 9)] == ["hi", "answer"]
     states = {r.provider_key: r.state for r in await store.health_rows()}
     assert states == {key_a: "healthy", key_b: "user_action_required"}
@@ -334,26 +334,40 @@ async def test_close_turn_is_idempotent_by_run_and_attempt_and_restores_its_own_
 
 
 @pytest.mark.parametrize("unhealthy", [False, True], ids=["one-statement close", "locked close"])
-async def test_a_lost_workers_late_close_writes_no_answer_once_its_attempt_is_booked(db_url, unhealthy):
-    """The workflow booked attempt 1 as lost with its worker and sent the turn again as attempt 2; the stalled
-    worker then came back and closed attempt 1: the attempt row is the fence, so its answer is not written and
-    the transcript holds the answer of the attempt the run took."""
+async def test_a_lost_workers_late_close_never_gives_a_turn_two_answers(db_url, unhealthy):
+    """Attempt 1's worker stalled: the workflow booked it as lost and sent the turn again as attempt 2, and the
+    stalled worker came back and closed attempt 1 too, after the booking or before it. Either way the turn has
+    one answer, the one the retry returns, and one succeeded attempt: attempt 1 stays booked as lost."""
     from routing.identity import provider_key
 
-    store = await migrated(db_url)
     a, _ = two_workspaces_naming_claude()
     key = provider_key(a.providers["claude"])
+    store = await migrated(db_url)
     if unhealthy:  # a provider with a failure streak takes the locked close
         await store.set_health("claude", None, HealthState.short_retry, None, "timeout", "r0", key=key)
-    base = {"run_id": "r1", "provider": "claude", "provider_key": key, "execution_profile": "claude/standard",
-            "started_at": T0, "finished_at": T0}  # fmt: skip
-    await store.append_transcript("r1", 1, "user", "hi")
-    assert await store.record_attempt(base | {"seq": 1, "outcome": "failed", "code": "worker_lost"})
-    assert not await store.close_turn("r1", 2, "late answer", "claude", base | {"seq": 1, "outcome": "succeeded"}, None)
-    assert [e.content for e in await store.read_transcript("r1", 9)] == ["hi"]
-    assert await store.close_turn("r1", 2, "the answer", "claude", base | {"seq": 2, "outcome": "succeeded"}, None)
-    assert [e.content for e in await store.read_transcript("r1", 9)] == ["hi", "the answer"]
-    assert [(r.seq, r.outcome) for r in await store.list_attempts("r1")] == [(1, "failed"), (2, "succeeded")]
+    for run, late_first in (("after", False), ("first", True)):
+        base = {"run_id": run, "provider": "claude", "provider_key": key, "execution_profile": "claude/standard",
+                "started_at": T0, "finished_at": T0}  # fmt: skip
+        lost = base | {"seq": 1, "outcome": "failed", "code": "worker_lost", "decision": "short_retry"}
+        late, retry = base | {"seq": 1, "outcome": "succeeded"}, base | {"seq": 2, "outcome": "succeeded"}
+        await store.append_transcript(run, 1, "user", "hi")
+        if late_first:
+            assert (await store.close_turn(run, 2, "late answer", "claude", late, None)).inserted
+            assert await store.record_attempt(lost, supersede_success=True)  # the booking wins over the late row
+        else:
+            assert await store.record_attempt(lost, supersede_success=True)
+            closed = await store.close_turn(run, 2, "late answer", "claude", late, None)
+            assert not closed.inserted  # the booked attempt is the fence: no late answer either
+            assert [e.content for e in await store.read_transcript(run, 9)] == ["hi"]
+        closed = await store.close_turn(run, 2, "the answer", "claude", retry, None)
+        expected = "late answer" if late_first else "the answer"
+        assert (closed.inserted, closed.answer) == (True, expected)  # what the run returns is what it keeps
+        assert [e.content for e in await store.read_transcript(run, 9)] == ["hi", expected]
+        assert [(r.seq, r.outcome, r.code) for r in await store.list_attempts(run)] == [
+            (1, "failed", "worker_lost"),
+            (2, "succeeded", None),
+        ]
+        assert not await store.record_attempt(lost, supersede_success=True)  # a retried booking changes nothing
     await store.close()
 
 

@@ -93,7 +93,7 @@ async def test_a_success_restores_the_providers_health_once_with_its_audit_event
     await store.set_health("ours", "m1", HealthState.degraded, T0, "model_capacity", "r0", key=key)
     await store.set_health("ours", "m9", HealthState.degraded, T0, "model_capacity", "r0", key=key)
     results = [await store.close_turn("r1", 2, "answer", "ours", attempt("r1", 1, key), "m1") for _ in range(2)]
-    assert results == [True, False]
+    assert [(r.inserted, r.answer) for r in results] == [(True, "answer"), (False, "answer")]
     states = {r.model: r.state for r in await store.health_rows()}
     assert states == {"": "healthy", "m1": "healthy", "m9": "degraded"}  # another model's record stands
     restored = [e for e in await store.health_events(run_id="r1")]
@@ -237,7 +237,7 @@ async def test_a_happy_turn_costs_one_statement_to_admit_and_one_to_close():
             opening = TurnOpening(run, 1, "hi")
             admission, snapshot = await store.admit_and_open("ours", CallRequest(run), opening, key=key)
             assert admission.allowed and [e.content for e in snapshot or []] == ["hi"]
-            assert await store.close_turn(run, 2, "answer", "ours", attempt(run, 1, key), "m1")
+            assert (await store.close_turn(run, 2, "answer", "ours", attempt(run, 1, key), "m1")).inserted
         assert len(statements) == 4, [s[:60] for s in statements]
         assert [e.content for e in await store.read_transcript("r2", 9)] == ["hi", "answer"]
         [row] = await store.health_rows()
