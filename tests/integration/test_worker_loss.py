@@ -53,7 +53,7 @@ async def start_runs(stack: Stack, ws: str, agent: str, queue: str, count: int) 
                 f"task {i}",
                 follow_ups=[f"now step 2 of task {i}"],
                 task_queue=queue,
-            )  # fmt: skip
+            )
             for i in range(count)
         )
     )
