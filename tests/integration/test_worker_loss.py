@@ -25,6 +25,7 @@ from .helpers import calls_to, run_to_end, start_worker, stop_workers
 pytestmark = pytest.mark.integration
 HEARTBEAT_S = 2  # how soon a lost worker is noticed; the provider answers in PROVIDER_S, heartbeating meanwhile
 PROVIDER_S = 2.0
+CHAOS_PROVIDER_S = 5.0
 
 
 async def polled_by(stack: Stack, queue: str, pid: int) -> None:
@@ -109,8 +110,10 @@ async def check_runs_and_provider(stack: Stack, ws: str, provider: str, run_ids:
 async def test_workers_killed_again_and_again_never_park_a_run_or_touch_the_provider(stack, tmp_path):
     """Thirty two-turn runs, two workers, a worker SIGKILLed six times while turns are in flight."""
     queue = f"chaos-{uuid.uuid4().hex[:6]}"
+    # Turns long enough that the runs are still in flight at the sixth kill (each cycle waits for the restarted
+    # worker to poll): the kills must land on turns, not on an idle fleet.
     ws, agent, p = await stack.workspace(
-        {"p": SimProvider(models=["sim-small"], latency_ms=PROVIDER_S * 1000)}, heartbeat_timeout_s=HEARTBEAT_S
+        {"p": SimProvider(models=["sim-small"], latency_ms=CHAOS_PROVIDER_S * 1000)}, heartbeat_timeout_s=HEARTBEAT_S
     )
     workers = [await start_worker(stack, queue, tmp_path / f"w{i}.log") for i in range(2)]
     kills = 0
