@@ -208,10 +208,13 @@ class AcpActivities:
         """(With a repository: a working copy of the run's branch at its last completed turn →) launch →
         initialize → session/new in that directory → the advertised models → at most one selection call."""
         cand = inp.candidate
+        try:  # the credential first: a reference the worker refuses fails before a working copy or a process
+            env = launch_environment(cand.profile, cand.provider, cand.requested_model)
+        except ProviderCallError as err:
+            raise provider_failure(classify(err.signal, utcnow())) from err
         wc = await self._workcopy(inp) if inp.repository is not None else None
         cwd = str(wc.path) if wc is not None else session_workdir(self.cwd, inp.run_id)
         try:
-            env = launch_environment(cand.profile, cand.provider, cand.requested_model)
             session = await AgentSession.launch(inp.run_id, cand.provider, cand.profile, env, cwd, inp.permissions)
         except ProviderCallError as err:
             if wc is not None:

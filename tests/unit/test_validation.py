@@ -32,7 +32,7 @@ KEYS = {
 NOT_SECRETS = [
     "sk-sim-test",
     "task-runner",
-    "OFFICE_TEST_KEY",
+    "OFFICE_CRED_TEST_KEY",
     "claude-3-5-Sonnet-20241022",
     "anthropic/claude-3-5-Sonnet-20241022-v2:0",
     "us.anthropic.claude-3-7-sonnet-20250219-v1:0",
