@@ -145,7 +145,7 @@ def new_key_line(key_id: str) -> str:
 def ensure_key_file(path: Path, key_id: str = "k1") -> Path:
     """A key file for the embedded dev stack, created once (owner-only) and kept with its data."""
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write(f"# office payload keys: the first line encrypts, every line decrypts\n{new_key_line(key_id)}\n")

@@ -48,6 +48,10 @@ def provider(settings: str) -> str:
     return "  {p}: {" + settings + "}\n"
 
 
+# Nested aliases: parsed, 9^9 strings (the YAML "billion laughs"); a settings file refuses its first anchor.
+BILLION_LAUGHS = '_a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
+    f"_{b}: &{b} [{','.join(['*' + a] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi", strict=True)
+)
 WS = ["workspace", "set", "--file", "{dir}/ws.yaml"]
 WS_JSON = ["workspace", "set", "--file", "{dir}/ws.json"]
 PROFILE = ["profile", "set", "--file", "{dir}/profile.yaml"]
@@ -64,6 +68,10 @@ CASES = [
     Case("ws-yaml-syntax", WS, USAGE, ["not valid YAML at line 3"], {"ws.yaml": b"name: {ws}\nproviders: [\n"}),
     Case("ws-json-syntax", WS_JSON, USAGE, ["not valid JSON at line 1"], {"ws.json": b'{"name": "{ws}",}'}),
     Case("ws-empty", WS, USAGE, ["is empty", "mapping"], {"ws.yaml": b""}),
+    Case("ws-yaml-anchor", WS, USAGE, ["line 5 uses an anchor (&name)", "anchors and aliases are not allowed"],
+         {"ws.yaml": ws_file(GOOD_PROVIDER, "tiers: &t {fast: {model: m}}\n")}),
+    Case("ws-billion-laughs", WS, USAGE, ["line 5 uses an anchor (&name)", "write each value out"],
+         {"ws.yaml": ws_file(GOOD_PROVIDER, BILLION_LAUGHS)}),  # refused at its first anchor, before any expansion
     Case("ws-top-level-list", WS, USAGE, ["the top level is a list"], {"ws.yaml": b"- {ws}\n"}),
     # --- workspace files: keys ---------------------------------------------------------------------------
     Case("ws-duplicate-key", WS, USAGE, ["key 'max_attempts' appears twice", "lines 5 and 6"],
@@ -138,6 +146,8 @@ CASES = [
     Case("profile-not-utf8", PROFILE, USAGE, ["line 2 is not UTF-8"],
          {"profile.yaml": b"name: {agent}\nmodel: \xff\n"}),
     Case("profile-nul", PROFILE, USAGE, ["NUL byte"], {"profile.yaml": b"name: {agent}\x00\n"}),
+    Case("profile-yaml-alias", PROFILE, USAGE, ["line 3 uses an alias (*name)", "anchors and aliases"],
+         {"profile.yaml": b"name: {agent}\nmodel: sim-small\nfallback_model: *m\n"}),
     Case("profile-yaml-syntax", PROFILE, USAGE, ["not valid YAML"], {"profile.yaml": b"name: {agent}\nmodel: 'x\n"}),
     Case("profile-missing-file", ["profile", "set", "--file", "{dir}/none.json"], USAGE, ["none.json: no such file"]),
     Case("profile-bad-name", ["profile", "set", "Bad Name", "--model", "m"], USAGE, ["name: String should match"]),
