@@ -7,7 +7,6 @@ import contextlib
 import logging
 import os
 import re
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from activities.executors.acp import (
 from activities.executors.base import ProviderCallError
 from activities.session import as_entries, settle_start
 from activities.shutdown import fails_on_worker_shutdown
+from activities.workdir import default_work_dir, private_dir
 from contracts.activities import (
     AcpCloseInput,
     AcpStarted,
@@ -58,13 +58,6 @@ from store.repository import Store, utcnow
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-WORK_DIR_ENV = "OFFICE_WORK_DIR"
-
-
-def default_work_dir() -> str:
-    """Where this worker keeps its repository mirrors and working copies: OFFICE_WORK_DIR, else a directory
-    under the system temp dir. Nothing in it is needed once a turn is pushed (another worker can continue)."""
-    return os.environ.get(WORK_DIR_ENV) or str(Path(tempfile.gettempdir()) / "office-work")
 
 
 def repository_failure(err: Exception, provider: str, phase: Phase) -> ApplicationError:
@@ -159,14 +152,13 @@ async def end_session(session: AgentSession) -> None:
             await workcopy.remove(wc)
 
 
-def session_workdir(base: str | None, run_id: str) -> str:
-    """Where a run's agent works: the worker's configured directory, else the run's own directory under the
-    system temp dir (never the worker's current directory). An absolute path, as ACP wants."""
+def session_workdir(base: str | None, run_id: str, work_dir: str) -> str:
+    """Where a run's agent works: the worker's configured directory, else the run's own owner-only directory under
+    the worker's work directory (never the worker's current directory). An absolute path, as ACP wants."""
     if base:
         return os.path.abspath(base)
-    path = Path(tempfile.gettempdir()) / "office-sessions" / re.sub(r"[^A-Za-z0-9_.-]", "_", run_id)
-    path.mkdir(parents=True, exist_ok=True)
-    return str(path)
+    path = Path(work_dir).resolve() / "sessions" / re.sub(r"[^A-Za-z0-9_.-]", "_", run_id)
+    return str(private_dir(path))
 
 
 async def reap_orphaned_agents() -> int:
@@ -210,10 +202,13 @@ class AcpActivities:
         """(With a repository: a working copy of the run's branch at its last completed turn →) launch →
         initialize → session/new in that directory → the advertised models → at most one selection call."""
         cand = inp.candidate
-        wc = await self._workcopy(inp) if inp.repository is not None else None
-        cwd = str(wc.path) if wc is not None else session_workdir(self.cwd, inp.run_id)
-        try:
+        try:  # the credential first: a reference the worker refuses fails before a working copy or a process
             env = launch_environment(cand.profile, cand.provider, cand.requested_model)
+        except ProviderCallError as err:
+            raise provider_failure(classify(err.signal, utcnow())) from err
+        wc = await self._workcopy(inp) if inp.repository is not None else None
+        cwd = str(wc.path) if wc is not None else session_workdir(self.cwd, inp.run_id, self.work_dir)
+        try:
             session = await AgentSession.launch(inp.run_id, cand.provider, cand.profile, env, cwd, inp.permissions)
         except ProviderCallError as err:
             if wc is not None:

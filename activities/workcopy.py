@@ -33,6 +33,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from activities.executors.base import CredentialRefused, read_credential
 from routing.permissions import inside
 from routing.repository import (
     BranchMovedError,
@@ -144,7 +145,10 @@ def _env(config: RepositoryConfig, credential: bool = False) -> dict[str, str]:
     )
     env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
     if credential and config.push_credential_env:
-        token = os.environ.get(config.push_credential_env)
+        try:
+            token = read_credential(config.push_credential_env, "repository.push_credential_env")
+        except CredentialRefused as err:
+            raise RepositoryConfigError("repository.push_credential_env", str(err)) from None
         if not token:
             raise RepositoryConfigError(
                 "repository.push_credential_env",

@@ -170,7 +170,7 @@ async def claude_session_rss() -> dict:
                 continue
         return {"rss_mb": round(rss / 1024), "pss_mb": round(pss / 1024)}
 
-    os.environ["OFFICE_RSS_KEY"] = "sk-sim-rss"
+    os.environ["OFFICE_CRED_RSS_KEY"] = "sk-sim-rss"
     sim = await SimulatorServer(SimConfig()).start()
     try:
         await sim.set_provider("anthropic-rss", SimProvider(models=["claude-*"], api_key="sk-sim-rss"))
@@ -179,7 +179,7 @@ async def claude_session_rss() -> dict:
                 kind="acp",
                 command=[str(bridge)],
                 base_url=sim.provider_url("anthropic-rss"),
-                credential_env="OFFICE_RSS_KEY",
+                credential_env="OFFICE_CRED_RSS_KEY",
                 env={"HOME": home},  # no login or settings of whoever runs this
             )
             env = launch_environment(profile, "anthropic-rss", "sonnet")

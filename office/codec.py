@@ -3,8 +3,14 @@
 
 Keys come by reference, never inline in config: `OFFICE_CODEC_KEYS_FILE` names a file of `key-id=base64key` lines
 (the first line encrypts; every line decrypts, so a rotated-out key still reads old histories). Each payload
-carries the id of the key that encrypted it. Without the variable, payloads stay plain (and plain payloads are
-always readable, so histories recorded before encryption still replay).
+carries the id of the key that encrypted it. Without the variable, payloads stay plain.
+
+Encryption authenticates: with keys, a plain payload is refused (`PlainPayloadRefused`), since anyone who reaches
+the frontend can write one. It is a non-retryable ApplicationError, so a workflow started with a plain input
+fails at once naming the setting (the SDK fails the execution instead of retrying its task) and an activity
+scheduled with one fails. Reading plain payloads is an explicit allowance: `OFFICE_CODEC_ACCEPT_PLAIN=1` (runs
+started before encryption was switched on), the replay of histories recorded in plain, and the codec server (it
+shows what it is given; it executes nothing).
 """
 
 import base64
@@ -17,10 +23,12 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from temporalio.api.common.v1 import Payload
 from temporalio.converter import PayloadCodec
+from temporalio.exceptions import ApplicationError
 
 ENCODING = b"binary/encrypted"
 KEY_ID = "encryption-key-id"
 KEYS_FILE_ENV = "OFFICE_CODEC_KEYS_FILE"
+ACCEPT_PLAIN_ENV = "OFFICE_CODEC_ACCEPT_PLAIN"
 NONCE_BYTES = 12
 
 
@@ -28,12 +36,33 @@ class CodecKeyError(ValueError):
     """The key configuration cannot be used; the message names the variable or file line to fix."""
 
 
+class PlainPayloadRefused(ApplicationError):
+    """A plain payload reached a process that encrypts: refused, never retried (it will not become encrypted)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            f"refused a plain (unencrypted) payload: this office encrypts ({KEYS_FILE_ENV} is set) and accepts "
+            f"only payloads sealed with one of its keys; start runs and send signals with a client that has the "
+            f"same {KEYS_FILE_ENV} (e.g. `office submit`), or set {ACCEPT_PLAIN_ENV}=1 on the workers while runs "
+            f"started before encryption finish",
+            type="PlainPayloadRefused",
+            non_retryable=True,
+        )
+
+
 class EncryptionCodec(PayloadCodec):
-    def __init__(self, keys: Mapping[str, bytes], active: str) -> None:
+    def __init__(self, keys: Mapping[str, bytes], active: str, accept_plain: bool = False) -> None:
         if active not in keys:
             raise CodecKeyError(f"the active key id {active!r} has no key")
         self._ciphers = {key_id: AESGCM(key) for key_id, key in keys.items()}
         self.active = active
+        self.accept_plain = accept_plain  # an explicit allowance: see the module's notes
+
+    def reading_plain(self) -> "EncryptionCodec":
+        """The same keys, reading plain payloads as they are (for display and replay, never for a worker)."""
+        copy = EncryptionCodec.__new__(EncryptionCodec)
+        copy._ciphers, copy.active, copy.accept_plain = self._ciphers, self.active, True
+        return copy
 
     async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
         cipher, key_id = self._ciphers[self.active], self.active.encode()
@@ -49,7 +78,9 @@ class EncryptionCodec(PayloadCodec):
 
     def _open(self, p: Payload) -> Payload:
         if p.metadata.get("encoding") != ENCODING:
-            return p  # plain: written before encryption was switched on, or by a process without a key
+            if self.accept_plain:
+                return p  # plain: written before encryption was switched on (an allowance the caller chose)
+            raise PlainPayloadRefused()
         key_id = p.metadata.get(KEY_ID, b"").decode()
         cipher = self._ciphers.get(key_id)
         if cipher is None:
@@ -90,16 +121,21 @@ def parse_keys(text: str, source: str) -> tuple[dict[str, bytes], str]:
     return keys, next(iter(keys))
 
 
-def codec_from_env(env: Mapping[str, str] | None = None) -> EncryptionCodec | None:
-    path = (env if env is not None else os.environ).get(KEYS_FILE_ENV)
+def codec_from_env(env: Mapping[str, str] | None = None, accept_plain: bool | None = None) -> EncryptionCodec | None:
+    """The codec OFFICE_CODEC_KEYS_FILE configures (None without it). `accept_plain`: None reads
+    OFFICE_CODEC_ACCEPT_PLAIN; the codec server and replay pass True."""
+    env = env if env is not None else os.environ
+    path = env.get(KEYS_FILE_ENV)
     if not path:
         return None
+    if accept_plain is None:
+        accept_plain = env.get(ACCEPT_PLAIN_ENV, "").strip().lower() in ("1", "true", "yes")
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise CodecKeyError(f"{KEYS_FILE_ENV}={path}: cannot read the key file ({err.__class__.__name__})") from None
     keys, active = parse_keys(text, f"{KEYS_FILE_ENV} ({path})")
-    return EncryptionCodec(keys, active)
+    return EncryptionCodec(keys, active, accept_plain)
 
 
 def new_key_line(key_id: str) -> str:
@@ -109,7 +145,7 @@ def new_key_line(key_id: str) -> str:
 def ensure_key_file(path: Path, key_id: str = "k1") -> Path:
     """A key file for the embedded dev stack, created once (owner-only) and kept with its data."""
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write(f"# office payload keys: the first line encrypts, every line decrypts\n{new_key_line(key_id)}\n")

@@ -1,9 +1,9 @@
 """Reading a workspace or profile file a user wrote, with one clear line for every way it can be wrong.
 
 YAML (`.yaml`, `.yml`, anything else) or JSON (`.json`). A file that cannot be read, is not UTF-8, holds a NUL
-byte, does not parse, repeats a key (YAML and JSON both let the last one win silently) or is not a mapping is
-refused with a ConfigFileError naming the file, the place and the fix. Settings that do not validate are
-described by `describe_validation`, which names unknown keys and lists the known ones.
+byte, does not parse, repeats a key (YAML and JSON both let the last one win silently), uses a YAML anchor or
+alias, or is not a mapping is refused with a ConfigFileError naming the file, the place and the fix. Settings
+that do not validate are described by `describe_validation`, which names unknown keys and lists the known ones.
 """
 
 import json
@@ -23,7 +23,15 @@ class ConfigFileError(ValueError):
 
 
 class UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key repeated in one mapping instead of letting the last one win."""
+    """SafeLoader that refuses a key repeated in one mapping instead of letting the last one win, and anchors and
+    aliases (`&a`, `*a`): a few hundred bytes of nested aliases expand to billions of values ("billion laughs"),
+    and a settings file has no need for them."""
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:  # type: ignore[override]
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise AliasRefused(event.start_mark.line + 1, isinstance(event, yaml.AliasEvent))
+        return super().compose_node(parent, index)  # type: ignore[no-untyped-call,no-any-return]
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
@@ -41,6 +49,12 @@ class UniqueKeyLoader(yaml.SafeLoader):
                     None, None, f"a mapping key must be a plain value, not {type(key).__name__}", key_node.start_mark
                 ) from None
         return super().construct_mapping(node, deep=deep)
+
+
+class AliasRefused(Exception):
+    def __init__(self, line: int, alias: bool):
+        super().__init__(line, alias)
+        self.line, self.what = line, "an alias (*name)" if alias else "an anchor (&name)"
 
 
 class DuplicateKey(Exception):
@@ -102,6 +116,11 @@ def parse(text: str, path: Path) -> dict[str, Any]:
         where = f" (lines {dup.first} and {dup.again})" if dup.first else ""
         raise ConfigFileError(
             f"{path}: key {dup.key!r} appears twice in one mapping{where}; keep one (the last would silently win)"
+        ) from None
+    except AliasRefused as ref:
+        raise ConfigFileError(
+            f"{path}: line {ref.line} uses {ref.what}; YAML anchors and aliases are not allowed in settings files, "
+            f"write each value out"
         ) from None
     except json.JSONDecodeError as err:
         raise ConfigFileError(f"{path}: not valid JSON at line {err.lineno} column {err.colno}: {err.msg}") from None

@@ -5,8 +5,8 @@ from routing.config import AgentProfile, ExecutionProfile, WorkspaceConfig
 
 # Credential *references*: the worker's environment holds the values, workflow inputs only the names.
 DEMO_ENV = {
-    "OFFICE_DEMO_ALPHA_KEY": "sk-sim-alpha-revoked",  # alpha expects another key: a real 401 auth failure
-    "OFFICE_DEMO_BETA_KEY": "sk-sim-beta",
+    "OFFICE_CRED_DEMO_ALPHA_KEY": "sk-sim-alpha-revoked",  # alpha expects another key: a real 401 auth failure
+    "OFFICE_CRED_DEMO_BETA_KEY": "sk-sim-beta",
 }
 
 DEMO_MODELS = ["demo-model", "retired-model", "sim-large"]
@@ -34,9 +34,13 @@ def demo_workspace(simulator_url: str) -> WorkspaceConfig:
         name="demo",
         provider_order=["alpha", "beta"],
         providers={
-            "alpha": ExecutionProfile(base_url=f"{simulator_url}/p/alpha/v1", credential_env="OFFICE_DEMO_ALPHA_KEY"),
+            "alpha": ExecutionProfile(
+                base_url=f"{simulator_url}/p/alpha/v1", credential_env="OFFICE_CRED_DEMO_ALPHA_KEY"
+            ),
             "beta": ExecutionProfile(
-                base_url=f"{simulator_url}/p/beta/v1", credential_env="OFFICE_DEMO_BETA_KEY", default_model="sim-large"
+                base_url=f"{simulator_url}/p/beta/v1",
+                credential_env="OFFICE_CRED_DEMO_BETA_KEY",
+                default_model="sim-large",
             ),
         },
     )

@@ -15,6 +15,7 @@ from rich.console import Console
 from temporalio.client import Client
 from temporalio.common import WorkflowIDReusePolicy
 
+from activities.workdir import private_dir
 from contracts.activities import TASK_QUEUE
 from office.codec import KEYS_FILE_ENV, codec_from_env, ensure_key_file
 from office.codec_server import CodecServer
@@ -117,11 +118,18 @@ async def _submit_repo_run(client: Client, console: Console, store: Store) -> No
     )  # fmt: skip
 
 
+PRIVATE_FILES = ("codec-keys", "office.db", "temporal.db", "simulator.json", "env.json", "temporal.log")
+
+
 def _prepare_data_dir(data_dir: Path) -> tuple[Path, SimConfig]:
     """The file work before the stack starts (run in a thread): the data directory, and the simulator's
     configuration, written once with the demo providers and the user's to edit from then on."""
     data_dir = data_dir.resolve()
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(data_dir)
+    os.chmod(data_dir, 0o700)  # also a data dir an older version made 0755
+    for name in PRIVATE_FILES:  # and the files it wrote 0644
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(data_dir / name, 0o600)
     sim_file = data_dir / "simulator.json"
     if not sim_file.exists():
         sim_file.write_text(demo_simulator().model_dump_json(indent=2))
@@ -132,6 +140,10 @@ async def run_dev_stack(
     data_dir: Path, temporal_port: int, ui_port: int, simulator_port: int, demo: bool, codec_port: int = 8234
 ) -> None:
     console = Console()
+    # Everything this stack writes is private to its user: the store holds every prompt and answer in plain text,
+    # the key file decrypts Temporal's payloads. The umask covers the files the Temporal dev server, SQLite and
+    # git create too (owner-only: 0600 files, 0700 directories).
+    os.umask(0o077)
     data_dir, sim_config = await asyncio.to_thread(_prepare_data_dir, data_dir)
     # Prompts and answers are ciphertext in Temporal; the UI decodes them through the codec server below.
     keys = await asyncio.to_thread(ensure_key_file, data_dir / "codec-keys")

@@ -1,10 +1,10 @@
 """Settings from the environment: the standard Temporal variables plus OFFICE_*."""
 
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from activities.workdir import default_work_dir
 from contracts.activities import TASK_QUEUE
 
 DEFAULT_DATA_DIR = ".office-data"
@@ -83,6 +83,5 @@ def default_max_live_agents(total_mb: int | None = None) -> int:
 
 
 def work_dir_from_env() -> str:
-    """OFFICE_WORK_DIR, else `office-work` under the system temp dir. Nothing there outlives a pushed turn's
-    need: another worker continues a run from its branch."""
-    return os.environ.get("OFFICE_WORK_DIR") or str(Path(tempfile.gettempdir()) / "office-work")
+    """OFFICE_WORK_DIR, else `work` in the user's private state directory (activities/workdir.py)."""
+    return default_work_dir()

@@ -68,6 +68,8 @@ class TemporalDevServer:
             "start-dev",
             "--ip",
             "127.0.0.1",
+            "--ui-ip",
+            "127.0.0.1",  # the UI too: only this machine reaches it
             "--port",
             str(self.port),
             "--ui-port",

@@ -7,6 +7,7 @@ import gc
 import logging
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import httpx
 from temporalio.client import Client
@@ -17,6 +18,7 @@ from activities.executors.http_pool import ShardedTransport
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
+from activities.workdir import private_dir
 from contracts.activities import acp_start_queue, provider_queue
 from office.agent_slots import AgentSlots
 from office.settings import Settings, WorkerSizing, work_dir_from_env
@@ -104,6 +106,7 @@ async def office_worker(
     """`work_dir`: where repository mirrors and per-run working copies live (default OFFICE_WORK_DIR);
     `sizing`: how much this worker takes on at once (default from OFFICE_MAX_* variables)."""
     work_dir = work_dir or work_dir_from_env()
+    await asyncio.to_thread(private_dir, Path(work_dir))  # owner-only when this worker creates it
     sizing = sizing or WorkerSizing.from_env()
     store = Store(database_url, pool_size=sizing.db_pool_size)
     agents = LiveAgents()

@@ -30,7 +30,7 @@ OUT = Path(__file__).resolve().parent.parent / "tests" / "histories"
 
 
 async def main(only: set[str]) -> None:
-    os.environ["OFFICE_RECORD_KEY"] = "sk-sim-record"
+    os.environ["OFFICE_CRED_RECORD_KEY"] = "sk-sim-record"
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         async with ephemeral_stack(f"sqlite:///{tmp}/office.db") as stack:
@@ -43,7 +43,7 @@ async def main(only: set[str]) -> None:
                 "happy_path": await stack.workspace({"alpha": SimProvider()}),
                 "auth_fallback": await stack.workspace(
                     {"alpha": SimProvider(api_key="sk-other"), "beta": SimProvider(api_key="sk-sim-record")},
-                    credential_env="OFFICE_RECORD_KEY",
+                    credential_env="OFFICE_CRED_RECORD_KEY",
                 ),
                 "model_gone_terminal": await stack.workspace(
                     {
@@ -73,7 +73,7 @@ async def main(only: set[str]) -> None:
             # A pinned run parks awaiting the user's decision; the user approves a one-time substitute.
             workspace, agent, names = await stack.workspace(
                 {"alpha": SimProvider(api_key="sk-other"), "beta": SimProvider(api_key="sk-sim-record")},
-                credential_env="OFFICE_RECORD_KEY",
+                credential_env="OFFICE_CRED_RECORD_KEY",
             )
             handle = await submit(
                 stack.client,

@@ -14,7 +14,7 @@ async def stack():
 
 @pytest.fixture(autouse=True)
 def test_credentials(monkeypatch):
-    monkeypatch.setenv("OFFICE_TEST_KEY", "sk-sim-test")
+    monkeypatch.setenv("OFFICE_CRED_TEST_KEY", "sk-sim-test")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

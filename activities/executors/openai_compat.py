@@ -27,7 +27,7 @@ class OpenAICompatExecutor:
 
     def _headers(self, phase: Phase) -> dict[str, str]:
         try:
-            key = resolve_credential(self.profile, self.provider)
+            key = resolve_credential(self.profile, self.provider, phase)
         except ProviderCallError as err:
             err.signal.phase = phase
             raise

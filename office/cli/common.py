@@ -200,9 +200,13 @@ def run_with_services(fn: Callable[[Services], Awaitable[T]], *, client: bool = 
         from sqlalchemy.exc import DBAPIError
         from temporalio.service import RPCError, RPCStatusCode
 
+        from office.codec import PlainPayloadRefused
+
         async with with_services(client=client, store=store) as services:
             try:
                 return await fn(services)
+            except PlainPayloadRefused as err:  # a run started by a client without the key, or before encryption
+                raise BadSetting(err.message) from err
             except RPCError as err:
                 if err.status == RPCStatusCode.NOT_FOUND:  # e.g. `runs cancel|resume|explain` of an unknown run
                     raise NotFound(f"{err.message}; see `office runs list` for the runs there are") from err

@@ -3,6 +3,7 @@
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 import yaml
@@ -11,6 +12,9 @@ from rich.table import Table
 
 from office.cli.common import Services, console, fail, print_json, run_with_services
 from office.config_files import ConfigFileError, describe_validation, load_config_file
+
+if TYPE_CHECKING:
+    from routing.config import WorkspaceConfig
 
 workspace_app = typer.Typer(no_args_is_help=True, help="Workspaces and their provider order.")
 profile_app = typer.Typer(no_args_is_help=True, help="Agent profiles.")
@@ -29,6 +33,22 @@ def validation_message(err: ValidationError, model: type[BaseModel] | None = Non
     return describe_validation(err, model)
 
 
+def credential_problem(config: "WorkspaceConfig") -> str | None:
+    """The first credential reference the workers' allow-list refuses (read from this shell's
+    OFFICE_CREDENTIAL_ENV_ALLOW, which should match the workers'), or a malformed allow-list."""
+    from routing.credentials import ALLOW_SETTING, CredentialAllowList, credential_fields
+
+    try:
+        allowed = CredentialAllowList.parse(os.environ.get(ALLOW_SETTING))
+    except ValueError as err:
+        return str(err)
+    for field, name in credential_fields(config):
+        problem = allowed.problem(name, field)
+        if problem:
+            return problem
+    return None
+
+
 # --- workspaces ---------------------------------------------------------------------------------------
 @workspace_app.command("set")
 def workspace_set(file: Path = typer.Option(..., "--file", "-f", help="Workspace YAML or JSON.")) -> None:
@@ -39,6 +59,9 @@ def workspace_set(file: Path = typer.Option(..., "--file", "-f", help="Workspace
         config = WorkspaceConfig.model_validate(load_file(file))
     except ValidationError as err:
         fail(f"{file}: {validation_message(err, WorkspaceConfig)}; nothing was saved")
+    problem = credential_problem(config)
+    if problem:
+        fail(f"{file}: {problem}; nothing was saved")
     run_with_services(lambda s: s.store.save_workspace(config), store=True)
     console.print(f"workspace {config.name} saved ({', '.join(e.provider for e in config.provider_order)})")
 

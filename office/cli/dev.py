@@ -60,7 +60,7 @@ def simulator(
     asyncio.run(_serve_simulator(port, config))
 
 
-async def _serve_codec(port: int, ui_origins: list[str]) -> None:
+async def _serve_codec(port: int, ui_origins: list[str], hosts: list[str], allow_encode: bool) -> None:
     from office.codec import KEYS_FILE_ENV, CodecKeyError, codec_from_env
     from office.codec_server import CodecServer
 
@@ -70,7 +70,7 @@ async def _serve_codec(port: int, ui_origins: list[str]) -> None:
         fail(str(err))
     if codec is None:
         fail(f"{KEYS_FILE_ENV} is not set: name the key file the workers encrypt with")
-    server = await CodecServer(codec, ui_origins, port=port).start()
+    server = await CodecServer(codec, ui_origins, port=port, hosts=hosts, allow_encode=allow_encode).start()
     print(f"codec server on {server.url} (Temporal UI: --ui-codec-endpoint {server.url})", flush=True)
     await asyncio.Event().wait()
 
@@ -80,9 +80,14 @@ def codec_server(
     ui_origin: list[str] = typer.Option(
         ["http://127.0.0.1:8233", "http://localhost:8233"], help="The Temporal UI's origin (repeatable)."
     ),
+    host_name: list[str] = typer.Option(
+        [], help="A name clients reach this server by, besides 127.0.0.1 and localhost (repeatable)."
+    ),
+    allow_encode: bool = typer.Option(False, help="Also serve POST /encode (seals anything for whoever asks)."),
 ) -> None:
-    """Decode encrypted payloads for the Temporal UI and `temporal --codec-endpoint` (loopback only)."""
-    asyncio.run(_serve_codec(port, ui_origin))
+    """Decode encrypted payloads for the Temporal UI and `temporal --codec-endpoint` (loopback only; with
+    OFFICE_CODEC_TOKEN set, only for requests bearing that token)."""
+    asyncio.run(_serve_codec(port, ui_origin, host_name, allow_encode))
 
 
 # --- operations ----------------------------------------------------------------------------------------

@@ -61,7 +61,8 @@ async def _listed(stack, query: str) -> list[str]:
 
 async def test_ui_lists_the_fallback_runs_of_a_workspace(stack):
     ws, agent, _p = await stack.workspace(
-        {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key="sk-sim-test")}, credential_env="OFFICE_TEST_KEY"
+        {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key="sk-sim-test")},
+        credential_env="OFFICE_CRED_TEST_KEY",
     )
     fell_back = await run_to_end(stack, ws, agent, "first task")  # a rejects the key → b
     direct = await run_to_end(stack, ws, agent, "second task")  # a is known to need action → b directly

@@ -41,13 +41,17 @@ def ws_file(providers: str, extra: str = "") -> bytes:
     return f"name: {{ws}}\nprovider_order: [{{p}}]\nproviders:\n{providers}{extra}".encode()
 
 
-GOOD_PROVIDER = "  {p}: {base_url: '{url}', credential_env: OFFICE_TEST_KEY}\n"  # placeholders filled per case
+GOOD_PROVIDER = "  {p}: {base_url: '{url}', credential_env: OFFICE_CRED_TEST_KEY}\n"  # placeholders filled per case
 
 
 def provider(settings: str) -> str:
     return "  {p}: {" + settings + "}\n"
 
 
+# Nested aliases: parsed, 9^9 strings (the YAML "billion laughs"); a settings file refuses its first anchor.
+BILLION_LAUGHS = '_a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
+    f"_{b}: &{b} [{','.join(['*' + a] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi", strict=True)
+)
 WS = ["workspace", "set", "--file", "{dir}/ws.yaml"]
 WS_JSON = ["workspace", "set", "--file", "{dir}/ws.json"]
 PROFILE = ["profile", "set", "--file", "{dir}/profile.yaml"]
@@ -64,6 +68,10 @@ CASES = [
     Case("ws-yaml-syntax", WS, USAGE, ["not valid YAML at line 3"], {"ws.yaml": b"name: {ws}\nproviders: [\n"}),
     Case("ws-json-syntax", WS_JSON, USAGE, ["not valid JSON at line 1"], {"ws.json": b'{"name": "{ws}",}'}),
     Case("ws-empty", WS, USAGE, ["is empty", "mapping"], {"ws.yaml": b""}),
+    Case("ws-yaml-anchor", WS, USAGE, ["line 5 uses an anchor (&name)", "anchors and aliases are not allowed"],
+         {"ws.yaml": ws_file(GOOD_PROVIDER, "tiers: &t {fast: {model: m}}\n")}),
+    Case("ws-billion-laughs", WS, USAGE, ["line 5 uses an anchor (&name)", "write each value out"],
+         {"ws.yaml": ws_file(GOOD_PROVIDER, BILLION_LAUGHS)}),  # refused at its first anchor, before any expansion
     Case("ws-top-level-list", WS, USAGE, ["the top level is a list"], {"ws.yaml": b"- {ws}\n"}),
     # --- workspace files: keys ---------------------------------------------------------------------------
     Case("ws-duplicate-key", WS, USAGE, ["key 'max_attempts' appears twice", "lines 5 and 6"],
@@ -76,7 +84,7 @@ CASES = [
          {"ws.yaml": ws_file(GOOD_PROVIDER, "max_attempt: 3\n")}),
     Case("ws-unknown-provider-key", WS, USAGE,
          ["providers.{p}.credentail_env: is not a known setting", "credential_env"],
-         {"ws.yaml": ws_file(provider("base_url: 'http://127.0.0.1:9/v1', credentail_env: OFFICE_TEST_KEY"))}),
+         {"ws.yaml": ws_file(provider("base_url: 'http://127.0.0.1:9/v1', credentail_env: OFFICE_CRED_TEST_KEY"))}),
     Case("ws-unknown-tier-key", WS, USAGE, ["providers.{p}.tiers.fast.modle: is not a known setting", "model"],
          {"ws.yaml": ws_file(provider("base_url: 'http://127.0.0.1:9/v1', tiers: {fast: {modle: m}}"))}),
     Case("ws-unknown-order-key", WS, USAGE, ["provider_order.0.emergancy: is not a known setting", "emergency"],
@@ -103,6 +111,21 @@ CASES = [
          {"ws.yaml": ws_file(provider("base_url: 'http://h/v1', env: {OPENAI_API_KEY: set-me}"))}),
     Case("ws-key-as-credential-env", WS, USAGE, ["providers.{p}.credential_env", SECRET_FIX],
          {"ws.yaml": ws_file(provider("base_url: 'http://h/v1', credential_env: sk-proj-Ab12Cd34Ef56Gh78Ij90"))}),
+    # --- workspace files: credentials the workers may not resolve (OFFICE_CREDENTIAL_ENV_ALLOW) ----------------
+    Case("ws-credential-not-allowed", WS, USAGE,
+         ["providers.{p}.credential_env names AWS_SECRET_ACCESS_KEY", "add AWS_SECRET_ACCESS_KEY to "
+          "OFFICE_CREDENTIAL_ENV_ALLOW", "nothing was saved"],
+         {"ws.yaml": ws_file(provider("base_url: 'http://h/v1', credential_env: AWS_SECRET_ACCESS_KEY"))}),
+    Case("ws-credential-office-setting", WS, USAGE,
+         ["providers.{p}.credential_env names OFFICE_DATABASE_URL, an office or Temporal setting", "OFFICE_CRED_"],
+         {"ws.yaml": ws_file(provider("base_url: 'http://h/v1', credential_env: OFFICE_DATABASE_URL"))},
+         env={"OFFICE_CREDENTIAL_ENV_ALLOW": "OFFICE_DATABASE_URL"}),  # never, whatever the setting says
+    Case("ws-push-credential-temporal-setting", WS, USAGE,
+         ["repository.push_credential_env names TEMPORAL_API_KEY, an office or Temporal setting"],
+         {"ws.yaml": ws_file(GOOD_PROVIDER, "repository: {url: /srv/a.git, push_credential_env: TEMPORAL_API_KEY}\n")}),
+    Case("ws-credential-allow-malformed", WS, USAGE,
+         ["OFFICE_CREDENTIAL_ENV_ALLOW: 'TEAM KEY' is not a variable name", "nothing was saved"],
+         {"ws.yaml": ws_file(GOOD_PROVIDER)}, env={"OFFICE_CREDENTIAL_ENV_ALLOW": "TEAM KEY"}),
     # --- workspace files: values ---------------------------------------------------------------------------
     Case("ws-base-url-ftp", WS, USAGE, ["providers.{p}.base_url: must be an http(s) URL", "scheme 'ftp'"],
          {"ws.yaml": ws_file(provider("base_url: 'ftp://files.example.com/v1'"))}),
@@ -123,6 +146,8 @@ CASES = [
     Case("profile-not-utf8", PROFILE, USAGE, ["line 2 is not UTF-8"],
          {"profile.yaml": b"name: {agent}\nmodel: \xff\n"}),
     Case("profile-nul", PROFILE, USAGE, ["NUL byte"], {"profile.yaml": b"name: {agent}\x00\n"}),
+    Case("profile-yaml-alias", PROFILE, USAGE, ["line 3 uses an alias (*name)", "anchors and aliases"],
+         {"profile.yaml": b"name: {agent}\nmodel: sim-small\nfallback_model: *m\n"}),
     Case("profile-yaml-syntax", PROFILE, USAGE, ["not valid YAML"], {"profile.yaml": b"name: {agent}\nmodel: 'x\n"}),
     Case("profile-missing-file", ["profile", "set", "--file", "{dir}/none.json"], USAGE, ["none.json: no such file"]),
     Case("profile-bad-name", ["profile", "set", "Bad Name", "--model", "m"], USAGE, ["name: String should match"]),
@@ -277,8 +302,8 @@ async def test_every_bad_input_is_one_line_with_a_documented_exit_and_nothing_sa
 
 
 async def test_submit_wait_on_a_run_that_parks_returns_parked_with_its_reason_and_exit_4(stack, tmp_path, monkeypatch):
-    monkeypatch.delenv("OFFICE_BAD_INPUT_UNSET_KEY", raising=False)
-    ws, agent, _ = await stack.workspace({"a": SimProvider()}, credential_env="OFFICE_BAD_INPUT_UNSET_KEY")
+    monkeypatch.delenv("OFFICE_CRED_BAD_INPUT_UNSET_KEY", raising=False)
+    ws, agent, _ = await stack.workspace({"a": SimProvider()}, credential_env="OFFICE_CRED_BAD_INPUT_UNSET_KEY")
     run = f"parks-{uuid.uuid4().hex[:8]}"
     case = Case("parks", [*SUBMIT, "task", "--wait", "--json"], PARKED, [])
     code, out, err = await run_case(stack, case, tmp_path, {"ws": ws, "agent": agent, "tag": run})

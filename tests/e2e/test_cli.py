@@ -32,7 +32,7 @@ async def office(stack, *args: str) -> tuple[int, str, str]:
 async def test_submit_wait_json_reports_the_fallback(stack):
     ws, agent, p = await stack.workspace(
         {"alpha": SimProvider(api_key="sk-wrong"), "beta": SimProvider(api_key="sk-sim-test")},
-        credential_env="OFFICE_TEST_KEY",
+        credential_env="OFFICE_CRED_TEST_KEY",
     )
     code, out, err = await office(
         stack, "submit", "--workspace", ws, "--agent", agent, "Fix the bug", "--wait", "--json"
@@ -113,12 +113,12 @@ async def test_workspace_and_profile_files_are_validated_whole(stack, tmp_path):
 
     good = tmp_path / "good.yaml"
     good.write_text(
-        "name: filed\nprovider_order: [a]\nproviders:\n  a: {base_url: 'http://x', credential_env: A_KEY}\n"
+        "name: filed\nprovider_order: [a]\nproviders:\n  a: {base_url: 'http://x', credential_env: OFFICE_CRED_A_KEY}\n"
     )
     code, _, err = await office(stack, "workspace", "set", "--file", str(good))
     assert code == 0, err
     code, out, _ = await office(stack, "workspace", "show", "filed", "--json")
-    assert json.loads(out)["providers"]["a"]["credential_env"] == "A_KEY"
+    assert json.loads(out)["providers"]["a"]["credential_env"] == "OFFICE_CRED_A_KEY"
 
     profile = tmp_path / "profile.json"
     profile.write_text(json.dumps({"name": "Not Valid", "model": "m"}))
@@ -128,7 +128,8 @@ async def test_workspace_and_profile_files_are_validated_whole(stack, tmp_path):
 
 async def test_pin_explain_and_decide_from_the_cli(stack):
     ws, agent, p = await stack.workspace(
-        {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key="sk-sim-test")}, credential_env="OFFICE_TEST_KEY"
+        {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key="sk-sim-test")},
+        credential_env="OFFICE_CRED_TEST_KEY",
     )
     code, out, err = await office(stack, "submit", "-w", ws, "-a", agent, "task", "--wait", "--json")
     run = json.loads(out)

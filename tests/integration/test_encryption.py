@@ -8,6 +8,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from temporalio.client import Client, WorkflowFailureError
 from temporalio.testing import WorkflowEnvironment
 
 from contracts import search_attributes as sa
@@ -68,3 +69,32 @@ async def test_a_canary_prompt_is_never_in_history_or_the_server_database_withou
     finally:
         await server.stop()
         await env.shutdown()
+
+
+async def test_a_plain_start_against_an_encrypting_worker_fails_at_once_naming_the_codec_setting(
+    stack, tmp_path, monkeypatch
+):
+    """A client without the key (here the plain `temporalio` client, as anyone reaching the frontend has) starts a
+    run with valid input: the worker refuses the plain payload and the run fails at once, not a workflow task
+    retried without end; the office never read the prompt."""
+    monkeypatch.setenv(KEYS_FILE_ENV, str(ensure_key_file(tmp_path / "keys")))
+    ws, agent, _ = await stack.workspace({"a": SimProvider()})
+    queue = f"plain-{uuid.uuid4().hex[:6]}"
+    run = f"plain-start-{uuid.uuid4().hex[:8]}"
+    encrypting = await connect(address=stack.temporal.address, namespace="default")
+    plain = await Client.connect(stack.temporal.address, namespace="default", data_converter=DATA_CONVERTER)
+    async with office_worker(encrypting, stack.database_url, queue):
+        handle = await plain.start_workflow(
+            "OfficeRunWorkflow",
+            {"run_id": run, "workspace": ws, "agent": agent, "prompt": "forged task"},
+            id=run,
+            task_queue=queue,
+        )
+        with pytest.raises(WorkflowFailureError) as err:
+            await asyncio.wait_for(handle.result(), timeout=30)
+    message = str(err.value.cause)
+    assert "refused a plain (unencrypted) payload" in message and KEYS_FILE_ENV in message
+    history = await handle.fetch_history()
+    failed_tasks = [e for e in history.events if e.HasField("workflow_task_failed_event_attributes")]
+    assert failed_tasks == []  # failed as an execution, not as a task the server would retry
+    assert await stack.store.read_transcript(run, 10) == []  # nothing of the forged run reached the store

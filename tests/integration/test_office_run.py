@@ -17,7 +17,7 @@ KEY = "sk-sim-test"
 
 
 async def test_happy_path_sends_the_run_transcript_and_stores_the_answer(stack):
-    ws, agent, p = await stack.workspace({"alpha": SimProvider(api_key=KEY)}, credential_env="OFFICE_TEST_KEY")
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(api_key=KEY)}, credential_env="OFFICE_CRED_TEST_KEY")
     view = await run_to_end(stack, ws, agent, "Explain the parser")
     assert view.status is RunStatus.completed
     assert [(a.provider, a.outcome) for a in view.attempts] == [(p["alpha"], "succeeded")]
@@ -31,7 +31,8 @@ async def test_happy_path_sends_the_run_transcript_and_stores_the_answer(stack):
 
 async def test_auth_failure_on_first_provider_completes_on_the_second(stack):
     ws, agent, p = await stack.workspace(
-        {"alpha": SimProvider(api_key="sk-other"), "beta": SimProvider(api_key=KEY)}, credential_env="OFFICE_TEST_KEY"
+        {"alpha": SimProvider(api_key="sk-other"), "beta": SimProvider(api_key=KEY)},
+        credential_env="OFFICE_CRED_TEST_KEY",
     )
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
@@ -53,14 +54,14 @@ async def test_auth_failure_on_first_provider_completes_on_the_second(stack):
 
 
 async def test_missing_credential_env_is_classified_without_calling_the_provider(stack, monkeypatch):
-    monkeypatch.delenv("OFFICE_TEST_UNSET_KEY", raising=False)
+    monkeypatch.delenv("OFFICE_CRED_TEST_UNSET_KEY", raising=False)
     ws, agent, p = await stack.workspace(
-        {"alpha": SimProvider(), "beta": SimProvider()}, credential_env="OFFICE_TEST_UNSET_KEY"
+        {"alpha": SimProvider(), "beta": SimProvider()}, credential_env="OFFICE_CRED_TEST_UNSET_KEY"
     )
     handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=stack.task_queue)
     view = await _wait_for_status(stack, handle.id, RunStatus.parked)
     assert [a.error_code for a in view.attempts] == ["missing_credentials", "missing_credentials"]
-    assert "OFFICE_TEST_UNSET_KEY" in (view.attempts[0].excerpt or "")
+    assert "OFFICE_CRED_TEST_UNSET_KEY" in (view.attempts[0].excerpt or "")
     assert calls_to(stack, p["alpha"]) == [] and calls_to(stack, p["beta"]) == []
     await handle.cancel()
 
@@ -147,7 +148,7 @@ async def test_unknown_error_fails_closed_without_switching_provider(stack):
 async def test_every_provider_needing_user_action_parks_then_resumes_after_the_fix(stack):
     ws, agent, p = await stack.workspace(
         {"alpha": SimProvider(api_key="sk-rotated"), "beta": SimProvider(api_key="sk-rotated")},
-        credential_env="OFFICE_TEST_KEY",
+        credential_env="OFFICE_CRED_TEST_KEY",
     )
     handle = await submit(stack.client, stack.store, ws, agent, "Do the thing", task_queue=stack.task_queue)
     view = await _wait_for_status(stack, handle.id, RunStatus.parked)

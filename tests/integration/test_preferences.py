@@ -75,7 +75,7 @@ async def test_no_automatic_preference_after_many_failovers_and_a_worker_restart
     ]
     agents = []
     for providers in scenarios:
-        ws, agent, _ = await stack.workspace(providers, credential_env="OFFICE_TEST_KEY")
+        ws, agent, _ = await stack.workspace(providers, credential_env="OFFICE_CRED_TEST_KEY")
         agents.append(agent)
         view = await run_to_end(stack, ws, agent)
         assert view.status is RunStatus.completed and view.fallback_count == 1
@@ -84,7 +84,7 @@ async def test_no_automatic_preference_after_many_failovers_and_a_worker_restart
     queue = f"prefs-{uuid.uuid4().hex[:6]}"
     ws, agent, p = await stack.workspace(
         {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key=KEY, latency_ms=3000)},
-        credential_env="OFFICE_TEST_KEY",
+        credential_env="OFFICE_CRED_TEST_KEY",
         heartbeat_timeout_s=2,
     )
     agents.append(agent)
@@ -110,7 +110,7 @@ async def test_no_automatic_preference_after_many_failovers_and_a_worker_restart
 
 async def test_a_pinned_run_parks_and_a_one_time_substitute_is_never_saved(stack):
     ws, agent, p = await stack.workspace(
-        {"a": SimProvider(api_key="sk-rotated"), "b": SimProvider(api_key=KEY)}, credential_env="OFFICE_TEST_KEY"
+        {"a": SimProvider(api_key="sk-rotated"), "b": SimProvider(api_key=KEY)}, credential_env="OFFICE_CRED_TEST_KEY"
     )
     await PreferenceWriter(stack.store).set_user_selection(
         UserSelection(agent=agent, kind=SelectionKind.provider, value=[p["a"]], actor="alice", reason="team policy")
@@ -154,7 +154,7 @@ async def test_a_run_pin_of_an_unadvertised_model_parks_instead_of_running_anoth
 
 async def test_watchdog_clears_planted_automatic_state_audits_it_and_explain_shows_all_three_timelines(stack):
     ws, agent, p = await stack.workspace(
-        {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key=KEY)}, credential_env="OFFICE_TEST_KEY"
+        {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key=KEY)}, credential_env="OFFICE_CRED_TEST_KEY"
     )
     view = await run_to_end(stack, ws, agent)
     # Plant what an old, buggy runtime would have left: the fallback written as a preference.

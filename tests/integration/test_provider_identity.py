@@ -23,8 +23,8 @@ async def test_an_auth_failure_in_one_workspace_leaves_the_others_claude_in_use(
     await stack.simulator.set_provider(sim_a, SimProvider(api_key="key-a"))
     await stack.simulator.set_provider(sim_b, SimProvider(api_key="key-b"))
     await stack.simulator.set_provider(backup, SimProvider())
-    monkeypatch.setenv("TEAM_A_KEY", "revoked-key")  # workspace a's key is refused: auth_required
-    monkeypatch.setenv("TEAM_B_KEY", "key-b")
+    monkeypatch.setenv("OFFICE_CRED_TEAM_A_KEY", "revoked-key")  # workspace a's key is refused: auth_required
+    monkeypatch.setenv("OFFICE_CRED_TEAM_B_KEY", "key-b")
     name = f"claude-{tag}"
 
     def workspace(ws: str, sim: str, env: str) -> WorkspaceConfig:
@@ -37,7 +37,10 @@ async def test_an_auth_failure_in_one_workspace_leaves_the_others_claude_in_use(
             },
         )
 
-    ws_a, ws_b = workspace("team-a", sim_a, "TEAM_A_KEY"), workspace("team-b", sim_b, "TEAM_B_KEY")
+    ws_a, ws_b = (
+        workspace("team-a", sim_a, "OFFICE_CRED_TEAM_A_KEY"),
+        workspace("team-b", sim_b, "OFFICE_CRED_TEAM_B_KEY"),
+    )
     agent = AgentProfile(name=f"coder-{tag}", model="sim-small")
     for ws in (ws_a, ws_b):
         await stack.store.save_workspace(ws)

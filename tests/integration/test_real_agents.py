@@ -25,7 +25,7 @@ from .test_repository_runs import bare_repo, git
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 BIN = ROOT / ".cache" / "agents" / "node_modules" / ".bin"
-KEY = "sk-sim-test"  # what conftest puts in OFFICE_TEST_KEY on the worker
+KEY = "sk-sim-test"  # what conftest puts in OFFICE_CRED_TEST_KEY on the worker
 
 
 def agent(name: str) -> Path:
@@ -94,7 +94,7 @@ def profile(stack, tmp_path: Path, command: list[str], sim_name: str, **env: str
         kind="acp",
         command=command,
         base_url=stack.simulator.provider_url(sim_name),
-        credential_env="OFFICE_TEST_KEY",
+        credential_env="OFFICE_CRED_TEST_KEY",
         env={"HOME": str(home), **env},
         timeout_s=60,
         heartbeat_timeout_s=5,

@@ -305,8 +305,12 @@ async def test_bad_repository_settings_fail_at_once_naming_the_setting(stack, tm
     assert await stack.store.list_health([p["claude"], p["beta"]]) == []
 
 
-def test_office_work_dir_default_is_under_the_temp_dir(monkeypatch):
+def test_office_work_dir_default_is_private_state_not_a_shared_temp_path(monkeypatch, tmp_path):
+    from activities.workdir import private_dir
     from office.settings import work_dir_from_env
 
     monkeypatch.delenv("OFFICE_WORK_DIR", raising=False)
-    assert work_dir_from_env().endswith("office-work") and os.path.isabs(work_dir_from_env())
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert work_dir_from_env() == str(tmp_path / "state" / "office" / "work")
+    made = private_dir(Path(work_dir_from_env()))
+    assert [oct(p.stat().st_mode & 0o777) for p in (made, made.parent, made.parent.parent)] == ["0o700"] * 3

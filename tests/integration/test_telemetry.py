@@ -44,7 +44,8 @@ def _counter(reader: InMemoryMetricReader, name: str) -> dict[tuple, int]:
 async def test_one_trace_connects_client_workflow_activities_and_provider_calls(stack, telemetry):
     spans, reader = telemetry
     ws, agent, p = await stack.workspace(
-        {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key="sk-sim-test")}, credential_env="OFFICE_TEST_KEY"
+        {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key="sk-sim-test")},
+        credential_env="OFFICE_CRED_TEST_KEY",
     )
     tracer = trace.get_tracer("test")
     with tracer.start_as_current_span("office submit") as root:

@@ -18,8 +18,11 @@ from workflows.office_run import OfficeRunWorkflow
 
 HERE = Path(__file__).parent.parent / "histories"
 HISTORIES = sorted(HERE.glob("*.json"))
-# Encrypted histories decode with the test-only key they were recorded under; plain payloads pass through.
-CODEC = codec_from_env({KEYS_FILE_ENV: str(HERE / "codec-keys.txt")})
+# Encrypted histories decode with the test-only key they were recorded under, as a worker with that key reads
+# them (a plain payload refused); histories recorded in plain replay with the explicit allowance for them.
+CODEC = codec_from_env({KEYS_FILE_ENV: str(HERE / "codec-keys.txt")}, accept_plain=False)
+assert CODEC is not None
+ENCRYPTED = {"encrypted_happy_path"}
 
 
 def test_the_required_scenarios_are_recorded():
@@ -36,7 +39,9 @@ async def test_history_replays(path, sandboxed):
     replayer = Replayer(
         workflows=[OfficeRunWorkflow],
         workflow_runner=workflow_runner(sandboxed=sandboxed),
-        data_converter=dataclasses.replace(DATA_CONVERTER, payload_codec=CODEC),
+        data_converter=dataclasses.replace(
+            DATA_CONVERTER, payload_codec=CODEC if path.stem in ENCRYPTED else CODEC.reading_plain()
+        ),
         interceptors=[TracingInterceptor()],
     )
     result = await replayer.replay_workflow(history, raise_on_replay_failure=True)

@@ -29,12 +29,12 @@ def test_claude_bridge_gets_the_start_model_without_overriding_what_the_profile_
 
 
 def test_launch_environment_carries_the_credential_reference_and_no_other_worker_secret(monkeypatch):
-    monkeypatch.setenv("TEAM_ANTHROPIC_KEY", "sk-team")
+    monkeypatch.setenv("OFFICE_CRED_TEAM_ANTHROPIC_KEY", "sk-team")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-unrelated")
     env = launch_environment(
-        ExecutionProfile(kind="acp", command=CLAUDE, credential_env="TEAM_ANTHROPIC_KEY"), "claude", "opus"
+        ExecutionProfile(kind="acp", command=CLAUDE, credential_env="OFFICE_CRED_TEAM_ANTHROPIC_KEY"), "claude", "opus"
     )
-    assert env["TEAM_ANTHROPIC_KEY"] == "sk-team" and "OPENAI_API_KEY" not in env
+    assert env["OFFICE_CRED_TEAM_ANTHROPIC_KEY"] == "sk-team" and "OPENAI_API_KEY" not in env
 
 
 def test_secrets_are_refused_in_plain_profile_env():
@@ -119,17 +119,17 @@ def test_the_adapter_is_recognised_from_the_command_or_named_by_the_profile():
 
 
 def test_claude_code_is_pointed_at_the_provider_with_its_own_retries_off(monkeypatch):
-    monkeypatch.setenv("TEAM_ANTHROPIC_KEY", "sk-team")
+    monkeypatch.setenv("OFFICE_CRED_TEAM_ANTHROPIC_KEY", "sk-team")
     profile = ExecutionProfile(
         kind="acp",
         command=CLAUDE,
         base_url="http://127.0.0.1:9/p/claude/v1",
-        credential_env="TEAM_ANTHROPIC_KEY",
+        credential_env="OFFICE_CRED_TEAM_ANTHROPIC_KEY",
         env={"CLAUDE_CODE_MAX_RETRIES": "2"},  # the user's own setting wins
     )
     env = launch_environment(profile, "claude", "sonnet")
     assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9/p/claude"  # the SDK appends /v1/messages itself
-    assert env["ANTHROPIC_API_KEY"] == env["TEAM_ANTHROPIC_KEY"] == "sk-team"
+    assert env["ANTHROPIC_API_KEY"] == env["OFFICE_CRED_TEAM_ANTHROPIC_KEY"] == "sk-team"
     assert (env["CLAUDE_CODE_MAX_RETRIES"], env["IS_SANDBOX"], env["DISABLE_AUTOUPDATER"]) == ("2", "1", "1")
     assert env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] == "1" and "OFFICE_AGENT_OWNER" in env
 
@@ -138,14 +138,14 @@ def test_codex_gets_a_responses_provider_with_request_and_stream_retries_off():
     from activities.executors.acp import launch_command
 
     profile = ExecutionProfile(
-        kind="acp", command=["codex-acp"], base_url="http://h/p/o/v1", credential_env="TEAM_OPENAI_KEY"
+        kind="acp", command=["codex-acp"], base_url="http://h/p/o/v1", credential_env="OFFICE_CRED_TEAM_OPENAI_KEY"
     )
     args = launch_command(profile)[1:]
     overrides = dict(a.split("=", 1) for a in args if a != "-c")
     assert overrides["model_provider"] == '"office"'
     assert overrides["model_providers.office.base_url"] == '"http://h/p/o/v1"'
     assert overrides["model_providers.office.wire_api"] == '"responses"'
-    assert overrides["model_providers.office.env_key"] == '"TEAM_OPENAI_KEY"'  # the key is read by name
+    assert overrides["model_providers.office.env_key"] == '"OFFICE_CRED_TEAM_OPENAI_KEY"'  # the key is read by name
     assert overrides["model_providers.office.request_max_retries"] == "0"
     assert overrides["model_providers.office.stream_max_retries"] == "0"
     assert launch_command(ExecutionProfile(kind="acp", command=["codex-acp"])) == ["codex-acp"]  # its own login

@@ -8,9 +8,11 @@ from hypothesis import strategies as st
 from temporalio.api.common.v1 import Payload
 
 from office.codec import (
+    ACCEPT_PLAIN_ENV,
     KEYS_FILE_ENV,
     CodecKeyError,
     EncryptionCodec,
+    PlainPayloadRefused,
     codec_from_env,
     ensure_key_file,
     new_key_line,
@@ -47,9 +49,20 @@ def test_rotation_new_key_encrypts_and_the_old_key_still_decrypts():
     assert [p.data for p in asyncio.run(rotated.decode([old, new]))] == [b'"canary"', b'"fresh"']
 
 
-def test_plain_payloads_recorded_before_encryption_still_read():
+def test_a_plain_payload_is_refused_naming_the_setting_unless_explicitly_allowed():
     plain = payload(b'{"prompt": "x"}')
-    assert asyncio.run(codec(new_key_line("k1")).decode([plain])) == [plain]
+    with pytest.raises(PlainPayloadRefused, match=f"{KEYS_FILE_ENV} is set") as err:
+        asyncio.run(codec(new_key_line("k1")).decode([plain]))
+    assert err.value.non_retryable  # a workflow started with it fails at once instead of retrying its task
+    assert asyncio.run(codec(new_key_line("k1")).reading_plain().decode([plain])) == [plain]
+
+
+def test_runs_started_before_encryption_read_with_the_allowance_set(tmp_path):
+    path = ensure_key_file(tmp_path / "keys")
+    strict = codec_from_env({KEYS_FILE_ENV: str(path)})
+    allowing = codec_from_env({KEYS_FILE_ENV: str(path), ACCEPT_PLAIN_ENV: "1"})
+    assert strict is not None and not strict.accept_plain
+    assert allowing is not None and allowing.accept_plain
 
 
 def test_a_missing_key_or_a_tampered_payload_is_a_clear_error_not_garbage():

@@ -52,8 +52,8 @@ def test_normalised_urls():
 
 
 def test_route_resolution_ignores_health_of_another_workspaces_provider_of_the_same_name():
-    mine = ExecutionProfile(base_url="https://proxy.team-a.example/v1", credential_env="TEAM_A_KEY")
-    theirs = ExecutionProfile(base_url="https://api.anthropic.example/v1", credential_env="TEAM_B_KEY")
+    mine = ExecutionProfile(base_url="https://proxy.team-a.example/v1", credential_env="OFFICE_CRED_TEAM_A_KEY")
+    theirs = ExecutionProfile(base_url="https://api.anthropic.example/v1", credential_env="OFFICE_CRED_TEAM_B_KEY")
     ws = WorkspaceConfig(
         name="a",
         provider_order=["claude", "backup"],

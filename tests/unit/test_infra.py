@@ -106,5 +106,53 @@ def test_every_file_the_compose_file_mounts_is_in_infra(compose):
     for service in compose["services"].values():
         for volume in service.get("volumes", []):
             source = volume.split(":", 1)[0]
-            if source.startswith("."):
+            if source == "./certs":  # made by infra/gen-certs.sh, never committed
+                assert volume.endswith(":ro") and "certs" in (INFRA / "gen-certs.sh").read_text()
+            elif source.startswith("."):
                 assert (INFRA / source).is_file(), source
+
+
+def published(compose: dict) -> dict[str, list[str]]:
+    return {name: [str(p) for p in service.get("ports", [])] for name, service in compose["services"].items()}
+
+
+def test_the_frontend_is_published_nowhere_and_anything_published_only_on_loopback(compose):
+    ports = published(compose)
+    assert ports["temporal"] == []  # workers, setup and UI reach it on the compose network, with mTLS
+    assert not any("7233" in p for mapped in ports.values() for p in mapped)
+    for name, mapped in ports.items():
+        for port in mapped:
+            assert port.startswith("127.0.0.1:"), f"{name} publishes {port} beyond this host's loopback"
+
+
+def test_the_frontend_requires_client_certificates_and_every_client_presents_one(compose):
+    services = compose["services"]
+    server = services["temporal"]["environment"]
+    assert server["TEMPORAL_TLS_REQUIRE_CLIENT_AUTH"] == "true"
+    assert server["TEMPORAL_TLS_FRONTEND_CERT"] and server["TEMPORAL_TLS_CLIENT1_CA_CERT"]
+    issued = re.findall(r"for client in ([\w -]+);", (INFRA / "gen-certs.sh").read_text())[0].split()
+    clients = {
+        "office-worker": "TEMPORAL_TLS_CLIENT_CERT_PATH",
+        "office-setup": "TEMPORAL_TLS_CLIENT_CERT_PATH",
+        "temporal-ui": "TEMPORAL_TLS_CERT",
+    }
+    for name, variable in clients.items():
+        cert = services[name]["environment"][variable]
+        assert cert == f"/certs/{name}.pem" and name in issued, (name, cert)
+        assert services[name]["environment"].get("TEMPORAL_TLS_SERVER_NAME") == "temporal"
+
+
+def test_gen_certs_issues_certificates_the_ca_verifies(tmp_path):
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    subprocess.run(["sh", str(INFRA / "gen-certs.sh"), str(tmp_path)], check=True, capture_output=True, timeout=120)
+    for name in ("server", "office-worker", "office-setup", "temporal-ui"):
+        done = subprocess.run(["openssl", "verify", "-CAfile", "ca.pem", f"{name}.pem"], cwd=tmp_path,
+                              capture_output=True, text=True)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert (tmp_path / f"{name}.key").stat().st_mode & 0o077 == 0  # keys owner-only
+
+
+def test_the_worker_image_runs_as_an_unprivileged_user():
+    users = re.findall(r"^USER\s+(\S+)", (INFRA.parent / "Dockerfile").read_text(), re.MULTILINE)
+    assert users and users[-1].split(":")[0] not in ("root", "0")

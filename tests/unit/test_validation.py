@@ -32,7 +32,7 @@ KEYS = {
 NOT_SECRETS = [
     "sk-sim-test",
     "task-runner",
-    "OFFICE_TEST_KEY",
+    "OFFICE_CRED_TEST_KEY",
     "claude-3-5-Sonnet-20241022",
     "anthropic/claude-3-5-Sonnet-20241022-v2:0",
     "us.anthropic.claude-3-7-sonnet-20250219-v1:0",
@@ -152,10 +152,13 @@ def test_a_missing_file_and_a_directory_are_named(tmp_path: Path):
         load_config_file(tmp_path)
 
 
-def test_yaml_merge_keys_and_a_bom_still_load(tmp_path: Path):
+def test_a_bom_still_loads_and_merge_keys_are_refused_with_aliases(tmp_path: Path):
     path = tmp_path / "ok.yaml"
-    path.write_bytes("\ufeffbase: &b {x: 1}\nother:\n  <<: *b\n  y: 2\n".encode())
-    assert load_config_file(path) == {"base": {"x": 1}, "other": {"x": 1, "y": 2}}
+    path.write_bytes("\ufeffbase: {x: 1}\nother: {y: 2}\n".encode())
+    assert load_config_file(path) == {"base": {"x": 1}, "other": {"y": 2}}
+    path.write_bytes(b"base: &b {x: 1}\nother:\n  <<: *b\n  y: 2\n")
+    with pytest.raises(ConfigFileError, match="line 1 uses an anchor"):
+        load_config_file(path)
 
 
 @pytest.mark.parametrize(

@@ -205,7 +205,9 @@ async def test_base_ref_may_be_a_tag_and_run_ids_become_safe_branch_names(repo, 
     [
         ({"url": "/nowhere/app.git"}, "repository.url", "repository.url /nowhere/app.git cannot be reached"),
         ({"base_ref": "mian"}, "repository.base_ref", "repository.base_ref 'mian' does not exist"),
-        ({"push_credential_env": "OFFICE_TEST_UNSET_TOKEN"}, "repository.push_credential_env", "not set"),
+        ({"push_credential_env": "OFFICE_CRED_TEST_UNSET_TOKEN"}, "repository.push_credential_env", "not set"),
+        ({"push_credential_env": "OFFICE_DATABASE_URL"}, "repository.push_credential_env", "never sent"),
+        ({"push_credential_env": "AWS_SECRET_ACCESS_KEY"}, "repository.push_credential_env", "does not allow"),
     ],
 )
 async def test_bad_settings_fail_at_once_naming_the_setting(repo, tmp_path, settings, setting, words):
@@ -241,8 +243,8 @@ def test_urls_carrying_credentials_or_transport_helpers_are_refused():
 
 async def test_the_push_credential_reaches_git_only_through_the_environment(repo, tmp_path, monkeypatch):
     secret = "tok-very-secret-1234"
-    monkeypatch.setenv("OFFICE_TEST_PUSH_TOKEN", secret)
-    config = RepositoryConfig(url=str(repo), push_credential_env="OFFICE_TEST_PUSH_TOKEN")
+    monkeypatch.setenv("OFFICE_CRED_TEST_PUSH_TOKEN", secret)
+    config = RepositoryConfig(url=str(repo), push_credential_env="OFFICE_CRED_TEST_PUSH_TOKEN")
     seen: list[tuple[str, ...]] = []
     real = asyncio.create_subprocess_exec
 

@@ -45,7 +45,7 @@ AGENT = AgentProfile(name="coder", model="m1")
 
 
 def candidate(provider: str) -> Candidate:
-    profile = ExecutionProfile(kind="openai", base_url="http://127.0.0.1:9/v1", credential_env="OFFICE_TEST_KEY")
+    profile = ExecutionProfile(kind="openai", base_url="http://127.0.0.1:9/v1", credential_env="OFFICE_CRED_TEST_KEY")
     return Candidate(provider=provider, execution_profile=provider, profile=profile, tier="default",
                      requested_model="m1")  # fmt: skip
 
