@@ -20,6 +20,7 @@ from temporalio.worker import Worker
 from contracts import search_attributes as sa
 from contracts.activities import (
     PROVIDER_FAILURE,
+    WORKER_SHUTDOWN,
     Activity,
     AttemptRecord,
     RouteRequest,
@@ -70,6 +71,7 @@ class FakeActivities:
     turns: dict[str, list[ApplicationError]] = field(default_factory=dict)
     resolved: list[RouteRequest] = field(default_factory=list)
     called: list[str] = field(default_factory=list)
+    budgeted: list[bool] = field(default_factory=list)  # per call: did it spend the provider's retry budget
     recorded: list[AttemptRecord] = field(default_factory=list)
 
     @activity.defn(name=Activity.resolve_route)
@@ -81,6 +83,7 @@ class FakeActivities:
     async def session_turn(self, inp: SessionTurnInput) -> SessionTurnOutput:
         provider = inp.candidate.provider
         self.called.append(provider)
+        self.budgeted.append(inp.is_retry)
         if self.turns.get(provider):
             raise self.turns[provider].pop(0)
         decision = settle_model(plan_model("m1", None, False, ["m1"]), reported="m1")
@@ -158,6 +161,21 @@ async def test_rate_limits_never_count_toward_the_attempt_cap(run):
     done = await handle.result()  # with rate limits counted, the second of a's 429s would have ended the run
     assert done.status is RunStatus.completed and done.output == "answer from b"
     assert fakes.called == ["a", "a", "a", "b", "b"]
+
+
+async def test_a_lost_worker_is_retried_on_the_same_route_at_no_cost_to_the_provider(run):
+    """Three turns lost with their worker (a shutdown mid-activity) and a cap of two attempts: the run stays on
+    its provider and completes; nothing was budgeted, counted or written to the provider's health."""
+    shutdown = ApplicationError("the worker shut down", type=WORKER_SHUTDOWN, non_retryable=True)
+    fakes = FakeActivities([plan("a", "b", max_attempts=2)], turns={"a": [shutdown, shutdown, shutdown]})
+    handle = await run(fakes)
+    done = await handle.result()
+    assert done.status is RunStatus.completed and done.output == "answer from a" and done.fallback_count == 0
+    assert (fakes.called, fakes.budgeted) == (["a"] * 4, [False] * 4)
+    lost = [(r.failure.code, r.decision.kind, r.decision.health) for r in fakes.recorded if r.failure and r.decision]
+    assert lost == [(ErrorCode.worker_lost, "short_retry", None)] * 3
+    named = [a.excerpt or "" for a in done.attempts[:3]]
+    assert all(e.startswith("worker lost: worker ") and e.endswith(" shut down") for e in named), named
 
 
 async def test_a_parked_run_waits_for_resume_then_re_resolves_its_route(run):
