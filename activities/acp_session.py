@@ -20,6 +20,7 @@ from temporalio.exceptions import ApplicationError
 from activities import bookkeeping, workcopy
 from activities.admission import accounted, admit, heartbeating, provider_failure
 from activities.attempts import attempt_row, count, succeeded
+from activities.boundary import RunBoundary, refused
 from activities.executors.acp import (
     METHOD_NOT_FOUND,
     AgentSession,
@@ -27,7 +28,7 @@ from activities.executors.acp import (
     kill_orphaned_agents,
     launch_environment,
 )
-from activities.executors.base import ProviderCallError
+from activities.executors.base import ProviderCallError, configuration_failure
 from activities.session import as_entries, settle_start
 from activities.shutdown import fails_on_worker_shutdown
 from activities.workdir import default_work_dir, private_dir
@@ -191,16 +192,25 @@ def prompt_text(snapshot: list[Entry], fresh_session: bool, provider: str, full_
 
 class AcpActivities:
     def __init__(
-        self, store: Store, worker_queue: str, agents: LiveAgents, cwd: str | None = None, work_dir: str | None = None
+        self,
+        store: Store,
+        worker_queue: str,
+        agents: LiveAgents,
+        boundary: RunBoundary,
+        cwd: str | None = None,
+        work_dir: str | None = None,
     ):
         self.store, self.worker_queue, self.agents, self.cwd = store, worker_queue, agents, cwd
         self.work_dir = work_dir or default_work_dir()
+        self.boundary = boundary
 
     @activity.defn(name=Activity.acp_start)
     @fails_on_worker_shutdown
     async def acp_start(self, inp: AcpStartInput) -> AcpStarted:
         """(With a repository: a working copy of the run's branch at its last completed turn →) launch →
-        initialize → session/new in that directory → the advertised models → at most one selection call."""
+        initialize → session/new in that directory → the advertised models → at most one selection call.
+        The command, its environment, the repository and the permissions are the store's (activities.boundary)."""
+        inp = await self._configured(inp)
         cand = inp.candidate
         try:  # the credential first: a reference the worker refuses fails before a working copy or a process
             env = launch_environment(cand.profile, cand.provider, cand.requested_model)
@@ -221,7 +231,8 @@ class AcpActivities:
                     session.note = await workcopy.continuation_note(wc)
                 started = await self._start(inp, session, cwd)
         except BaseException:
-            await end_session(session)
+            async with heartbeating():  # reaping can outlast a heartbeat timeout: never look like a lost worker
+                await end_session(session)
             raise
         key = f"{inp.run_id}/{inp.attempt_seq}"
         self.agents.put(key, session)
@@ -230,6 +241,22 @@ class AcpActivities:
             session_key=key,
             worker_queue=self.worker_queue,
             base_commit=wc.base_commit if wc is not None else None,
+        )
+
+    async def _configured(self, inp: AcpStartInput) -> AcpStartInput:
+        configured = await self.boundary.configured(inp.run_id, inp.workspace, inp.candidate)
+        ws = configured.workspace
+        if inp.repository is not None and ws.repository is None:
+            raise configuration_failure(
+                "repository", f"workspace {ws.name!r} no longer has a repository; add it back or resubmit the run",
+                inp.candidate.provider, Phase.session_start,
+            )  # fmt: skip
+        return inp.model_copy(
+            update={
+                "candidate": configured.candidate,
+                "repository": ws.repository if inp.repository is not None else None,
+                "permissions": ws.permissions,
+            }
         )
 
     async def _workcopy(self, inp: AcpStartInput) -> workcopy.WorkCopy:
@@ -296,8 +323,12 @@ class AcpActivities:
     @fails_on_worker_shutdown
     async def acp_turn(self, inp: AcpTurnInput) -> SessionTurnOutput:
         """One prompt on the live session; the answer and the attempt row are stored together."""
-        cand, started_at = inp.candidate, utcnow()
+        await self.boundary.check_run(inp.run_id)
+        started_at = utcnow()
         session = self.agents.get(inp.session_key)
+        cand = inp.candidate
+        if session is not None and session.profile is not None:  # accounted to what the agent was launched from
+            cand = cand.model_copy(update={"provider": session.provider, "profile": session.profile})
         if session is None or session.run_id != inp.run_id:
             raise provider_failure(
                 classify(
@@ -314,7 +345,7 @@ class AcpActivities:
         except BaseException:
             # The run never uses a session again once its turn failed (a store wait, a timeout, a refusal): end it
             # now, so its place under the worker's live agent limit frees at once, not after the idle TTL.
-            await self.agents.close(inp.session_key)
+            await self._end(session, inp.session_key)
             raise
 
     async def _answer(self, inp: AcpTurnInput, session: AgentSession, started_at: datetime) -> SessionTurnOutput:
@@ -322,7 +353,7 @@ class AcpActivities:
         try:  # the same shared breaker, budget and pacer as the HTTP executor, per provider key
             await admit(self.store, inp.run_id, cand, inp.is_retry, Phase.after_start)
         except ApplicationError:  # refused: this session ends here, the decider picks what is next
-            await self.agents.close(inp.session_key)
+            await self._end(session, inp.session_key)
             raise
         snapshot = await bookkeeping.open_turn(self.store, inp.run_id, inp.user_seq, inp.user_text)
         fresh = session.prompts == 0
@@ -334,13 +365,11 @@ class AcpActivities:
                 async with heartbeating(session.progress):
                     answer = await session.prompt(text)
             except ProviderCallError as err:  # the session is over: the decider picks the next route
-                await self._keep_failed(session, inp.attempt_seq)
-                await self.agents.close(inp.session_key)
+                await self._end(session, inp.session_key, inp.attempt_seq)
                 raise provider_failure(classify(err.signal, utcnow())) from err
             except asyncio.CancelledError:  # the run was cancelled or this activity timed out: stop and reap
                 await session.cancel()
-                await self._keep_failed(session, inp.attempt_seq)
-                await self.agents.close(inp.session_key)
+                await self._end(session, inp.session_key, inp.attempt_seq)
                 raise
         effective = inp.started.effective_model
         commit, result = await self._commit(inp, session, effective)
@@ -376,9 +405,17 @@ class AcpActivities:
                 commit = await durably(lambda: workcopy.commit_turn(wc, turn, provider, model), f"pushing {wc.branch}")
                 return commit, await durably(lambda: workcopy.result(wc), f"reading {wc.branch}")
         except (RepositoryConfigError, BranchMovedError) as err:
-            await self._keep_failed(session, inp.attempt_seq)
-            await self.agents.close(inp.session_key)
+            await self._end(session, inp.session_key, inp.attempt_seq)
             raise repository_failure(err, provider, Phase.after_start) from err
+
+    async def _end(self, session: AgentSession | None, key: str, seq: int | None = None) -> None:
+        """Ends a failed turn's session (keeping its partial changes when `seq` is given), heartbeating: this
+        cleanup can outlast a heartbeat timeout, and a silent one would book the provider's failure as a lost
+        worker."""
+        async with heartbeating():
+            if session is not None and seq is not None:
+                await self._keep_failed(session, seq)
+            await self.agents.close(key)
 
     @staticmethod
     async def _keep_failed(session: AgentSession, seq: int) -> None:
@@ -392,6 +429,9 @@ class AcpActivities:
 
     @activity.defn(name=Activity.acp_close)
     async def acp_close(self, inp: AcpCloseInput) -> bool:
+        session = self.agents.get(inp.session_key)
+        if session is not None and session.run_id != activity.info().workflow_id:
+            raise refused("a session is closed only by its own run")
         return await self.agents.close(inp.session_key)
 
 

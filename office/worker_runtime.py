@@ -5,6 +5,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import signal
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from temporalio.client import Client
 from temporalio.worker import FixedSizeSlotSupplier, Worker, WorkerTuner
 
 from activities.acp_session import AcpActivities, LiveAgents, reap_idle_forever, reap_orphaned_agents
+from activities.boundary import RunBoundary
 from activities.executors.http_pool import ShardedTransport
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
@@ -116,10 +118,11 @@ async def office_worker(
     # would wait for a connection (and fail with PoolTimeout) while the provider has capacity.
     async with httpx.AsyncClient(transport=ShardedTransport(sizing.max_concurrent_activities)) as http:
         route_state = RouteStateActivities(store, work_dir)
-        sessions = SessionActivities(store, http)
-        watchdog = WatchdogActivities(store)
+        boundary = RunBoundary(store, task_queue)  # activities act only for office runs, on what the store holds
+        sessions = SessionActivities(store, http, boundary)
+        watchdog = WatchdogActivities(store, boundary)
         own_queue = worker_queue(task_queue)
-        acp = AcpActivities(store, own_queue, agents, agent_cwd, work_dir)
+        acp = AcpActivities(store, own_queue, agents, boundary, agent_cwd, work_dir)
         slots = AgentSlots(sizing.live_agents_limit(), agents.count)
         agents.on_exit = slots.changed
         log.info(
@@ -132,13 +135,9 @@ async def office_worker(
             task_queue=task_queue,
             workflows=[OfficeRunWorkflow, WatchdogWorkflow],
             activities=[
-                route_state.open_transcript,
-                route_state.resolve_route,
-                route_state.record_attempt,
-                sessions.start_session,
-                sessions.run_session,
+                route_state.resolve_route,  # local only (it refuses a remote call)
+                route_state.record_attempt,  # local only
                 sessions.session_turn,
-                acp.acp_start,  # only runs that scheduled their start here before the live agent limit
                 watchdog.sweep_automatic_selections,
             ],
             max_concurrent_activities=sizing.max_concurrent_activities,
@@ -189,6 +188,11 @@ async def run_worker_forever() -> None:
     configure_telemetry("office-worker")
     settings = Settings.from_env()
     client = await connect()
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):  # a stop (docker stop, a deploy) shuts the worker down in order
+        asyncio.get_running_loop().add_signal_handler(sig, stop.set)
     async with office_worker(client, settings.database_url, settings.task_queue):
         tune_gc()
-        await asyncio.Event().wait()
+        await stop.wait()
+        # Turns in flight end now as WorkerShutdown (a lost worker, never the provider's) and go to a live worker.
+        log.info("stopping: turns in flight move to a live worker")

@@ -317,7 +317,8 @@ async def close_turn(
     )  # fmt: skip
     assert happy is not None
     if not happy["restorable"]:
-        return Closed(inserted=bool(happy["inserted"]), answer=happy["stored"] or answer)
+        stored = happy["stored"]
+        return Closed(inserted=bool(happy["inserted"]), answer=answer if stored is None else stored)
     async with conn.transaction():
         inserted = (await conn.execute(_attempt_insert(columns, 1), *(attempt[c] for c in columns))) == "INSERT 0 1"
         if inserted:
@@ -334,4 +335,4 @@ async def close_turn(
                     event.code, event.run_id, event.at,
                 )  # fmt: skip
         stored = await conn.fetchval(STORED.format(1, 2), run_id, seq)
-    return Closed(inserted=inserted, answer=stored or answer)
+    return Closed(inserted=inserted, answer=answer if stored is None else stored)

@@ -168,13 +168,37 @@ async def lost_turns(stack: Stack, run_ids: list[str]) -> int:
     return sum(a.code == "worker_lost" for a in rows)
 
 
+async def test_a_worker_stopped_mid_turn_says_so_and_the_turn_moves_on_at_once(stack, tmp_path):
+    """SIGTERM (a deploy, `docker stop`): the turn in flight ends as WorkerShutdown, booked as a lost worker when
+    the worker stops, not a heartbeat timeout later (the timeout here is longer than the whole test allows)."""
+    queue = f"stop-{uuid.uuid4().hex[:6]}"
+    ws, agent, p = await stack.workspace(
+        {"p": SimProvider(models=["sim-small"], latency_ms=CHAOS_PROVIDER_S * 1000)}, heartbeat_timeout_s=600
+    )
+    first, second = await start_worker(stack, queue, tmp_path / "w1.log"), None
+    try:
+        await polled_by(stack, queue, first.pid)
+        [run_id] = await start_runs(stack, ws, agent, queue, 1)
+        await wait_for_calls(stack, p["p"], 1)
+        first.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(first.wait(), timeout=60)
+        second = await start_worker(stack, queue, tmp_path / "w2.log")
+        figures = await check_runs_and_provider(stack, ws, p["p"], [run_id])
+    finally:
+        await stop_workers(first, second)
+    view = await wait_for_view(stack.client, run_id)
+    [lost] = [a for a in view.attempts if a.error_code == "worker_lost"]
+    assert lost.rule == "worker.shutdown" and (lost.excerpt or "").endswith(" shut down"), lost
+    assert figures["re_sent"] == 1
+
+
 async def test_a_provider_that_hangs_is_still_the_providers_timeout_and_is_fallen_back_from(stack):
     """The call is held open and never answered: the activity keeps heartbeating, its own timeout fires, and
     that is the provider's `timeout` (short retries, then the next provider), never a lost worker."""
     hang = InjectedFailure(status=504, kind="timeout", hold_s=120)
     ws, agent, p = await stack.workspace(
         {"slow": SimProvider(models=["sim-small"], failures=[hang]), "b": SimProvider(models=["sim-small"])},
-        heartbeat_timeout_s=HEARTBEAT_S,
+        heartbeat_timeout_s=5,  # a margin for a busy machine: a late beat must not pass for a lost worker
         timeout_s=3,
     )
     view = await asyncio.wait_for(run_to_end(stack, ws, agent), timeout=120)
