@@ -5,7 +5,8 @@ from temporalio.exceptions import ApplicationError
 
 from activities import workcopy
 from activities.attempts import store_attempt
-from contracts.activities import Activity, AttemptRecord, OpenTranscript, RouteRequest
+from activities.boundary import local_only
+from contracts.activities import Activity, AttemptRecord, RouteRequest
 from routing.repository import RepositoryConfig, RepositoryConfigError, RepositoryUnavailableError
 from routing.route import resolve_route
 from routing.run import RoutePlan
@@ -16,14 +17,9 @@ class RouteStateActivities:
     def __init__(self, store: Store, work_dir: str | None = None):
         self.store, self.work_dir = store, work_dir
 
-    @activity.defn(name=Activity.open_transcript)
-    async def open_transcript(self, inp: OpenTranscript) -> int:
-        """The user's prompt is entry 1 of the run's own append-only transcript."""
-        await self.store.append_transcript(inp.run_id, 1, "user", inp.prompt)
-        return 1
-
     @activity.defn(name=Activity.resolve_route)
     async def resolve_route(self, req: RouteRequest) -> RoutePlan:
+        local_only(Activity.resolve_route)  # it returns the workspace's whole configuration
         workspace, agent, health, stored_pins = await self.store.route_inputs(
             req.workspace, req.agent, with_pins=not req.pins.any
         )
@@ -75,4 +71,5 @@ class RouteStateActivities:
 
     @activity.defn(name=Activity.record_attempt)
     async def record_attempt(self, rec: AttemptRecord) -> None:
+        local_only(Activity.record_attempt)  # it writes attempts and provider health
         await store_attempt(self.store, rec)

@@ -18,17 +18,16 @@ from activities import bookkeeping, metrics
 from activities.admission import accounted, admit_and_open, heartbeating, note_stated_rate, provider_failure
 from activities.attempts import attempt_row, count, succeeded
 from activities.bookkeeping import STORE_REJECTED, clean_text, store_retrying
+from activities.boundary import RunBoundary
 from activities.executors.base import ProviderCallError
 from activities.executors.openai_compat import ChatResult, OpenAICompatExecutor
 from activities.shutdown import fails_on_worker_shutdown
 from contracts.activities import (
     Activity,
-    RunSessionInput,
     SessionOutput,
     SessionStarted,
     SessionTurnInput,
     SessionTurnOutput,
-    StartSessionInput,
 )
 from routing.classifier import FailureSignal, classify
 from routing.codes import Phase
@@ -126,8 +125,8 @@ async def settle_start(
 class SessionActivities:
     CATALOG_RECORD_EVERY_S = 30.0
 
-    def __init__(self, store: Store, http: httpx.AsyncClient):
-        self.store, self.http = store, http
+    def __init__(self, store: Store, http: httpx.AsyncClient, boundary: RunBoundary):
+        self.store, self.http, self.boundary = store, http, boundary
         # When each provider's catalog was last recorded (and what it was): spares a write per session.
         # It holds model lists only, never conversation data, and never feeds the start-model policy.
         self._recorded: dict[str, tuple[float, list[str]]] = {}
@@ -168,28 +167,11 @@ class SessionActivities:
             decision=decision, model_to_send=plan.select or default, effective_model=decision.effective, warning=warning
         )
 
-    async def _converse(
-        self, run_id: str, cand: Candidate, model: str | None, upto: int, full_history: bool = True
-    ) -> tuple[SessionOutput, list[str]]:
-        """Sends this run's own transcript snapshot (entries 1..upto, normalised for the target) and appends
-        the answer as entry upto + 1."""
-        snapshot = await store_retrying(
-            lambda: self.store.read_transcript(run_id, upto), f"reading the transcript of {run_id}"
-        )
-        forwarded = forward(as_entries(snapshot), cand.provider, full_history)
-        result = await self._call(cand, model, forwarded.messages)
-        text = clean_text(result.text)
-        await store_retrying(
-            lambda: self.store.append_transcript(run_id, upto + 1, "assistant", text, cand.provider),
-            f"recording the answer of {run_id}",
-        )
-        return SessionOutput(text=text, reported_model=result.model, transcript_seq=upto + 1), forwarded.normalisations
-
     @activity.defn(name=Activity.session_turn)
     @fails_on_worker_shutdown
     async def session_turn(self, inp: SessionTurnInput) -> SessionTurnOutput:
         """Admission by the shared breaker and budget, then session start and the turn, then its attempt row."""
-        cand = inp.candidate
+        cand = (await self.boundary.configured(inp.run_id, inp.workspace, inp.candidate)).candidate
         started_at = utcnow()
         opening = TurnOpening(inp.run_id, inp.user_seq, clean_text(inp.user_text))
         admission, snapshot = await admit_and_open(self.store, inp.run_id, cand, inp.is_retry, opening=opening)
@@ -234,12 +216,3 @@ class SessionActivities:
                 return await self._executor(cand).chat(model, messages)
         except ProviderCallError as err:
             raise provider_failure(classify(err.signal, utcnow())) from err
-
-    @activity.defn(name=Activity.start_session)
-    async def start_session(self, inp: StartSessionInput) -> SessionStarted:
-        return await self._start(inp.run_id, inp.agent, inp.candidate)
-
-    @activity.defn(name=Activity.run_session)
-    async def run_session(self, inp: RunSessionInput) -> SessionOutput:
-        output, _ = await self._converse(inp.run_id, inp.candidate, inp.model, inp.transcript_upto)
-        return output

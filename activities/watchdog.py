@@ -4,6 +4,7 @@ from datetime import timedelta
 
 from temporalio import activity
 
+from activities.boundary import RunBoundary
 from contracts.activities import Activity
 from contracts.watchdog import ClearedSelection, SweepRequest
 from store.repository import Store
@@ -11,11 +12,12 @@ from store.watchdog import sweep_stale_automatic_state
 
 
 class WatchdogActivities:
-    def __init__(self, store: Store):
-        self.store = store
+    def __init__(self, store: Store, boundary: RunBoundary):
+        self.store, self.boundary = store, boundary
 
     @activity.defn(name=Activity.sweep_automatic_selections)
     async def sweep_automatic_selections(self, req: SweepRequest) -> list[ClearedSelection]:
+        await self.boundary.check_caller("WatchdogWorkflow")  # it writes selections and audit records
         audits = await sweep_stale_automatic_state(
             self.store, timedelta(seconds=req.max_age_s), actor=f"watchdog:{req.watchdog_run}"
         )

@@ -18,11 +18,7 @@ from routing.selection import Pins
 TASK_QUEUE = "office-runs"
 PROVIDER_FAILURE = "ProviderFailure"  # ApplicationError type prefix; details[0] is the Classification
 WORKER_SHUTDOWN = "WorkerShutdown"  # ApplicationError type: the worker stopped mid-activity, not the provider
-
-
-class OpenTranscript(BaseModel):
-    run_id: str
-    prompt: str
+FOREIGN_CALL_REFUSED = "ForeignCallRefused"  # ApplicationError type: not an office run's call, or not configured
 
 
 class RouteRequest(BaseModel):
@@ -35,26 +31,11 @@ class RouteRequest(BaseModel):
     substitute: Substitute | None = None
 
 
-class StartSessionInput(BaseModel):
-    run_id: str
-    attempt_seq: int
-    agent: str
-    candidate: Candidate
-
-
 class SessionStarted(BaseModel):
     decision: ModelDecision
     model_to_send: str | None  # None: let the executor use its default
     effective_model: str | None  # None: provider default, model not reported (yet)
     warning: WarningView | None = None
-
-
-class RunSessionInput(BaseModel):
-    run_id: str
-    attempt_seq: int
-    candidate: Candidate
-    model: str | None
-    transcript_upto: int
 
 
 class SessionOutput(BaseModel):
@@ -82,12 +63,13 @@ class SessionTurnInput(BaseModel):
     run_id: str
     attempt_seq: int
     agent: str
-    candidate: Candidate
+    candidate: Candidate  # names the provider; the worker runs the profile its store holds for the workspace
     user_seq: int  # the turn's user message is entry user_seq; the answer goes to user_seq + 1
     user_text: str
     full_history: bool = True  # False: the stateless mode (only the newest user message is sent)
     is_retry: bool = False  # counts against the provider's shared retry budget
     session: SessionStarted | None = None  # the live session on this candidate: later turns skip the start
+    workspace: str = ""  # the run's; "" (recorded before): the workspace the server indexed for the run
 
 
 class SessionTurnOutput(BaseModel):
@@ -112,12 +94,16 @@ def acp_start_queue(base: str) -> str:
 
 
 class AcpStartInput(BaseModel):
+    """The worker launches the command, and applies the repository and permissions, its store holds for the
+    workspace: what the input carries of them only says whether the run works on a repository."""
+
     run_id: str
     attempt_seq: int
     agent: str
     candidate: Candidate
     repository: RepositoryConfig | None = None  # the session works in a working copy of the run's branch
     permissions: PermissionPolicy = PermissionPolicy()  # the workspace's policy (the profile narrows it)
+    workspace: str = ""  # the run's; "" (recorded before): the workspace the server indexed for the run
     start_commit: str | None = None  # the last completed turn's commit: a fallback continues from it
     base_commit: str | None = None  # the run's base (fixed by its first working copy)
 
@@ -151,11 +137,8 @@ class Activity(StrEnum):
     """Activity type names: workflows schedule activities by these names, activities register under them, so
     workflows never import the activity modules (and their I/O libraries)."""
 
-    open_transcript = "open_transcript"  # only histories recorded before the lean session turn
     resolve_route = "resolve_route"
     record_attempt = "record_attempt"
-    start_session = "start_session"  # only histories recorded before the lean session turn
-    run_session = "run_session"  # only histories recorded before the lean session turn
     session_turn = "session_turn"
     acp_start = "acp_start"
     acp_turn = "acp_turn"

@@ -250,6 +250,7 @@ class AgentSession:
     stderr_reader: asyncio.Task | None = None
     adapter: AgentAdapter = field(default_factory=lambda: adapter_for([]))
     workcopy: "workcopy.WorkCopy | None" = None  # with a repository: the attempt's working copy (the cwd)
+    profile: ExecutionProfile | None = None  # what it was launched from (the store's): its turns account to it
     note: str | None = None  # the continuation note the first prompt of a fresh session starts with
 
     @classmethod
@@ -291,7 +292,7 @@ class AgentSession:
             ) from err
         collector = _Collector(narrow(policy or PermissionPolicy(), profile.permissions), cwd)
         conn = connect_to_agent(collector, process.stdin, process.stdout)
-        session = cls(run_id, provider, process, conn, collector, adapter=adapter_of(profile))
+        session = cls(run_id, provider, process, conn, collector, adapter=adapter_of(profile), profile=profile)
         session.stderr_reader = asyncio.create_task(session._drain_stderr())  # an unread pipe would block it
         return session
 

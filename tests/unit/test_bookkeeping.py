@@ -12,11 +12,12 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 from activities.bookkeeping import STORE_REJECTED, STORE_UNAVAILABLE, is_outage, store_retrying
+from activities.boundary import RunBoundary
 from activities.session import SessionActivities
 from contracts.activities import PROVIDER_FAILURE, SessionTurnInput
 from office.simulator.config import InjectedFailure, SimConfig, SimProvider
 from office.simulator.server import SimulatorServer
-from routing.config import ExecutionProfile
+from routing.config import ExecutionProfile, WorkspaceConfig
 from routing.run import Candidate
 from store.migrate import migrate
 from store.repository import Store
@@ -30,6 +31,8 @@ def activity_env(start_to_close_s: float = 60.0, heartbeat_s: float = 3.0) -> tu
         start_to_close_timeout=timedelta(seconds=start_to_close_s),
         schedule_to_close_timeout=None,
         heartbeat_timeout=timedelta(seconds=heartbeat_s),
+        workflow_id="r1",
+        workflow_type="OfficeRunWorkflow",
     )
     env.on_heartbeat = lambda *details: beats.append(details[0] if details else None)
     return env, beats
@@ -149,6 +152,13 @@ class FlakyStore(Store):
         return inserted
 
 
+class ServerSaysOfficeRun(RunBoundary):
+    """The boundary with its store check and the server's answer taken as given: these tests have no server."""
+
+    async def check_caller(self, workflow_type: str) -> str:
+        return "ws"
+
+
 @pytest.fixture
 async def sim():
     server = await SimulatorServer(SimConfig()).start()
@@ -168,10 +178,12 @@ async def turn(sim, tmp_path, outages, provider=SimProvider(), commit_then_drop=
         tier="standard",
         requested_model="sim-small",
     )
+    await store.save_workspace(WorkspaceConfig(name="ws", provider_order=["beta"], providers={"beta": cand.profile}))
     env, beats = activity_env()
     async with httpx.AsyncClient() as http:
-        activities = SessionActivities(store, http)
-        inp = SessionTurnInput(run_id="r1", attempt_seq=1, agent="coder", candidate=cand, user_seq=1, user_text="hi")
+        activities = SessionActivities(store, http, ServerSaysOfficeRun(store, "office-runs"))
+        inp = SessionTurnInput(run_id="r1", attempt_seq=1, agent="coder", candidate=cand, user_seq=1, user_text="hi",
+                               workspace="ws")  # fmt: skip
         try:
             return await env.run(activities.session_turn, inp), store, beats
         except ApplicationError as err:

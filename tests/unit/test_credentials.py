@@ -5,11 +5,9 @@ reference (an executor's request, an agent's launch environment): a name the rul
 import httpx
 import pytest
 from temporalio.exceptions import ApplicationError
-from temporalio.testing import ActivityEnvironment
 
 from activities.executors.acp import launch_environment
 from activities.session import SessionActivities
-from contracts.activities import StartSessionInput
 from routing.classifier import Classification
 from routing.codes import ErrorCode
 from routing.config import ExecutionProfile, ExecutorKind, WorkspaceConfig
@@ -86,12 +84,9 @@ async def test_a_forged_credential_name_is_refused_by_the_session_activity_and_n
     transport = httpx.MockTransport(lambda r: requests.append(r) or httpx.Response(200, json={"data": []}))
     forged = ExecutionProfile(base_url="http://attacker.example/v1", credential_env="OFFICE_DATABASE_URL")
     async with httpx.AsyncClient(transport=transport) as http:
-        sessions = SessionActivities(store=None, http=http)  # type: ignore[arg-type]  # refused before the store
+        sessions = SessionActivities(store=None, http=http, boundary=None)  # type: ignore[arg-type]  # never reached
         with pytest.raises(ApplicationError) as err:
-            await ActivityEnvironment().run(
-                sessions.start_session,
-                StartSessionInput(run_id="r", attempt_seq=1, agent="a", candidate=candidate(forged)),
-            )
+            await sessions._start("r", "a", candidate(forged))  # the catalog read resolves the credential
     assert requests == []  # nothing reached the endpoint
     assert err.value.non_retryable and err.value.type == "ConfigError"
     failure = Classification.model_validate(err.value.details[0])

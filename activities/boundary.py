@@ -1,0 +1,140 @@
+"""The worker's trust boundary: an activity acts only for an office run, and only on what the store configures.
+
+Temporal does not decide which workflow may schedule which activity on which queue: anyone who reaches the
+frontend can schedule the office's activities by name, from a workflow of their own on a queue of their own,
+with input of their own. So every activity that executes something, sends a credential or writes for a run
+checks, before it does anything:
+
+1. **The run is an office run that is running**: the activity was scheduled by the workflow its input names
+   (`run_id` is the scheduling workflow's id), that workflow is an `OfficeRunWorkflow` and, as the server records
+   it, it is running on this office's task queue (so its commands come from the office's own workflow code, run by
+   the office's workers). Checked once per workflow run per worker process (the server's answer is kept in a
+   bounded map; a run never moves to another queue).
+2. **What it acts on is what the store holds**: the execution profile (command, base URL, credential variable,
+   environment) is the one the store holds for the run's workspace under the provider name the input gives,
+   never the profile the input carries; so is the repository and the permission policy. The workspace is re-read at most
+   every few seconds per worker; a workspace changed mid-run takes effect on the next attempt, and a profile
+   that was removed ends the attempt as `invalid_configuration` naming it.
+
+Local activities (route resolution, attempt recording) run inside the office's own workflow task: they refuse to
+run as remote activities at all (`local_only`)."""
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from temporalio import activity
+from temporalio.api.common.v1 import WorkflowExecution
+from temporalio.api.enums.v1 import WorkflowExecutionStatus
+from temporalio.api.workflowservice.v1 import DescribeWorkflowExecutionRequest
+from temporalio.common import SearchAttributeKey
+from temporalio.exceptions import ApplicationError
+
+from activities.executors.base import configuration_failure
+from contracts.activities import FOREIGN_CALL_REFUSED
+from contracts.search_attributes import WORKSPACE
+from routing.codes import Phase
+from routing.config import WorkspaceConfig
+from routing.run import Candidate
+from store.repository import Store
+
+OFFICE_WORKFLOW = "OfficeRunWorkflow"
+RUNS_KEPT = 10_000  # workflow runs whose check passed, per worker process
+CONFIG_TTL_S = 5.0  # how long a worker acts on a workspace it read before reading it again
+
+
+def refused(why: str) -> ApplicationError:
+    """Non-retryable; the message says what was refused and why, never what the input asked for."""
+    return ApplicationError(f"refused: {why}", type=FOREIGN_CALL_REFUSED, non_retryable=True)
+
+
+def local_only(name: str) -> None:
+    """For activities the workflow runs as local activities: a remote call of one is refused."""
+    if not activity.info().is_local:
+        raise refused(f"{name} runs only as a local activity of an office run")
+
+
+@dataclass(frozen=True)
+class Configured:
+    """What the store holds for an attempt: the candidate with the stored profile, and the workspace."""
+
+    candidate: Candidate
+    workspace: WorkspaceConfig
+
+
+class RunBoundary:
+    def __init__(self, store: Store, task_queue: str) -> None:
+        self.store, self.task_queue = store, task_queue
+        self._runs: OrderedDict[str, str] = OrderedDict()  # workflow run id -> its workspace, checked
+        self._workspaces: dict[str, tuple[float, WorkspaceConfig | None]] = {}
+
+    async def check_run(self, run_id: str) -> str:
+        """Refuses unless the scheduling workflow is the running office run `run_id`; returns its workspace as
+        the server indexed it (empty when the run has not published it yet)."""
+        if activity.info().workflow_id != run_id:
+            raise refused("this activity acts only for the office run that scheduled it")
+        return await self.check_caller(OFFICE_WORKFLOW)
+
+    async def check_caller(self, workflow_type: str) -> str:
+        """Refuses unless the scheduling workflow is a running `workflow_type` on this office's task queue, as
+        the server records it; returns the workspace the server indexed for it ("" when none)."""
+        info = activity.info()
+        if info.workflow_type != workflow_type:
+            raise refused(f"this activity is scheduled only by {workflow_type}")
+        run = info.workflow_run_id or ""
+        known = self._runs.get(run)
+        if known is not None:
+            self._runs.move_to_end(run)
+            return known
+        described = await activity.client().workflow_service.describe_workflow_execution(
+            DescribeWorkflowExecutionRequest(
+                namespace=info.workflow_namespace,
+                execution=WorkflowExecution(workflow_id=info.workflow_id, run_id=run),
+            )
+        )
+        execution = described.workflow_execution_info
+        if execution.type.name != workflow_type or described.execution_config.task_queue.name != self.task_queue:
+            raise refused(f"the scheduling workflow is not an office {workflow_type} on {self.task_queue}")
+        if execution.status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING:
+            raise refused("the scheduling workflow is not running")
+        workspace = _keyword(execution.search_attributes.indexed_fields, WORKSPACE)
+        self._runs[run] = workspace
+        while len(self._runs) > RUNS_KEPT:
+            self._runs.popitem(last=False)
+        return workspace
+
+    async def configured(self, run_id: str, workspace: str, cand: Candidate) -> Configured:
+        """`check_run`, then the candidate as the store configures it for the run's workspace."""
+        indexed = await self.check_run(run_id)
+        name = workspace or indexed
+        if indexed and workspace and indexed != workspace:
+            raise refused("the workspace named is not the run's")
+        ws = await self._workspace(name)
+        profile = ws.providers.get(cand.provider) if ws is not None else None
+        if ws is None or profile is None:
+            raise configuration_failure(
+                f"providers.{cand.provider}",
+                f"workspace {name!r} has no provider {cand.provider!r} (removed while the run was going?); add it "
+                "back or resubmit the run",
+                cand.provider,
+                Phase.session_start,
+            )
+        return Configured(candidate=cand.model_copy(update={"profile": profile}), workspace=ws)
+
+    async def _workspace(self, name: str) -> WorkspaceConfig | None:
+        now = time.monotonic()
+        cached = self._workspaces.get(name)
+        if cached is not None and now - cached[0] < CONFIG_TTL_S:
+            return cached[1]
+        ws = await self.store.get_workspace(name) if name else None
+        self._workspaces[name] = (now, ws)
+        return ws
+
+
+def _keyword(fields: object, key: SearchAttributeKey[str]) -> str:
+    """A keyword search attribute's value from the server's indexed fields ("" when absent)."""
+    payload = getattr(fields, "get", lambda _k: None)(key.name)
+    if payload is None:
+        return ""
+    data = payload.data.decode("utf-8", "replace").strip()
+    return data.strip('"') if data.startswith('"') else data
