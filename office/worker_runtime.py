@@ -108,7 +108,10 @@ async def office_worker(
     """`work_dir`: where repository mirrors and per-run working copies live (default OFFICE_WORK_DIR);
     `sizing`: how much this worker takes on at once (default from OFFICE_MAX_* variables)."""
     work_dir = work_dir or work_dir_from_env()
-    await asyncio.to_thread(private_dir, Path(work_dir))  # owner-only when this worker creates it
+    try:  # owner-only when this worker creates it
+        await asyncio.to_thread(private_dir, Path(work_dir))
+    except OSError as err:  # runs that need a working copy fail naming OFFICE_WORK_DIR; the others go on
+        log.warning("cannot create the work directory %s (%s): set OFFICE_WORK_DIR", work_dir, err)
     sizing = sizing or WorkerSizing.from_env()
     store = Store(database_url, pool_size=sizing.db_pool_size)
     agents = LiveAgents()

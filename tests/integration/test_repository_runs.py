@@ -227,7 +227,7 @@ async def test_worker_killed_in_turn_two_continues_elsewhere_from_the_pushed_com
                 proc.terminate()
                 await proc.wait()
     assert view.status is RunStatus.completed, view.message
-    assert [a.error_code for a in view.attempts] == [None, "timeout", None]
+    assert [a.error_code for a in view.attempts] == [None, "worker_lost", None]
     branch = f"office/{view.run_id}"
     assert files_at(bare, branch) == {"README": "hello\n", "a.txt": "one\n", "b.txt": "two\n"}
     news = [c["cwd"] for c in received(log) if c["method"] == "session/new"]
