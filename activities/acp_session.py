@@ -429,8 +429,10 @@ class AcpActivities:
 
     @activity.defn(name=Activity.acp_close)
     async def acp_close(self, inp: AcpCloseInput) -> bool:
+        run_id = activity.info().workflow_id or ""
+        await self.boundary.check_run(run_id)
         session = self.agents.get(inp.session_key)
-        if session is not None and session.run_id != activity.info().workflow_id:
+        if session is not None and session.run_id != run_id:
             raise refused("a session is closed only by its own run")
         return await self.agents.close(inp.session_key)
 
