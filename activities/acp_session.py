@@ -18,9 +18,9 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities import bookkeeping, workcopy
-from activities.admission import accounted, admit, heartbeating, provider_failure
+from activities.admission import accounted, admit, heartbeating
 from activities.attempts import attempt_row, count, succeeded
-from activities.boundary import RunBoundary, refused
+from activities.boundary import RunBoundary
 from activities.executors.acp import (
     METHOD_NOT_FOUND,
     AgentSession,
@@ -28,7 +28,7 @@ from activities.executors.acp import (
     kill_orphaned_agents,
     launch_environment,
 )
-from activities.executors.base import ProviderCallError, configuration_failure
+from activities.executors.base import ProviderCallError
 from activities.session import as_entries, settle_start
 from activities.shutdown import fails_on_worker_shutdown
 from activities.workdir import default_work_dir, private_dir
@@ -42,6 +42,7 @@ from contracts.activities import (
     SessionStarted,
     SessionTurnOutput,
 )
+from contracts.failures import CONFIG_ERROR, configuration_failure, provider_failure, refused
 from routing.classifier import Classification, FailureSignal, classify
 from routing.codes import ErrorClass, ErrorCode, Phase
 from routing.model_policy import plan_model, settle_model
@@ -74,7 +75,7 @@ def repository_failure(err: Exception, provider: str, phase: Phase) -> Applicati
         excerpt=f"Workspace setting {setting}: {err}" if isinstance(err, RepositoryConfigError) else str(err),
         provider=provider,
     )
-    return ApplicationError(failure.excerpt, failure.model_dump(mode="json"), type="ConfigError", non_retryable=True)
+    return ApplicationError(failure.excerpt, failure.model_dump(mode="json"), type=CONFIG_ERROR, non_retryable=True)
 
 
 async def durably(call: Callable[[], Awaitable[T]], what: str) -> T:

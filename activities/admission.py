@@ -19,12 +19,12 @@ import logging
 from collections.abc import AsyncIterator
 from datetime import datetime
 
-from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
+from temporalio.exceptions import ApplicationError
 
 from activities import metrics
-from activities.bookkeeping import STORE_REJECTED, STORE_UNAVAILABLE, store_retrying
+from activities.bookkeeping import store_retrying
 from activities.heartbeat import heartbeating
-from contracts.activities import PROVIDER_FAILURE
+from contracts.failures import STORE_REJECTED, STORE_UNAVAILABLE, provider_failure, provider_failure_of
 from routing.capacity import Admission, CallRequest
 from routing.classifier import Classification
 from routing.codes import ErrorClass, ErrorCode, Phase
@@ -36,17 +36,6 @@ from store.tables import TranscriptEntryRow
 log = logging.getLogger(__name__)
 ASK_AHEAD_S = 0.25  # a paced caller re-asks this long before its slot, so the answer never delays the call
 NOTE_BOUND_S = 30.0  # how long a failed call waits for the store to count its failure before reporting it
-
-
-def provider_failure(failure: Classification) -> ApplicationError:
-    """Non-retryable: the routing decider, not a retry policy, chooses what happens next."""
-    return ApplicationError(
-        f"{failure.code}: {failure.excerpt or failure.rule}",
-        failure.model_dump(mode="json"),
-        type=f"{PROVIDER_FAILURE}.{failure.code}",
-        non_retryable=True,
-        category=ApplicationErrorCategory.BENIGN,
-    )  # expected: logged at debug, not as a crash
 
 
 def refusal(cand: Candidate, admission: Admission, phase: Phase = Phase.session_start) -> ApplicationError:
@@ -116,20 +105,9 @@ async def admit_and_open(
         reserved_at = asked_at
 
 
-def failure_of(err: BaseException) -> Classification | None:
-    """The classification a provider failure raised by `provider_failure` carries; None for anything else."""
-    if not isinstance(err, ApplicationError) or not (err.type or "").startswith(PROVIDER_FAILURE):
-        return None
-    details = err.details[0] if err.details else None
-    try:
-        return Classification.model_validate(details) if isinstance(details, dict) else None
-    except ValueError:
-        return None
-
-
 def failure_code(err: BaseException) -> str | None:
     """The classified code of a provider failure raised by `provider_failure`; None for anything else."""
-    failure = failure_of(err)
+    failure = provider_failure_of(err)
     return failure.code.value if failure else None
 
 
@@ -142,7 +120,7 @@ async def note_failure(
     Returns True when this failure opened the breaker. Infrastructure errors never count. If the store stays
     out longer than NOTE_BOUND_S the count is skipped (logged): the provider's failure still reaches the
     workflow, which records the attempt and its health evidence itself."""
-    failure = failure_of(err)
+    failure = provider_failure_of(err)
     if failure is None:
         return False
     code, key = failure.code.value, provider_key(cand.profile)

@@ -30,10 +30,11 @@ from typing import Any, TypeVar
 
 from sqlalchemy import exc as sa_exc
 from temporalio import activity
-from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
+from temporalio.exceptions import ApplicationError
 
 from activities import metrics
 from activities.heartbeat import beat, beat_interval_s, heartbeating
+from contracts import failures
 from contracts.activities import SessionTurnOutput
 from store.repository import Store
 from store.rows import Closed
@@ -42,8 +43,6 @@ from store.tables import TranscriptEntryRow
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-STORE_UNAVAILABLE = "StoreUnavailable"  # retryable: the workflow waits and runs the same attempt again
-STORE_REJECTED = "StoreRejected"  # non-retryable: the store refused the data itself
 
 FIRST_DELAY_S = 0.1
 MAX_DELAY_S = 5.0
@@ -138,22 +137,14 @@ def store_unavailable(what: str, err: BaseException, waited_s: float, held: dict
     details: dict[str, Any] = {"waiting_for": "store", "what": what, "waited_s": round(waited_s, 1)}
     if held is not None:
         details["held"] = held
-    return ApplicationError(
+    return failures.store_unavailable(
         f"the store is unavailable ({describe(err)}) while {what}; waited {waited_s:.0f} s, the run waits for it",
         details,
-        type=STORE_UNAVAILABLE,
-        non_retryable=False,
-        category=ApplicationErrorCategory.BENIGN,
     )
 
 
 def store_rejected(what: str, err: BaseException) -> ApplicationError:
-    return ApplicationError(
-        f"the store refused the data while {what}: {describe(err)}",
-        {"store_rejected": what},
-        type=STORE_REJECTED,
-        non_retryable=True,
-    )
+    return failures.store_rejected(f"the store refused the data while {what}: {describe(err)}", what)
 
 
 def _deadline(bound_s: float | None) -> float:

@@ -28,10 +28,8 @@ from temporalio.api.common.v1 import WorkflowExecution
 from temporalio.api.enums.v1 import WorkflowExecutionStatus
 from temporalio.api.workflowservice.v1 import DescribeWorkflowExecutionRequest
 from temporalio.common import SearchAttributeKey
-from temporalio.exceptions import ApplicationError
 
-from activities.executors.base import configuration_failure
-from contracts.activities import FOREIGN_CALL_REFUSED
+from contracts.failures import configuration_failure, refused
 from contracts.search_attributes import WORKSPACE
 from routing.codes import Phase
 from routing.config import WorkspaceConfig
@@ -41,11 +39,6 @@ from store.repository import Store
 OFFICE_WORKFLOW = "OfficeRunWorkflow"
 RUNS_KEPT = 10_000  # workflow runs whose check passed, per worker process
 CONFIG_TTL_S = 5.0  # how long a worker acts on a workspace it read before reading it again
-
-
-def refused(why: str) -> ApplicationError:
-    """Non-retryable; the message says what was refused and why, never what the input asked for."""
-    return ApplicationError(f"refused: {why}", type=FOREIGN_CALL_REFUSED, non_retryable=True)
 
 
 def local_only(name: str) -> None:

@@ -7,6 +7,7 @@ from activities import workcopy
 from activities.attempts import store_attempt
 from activities.boundary import local_only
 from contracts.activities import Activity, AttemptRecord, RouteRequest
+from contracts.failures import config_error
 from routing.repository import RepositoryConfig, RepositoryConfigError, RepositoryUnavailableError
 from routing.route import resolve_route
 from routing.run import RoutePlan
@@ -24,24 +25,12 @@ class RouteStateActivities:
             req.workspace, req.agent, with_pins=not req.pins.any
         )
         if workspace is None:
-            raise ApplicationError(
-                f"workspace {req.workspace!r} does not exist; create it with `office workspace set`",
-                type="ConfigError",
-                non_retryable=True,
-            )
+            raise config_error(f"workspace {req.workspace!r} does not exist; create it with `office workspace set`")
         if agent is None:
-            raise ApplicationError(
-                f"agent profile {req.agent!r} does not exist; create it with `office profile set`",
-                type="ConfigError",
-                non_retryable=True,
-            )
+            raise config_error(f"agent profile {req.agent!r} does not exist; create it with `office profile set`")
         pins = req.pins if req.pins.any else stored_pins
         if req.substitute and req.substitute.provider not in workspace.providers:
-            raise ApplicationError(
-                f"substitute provider {req.substitute.provider!r} is not in workspace {req.workspace!r}",
-                type="ConfigError",
-                non_retryable=True,
-            )
+            raise config_error(f"substitute provider {req.substitute.provider!r} is not in workspace {req.workspace!r}")
         if workspace.repository is not None and self.work_dir is not None:
             await self._check_repository(req.workspace, workspace.repository)
         plan = resolve_route(
@@ -63,9 +52,7 @@ class RouteStateActivities:
         try:
             await workcopy.check(repository, self.work_dir or "")
         except RepositoryConfigError as err:
-            raise ApplicationError(
-                f"Workspace {name!r}, setting {err.setting}: {err}", type="ConfigError", non_retryable=True
-            ) from err
+            raise config_error(f"Workspace {name!r}, setting {err.setting}: {err}") from err
         except RepositoryUnavailableError as err:
             raise ApplicationError(str(err), type="RepositoryUnavailable") from err
 

@@ -15,9 +15,9 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities import bookkeeping, metrics
-from activities.admission import accounted, admit_and_open, heartbeating, note_stated_rate, provider_failure
+from activities.admission import accounted, admit_and_open, heartbeating, note_stated_rate
 from activities.attempts import attempt_row, count, succeeded
-from activities.bookkeeping import STORE_REJECTED, clean_text, store_retrying
+from activities.bookkeeping import clean_text, store_retrying
 from activities.boundary import RunBoundary
 from activities.executors.base import ProviderCallError
 from activities.executors.openai_compat import ChatResult, OpenAICompatExecutor
@@ -29,6 +29,7 @@ from contracts.activities import (
     SessionTurnInput,
     SessionTurnOutput,
 )
+from contracts.failures import STORE_REJECTED, config_error, provider_failure
 from routing.classifier import FailureSignal, classify
 from routing.codes import Phase
 from routing.config import ExecutorKind
@@ -144,11 +145,7 @@ class SessionActivities:
 
     def _executor(self, cand: Candidate) -> OpenAICompatExecutor:
         if cand.profile.kind is not ExecutorKind.openai:
-            raise ApplicationError(
-                f"executor kind {cand.profile.kind} is not available on this worker",
-                type="ConfigError",
-                non_retryable=True,
-            )
+            raise config_error(f"executor kind {cand.profile.kind} is not available on this worker")
         return OpenAICompatExecutor(cand.provider, cand.profile, self.http)
 
     async def _start(self, run_id: str, agent: str, cand: Candidate) -> SessionStarted:

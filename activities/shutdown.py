@@ -8,21 +8,11 @@ from collections.abc import Awaitable, Callable
 from typing import ParamSpec, TypeVar
 
 from temporalio import activity
-from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
-from contracts.activities import WORKER_SHUTDOWN
+from contracts.failures import worker_shutdown
 
 P = ParamSpec("P")
 T = TypeVar("T")
-
-
-def worker_shutdown() -> ApplicationError:
-    return ApplicationError(
-        "the worker shut down during this activity",
-        type=WORKER_SHUTDOWN,
-        non_retryable=True,  # the workflow decides: the same route on a live worker
-        category=ApplicationErrorCategory.BENIGN,
-    )
 
 
 def fails_on_worker_shutdown(fn: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:

@@ -16,9 +16,6 @@ from routing.run import AttemptOutcome, Candidate, WarningView
 from routing.selection import Pins
 
 TASK_QUEUE = "office-runs"
-PROVIDER_FAILURE = "ProviderFailure"  # ApplicationError type prefix; details[0] is the Classification
-WORKER_SHUTDOWN = "WorkerShutdown"  # ApplicationError type: the worker stopped mid-activity, not the provider
-FOREIGN_CALL_REFUSED = "ForeignCallRefused"  # ApplicationError type: not an office run's call, or not configured
 
 
 class RouteRequest(BaseModel):

@@ -25,6 +25,8 @@ from temporalio.api.common.v1 import Payload
 from temporalio.converter import PayloadCodec
 from temporalio.exceptions import ApplicationError
 
+from contracts.failures import PLAIN_PAYLOAD_REFUSED
+
 ENCODING = b"binary/encrypted"
 KEY_ID = "encryption-key-id"
 KEYS_FILE_ENV = "OFFICE_CODEC_KEYS_FILE"
@@ -45,7 +47,7 @@ class PlainPayloadRefused(ApplicationError):
             f"only payloads sealed with one of its keys; start runs and send signals with a client that has the "
             f"same {KEYS_FILE_ENV} (e.g. `office submit`), or set {ACCEPT_PLAIN_ENV}=1 on the workers while runs "
             f"started before encryption finish",
-            type="PlainPayloadRefused",
+            type=PLAIN_PAYLOAD_REFUSED,
             non_retryable=True,
         )
 

@@ -12,7 +12,9 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from contracts import search_attributes as sa
-    from contracts.activities import Activity, AttemptRecord, RouteRequest, SessionOutput
+    from contracts import stubs
+    from contracts.activities import AttemptRecord, RouteRequest, SessionOutput
+    from contracts.failures import run_failed
     from routing.classifier import Classification
     from routing.codes import ErrorCode
     from routing.cycle import RouteCycle, Step, StepKind
@@ -135,11 +137,11 @@ class OfficeRunWorkflow:
     async def _resolve(self, req: RunRequest, retry_blocked: bool = False, sub: Substitute | None = None) -> RoutePlan:
         pins = Pins(providers=req.pin_providers, model=req.pin_model)
         try:  # store outages are retried until the store is back; only bad settings come out of it
-            plan: RoutePlan = await workflow.execute_local_activity(
-                Activity.resolve_route,
+            plan = await workflow.execute_local_activity(
+                stubs.resolve_route,
                 RouteRequest(run_id=req.run_id, workspace=req.workspace, agent=req.agent, tier=req.tier,
                              retry_blocked=retry_blocked, substitute=sub, pins=pins),
-                result_type=RoutePlan, start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY,
+                start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY,
             )  # fmt: skip
         except (ActivityError, ApplicationError) as err:  # a local activity's failure may arrive unwrapped
             cause = err.cause if isinstance(err, ActivityError) else err
@@ -152,7 +154,7 @@ class OfficeRunWorkflow:
     ) -> None:  # fmt: skip
         self._view.attempts.append(cycle.attempt_view(seq, cand, self._view.effective_model, failure, decision))
         await workflow.execute_local_activity(
-            Activity.record_attempt,
+            stubs.record_attempt,
             AttemptRecord(run_id=req.run_id, seq=seq, candidate=cand, effective_model=self._view.effective_model,
                           outcome=AttemptOutcome.failed, failure=failure, decision=decision, started_at=started_at,
                           finished_at=workflow.now()),
@@ -197,5 +199,4 @@ class OfficeRunWorkflow:
         view = self._view
         view.status, view.error_code, view.message = RunStatus.failed, code.value, message
         self._publish()
-        return ApplicationError(message, view.model_dump(mode="json"), type=f"OfficeRunFailed.{code.value}",
-                                non_retryable=True)  # fmt: skip
+        return run_failed(code, message, view.model_dump(mode="json"))

@@ -9,16 +9,15 @@ from typing import Any, TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError, CancelledError, TimeoutError, TimeoutType
+from temporalio.exceptions import ActivityError, CancelledError, TimeoutError, TimeoutType
 
 with workflow.unsafe.imports_passed_through():
+    from contracts import stubs
     from contracts.activities import (
-        WORKER_SHUTDOWN,
         AcpCloseInput,
         AcpStarted,
         AcpStartInput,
         AcpTurnInput,
-        Activity,
         SessionOutput,
         SessionStarted,
         SessionTurnInput,
@@ -26,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
         acp_start_queue,
         provider_queue,
     )
+    from contracts.failures import STORE_UNAVAILABLE, WORKER_SHUTDOWN, failure_of, is_type
     from routing.classifier import Classification, FailureSignal, classify
     from routing.codes import ErrorClass, ErrorCode, Phase
     from routing.config import ExecutorKind
@@ -41,7 +41,6 @@ ACP_LIVE_SESSION = "acp-live-session-v1"
 BOUNDED_START = "acp-bounded-start-v1"
 WORKER_PICKUP = timedelta(seconds=30)  # a turn for a dead worker's session fails this soon, then re-dispatches
 NO_RETRY = RetryPolicy(maximum_attempts=1)  # provider calls: the decider is the only retry layer
-STORE_UNAVAILABLE = "StoreUnavailable"  # activities.bookkeeping: the store stayed out past the activity's bound
 STORE_WAIT = timedelta(seconds=5)  # then the same attempt again: infrastructure is never a provider attempt
 # A heartbeat timeout, a turn no worker picked up from its worker's queue, or a worker's shutdown is a lost
 # worker (infrastructure), no longer the provider's `timeout`. Runs recorded before it booked them as the latter.
@@ -76,7 +75,7 @@ async def guarded(phase: Phase, queue: str, call: Awaitable[T]) -> T:
 
 def store_unavailable(err: ActivityError) -> bool:
     """The activity waited for the store past its bound: not the provider's, so never classified or counted."""
-    return isinstance(err.cause, ApplicationError) and err.cause.type == STORE_UNAVAILABLE
+    return is_type(err.cause, STORE_UNAVAILABLE)
 
 
 def worker_lost(err: ActivityError, cand: Candidate, phase: Phase, queue: str) -> Classification | None:
@@ -88,7 +87,7 @@ def worker_lost(err: ActivityError, cand: Candidate, phase: Phase, queue: str) -
         rule, what = "worker.heartbeat_timeout", f"worker {worker} stopped heartbeating"
     elif isinstance(cause, TimeoutError) and cause.type is TimeoutType.SCHEDULE_TO_START:
         rule, what = "worker.pickup_timeout", f"no worker took the turn from {queue} (its worker is gone)"
-    elif isinstance(cause, ApplicationError) and cause.type == WORKER_SHUTDOWN:
+    elif is_type(cause, WORKER_SHUTDOWN):
         rule, what = "worker.shutdown", f"worker {worker} shut down"
     else:
         return None
@@ -110,11 +109,8 @@ def classify_failure(err: ActivityError, cand: Candidate, phase: Phase, queue: s
     if lost is not None and workflow.patched(WORKER_LOSS):
         return lost
     cause = err.cause
-    if isinstance(cause, ApplicationError) and cause.details and isinstance(cause.details[0], dict):
-        try:
-            return Classification.model_validate(cause.details[0])
-        except ValueError:
-            pass
+    if (carried := failure_of(cause)) is not None:
+        return carried
     if isinstance(cause, TimeoutError):  # heartbeat or start-to-close: the worker or the call was lost
         signal = FailureSignal(
             phase=phase,
@@ -205,7 +201,7 @@ class AgentTurns:
             Phase.after_start,
             queue,
             workflow.execute_activity(
-                Activity.session_turn,
+                stubs.session_turn,
                 SessionTurnInput(
                     run_id=req.run_id,
                     attempt_seq=seq,
@@ -218,7 +214,6 @@ class AgentTurns:
                     session=live,
                     workspace=req.workspace,
                 ),
-                result_type=SessionTurnOutput,
                 task_queue=queue,
                 **provider_call(cand, margin_s=60),
                 summary=f"turn {user_seq // 2 + 1} on {cand.provider} (model {cand.requested_model})",
@@ -241,7 +236,7 @@ class AgentTurns:
                 Phase.session_start,
                 queue,
                 workflow.execute_activity(
-                    Activity.acp_start,
+                    stubs.acp_start,
                     AcpStartInput(
                         run_id=req.run_id,
                         attempt_seq=seq,
@@ -253,7 +248,6 @@ class AgentTurns:
                         base_commit=self._base_commit,
                         workspace=req.workspace,
                     ),
-                    result_type=AcpStarted,
                     task_queue=queue,
                     **provider_call(cand, margin_s=60),  # no schedule-to-start timeout: waiting is not failing
                     summary=f"start agent session on {cand.provider} (model {cand.requested_model})",
@@ -268,7 +262,7 @@ class AgentTurns:
             Phase.after_start,
             session.worker_queue,
             workflow.execute_activity(
-                Activity.acp_turn,
+                stubs.acp_turn,
                 AcpTurnInput(
                     run_id=req.run_id,
                     attempt_seq=seq,
@@ -280,7 +274,6 @@ class AgentTurns:
                     full_history=req.full_history,
                     is_retry=is_retry,
                 ),
-                result_type=SessionTurnOutput,
                 task_queue=session.worker_queue,
                 schedule_to_start_timeout=WORKER_PICKUP,
                 **provider_call(cand, margin_s=30),
@@ -298,9 +291,8 @@ class AgentTurns:
             return
         with contextlib.suppress(ActivityError):
             await workflow.execute_activity(
-                Activity.acp_close,
+                stubs.acp_close,
                 AcpCloseInput(session_key=live[1].session_key),
-                result_type=bool,
                 task_queue=live[1].worker_queue,
                 schedule_to_close_timeout=WORKER_PICKUP,
                 retry_policy=NO_RETRY,

@@ -6,7 +6,7 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from contracts.activities import Activity
+    from contracts import stubs
     from contracts.watchdog import ClearedSelection, SweepRequest, WatchdogInput
 
 
@@ -14,11 +14,10 @@ with workflow.unsafe.imports_passed_through():
 class WatchdogWorkflow:
     @workflow.run
     async def run(self, inp: WatchdogInput) -> list[ClearedSelection]:
-        cleared: list[ClearedSelection] = await workflow.execute_activity(
-            Activity.sweep_automatic_selections,
+        cleared = await workflow.execute_activity(
+            stubs.sweep_automatic_selections,
             SweepRequest(max_age_s=inp.max_age_s, watchdog_run=workflow.info().workflow_id),
             start_to_close_timeout=timedelta(minutes=2),
-            result_type=list[ClearedSelection],
             summary=f"clear automatic selection state older than {inp.max_age_s:g}s",
         )
         return cleared

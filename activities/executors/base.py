@@ -4,14 +4,11 @@ reference is resolved on the worker (only names the worker's allow-list admits).
 import os
 from functools import cache
 
-from temporalio.exceptions import ApplicationError
-
-from routing.classifier import Classification, FailureSignal
-from routing.codes import ErrorClass, ErrorCode, Phase
+from contracts.failures import configuration_failure
+from routing.classifier import FailureSignal
+from routing.codes import Phase
 from routing.config import ExecutionProfile
 from routing.credentials import ALLOW_SETTING, CredentialAllowList
-
-CONFIG_ERROR = "ConfigError"
 
 
 class ProviderCallError(Exception):
@@ -48,21 +45,6 @@ def read_credential(name: str, field: str) -> str | None:
     if problem is not None:
         raise CredentialRefused(field, problem)
     return os.environ.get(name)
-
-
-def configuration_failure(setting: str, message: str, provider: str, phase: Phase) -> ApplicationError:
-    """A setting that cannot work: the run fails as `invalid_configuration` naming it; never a provider failure
-    (no breaker count, no health write, no fallback)."""
-    failure = Classification(
-        code=ErrorCode.invalid_configuration,
-        error_class=ErrorClass.terminal,
-        confidence=1.0,
-        phase=phase,
-        rule=f"configuration:{setting}",
-        excerpt=f"Workspace setting {setting}: {message}",
-        provider=provider,
-    )
-    return ApplicationError(failure.excerpt, failure.model_dump(mode="json"), type=CONFIG_ERROR, non_retryable=True)
 
 
 def resolve_credential(profile: ExecutionProfile, provider: str, phase: Phase = Phase.session_start) -> str | None:

@@ -20,7 +20,8 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
-from contracts.activities import FOREIGN_CALL_REFUSED, Activity, acp_start_queue
+from contracts.activities import Activity, acp_start_queue
+from contracts.failures import FOREIGN_CALL_REFUSED
 from office.runs import wait_for_view
 from office.simulator.config import SimProvider
 from routing.config import ExecutionProfile

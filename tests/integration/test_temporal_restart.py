@@ -46,7 +46,8 @@ async def test_a_temporal_server_killed_mid_run_and_restarted_on_its_file_loses_
             # down timed out and was retried on the same route as a lost worker: infrastructure, never the provider
             answered = [a for a in v.attempts if a.outcome is AttemptOutcome.succeeded]
             assert v.output and len(answered) == 2, v.attempts
-            assert {a.error_code for a in v.attempts if a.outcome is AttemptOutcome.failed} <= {"worker_lost"}, v.attempts
+            failed = {a.error_code for a in v.attempts if a.outcome is AttemptOutcome.failed}
+            assert failed <= {"worker_lost"}, v.attempts
         for view in views:
             rows = await stack.store.list_attempts(view.run_id)
             assert not [seq for seq, n in Counter(r.seq for r in rows).items() if n > 1], view.run_id

@@ -378,7 +378,8 @@ async def test_store_faults_are_told_apart_from_bad_data_on_the_real_database(db
     import pytest
     from temporalio.exceptions import ApplicationError
 
-    from activities.bookkeeping import STORE_REJECTED, close_turn, is_outage, open_turn
+    from activities.bookkeeping import close_turn, is_outage, open_turn
+    from contracts.failures import STORE_REJECTED
 
     store = await migrated(db_url)
     snapshot = await open_turn(store, "r1", 1, "a\x00b")  # cleaned at the boundary on both backends

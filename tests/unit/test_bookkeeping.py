@@ -11,10 +11,11 @@ from sqlalchemy import exc as sa_exc
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.bookkeeping import STORE_REJECTED, STORE_UNAVAILABLE, is_outage, store_retrying
+from activities.bookkeeping import is_outage, store_retrying
 from activities.boundary import RunBoundary
 from activities.session import SessionActivities
-from contracts.activities import PROVIDER_FAILURE, SessionTurnInput
+from contracts.activities import SessionTurnInput
+from contracts.failures import PROVIDER_FAILURE, STORE_REJECTED, STORE_UNAVAILABLE
 from office.simulator.config import InjectedFailure, SimConfig, SimProvider
 from office.simulator.server import SimulatorServer
 from routing.config import ExecutionProfile, WorkspaceConfig

@@ -19,8 +19,6 @@ from temporalio.worker import Worker
 
 from contracts import search_attributes as sa
 from contracts.activities import (
-    PROVIDER_FAILURE,
-    WORKER_SHUTDOWN,
     Activity,
     AttemptRecord,
     RouteRequest,
@@ -30,6 +28,7 @@ from contracts.activities import (
     SessionTurnOutput,
 )
 from contracts.converter import DATA_CONVERTER
+from contracts.failures import PROVIDER_FAILURE, WORKER_SHUTDOWN
 from office.temporal_server import temporal_binary
 from office.workflow_runner import workflow_runner
 from routing.classifier import Classification
