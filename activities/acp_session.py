@@ -19,7 +19,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities import bookkeeping, workcopy
 from activities.admission import accounted, admit, heartbeating
-from activities.attempts import attempt_row, count, succeeded
+from activities.attempts import close_answered, succeeded
 from activities.boundary import RunBoundary
 from activities.executors.acp import (
     METHOD_NOT_FOUND,
@@ -385,13 +385,7 @@ class AcpActivities:
             permissions=session.collector.counts if session.collector.counts != PermissionCounts() else None,
         )
         # The answer is in hand: a store outage now is waited out, never a reason to ask the agent again.
-        held = turn.model_dump(mode="json")
-        closed = await bookkeeping.close_turn(
-            self.store, inp.run_id, inp.user_seq + 1, answer, cand.provider, attempt_row(record), effective, held=held
-        )
-        if closed.inserted:
-            count(record)
-        return bookkeeping.as_stored(turn, closed)
+        return await close_answered(self.store, turn, record)
 
     async def _commit(
         self, inp: AcpTurnInput, session: AgentSession, model: str | None

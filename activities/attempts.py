@@ -5,14 +5,15 @@ waited out (activities.bookkeeping), never recorded as the provider's."""
 
 from datetime import datetime, timedelta
 
-from activities import metrics
+from activities import bookkeeping, metrics
 from activities.bookkeeping import clean_row, store_retrying
-from contracts.activities import AttemptRecord
+from contracts.activities import AttemptRecord, SessionTurnOutput
 from routing.codes import ErrorCode
 from routing.decider import DecisionKind, HealthState
 from routing.identity import provider_key
 from routing.run import AttemptOutcome, Candidate
 from store.repository import Store, utcnow
+from store.rows import TurnClose
 
 
 def succeeded(run_id: str, seq: int, cand: Candidate, model: str | None, started_at: datetime) -> AttemptRecord:
@@ -101,3 +102,18 @@ def count(rec: AttemptRecord) -> None:
         metrics.parks.add(1, attrs | {"reason": reason})
     else:
         metrics.runs.add(1, attrs | {"outcome": "failed", "code": code})
+
+
+async def close_answered(store: Store, turn: SessionTurnOutput, record: AttemptRecord) -> SessionTurnOutput:
+    """Every executor's end of an answered turn: its answer and succeeded attempt row written together (the
+    provider's health restored), counted once, and the turn as the run keeps it (`bookkeeping.as_stored`). The
+    answer is in hand: a store outage is waited out, and the answer is carried in the failure if it lasts."""
+    out = turn.output
+    close = TurnClose(
+        record.run_id, out.transcript_seq, out.text, record.candidate.provider, attempt_row(record),
+        record.effective_model,
+    )  # fmt: skip
+    closed = await bookkeeping.close_turn(store, close, held=turn.model_dump(mode="json"))
+    if closed.inserted:
+        count(record)
+    return bookkeeping.as_stored(turn, closed)

@@ -21,6 +21,7 @@ nothing.
 """
 
 import asyncio
+import dataclasses
 import logging
 import random
 import time
@@ -37,7 +38,7 @@ from activities.heartbeat import beat, beat_interval_s, heartbeating
 from contracts import failures
 from contracts.activities import SessionTurnOutput
 from store.repository import Store
-from store.rows import Closed
+from store.rows import Closed, TurnClose
 from store.tables import TranscriptEntryRow
 
 log = logging.getLogger(__name__)
@@ -242,22 +243,15 @@ async def open_turn(store: Store, run_id: str, user_seq: int, text: str) -> list
     )
 
 
-async def close_turn(
-    store: Store,
-    run_id: str,
-    seq: int,
-    answer: str,
-    provider: str,
-    attempt: dict[str, Any],
-    effective_model: str | None,
-    held: dict | None = None,
-) -> Closed:
+async def close_turn(store: Store, close: TurnClose, held: dict | None = None) -> Closed:
     """The succeeded attempt (insert-if-absent on (run, attempt seq)), the answer (on (run, seq), only with a
     new attempt row) and the provider's restored health, in one transaction, retried while the store is out.
     The answer is already in hand: it is never asked of the provider again. See `Store.close_turn`."""
     return await store_retrying(
-        lambda: store.close_turn(run_id, seq, clean_text(answer), provider, clean_row(attempt), effective_model),
-        f"recording the answer of turn {seq // 2} of {run_id}",
+        lambda: store.close_turn(
+            dataclasses.replace(close, answer=clean_text(close.answer), attempt=clean_row(close.attempt))
+        ),
+        f"recording the answer of turn {close.seq // 2} of {close.run_id}",
         held=held,
     )
 

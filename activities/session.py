@@ -16,7 +16,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities import bookkeeping, metrics
 from activities.admission import accounted, admit_and_open, heartbeating, note_stated_rate
-from activities.attempts import attempt_row, count, succeeded
+from activities.attempts import close_answered, succeeded
 from activities.bookkeeping import clean_text, store_retrying
 from activities.boundary import RunBoundary
 from activities.executors.base import ProviderCallError
@@ -189,19 +189,7 @@ class SessionActivities:
         turn = SessionTurnOutput(
             started=started, output=output, normalisations=forwarded.normalisations, probe=admission.probe
         )
-        closed = await bookkeeping.close_turn(
-            self.store,
-            inp.run_id,
-            inp.user_seq + 1,
-            text,
-            cand.provider,
-            attempt_row(record),
-            effective,
-            held=turn.model_dump(mode="json"),
-        )
-        if closed.inserted:
-            count(record)
-        return bookkeeping.as_stored(turn, closed)
+        return await close_answered(self.store, turn, record)
 
     async def _call(
         self, cand: Candidate, model: str | None, messages: list[dict[str, str]], beat: bool = True

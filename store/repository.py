@@ -2,6 +2,7 @@
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
@@ -35,7 +36,7 @@ from routing.route import HealthRecord
 from routing.selection import Pins, SelectionKind, SelectionSource
 from store import turn_path
 from store.engine import DEFAULT_POOL_SIZE, make_engine
-from store.rows import Closed, TurnOpening, as_utc, capacity_of, health_event, save_capacity, utcnow
+from store.rows import Closed, TurnClose, TurnOpening, as_utc, capacity_of, health_event, save_capacity, utcnow
 from store.tables import (
     AgentProfileRow,
     AttemptRow,
@@ -196,15 +197,7 @@ class Store:
         )
         return list((await s.execute(snapshot)).scalars().all())
 
-    async def close_turn(
-        self,
-        run_id: str,
-        seq: int,
-        answer: str,
-        provider: str,
-        attempt: dict[str, Any],
-        effective_model: str | None,
-    ) -> Closed:
+    async def close_turn(self, close: TurnClose) -> Closed:
         """One transaction: record the succeeded attempt, append the answer, and restore the provider's health
         (provider-wide and for the model that ran). Idempotent on (run, seq) for the answer and (run, attempt seq)
         for the attempt: a retry after a lost commit acknowledgement inserts nothing and restores nothing again.
@@ -213,13 +206,15 @@ class Store:
         got in first stays the turn's answer: `Closed.answer` is the text the transcript holds for the turn, which
         the turn returns, so the run shows what its next turn is sent.
         The health restored is the attempt's provider identity
-        (`attempt["provider_key"]`, else the one the provider's name resolves to)."""
+        (`close.attempt["provider_key"]`, else the one the provider's name resolves to)."""
         now = utcnow()
-        key = attempt.get("provider_key") or await self.key_for(provider)
-        attempt = attempt | {"provider_key": key}
+        key = close.attempt.get("provider_key") or await self.key_for(close.provider)
+        close = dataclasses.replace(close, attempt=close.attempt | {"provider_key": key})
         if self._asyncpg:
             async with self._driver() as conn:
-                return await turn_path.close_turn(conn, run_id, seq, answer, provider, attempt, effective_model, now)
+                return await turn_path.close_turn(conn, close, now)
+        run_id, seq, answer, provider, attempt = close.run_id, close.seq, close.answer, close.provider, close.attempt
+        effective_model = close.effective_model
         async with self.db() as s:
             inserted = (await s.execute(self._insert(AttemptRow).values(**attempt).on_conflict_do_nothing())).rowcount
             if inserted:

@@ -3,6 +3,7 @@ event, and the turn opening both store paths (SQLAlchemy, and asyncpg in store.t
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from routing.capacity import CapacityState, ProbeLease, Window
 from routing.decider import HealthState
@@ -27,6 +28,18 @@ class TurnOpening:
     run_id: str
     user_seq: int
     text: str
+
+
+@dataclass(frozen=True)
+class TurnClose:
+    """A turn's answer and its succeeded attempt row, written together (Store.close_turn)."""
+
+    run_id: str
+    seq: int  # the answer's transcript entry
+    answer: str
+    provider: str
+    attempt: dict[str, Any]  # the attempt row's columns
+    effective_model: str | None
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from routing.config import AgentProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.route import HealthRecord
 from routing.selection import Pins, SelectionKind, SelectionSource
-from store.rows import Closed, TurnOpening, capacity_of, health_event, save_capacity
+from store.rows import Closed, TurnClose, TurnOpening, capacity_of, health_event, save_capacity
 from store.tables import HealthEventRow, ProviderHealthRow, TranscriptEntryRow
 
 CONFIGS = """
@@ -291,20 +291,12 @@ def _attempt_insert(columns: list[str], first: int, when: str = "") -> str:
     return f"INSERT INTO attempts ({', '.join(columns)}) {source} ON CONFLICT DO NOTHING"
 
 
-async def close_turn(
-    conn: asyncpg.Connection,
-    run_id: str,
-    seq: int,
-    answer: str,
-    provider: str,
-    attempt: dict[str, Any],
-    effective_model: str | None,
-    now: datetime,
-) -> Closed:
+async def close_turn(conn: asyncpg.Connection, close: TurnClose, now: datetime) -> Closed:
     """store.Store.close_turn: the attempt row, the answer only when that row is new (the fence against a lost
     worker's late close) and then the restored health of the provider key, provider-wide and for the model that
     ran; atomically (see the module notes)."""
-    columns, models = sorted(attempt), ["", effective_model or ""]
+    run_id, seq, answer, provider, attempt = close.run_id, close.seq, close.answer, close.provider, close.attempt
+    columns, models = sorted(attempt), ["", close.effective_model or ""]
     key, healthy = attempt["provider_key"], HealthState.healthy.value
     unless = "WHERE NOT EXISTS (SELECT 1 FROM restorable)"
     happy = await conn.fetchrow(

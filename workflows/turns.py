@@ -4,6 +4,7 @@ failed attempt. Holds the run's live session so a follow-up turn on the same rou
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -56,6 +57,23 @@ def provider_call(cand: Candidate, margin_s: float) -> dict[str, Any]:
         "heartbeat_timeout": timedelta(seconds=cand.profile.heartbeat_timeout_s),
         "retry_policy": NO_RETRY,
     }
+
+
+@dataclass(frozen=True)
+class TurnAttempt:
+    """One attempt at one turn of a run, on one candidate: what travels from the run's loop to the activity."""
+
+    req: RunRequest
+    cand: Candidate
+    seq: int  # the attempt's number in the run
+    turn: int  # 0 for the prompt, then each follow-up
+    text: str
+    is_retry: bool  # a retry on the same route: spends the provider key's shared retry budget
+
+    @property
+    def user_seq(self) -> int:
+        """The turn's user message is transcript entry user_seq; its answer goes to user_seq + 1."""
+        return 2 * self.turn + 1
 
 
 class AttemptFailed(Exception):
@@ -145,10 +163,10 @@ class AgentTurns:
     async def attempt(
         self, req: RunRequest, cycle: RouteCycle, cand: Candidate, seq: int, turn: int, text: str
     ) -> SessionOutput | Classification:
-        is_retry = cycle.spends_retry_budget()
+        at = TurnAttempt(req, cand, seq, turn, text, is_retry=cycle.spends_retry_budget())
         while True:
             try:
-                out = await self._turn(req, cycle, cand, seq, turn, text, is_retry)
+                out = await self._turn(cycle, at)
                 break
             except AttemptFailed as failed:
                 if isinstance(failed.error.cause, CancelledError):  # the run itself is being cancelled
@@ -159,18 +177,15 @@ class AgentTurns:
         self._note_files(out)
         return out.output
 
-    async def _turn(
-        self, req: RunRequest, cycle: RouteCycle, cand: Candidate, seq: int, turn: int, text: str, is_retry: bool
-    ) -> SessionTurnOutput:
-        user_seq = 2 * turn + 1
-        if cand.profile.kind is ExecutorKind.acp:
+    async def _turn(self, cycle: RouteCycle, at: TurnAttempt) -> SessionTurnOutput:
+        if at.cand.profile.kind is ExecutorKind.acp:
             workflow.deprecate_patch(ACP_LIVE_SESSION)
-            return await self._acp_turn(req, cycle, cand, seq, user_seq, text, is_retry)
-        out = await self._session_turn(req, cand, seq, user_seq, text, is_retry)
+            return await self._acp_turn(cycle, at)
+        out = await self._session_turn(at)
         if cycle.plan.repository is not None:  # no file system: the branch stays where it was
             self._view().repository_note = (
-                f"turn {turn + 1} ran on {cand.provider}, which has no access to the repository: "
-                f"{branch_for(req.run_id)} was not changed by it"
+                f"turn {at.turn + 1} ran on {at.cand.provider}, which has no access to the repository: "
+                f"{branch_for(at.req.run_id)} was not changed by it"
             )
         return out
 
@@ -188,10 +203,9 @@ class AgentTurns:
             f"{r.files_changed} files changed, +{r.insertions} -{r.deletions}"
         )
 
-    async def _session_turn(
-        self, req: RunRequest, cand: Candidate, seq: int, user_seq: int, text: str, is_retry: bool
-    ) -> SessionTurnOutput:
+    async def _session_turn(self, at: TurnAttempt) -> SessionTurnOutput:
         """Stateless HTTP executors: start (catalog + model policy) and answer in one activity."""
+        req, cand, user_seq = at.req, at.cand, at.user_seq
         live = self._session[1] if self._session and self._session[0] == cand.execution_profile else None
         self._session = None  # a failed turn ends the session: the next attempt starts afresh
         queue = workflow.info().task_queue
@@ -204,13 +218,13 @@ class AgentTurns:
                 stubs.session_turn,
                 SessionTurnInput(
                     run_id=req.run_id,
-                    attempt_seq=seq,
+                    attempt_seq=at.seq,
                     agent=req.agent,
                     candidate=cand,
                     user_seq=user_seq,
-                    user_text=text,
+                    user_text=at.text,
                     full_history=req.full_history,
-                    is_retry=is_retry,
+                    is_retry=at.is_retry,
                     session=live,
                     workspace=req.workspace,
                 ),
@@ -223,9 +237,8 @@ class AgentTurns:
         self._session = (cand.execution_profile, turn.started)
         return turn
 
-    async def _acp_turn(
-        self, req: RunRequest, cycle: RouteCycle, cand: Candidate, seq: int, user_seq: int, text: str, is_retry: bool
-    ) -> SessionTurnOutput:
+    async def _acp_turn(self, cycle: RouteCycle, at: TurnAttempt) -> SessionTurnOutput:
+        req, cand, user_seq = at.req, at.cand, at.user_seq
         live = self._acp if self._acp and self._acp[0] == cand.execution_profile else None
         if live is None:
             await self.close()  # a session on another route is over: a run never holds one while it waits to start
@@ -239,7 +252,7 @@ class AgentTurns:
                     stubs.acp_start,
                     AcpStartInput(
                         run_id=req.run_id,
-                        attempt_seq=seq,
+                        attempt_seq=at.seq,
                         agent=req.agent,
                         candidate=cand,
                         repository=cycle.plan.repository,
@@ -265,14 +278,14 @@ class AgentTurns:
                 stubs.acp_turn,
                 AcpTurnInput(
                     run_id=req.run_id,
-                    attempt_seq=seq,
+                    attempt_seq=at.seq,
                     candidate=cand,
                     session_key=session.session_key,
                     started=session.started,
                     user_seq=user_seq,
-                    user_text=text,
+                    user_text=at.text,
                     full_history=req.full_history,
-                    is_retry=is_retry,
+                    is_retry=at.is_retry,
                 ),
                 task_queue=session.worker_queue,
                 schedule_to_start_timeout=WORKER_PICKUP,

@@ -14,6 +14,7 @@ from routing.decider import HealthState
 from store.engine import make_engine
 from store.migrate import migrate
 from store.repository import Store
+from store.rows import TurnClose
 
 T0 = datetime(2026, 11, 29, 12, tzinfo=UTC)
 
@@ -325,7 +326,7 @@ async def test_close_turn_is_idempotent_by_run_and_attempt_and_restores_its_own_
         "finished_at": T0,
     }
     await store.append_transcript("r1", 1, "user", "hi")
-    results = [await store.close_turn("r1", 2, "answer", "claude", attempt, None) for _ in range(3)]
+    results = [await store.close_turn(TurnClose("r1", 2, "answer", "claude", attempt, None)) for _ in range(3)]
     assert [r.inserted for r in results] == [True, False, False]
     assert [e.content for e in await store.read_transcript("r1", 9)] == ["hi", "answer"]
     states = {r.provider_key: r.state for r in await store.health_rows()}
@@ -352,14 +353,14 @@ async def test_a_lost_workers_late_close_never_gives_a_turn_two_answers(db_url, 
         late, retry = base | {"seq": 1, "outcome": "succeeded"}, base | {"seq": 2, "outcome": "succeeded"}
         await store.append_transcript(run, 1, "user", "hi")
         if late_first:
-            assert (await store.close_turn(run, 2, "late answer", "claude", late, None)).inserted
+            assert (await store.close_turn(TurnClose(run, 2, "late answer", "claude", late, None))).inserted
             assert await store.record_attempt(lost, supersede_success=True)  # the booking wins over the late row
         else:
             assert await store.record_attempt(lost, supersede_success=True)
-            closed = await store.close_turn(run, 2, "late answer", "claude", late, None)
+            closed = await store.close_turn(TurnClose(run, 2, "late answer", "claude", late, None))
             assert not closed.inserted  # the booked attempt is the fence: no late answer either
             assert [e.content for e in await store.read_transcript(run, 9)] == ["hi"]
-        closed = await store.close_turn(run, 2, "the answer", "claude", retry, None)
+        closed = await store.close_turn(TurnClose(run, 2, "the answer", "claude", retry, None))
         expected = "late answer" if late_first else "the answer"
         assert (closed.inserted, closed.answer) == (True, expected)  # what the run returns is what it keeps
         assert [e.content for e in await store.read_transcript(run, 9)] == ["hi", expected]
@@ -392,8 +393,8 @@ async def test_store_faults_are_told_apart_from_bad_data_on_the_real_database(db
             assert not is_outage(err)
         with pytest.raises(ApplicationError) as refused:
             too_long = {"run_id": "r1", "seq": 1, "provider": "p" * 100, "provider_key": "k", "outcome": "succeeded"}
-            await close_turn(store, "r1", 2, "ok", "p", too_long | {"execution_profile": "p/s", "started_at": T0,
-                                                                   "finished_at": T0}, None)  # fmt: skip
+            row = too_long | {"execution_profile": "p/s", "started_at": T0, "finished_at": T0}
+            await close_turn(store, TurnClose("r1", 2, "ok", "p", row, None))
         assert refused.value.type == STORE_REJECTED and "[SQL" not in refused.value.message
         assert "recording the answer of turn 1 of r1" in refused.value.message
         admin = await asyncpg.connect(store.url)

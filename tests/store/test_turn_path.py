@@ -12,6 +12,7 @@ from routing.selection import SelectionKind, UserSelection
 from store.migrate import migrate
 from store.preferences import PreferenceWriter
 from store.repository import Store, TurnOpening
+from store.rows import TurnClose
 from store.tables import SelectionRow
 
 T0 = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -41,6 +42,11 @@ def attempt(run_id: str, seq: int, key: str) -> dict:
         "started_at": T0,
         "finished_at": T0,
     }
+
+
+def answered(run: str, key: str) -> TurnClose:
+    """Turn 1's answer and its attempt row, as an executor closes them."""
+    return TurnClose(run, 2, "answer", "ours", attempt(run, 1, key), "m1")
 
 
 async def test_submit_and_route_resolution_read_what_was_saved_and_only_the_users_pins(db_url):
@@ -92,7 +98,7 @@ async def test_a_success_restores_the_providers_health_once_with_its_audit_event
     await store.set_health("ours", None, HealthState.user_action_required, None, "auth_required", "r0", key=key)
     await store.set_health("ours", "m1", HealthState.degraded, T0, "model_capacity", "r0", key=key)
     await store.set_health("ours", "m9", HealthState.degraded, T0, "model_capacity", "r0", key=key)
-    results = [await store.close_turn("r1", 2, "answer", "ours", attempt("r1", 1, key), "m1") for _ in range(2)]
+    results = [await store.close_turn(answered("r1", key)) for _ in range(2)]
     assert [(r.inserted, r.answer) for r in results] == [(True, "answer"), (False, "answer")]
     states = {r.model: r.state for r in await store.health_rows()}
     assert states == {"": "healthy", "m1": "healthy", "m9": "degraded"}  # another model's record stands
@@ -138,7 +144,7 @@ async def test_a_success_starts_the_failure_streak_over_so_scattered_failures_ne
         if i % 5 == 4:
             assert not await store.note_failure("ours", "provider_unavailable", run, key=key)
         else:
-            await store.close_turn(run, 2, "answer", "ours", attempt(run, 1, key), "m1")
+            await store.close_turn(answered(run, key))
     [row] = await store.health_rows()
     assert (row.state, row.failure_streak) == ("healthy", 0)
     assert await store.health_events() == []
@@ -168,7 +174,7 @@ async def test_a_success_restoring_health_never_undoes_a_concurrent_change_to_th
         database = url.rsplit("/", 1)[1]
         async with other.transaction():
             await other.execute("SELECT 1 FROM provider_health WHERE provider_key = $1 FOR UPDATE", key)
-            closing = asyncio.create_task(store.close_turn("r1", 2, "answer", "ours", attempt("r1", 1, key), "m1"))
+            closing = asyncio.create_task(store.close_turn(answered("r1", key)))
             await eventually(lambda: waiting_for_a_lock(admin, database), timeout=10, what="the close to wait")
             await other.execute(
                 "UPDATE provider_health SET window_requests = 99, learned_rpm = 7 WHERE provider_key = $1", key
@@ -229,7 +235,7 @@ async def test_a_happy_turn_costs_one_statement_to_admit_and_one_to_close():
     async with fresh_database() as url:
         store, key = await configured(url), provider_key(OURS)
         await store.admit_and_open("ours", CallRequest("r0"), TurnOpening("r0", 1, "hi"), key=key)  # creates the row
-        await store.close_turn("r0", 2, "answer", "ours", attempt("r0", 1, key), "m1")  # asyncpg learns the types
+        await store.close_turn(answered("r0", key))  # asyncpg learns the types
         statements: list[str] = []
         async with store._driver() as conn:  # one connection in the pool: every call below uses it
             conn.add_query_logger(lambda record: statements.append(record.query))
@@ -237,7 +243,7 @@ async def test_a_happy_turn_costs_one_statement_to_admit_and_one_to_close():
             opening = TurnOpening(run, 1, "hi")
             admission, snapshot = await store.admit_and_open("ours", CallRequest(run), opening, key=key)
             assert admission.allowed and [e.content for e in snapshot or []] == ["hi"]
-            assert (await store.close_turn(run, 2, "answer", "ours", attempt(run, 1, key), "m1")).inserted
+            assert (await store.close_turn(answered(run, key))).inserted
         assert len(statements) == 4, [s[:60] for s in statements]
         assert [e.content for e in await store.read_transcript("r2", 9)] == ["hi", "answer"]
         [row] = await store.health_rows()
