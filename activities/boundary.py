@@ -5,11 +5,12 @@ frontend can schedule the office's activities by name, from a workflow of their 
 with input of their own. So every activity that executes something, sends a credential or writes for a run
 checks, before it does anything:
 
-1. **The run is an office run that is running**: the activity was scheduled by the workflow its input names
-   (`run_id` is the scheduling workflow's id), that workflow is an `OfficeRunWorkflow` and, as the server records
-   it, it is running on this office's task queue (so its commands come from the office's own workflow code, run by
-   the office's workers). Checked once per workflow run per worker process (the server's answer is kept in a
-   bounded map; a run never moves to another queue).
+1. **The run is an office run**: the activity was scheduled by the workflow its input names (`run_id` is the
+   scheduling workflow's id, as the server tells the worker) and that workflow run registered itself in the store
+   from its own route resolution: a local activity, which runs only inside a workflow task the office's own
+   workflow code completes on an office worker, and which refuses remote calls. A run with no registration
+   (started before registrations existed) is asked of the server once: an `OfficeRunWorkflow`, running, on this
+   office's task queue; then registered. Checked once per workflow run per worker process (kept in a bounded map).
 2. **What it acts on is what the store holds**: the execution profile (command, base URL, credential variable,
    environment) is the one the store holds for the run's workspace under the provider name the input gives,
    never the profile the input carries; so is the repository and the permission policy. The workspace is re-read at most
@@ -29,6 +30,7 @@ from temporalio.api.enums.v1 import WorkflowExecutionStatus
 from temporalio.api.workflowservice.v1 import DescribeWorkflowExecutionRequest
 from temporalio.common import SearchAttributeKey
 
+from activities.bookkeeping import store_retrying
 from contracts.failures import configuration_failure, refused
 from contracts.search_attributes import WORKSPACE
 from routing.codes import Phase
@@ -62,11 +64,30 @@ class RunBoundary:
         self._workspaces: dict[str, tuple[float, WorkspaceConfig | None]] = {}
 
     async def check_run(self, run_id: str) -> str:
-        """Refuses unless the scheduling workflow is the running office run `run_id`; returns its workspace as
-        the server indexed it (empty when the run has not published it yet)."""
-        if activity.info().workflow_id != run_id:
+        """Refuses unless the scheduling workflow is the office run `run_id`; returns the run's workspace. The
+        proof is the run's registration, which only its own route resolution writes; a run with none (started
+        before registrations) is asked of the server and registered then."""
+        info = activity.info()
+        if info.workflow_id != run_id or info.workflow_type != OFFICE_WORKFLOW:
             raise refused("this activity acts only for the office run that scheduled it")
-        return await self.check_caller(OFFICE_WORKFLOW)
+        run = info.workflow_run_id or ""
+        known = self._runs.get(run)
+        if known is not None:
+            self._runs.move_to_end(run)
+            return known
+        registered = await store_retrying(lambda: self.store.registered_run(run), f"checking run {run_id}")
+        if registered is not None and registered.run_id == run_id:
+            return self._remember(run, registered.workspace)
+        workspace = await self.check_caller(OFFICE_WORKFLOW)
+        await store_retrying(lambda: self.store.register_run(run, run_id, workspace), f"registering run {run_id}")
+        return workspace
+
+    async def register(self, run_id: str, workspace: str) -> None:
+        """Route resolution's (a local activity of the office's own workflow code): the run's registration in
+        the store, for every worker, and in this worker's memory, so its first activity here reads nothing."""
+        run = activity.info().workflow_run_id or ""
+        await self.store.register_run(run, run_id, workspace)
+        self._remember(run, workspace)
 
     async def check_caller(self, workflow_type: str) -> str:
         """Refuses unless the scheduling workflow is a running `workflow_type` on this office's task queue, as
@@ -90,7 +111,9 @@ class RunBoundary:
             raise refused(f"the scheduling workflow is not an office {workflow_type} on {self.task_queue}")
         if execution.status != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING:
             raise refused("the scheduling workflow is not running")
-        workspace = _keyword(execution.search_attributes.indexed_fields, WORKSPACE)
+        return self._remember(run, _keyword(execution.search_attributes.indexed_fields, WORKSPACE))
+
+    def _remember(self, run: str, workspace: str) -> str:
         self._runs[run] = workspace
         while len(self._runs) > RUNS_KEPT:
             self._runs.popitem(last=False)
@@ -119,7 +142,7 @@ class RunBoundary:
         cached = self._workspaces.get(name)
         if cached is not None and now - cached[0] < CONFIG_TTL_S:
             return cached[1]
-        ws = await self.store.get_workspace(name) if name else None
+        ws = await store_retrying(lambda: self.store.get_workspace(name), f"reading workspace {name}") if name else None
         self._workspaces[name] = (now, ws)
         return ws
 

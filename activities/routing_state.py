@@ -5,7 +5,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities import workcopy
 from activities.attempts import store_attempt
-from activities.boundary import local_only
+from activities.boundary import RunBoundary, local_only
 from contracts.activities import Activity, AttemptRecord, RouteRequest
 from contracts.failures import config_error
 from routing.repository import RepositoryConfig, RepositoryConfigError, RepositoryUnavailableError
@@ -15,12 +15,15 @@ from store.repository import Store, utcnow
 
 
 class RouteStateActivities:
-    def __init__(self, store: Store, work_dir: str | None = None):
-        self.store, self.work_dir = store, work_dir
+    def __init__(self, store: Store, boundary: RunBoundary, work_dir: str | None = None):
+        self.store, self.boundary, self.work_dir = store, boundary, work_dir
 
     @activity.defn(name=Activity.resolve_route)
     async def resolve_route(self, req: RouteRequest) -> RoutePlan:
         local_only(Activity.resolve_route)  # it returns the workspace's whole configuration
+        # Only the office's own workflow code runs this (local, in its own workflow task): the registration is the
+        # proof its activities check (activities.boundary), without asking the server.
+        await self.boundary.register(req.run_id, req.workspace)
         workspace, agent, health, stored_pins = await self.store.route_inputs(
             req.workspace, req.agent, with_pins=not req.pins.any
         )

@@ -120,8 +120,8 @@ async def office_worker(
     # A streamed turn holds its connection for the whole turn: one per activity slot, or turns beyond the pool
     # would wait for a connection (and fail with PoolTimeout) while the provider has capacity.
     async with httpx.AsyncClient(transport=ShardedTransport(sizing.max_concurrent_activities)) as http:
-        route_state = RouteStateActivities(store, work_dir)
         boundary = RunBoundary(store, task_queue)  # activities act only for office runs, on what the store holds
+        route_state = RouteStateActivities(store, boundary, work_dir)
         sessions = SessionActivities(store, http, boundary)
         watchdog = WatchdogActivities(store, boundary)
         own_queue = worker_queue(task_queue)

@@ -44,6 +44,7 @@ from store.tables import (
     ProviderCatalogRow,
     ProviderHealthRow,
     RunMessageRow,
+    RunRow,
     SelectionEventRow,
     SelectionRow,
     TranscriptEntryRow,
@@ -249,6 +250,16 @@ class Store:
             )
             await s.commit()
         return Closed(inserted=bool(inserted), answer=answer if stored is None else stored)
+
+    # --- office runs --------------------------------------------------------------------------------
+    async def register_run(self, workflow_run_id: str, run_id: str, workspace: str) -> None:
+        """Idempotent: a re-resolved route registers nothing new."""
+        values = {"workflow_run_id": workflow_run_id, "run_id": run_id, "workspace": workspace}
+        await self.insert_ignore(RunRow, values | {"registered_at": utcnow()})
+
+    async def registered_run(self, workflow_run_id: str) -> RunRow | None:
+        async with self.db() as s:
+            return await s.get(RunRow, workflow_run_id)
 
     # --- attempts ---------------------------------------------------------------------------------
     async def record_attempt(self, values: dict[str, Any], supersede_success: bool = False) -> bool:

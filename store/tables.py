@@ -94,6 +94,18 @@ class ProviderHealthRow(SQLModel, table=True):
     limited_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
 
 
+class RunRow(SQLModel, table=True):
+    """An office run as its own workflow code registered it (route resolution, a local activity that refuses
+    remote calls): the worker's proof, without asking the server, that an activity's scheduling workflow is an
+    office run on the office's queue, and the workspace that run acts in (activities.boundary)."""
+
+    __tablename__ = "office_runs"
+    workflow_run_id: str = Field(primary_key=True, max_length=64)
+    run_id: str = Field(index=True, max_length=200)
+    workspace: str = Field(max_length=200)
+    registered_at: datetime = _ts()
+
+
 class RunMessageRow(SQLModel, table=True):
     """Messages persisted with a run (model-selection warnings); the key makes writes idempotent."""
 
