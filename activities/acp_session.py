@@ -327,20 +327,20 @@ class AcpActivities:
         await self.boundary.check_run(inp.run_id)
         started_at = utcnow()
         session = self.agents.get(inp.session_key)
-        cand = inp.candidate
-        if session is not None and session.profile is not None:  # accounted to what the agent was launched from
-            cand = cand.model_copy(update={"provider": session.provider, "profile": session.profile})
         if session is None or session.run_id != inp.run_id:
             raise provider_failure(
                 classify(
                     FailureSignal(
-                        provider=cand.provider,
+                        provider=inp.candidate.provider,
                         exception_type="AgentSessionLost",
                         error_text="the agent session is no longer on its worker (restarted or reaped)",
                     ),
                     utcnow(),
                 )
             )
+        if session.profile is not None:  # accounted to what the agent was launched from (the store's profile)
+            cand = inp.candidate.model_copy(update={"provider": session.provider, "profile": session.profile})
+            inp = inp.model_copy(update={"candidate": cand})
         try:
             return await self._answer(inp, session, started_at)
         except BaseException:

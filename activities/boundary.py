@@ -86,6 +86,8 @@ class RunBoundary:
         """Route resolution's (a local activity of the office's own workflow code): the run's registration in
         the store, for every worker, and in this worker's memory, so its first activity here reads nothing."""
         run = activity.info().workflow_run_id or ""
+        if self._runs.get(run) == workspace:  # a route resolved again (after a park): registered already
+            return
         await self.store.register_run(run, run_id, workspace)
         self._remember(run, workspace)
 

@@ -178,7 +178,7 @@ class SessionActivities:
         async with accounted(self.store, inp.run_id, cand, admission), heartbeating():
             started = inp.session or await self._start(inp.run_id, inp.agent, cand)
             forwarded = forward(as_entries(snapshot), cand.provider, inp.full_history)
-            result = await self._call(cand, started.model_to_send, forwarded.messages, beat=False)
+            result = await self._call(cand, started.model_to_send, forwarded.messages)
         await note_stated_rate(self.store, cand, admission, result.limit_rpm)
         effective = result.model or started.effective_model
         record = succeeded(inp.run_id, inp.attempt_seq, cand, effective, started_at)
@@ -191,13 +191,9 @@ class SessionActivities:
         )
         return await close_answered(self.store, turn, record)
 
-    async def _call(
-        self, cand: Candidate, model: str | None, messages: list[dict[str, str]], beat: bool = True
-    ) -> ChatResult:
+    async def _call(self, cand: Candidate, model: str | None, messages: list[dict[str, str]]) -> ChatResult:
+        """The provider call; the caller heartbeats around it."""
         try:
-            if not beat:  # the caller heartbeats
-                return await self._executor(cand).chat(model, messages)
-            async with heartbeating():
-                return await self._executor(cand).chat(model, messages)
+            return await self._executor(cand).chat(model, messages)
         except ProviderCallError as err:
             raise provider_failure(classify(err.signal, utcnow())) from err

@@ -119,7 +119,7 @@ class RouteCycle(BaseModel):
         """Where the decider's answer for a failed attempt on `cand` leads."""
         match decision.kind:
             case DecisionKind.short_retry:
-                self.route_retries += decision.code is not ErrorCode.worker_lost  # not the route's retry
+                self.route_retries += not self.last_was_worker_loss  # a lost worker is not the route's retry
                 return Step(kind=StepKind.retry_same_route, delay_s=decision.delay_s or 0)
             case DecisionKind.fallback:
                 self.excluded.append(cand.provider)

@@ -107,12 +107,16 @@ class Store:
             await s.commit()
             return bool(result.rowcount)
 
-    async def upsert(self, table: type[SQLModel], values: dict[str, Any], keys: list[str]) -> None:
+    async def upsert(self, table: type[SQLModel], values: dict[str, Any], keys: list[str], where: Any = None) -> bool:
+        """Insert, or update the row the keys name (only where `where` holds of it); True when a row was written."""
         stmt = self._insert(table).values(**values)
-        stmt = stmt.on_conflict_do_update(index_elements=keys, set_={k: v for k, v in values.items() if k not in keys})
+        stmt = stmt.on_conflict_do_update(
+            index_elements=keys, set_={k: v for k, v in values.items() if k not in keys}, where=where
+        )
         async with self.db() as s:
-            await s.execute(stmt)
+            result = await s.execute(stmt)
             await s.commit()
+            return bool(result.rowcount)
 
     # --- configuration -------------------------------------------------------------------------
     async def save_workspace(self, config: WorkspaceConfig) -> None:
@@ -218,12 +222,17 @@ class Store:
         effective_model = close.effective_model
         async with self.db() as s:
             inserted = (await s.execute(self._insert(AttemptRow).values(**attempt).on_conflict_do_nothing())).rowcount
+            answered = 0  # this close's answer went in: no need to read which answer the turn holds
             if inserted:
-                await s.execute(
-                    self._insert(TranscriptEntryRow)
-                    .values(run_id=run_id, seq=seq, role="assistant", content=answer, provider=provider, created_at=now)
-                    .on_conflict_do_nothing()
-                )
+                answered = (
+                    await s.execute(
+                        self._insert(TranscriptEntryRow)
+                        .values(
+                            run_id=run_id, seq=seq, role="assistant", content=answer, provider=provider, created_at=now
+                        )
+                        .on_conflict_do_nothing()
+                    )
+                ).rowcount
                 self._restore_rows(
                     (
                         await s.execute(
@@ -242,12 +251,14 @@ class Store:
                     run_id,
                     now,
                 )
-            stored = await s.scalar(
-                select(TranscriptEntryRow.content).where(
-                    TranscriptEntryRow.run_id == run_id,  # type: ignore[arg-type]
-                    TranscriptEntryRow.seq == seq,  # type: ignore[arg-type]
+            stored = None
+            if not answered:  # an answer that got in first (a lost attempt's, or this close's before a lost ack)
+                stored = await s.scalar(
+                    select(TranscriptEntryRow.content).where(
+                        TranscriptEntryRow.run_id == run_id,  # type: ignore[arg-type]
+                        TranscriptEntryRow.seq == seq,  # type: ignore[arg-type]
+                    )
                 )
-            )
             await s.commit()
         return Closed(inserted=bool(inserted), answer=answer if stored is None else stored)
 
@@ -258,7 +269,7 @@ class Store:
         await self.insert_ignore(RunRow, values | {"registered_at": utcnow()})
 
     async def registered_run(self, workflow_run_id: str) -> RunRow | None:
-        async with self.db() as s:
+        async with self.reads() as s:
             return await s.get(RunRow, workflow_run_id)
 
     # --- attempts ---------------------------------------------------------------------------------
@@ -268,20 +279,7 @@ class Store:
         first: the booking replaces such a row (the run never took that answer as the attempt's result)."""
         if not supersede_success:
             return await self.insert_ignore(AttemptRow, values)
-        keys = ("run_id", "seq")
-        stmt = (
-            self._insert(AttemptRow)
-            .values(**values)
-            .on_conflict_do_update(
-                index_elements=list(keys),
-                set_={k: v for k, v in values.items() if k not in keys},
-                where=AttemptRow.outcome == "succeeded",  # type: ignore[arg-type]
-            )
-        )
-        async with self.db() as s:
-            result = await s.execute(stmt)
-            await s.commit()
-            return bool(result.rowcount)
+        return await self.upsert(AttemptRow, values, ["run_id", "seq"], where=AttemptRow.outcome == "succeeded")
 
     async def list_attempts(self, run_id: str) -> list[AttemptRow]:
         async with self.db() as s:

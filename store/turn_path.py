@@ -313,8 +313,8 @@ async def close_turn(conn: asyncpg.Connection, close: TurnClose, now: datetime) 
         return Closed(inserted=bool(happy["inserted"]), answer=answer if stored is None else stored)
     async with conn.transaction():
         inserted = (await conn.execute(_attempt_insert(columns, 1), *(attempt[c] for c in columns))) == "INSERT 0 1"
+        answered = inserted and (await conn.execute(ANSWER, run_id, seq, answer, provider, now)) == "INSERT 0 1"
         if inserted:
-            await conn.execute(ANSWER, run_id, seq, answer, provider, now)
             for record in await conn.fetch(RESTORABLE, key, models, healthy):
                 row = ProviderHealthRow(**dict(record))
                 save_capacity(row, step(capacity_of(row), now, CallSucceeded(run_id=run_id)))
@@ -326,5 +326,6 @@ async def close_turn(conn: asyncpg.Connection, close: TurnClose, now: datetime) 
                     HEALTH_EVENT, event.provider, event.provider_key, event.model, event.state, event.retry_at,
                     event.code, event.run_id, event.at,
                 )  # fmt: skip
-        stored = await conn.fetchval(STORED.format(1, 2), run_id, seq)
+        # An answer that got in first (a lost attempt's, or this close's before a lost acknowledgement) stays.
+        stored = None if answered else await conn.fetchval(STORED.format(1, 2), run_id, seq)
     return Closed(inserted=inserted, answer=answer if stored is None else stored)
