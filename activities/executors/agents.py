@@ -26,6 +26,9 @@ class AgentAdapter:
     args: Callable[[str | None, str | None], list[str]] | None = None
     # How provider failures arrive: a relayed "API Error: <status> <body>" is read back into status and body.
     relays_http_errors: bool = False
+    # The hosts the agent reaches when the profile names no base URL (its vendor's API): the sandbox's network
+    # allows these, and nothing else, through its proxy (see activities/executors/sandbox.py).
+    default_hosts: tuple[str, ...] = ()
     note: str = ""
 
     def environment(self, base_url: str | None) -> dict[str, str]:
@@ -74,6 +77,7 @@ CLAUDE_CODE = AgentAdapter(
     credential_env="ANTHROPIC_API_KEY",
     model_env="ANTHROPIC_MODEL",
     relays_http_errors=True,
+    default_hosts=("api.anthropic.com",),
     note="provider failures arrive as JSON-RPC -32603 `Internal error: API Error: <status> <body>`, headers dropped",
 )
 CODEX = AgentAdapter(
@@ -82,6 +86,7 @@ CODEX = AgentAdapter(
     settings={"RUST_LOG": "error"},
     args=_codex_args,
     relays_http_errors=True,
+    default_hosts=("api.openai.com", "chatgpt.com"),
     note="the provider is declared with -c overrides: model_providers.office (wire_api responses, retries 0)",
 )
 GEMINI_CLI = AgentAdapter(
@@ -92,6 +97,7 @@ GEMINI_CLI = AgentAdapter(
     base_url_without_v1=True,
     credential_env="GEMINI_API_KEY",
     relays_http_errors=True,
+    default_hosts=("generativelanguage.googleapis.com",),
     # Gemini CLI 0.61 retries failed calls itself (DEFAULT_MAX_ATTEMPTS = 10, with backoff) and no environment
     # variable switches that off; the scheduler bounds such a turn by the profile's timeout_s instead.
     note="own retries cannot be switched off; bounded by the profile's timeout_s",
