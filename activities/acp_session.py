@@ -21,14 +21,10 @@ from activities import bookkeeping, workcopy
 from activities.admission import accounted, admit, heartbeating
 from activities.attempts import close_answered, succeeded
 from activities.boundary import RunBoundary
-from activities.executors.acp import (
-    METHOD_NOT_FOUND,
-    AgentSession,
-    is_claude_bridge,
-    kill_orphaned_agents,
-    launch_environment,
-)
+from activities.executors.acp import METHOD_NOT_FOUND, AgentSession, is_claude_bridge
 from activities.executors.base import ProviderCallError
+from activities.executors.launcher import CommandRefused, kill_orphaned_agents, launch_environment, sandbox_plan
+from activities.executors.sandbox import SandboxUnavailable
 from activities.session import as_entries, settle_start
 from activities.shutdown import fails_on_worker_shutdown
 from activities.workdir import default_work_dir, private_dir
@@ -55,6 +51,7 @@ from routing.repository import (
     TurnCommit,
 )
 from routing.run import Candidate
+from routing.sandbox import SandboxSettings
 from routing.transcript import Entry, forward
 from store.repository import Store, utcnow
 
@@ -76,6 +73,20 @@ def repository_failure(err: Exception, provider: str, phase: Phase) -> Applicati
         provider=provider,
     )
     return ApplicationError(failure.excerpt, failure.model_dump(mode="json"), type=CONFIG_ERROR, non_retryable=True)
+
+
+def launch_failure(
+    err: ProviderCallError | CommandRefused | SandboxUnavailable, provider: str, workspace: str
+) -> ApplicationError:
+    """A missing agent is the provider's (not configured: fall back); a command the repository could decide or a
+    worker that cannot sandbox is the workspace's configuration: the run ends with the setting to change."""
+    if isinstance(err, ProviderCallError):
+        return provider_failure(classify(err.signal, utcnow()))
+    if isinstance(err, SandboxUnavailable):
+        return configuration_failure(
+            "sandbox", f"{err}; or set `sandbox: none` in workspace {workspace!r}", provider, Phase.session_start
+        )
+    return configuration_failure(f"providers.{provider}.command", str(err), provider, Phase.session_start)
 
 
 async def durably(call: Callable[[], Awaitable[T]], what: str) -> T:
@@ -211,7 +222,7 @@ class AcpActivities:
         """(With a repository: a working copy of the run's branch at its last completed turn →) launch →
         initialize → session/new in that directory → the advertised models → at most one selection call.
         The command, its environment, the repository and the permissions are the store's (activities.boundary)."""
-        inp = await self._configured(inp)
+        inp, sandbox = await self._configured(inp)
         cand = inp.candidate
         try:  # the credential first: a reference the worker refuses fails before a working copy or a process
             env = launch_environment(cand.profile, cand.provider, cand.requested_model)
@@ -219,12 +230,15 @@ class AcpActivities:
             raise provider_failure(classify(err.signal, utcnow())) from err
         wc = await self._workcopy(inp) if inp.repository is not None else None
         cwd = str(wc.path) if wc is not None else session_workdir(self.cwd, inp.run_id, self.work_dir)
+        plan = sandbox_plan(cand.profile, sandbox)
         try:
-            session = await AgentSession.launch(inp.run_id, cand.provider, cand.profile, env, cwd, inp.permissions)
-        except ProviderCallError as err:
+            session = await AgentSession.launch(
+                inp.run_id, cand.provider, cand.profile, env, cwd, self.work_dir, plan, inp.permissions
+            )
+        except (ProviderCallError, CommandRefused, SandboxUnavailable) as err:
             if wc is not None:
                 await workcopy.remove(wc)
-            raise provider_failure(classify(err.signal, utcnow())) from err
+            raise launch_failure(err, cand.provider, inp.workspace) from err
         session.workcopy = wc
         try:
             async with heartbeating():
@@ -244,7 +258,8 @@ class AcpActivities:
             base_commit=wc.base_commit if wc is not None else None,
         )
 
-    async def _configured(self, inp: AcpStartInput) -> AcpStartInput:
+    async def _configured(self, inp: AcpStartInput) -> tuple[AcpStartInput, SandboxSettings]:
+        """The input with the store's candidate, repository and permissions; the workspace's sandbox."""
         configured = await self.boundary.configured(inp.run_id, inp.workspace, inp.candidate)
         ws = configured.workspace
         if inp.repository is not None and ws.repository is None:
@@ -252,13 +267,12 @@ class AcpActivities:
                 "repository", f"workspace {ws.name!r} no longer has a repository; add it back or resubmit the run",
                 inp.candidate.provider, Phase.session_start,
             )  # fmt: skip
-        return inp.model_copy(
-            update={
-                "candidate": configured.candidate,
-                "repository": ws.repository if inp.repository is not None else None,
-                "permissions": ws.permissions,
-            }
-        )
+        updated = {
+            "candidate": configured.candidate,
+            "repository": ws.repository if inp.repository is not None else None,
+            "permissions": ws.permissions,
+        }
+        return inp.model_copy(update=updated), ws.sandbox
 
     async def _workcopy(self, inp: AcpStartInput) -> workcopy.WorkCopy:
         assert inp.repository is not None

@@ -24,6 +24,7 @@ from bench.common import bench_stack
 from contracts.activities import Activity
 from office.runs import submit, wait_for_view
 from routing.config import ExecutionProfile
+from routing.sandbox import ProfileSandbox
 from testkit.stack import until_polling, worker_processes_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,6 +109,7 @@ async def run() -> dict:
         kind="acp",
         command=[sys.executable, "-m", "office.scripted_agent", marker],
         env={"SCRIPTED_AGENT": json.dumps({"latency_s": TURN_S}), "PYTHONPATH": str(ROOT)},
+        sandbox=ProfileSandbox(read_only=[str(ROOT)]),
         timeout_s=120,
         heartbeat_timeout_s=30,  # 2 cores busy starting agents: a heartbeat may be late, the worker is not lost
     )
@@ -148,9 +150,11 @@ async def claude_session_rss() -> dict:
     """One live Claude Code session (claude-code-acp from `make agents`), offline against the simulator: the
     summed RSS (and PSS, which counts shared pages once) of its whole tree (guard, bridge, CLI), once the session
     is started and after one turn."""
-    from activities.executors.acp import OWNER_ENV, AgentSession, launch_environment
+    from activities.executors.acp import AgentSession
+    from activities.executors.launcher import OWNER_ENV, launch_environment, sandbox_plan
     from office.simulator.config import SimConfig, SimProvider
     from office.simulator.server import SimulatorServer
+    from routing.sandbox import SandboxSettings
 
     bridge = ROOT / ".cache" / "agents" / "node_modules" / ".bin" / "claude-code-acp"
     if not bridge.exists():
@@ -183,7 +187,8 @@ async def claude_session_rss() -> dict:
                 env={"HOME": home},  # no login or settings of whoever runs this
             )
             env = launch_environment(profile, "anthropic-rss", "sonnet")
-            session = await AgentSession.launch("rss", "anthropic-rss", profile, env, cwd)
+            plan = sandbox_plan(profile, SandboxSettings())
+            session = await AgentSession.launch("rss", "anthropic-rss", profile, env, cwd, home, plan)
             try:
                 await session.start(cwd)
                 await asyncio.sleep(3)  # the CLI settles after session/new

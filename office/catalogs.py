@@ -1,14 +1,18 @@
 """Catalog reports for the CLI: what an executor advertises now, and whether profiles' models are gone."""
 
-import os
+import tempfile
+from pathlib import Path
 
 import httpx
 
-from activities.executors.acp import AgentSession, launch_environment
+from activities.executors.acp import AgentSession
 from activities.executors.base import ProviderCallError
+from activities.executors.launcher import launch_environment, sandbox_plan
 from activities.executors.openai_compat import OpenAICompatExecutor
+from activities.workdir import default_work_dir, private_dir
 from routing.config import AgentProfile, ExecutionProfile, ExecutorKind, WorkspaceConfig
 from routing.model_policy import model_status
+from routing.sandbox import SandboxSettings
 from store.repository import Store
 
 
@@ -31,7 +35,7 @@ async def live_catalog(store: Store, provider: str, workspace: str | None) -> li
     profile = ws.providers[provider]
     try:
         if profile.kind is ExecutorKind.acp:
-            models = await _agent_catalog(provider, profile)
+            models = await _agent_catalog(provider, profile, ws.sandbox)
         else:
             async with httpx.AsyncClient() as http:
                 models = await OpenAICompatExecutor(provider, profile, http).list_models()
@@ -41,13 +45,19 @@ async def live_catalog(store: Store, provider: str, workspace: str | None) -> li
     return models
 
 
-async def _agent_catalog(provider: str, profile: ExecutionProfile) -> list[str]:
-    """Launches the agent, opens a session, reads what it advertises, and reaps it."""
-    session = await AgentSession.launch("catalog", provider, profile, launch_environment(profile, provider, None))
-    try:
-        await session.start(os.getcwd())
-    finally:
-        await session.close()
+async def _agent_catalog(provider: str, profile: ExecutionProfile, sandbox: SandboxSettings) -> list[str]:
+    """Launches the agent (in the workspace's sandbox, in an empty directory of its own, never the caller's
+    current directory), opens a session, reads what it advertises, and reaps it."""
+    env = launch_environment(profile, provider, None)
+    work_dir = default_work_dir()
+    with tempfile.TemporaryDirectory(dir=private_dir(Path(work_dir))) as cwd:
+        session = await AgentSession.launch(
+            "catalog", provider, profile, env, cwd, work_dir, sandbox_plan(profile, sandbox)
+        )
+        try:
+            await session.start(cwd)
+        finally:
+            await session.close()
     return session.choice.catalog or []
 
 

@@ -31,6 +31,7 @@ from office.worker_runtime import office_worker
 from routing.config import ExecutionProfile, WorkspaceConfig
 from routing.permissions import PermissionPolicy
 from routing.repository import RepositoryConfig
+from routing.sandbox import ProfileSandbox
 from store.migrate import migrate
 from store.repository import Store
 
@@ -91,6 +92,8 @@ def demo_repo_workspace(bare: Path) -> WorkspaceConfig:
         command=[sys.executable, "-m", "office.scripted_agent"],
         env={"SCRIPTED_AGENT": json.dumps(script), "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
         timeout_s=60,
+        # The demo's agent runs from this checkout: its sandbox may read it (and nothing else of the machine's).
+        sandbox=ProfileSandbox(read_only=[str(Path(__file__).resolve().parents[1])]),
     )
     return WorkspaceConfig(
         name="demo-repo",

@@ -7,7 +7,8 @@ Keys (all optional): models (advertised; null or absent: no model option), curre
 ("ok" | "error" | "method_not_found"), auth_required (session/new answers -32000), fail_turn (1-based prompt
 number that fails), fail_match (fail every prompt whose newest line has this text), fail_after_output (send a
 chunk first), fail_code / fail_message (the JSON-RPC error), exit_code (exit instead of answering), latency_s,
-stream_first (one chunk before the latency), log (a JSONL file: every call it received, with its pid),
+stream_first (one chunk before the latency), log (a JSONL file: every call it received, with its pid and its
+process's own id `agent`),
 actions (before answering a prompt, in order; each applies to the prompt number `turn` or to prompts whose newest
 line contains `match`, or to every prompt):
   {"write": "a.txt", "content": "…", "via": "fs"}    the client's fs/write_text_file ("cwd": straight into the cwd)
@@ -23,6 +24,7 @@ import asyncio
 import json
 import os
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,8 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+AGENT_ID = uuid.uuid4().hex  # one per process: pids repeat across sandboxes, each in its own pid namespace
+
 
 class ScriptedAgent:
     def __init__(self, script: dict[str, Any]):
@@ -56,7 +60,7 @@ class ScriptedAgent:
     def record(self, method: str, **params: Any) -> None:
         if path := self.script.get("log"):
             with open(path, "a", encoding="utf-8") as out:
-                out.write(json.dumps({"pid": os.getpid(), "method": method, **params}) + "\n")
+                out.write(json.dumps({"pid": os.getpid(), "agent": AGENT_ID, "method": method, **params}) + "\n")
 
     def _model_options(self) -> list[SessionConfigOptionSelect] | None:
         models = self.script.get("models")

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 
 from routing.permissions import PermissionPolicy, ProfilePermissions
 from routing.repository import RepositoryConfig
+from routing.sandbox import ProfileSandbox, SandboxSettings
 from routing.validation import http_url_problem, refuse_literal_secrets, secret_advice, secret_shape
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,62}$"
@@ -49,6 +50,8 @@ class ExecutionProfile(BaseModel):
     tiers: dict[str, TierOverride] = Field(default_factory=dict)
     # Narrows the workspace's permission policy for this agent (never widens it): e.g. {execute: deny}.
     permissions: ProfilePermissions | None = None
+    # acp only: narrows the sandbox's network for this agent, names read-only paths its command needs.
+    sandbox: ProfileSandbox | None = None
 
     @field_validator("credential_env")
     @classmethod
@@ -92,7 +95,7 @@ class ExecutionProfile(BaseModel):
             raise ValueError("base_url is required for an openai executor (e.g. https://api.openai.com/v1)")
         if self.kind is ExecutorKind.acp and not self.command:
             raise ValueError(
-                "command is required for an acp executor (e.g. ['npx', '@zed-industries/claude-code-acp'])"
+                "command is required for an acp executor (e.g. ['/opt/agents/node_modules/.bin/claude-agent-acp'])"
             )
         if self.adapter is not None and self.kind is not ExecutorKind.acp:
             raise ValueError("adapter applies to an acp executor only (it says how to launch the agent)")
@@ -118,6 +121,8 @@ class WorkspaceConfig(BaseModel):
     repository: RepositoryConfig | None = None
     # What an agent may do without asking (an unattended run refuses what would need a person).
     permissions: PermissionPolicy = PermissionPolicy()
+    # Where ACP agents run: an OS sandbox holding their working copy, installation, a home and their provider.
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 
     @model_validator(mode="before")
     @classmethod

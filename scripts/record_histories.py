@@ -22,6 +22,7 @@ from office.worker_runtime import office_worker
 from routing.config import ExecutionProfile
 from routing.run import RunStatus
 from routing.selection import UserDecision
+from testkit.agents import scripted_sandbox
 from testkit.eventually import eventually
 from testkit.stack import ephemeral_stack
 from workflows.office_run import OfficeRunWorkflow
@@ -144,6 +145,7 @@ def scripted_agent(script: dict) -> ExecutionProfile:
         kind="acp",
         command=[sys.executable, "-m", "office.scripted_agent"],
         env={"SCRIPTED_AGENT": json.dumps(script), "PYTHONPATH": str(root)},
+        sandbox=scripted_sandbox(),
     )
 
 

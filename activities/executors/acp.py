@@ -4,14 +4,7 @@ the models the agent advertises, makes at most one model-selection call, prompts
 
 import asyncio
 import contextlib
-import ctypes
-import os
-import shutil
-import signal
-import sys
 from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, text_block
@@ -26,12 +19,13 @@ from acp.schema import (
     RequestPermissionResponse,
     WriteTextFileResponse,
 )
-from acp.transports import default_environment
 from opentelemetry import trace
 
 from activities import workcopy
 from activities.executors.agents import AgentAdapter, adapter_for, read_relayed
-from activities.executors.base import ProviderCallError, resolve_credential
+from activities.executors.base import ProviderCallError
+from activities.executors.launcher import LaunchedAgent, adapter_of, launch, launch_command
+from activities.executors.sandbox import SandboxPlan
 from routing.classifier import FailureSignal
 from routing.codes import Phase
 from routing.config import ExecutionProfile
@@ -46,86 +40,14 @@ from routing.permissions import (
 
 METHOD_NOT_FOUND = -32601
 LEGACY_SET_MODEL = "session/set_model"  # agents from before session config options (e.g. claude-code-acp 0.x)
-STDIO_LIMIT = 16 * 1024 * 1024
 FS_REFUSED = -32001  # an fs/* call the run's permission policy or working copy confinement refuses
-# Every process of an agent's tree carries its worker's mark (pid:start time), so a restarted worker can find
-# and reap what a crashed predecessor left (`reap_orphaned_agents`).
-OWNER_ENV = "OFFICE_AGENT_OWNER"
-GUARD = str(Path(__file__).with_name("guard.py"))
+# An agent that has not answered `initialize` by then failed to start: the attempt fails, the worker goes on.
+LAUNCH_TIMEOUT_S = 60.0
 tracer = trace.get_tracer("office.executors")
-
-
-def adapter_of(profile: ExecutionProfile) -> AgentAdapter:
-    return adapter_for(profile.command, profile.adapter)
 
 
 def is_claude_bridge(profile: ExecutionProfile) -> bool:
     return adapter_of(profile).name == "claude-code"
-
-
-def launch_environment(profile: ExecutionProfile, provider: str, start_model: str | None) -> dict[str, str]:
-    """A trimmed environment (no worker secrets leak by inheritance), the adapter's settings (provider base URL,
-    retries off, headless), the profile's own variables (they win), the credential resolved from its reference
-    (under the profile's name and the agent's own), and the start model where the agent reads it from."""
-    adapter = adapter_of(profile)
-    env = {**default_environment(), **adapter.environment(profile.base_url), **profile.env}
-    if (credential := resolve_credential(profile, provider)) is not None:
-        env[profile.credential_env] = credential  # type: ignore[index]  # set whenever a credential resolved
-        if adapter.credential_env and adapter.credential_env not in profile.env:
-            env[adapter.credential_env] = credential
-    if adapter.model_env and start_model and adapter.model_env not in env:
-        env[adapter.model_env] = start_model
-    env[OWNER_ENV] = worker_mark()
-    return env
-
-
-def launch_command(profile: ExecutionProfile) -> list[str]:
-    adapter = adapter_of(profile)
-    return [*profile.command, *(adapter.args(profile.base_url, profile.credential_env) if adapter.args else [])]
-
-
-def _start_ticks(pid: int) -> str | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[19].decode()
-    except (OSError, IndexError):
-        return None
-
-
-@cache
-def worker_mark() -> str:
-    return f"{os.getpid()}:{_start_ticks(os.getpid())}"
-
-
-def orphaned_agents() -> list[int]:
-    """Agent processes whose worker is gone: their mark names a pid that no longer runs (or runs something else)."""
-    orphans = []
-    for entry in os.listdir("/proc") if sys.platform == "linux" else []:
-        if not entry.isdigit():
-            continue
-        try:
-            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        mark = next((v[len(OWNER_ENV) + 1 :] for v in environ if v.startswith(f"{OWNER_ENV}=".encode())), None)
-        if mark is None:
-            continue
-        owner, _, ticks = mark.decode(errors="replace").partition(":")
-        if owner.isdigit() and _start_ticks(int(owner)) != ticks:
-            orphans.append(int(entry))
-    return orphans
-
-
-def kill_orphaned_agents() -> int:
-    orphans = orphaned_agents()
-    for pid in orphans:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-    return len(orphans)
-
-
-def _die_with_parent() -> None:  # runs in the guard before exec: a killed worker takes its agents along
-    with contextlib.suppress(Exception):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: the guard cleans up
 
 
 @dataclass
@@ -252,6 +174,7 @@ class AgentSession:
     workcopy: "workcopy.WorkCopy | None" = None  # with a repository: the attempt's working copy (the cwd)
     profile: ExecutionProfile | None = None  # what it was launched from (the store's): its turns account to it
     note: str | None = None  # the continuation note the first prompt of a fresh session starts with
+    launched: LaunchedAgent | None = None  # the process with its sandbox: reaped together
 
     @classmethod
     async def launch(
@@ -260,27 +183,16 @@ class AgentSession:
         provider: str,
         profile: ExecutionProfile,
         env: dict[str, str],
-        cwd: str | None = None,
+        cwd: str,
+        work_dir: str,
+        sandbox: SandboxPlan | None,
         policy: PermissionPolicy | None = None,
     ) -> "AgentSession":
-        command = launch_command(profile)
+        """Starts the profile's agent through the launcher (sandboxed unless `sandbox` is None). A missing command
+        is the shell's "command not found"; a command the repository could decide is CommandRefused."""
         try:
-            if shutil.which(command[0], path=env.get("PATH")) is None:
-                raise FileNotFoundError(2, "No such file or directory", command[0])
-            guarded = [sys.executable, "-I", "-S", GUARD, str(os.getpid())] if sys.platform == "linux" else []
-            process = await asyncio.create_subprocess_exec(
-                *guarded,
-                *command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=env,
-                cwd=cwd,
-                limit=STDIO_LIMIT,
-                start_new_session=True,
-                preexec_fn=_die_with_parent if guarded else None,
-            )
-        except FileNotFoundError as err:  # the shell's "command not found"
+            launched = await launch(launch_command(profile), env, cwd, sandbox, work_dir)
+        except FileNotFoundError as err:
             raise ProviderCallError(
                 FailureSignal(
                     phase=Phase.session_start,
@@ -291,8 +203,10 @@ class AgentSession:
                 )
             ) from err
         collector = _Collector(narrow(policy or PermissionPolicy(), profile.permissions), cwd)
+        process = launched.process
         conn = connect_to_agent(collector, process.stdin, process.stdout)
         session = cls(run_id, provider, process, conn, collector, adapter=adapter_of(profile), profile=profile)
+        session.launched = launched
         session.stderr_reader = asyncio.create_task(session._drain_stderr())  # an unread pipe would block it
         return session
 
@@ -321,7 +235,19 @@ class AgentSession:
             ).model_dump(by_alias=True, exclude_none=True),
             "clientInfo": Implementation(name="office", version="1").model_dump(by_alias=True, exclude_none=True),
         }
-        await self.request(AGENT_METHODS["initialize"], init, Phase.session_start)
+        try:
+            await asyncio.wait_for(
+                self.request(AGENT_METHODS["initialize"], init, Phase.session_start), LAUNCH_TIMEOUT_S
+            )
+        except TimeoutError:
+            raise ProviderCallError(
+                self._signal(
+                    Phase.session_start,
+                    exception_type="AgentLaunchTimeout",
+                    error_text=f"agent did not answer initialize within {LAUNCH_TIMEOUT_S:.0f} s: "
+                    + " | ".join(self.stderr_tail[-3:]),
+                )
+            ) from None
         params: dict[str, Any] = {"cwd": cwd, "mcpServers": []}
         if meta:
             params["_meta"] = meta
@@ -418,22 +344,15 @@ class AgentSession:
         return read_relayed(self.adapter, FailureSignal(phase=phase, provider=self.provider, **kw))
 
     async def close(self) -> None:
-        """Always reaps: stdin closed, then the whole process group terminated, then killed."""
+        """Always reaps: stdin closed (a well-behaved agent exits by itself), then the launcher ends the rest."""
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.conn.close(), 1.0)
-        with contextlib.suppress(Exception):  # stdin closed: a well-behaved agent exits by itself
+        with contextlib.suppress(Exception):
             assert self.process.stdin is not None
             self.process.stdin.close()
             await asyncio.wait_for(self.process.wait(), 1.0)
-        if self.process.returncode is None:
-            for sig, wait_s in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(self.process.pid, sig)
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self.process.wait(), wait_s)
-                    break
-        with contextlib.suppress(ProcessLookupError, PermissionError):  # grandchildren (npx → node) too
-            os.killpg(self.process.pid, signal.SIGKILL)
+        if self.launched is not None:
+            await self.launched.reap()
 
 
 def _text(err: RequestError) -> str:

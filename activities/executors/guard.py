@@ -1,18 +1,21 @@
 """The agent's guard: `python -I -S guard.py <worker pid> <command…>`. Standard library only, started fast.
 
-It leads the agent's process group and runs the agent in it. The worker starts it with a parent-death signal
-(SIGTERM), so when the worker dies, however it dies, the guard kills the whole agent tree (the group, plus any
-process that left the group but still carries this guard's mark), not just its direct child: a Node bridge's
-grandchildren (the Claude Code CLI under claude-code-acp, the Rust binary under codex-acp's launcher) go too.
-When the agent exits by itself, what it left behind is killed the same way and its exit status is passed on.
+It leads the agent's process group and runs the agent in it (only with `sandbox: none`: a sandboxed agent's
+pid namespace does this job). Its first step arms a parent-death signal (SIGTERM) for itself, so nothing runs
+between fork and exec in the worker; when the worker dies, however it dies, the guard kills the whole agent tree
+(the group, plus any process that left the group but still carries this guard's mark), not just its direct child:
+a Node bridge's grandchildren (the Claude Code CLI under its bridge, the Rust binary under codex-acp's launcher)
+go too. When the agent exits by itself, what it left behind is killed the same way and its exit status is passed on.
 """
 
 import contextlib
+import ctypes
 import os
 import signal
 import sys
 
 MARK = "OFFICE_AGENT_GUARD"  # every process of this agent's tree inherits MARK=<guard pid>
+PR_SET_PDEATHSIG = 1
 
 
 def _tree(me: int) -> list[int]:
@@ -56,6 +59,7 @@ def main(argv: list[str]) -> int:
 
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(sig, stop)
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)  # the worker's death reaches us
     if os.getppid() != worker:  # the worker died before the parent-death signal was armed
         stop()
     child = os.fork()

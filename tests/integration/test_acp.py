@@ -15,6 +15,7 @@ from office.runs import submit, wait_for_view
 from office.simulator.config import SimProvider
 from routing.config import ExecutionProfile
 from routing.run import RunStatus
+from testkit.agents import running, scripted_sandbox
 from testkit.eventually import eventually
 
 from .helpers import calls_to, run_to_end, start_worker, stop_workers
@@ -31,6 +32,7 @@ def scripted(log: Path, **script) -> ExecutionProfile:
         env={"SCRIPTED_AGENT": json.dumps({"log": str(log), **script}), "PYTHONPATH": str(ROOT)},
         heartbeat_timeout_s=3,
         timeout_s=30,
+        sandbox=scripted_sandbox(log),
     )
 
 
@@ -42,14 +44,6 @@ def methods(log: Path) -> list[str]:
     return [c["method"] for c in received(log)]
 
 
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return False
-    return "\nState:\tZ" not in state  # a zombie has exited; only its parent's bookkeeping is left
-
-
 async def test_advertised_model_is_applied_and_the_session_is_reaped(stack, tmp_path):
     log = tmp_path / "agent.jsonl"
     ws, agent, _p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"])}, model="m2")
@@ -58,7 +52,7 @@ async def test_advertised_model_is_applied_and_the_session_is_reaped(stack, tmp_
     assert methods(log) == ["initialize", "session/new", "session/set_config_option", "session/prompt"]
     assert received(log)[2]["value"] == "m2" and received(log)[3]["model"] == "m2"
     assert view.effective_model == "m2" and view.output == "[m2] turn 1: Refactor the parser"
-    assert not alive(received(log)[0]["pid"])  # the run's end closed the session and reaped the process
+    assert not running(log)  # the run's end closed the session and reaped the process (and its sandbox)
     transcript = await stack.store.read_transcript(view.run_id, 10)
     assert [(e.role, e.content) for e in transcript] == [("user", "Refactor the parser"), ("assistant", view.output)]
 
@@ -119,7 +113,7 @@ async def test_auth_required_at_session_start_falls_back_to_the_next_provider(st
         (p["claude"], "auth_required", "fallback"),
         (p["beta"], None, None),
     ]
-    assert not alive(received(log)[0]["pid"])
+    assert not running(log)
 
 
 async def test_missing_agent_command_is_provider_not_configured_and_falls_back(stack):
@@ -183,19 +177,17 @@ async def test_worker_killed_while_the_agent_runs_recovers_and_leaks_no_process(
         await eventually(
             lambda: methods(log), until=lambda m: "session/prompt" in m, timeout=60, what="the agent's session/prompt"
         )
-        doomed = received(log)[0]["pid"]
         first.send_signal(signal.SIGKILL)
         await first.wait()
         # the agent dies with its worker, not at some later cleanup
-        await eventually(lambda: not alive(doomed), timeout=10, what=f"agent process {doomed} to exit with its worker")
+        await eventually(lambda: not running(log), timeout=10, what="the agent's processes to exit with its worker")
         second = await start_worker(stack, queue, tmp_path / "w2.log")
         view = await asyncio.wait_for(wait_for_view(stack.client, handle.id), timeout=90)
     finally:
         await stop_workers(first, second)
     assert view.status is RunStatus.completed
     assert [a.error_code for a in view.attempts] == ["worker_lost", None]  # the lost heartbeat, then a new session
-    pids = {c["pid"] for c in received(log)}
-    assert len(pids) == 2 and not any(alive(pid) for pid in pids)
+    assert len({c["agent"] for c in received(log)}) == 2 and not running(log)
 
 
 CLAUDE_BRIDGE = ROOT / ".cache" / "agents" / "node_modules" / ".bin" / "claude-code-acp"
@@ -259,10 +251,9 @@ async def test_cancelling_the_run_cancels_the_agent_turn_and_reaps_the_process(s
         what="a streamed message chunk in the turn's heartbeat progress",
     )
     assert progress["chars"] == len("working on it ")
-    pid = received(log)[0]["pid"]
     await handle.cancel()
     # the activity learns of the cancel at its next heartbeat
-    await eventually(lambda: not alive(pid), timeout=20, what=f"agent process {pid} to be reaped after the cancel")
+    await eventually(lambda: not running(log), timeout=20, what="the agent's processes to be reaped after the cancel")
     assert methods(log)[-1] == "session/cancel"  # told the agent to stop before reaping it
     view = await wait_for_view(stack.client, handle.id)
     assert view.status is RunStatus.cancelled
@@ -280,5 +271,5 @@ async def test_office_models_asks_an_acp_agent_what_it_advertises_now(stack, tmp
     log = tmp_path / "agent.jsonl"
     ws, _agent, p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"])})
     assert await live_catalog(stack.store, p["claude"], ws) == ["m1", "m2"]
-    assert methods(log) == ["initialize", "session/new"] and not alive(received(log)[0]["pid"])
+    assert methods(log) == ["initialize", "session/new"] and not running(log)
     assert (await stack.store.observed_catalogs([p["claude"]]))[p["claude"]] == ["m1", "m2"]

@@ -13,6 +13,7 @@ from routing.capacity import DEFAULT_POLICY
 from routing.config import ExecutionProfile
 from routing.run import RunStatus
 from store.repository import utcnow
+from testkit.agents import scripted_sandbox
 
 from .helpers import calls_to, run_to_end
 
@@ -34,6 +35,7 @@ def overloaded_agent(log: Path) -> ExecutionProfile:
         env={"SCRIPTED_AGENT": json.dumps(script), "PYTHONPATH": str(ROOT)},
         heartbeat_timeout_s=3,
         timeout_s=30,
+        sandbox=scripted_sandbox(log),
     )
 
 

@@ -18,6 +18,7 @@ from office.settings import WorkerSizing
 from office.worker_runtime import office_worker
 from routing.config import ExecutionProfile
 from routing.run import RunStatus
+from testkit.agents import scripted_sandbox
 from testkit.eventually import eventually
 
 pytestmark = pytest.mark.integration
@@ -73,6 +74,7 @@ async def test_runs_beyond_the_live_agent_limit_wait_for_a_place_and_all_complet
         env={"SCRIPTED_AGENT": json.dumps({"log": str(log), "latency_s": LATENCY_S}), "PYTHONPATH": str(ROOT)},
         heartbeat_timeout_s=3,
         timeout_s=30,
+        sandbox=scripted_sandbox(log),
     )
     ws, agent, p = await stack.workspace({"claude": agent_profile})
     queue = f"bounded-{uuid.uuid4().hex[:8]}"
@@ -115,5 +117,5 @@ async def test_runs_beyond_the_live_agent_limit_wait_for_a_place_and_all_complet
         waits.append((picked.event_time.ToDatetime() - scheduled.event_time.ToDatetime()).total_seconds())
     # Beyond the first LIMIT, a start waited at least until an earlier run's agent had answered its turns.
     assert sum(w >= LATENCY_S for w in waits) >= RUNS - LIMIT, sorted(waits)
-    started = {c["pid"] for c in map(json.loads, log.read_text().splitlines()) if c["method"] == "initialize"}
+    started = {c["agent"] for c in map(json.loads, log.read_text().splitlines()) if c["method"] == "initialize"}
     assert len(started) == RUNS  # one agent process per run, each started once

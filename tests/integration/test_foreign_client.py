@@ -27,6 +27,7 @@ from office.simulator.config import SimProvider
 from routing.config import ExecutionProfile
 from routing.model_policy import plan_model, settle_model
 from routing.run import RunStatus
+from testkit.agents import scripted_sandbox
 from testkit.stack import Stack
 
 from .helpers import ROOT, calls_to, run_to_end
@@ -122,6 +123,7 @@ async def acp_worker_queue(stack: Stack, tmp_path: Path) -> str:
     agent_profile = ExecutionProfile(
         kind="acp", command=[sys.executable, "-m", "office.scripted_agent", str(log)],
         env={"SCRIPTED_AGENT": json.dumps({"log": str(log)}), "PYTHONPATH": str(ROOT)}, timeout_s=30,
+        sandbox=scripted_sandbox(log),
     )  # fmt: skip
     ws, agent, _ = await stack.workspace({"claude": agent_profile})
     view = await run_to_end(stack, ws, agent)

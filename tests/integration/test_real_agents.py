@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.executors.acp import OWNER_ENV
+from activities.executors.launcher import OWNER_ENV
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, ScriptedToolUse, SimProvider
 from routing.config import ExecutionProfile

@@ -21,6 +21,7 @@ from routing.config import ExecutionProfile
 from routing.permissions import PermissionPolicy
 from routing.repository import RepositoryConfig
 from routing.run import RunStatus
+from testkit.agents import scripted_sandbox
 from testkit.eventually import eventually
 
 from .helpers import calls_to, worker_env
@@ -63,6 +64,7 @@ def scripted(log: Path, **script) -> ExecutionProfile:
         env={"SCRIPTED_AGENT": json.dumps({"log": str(log), **script}), "PYTHONPATH": str(ROOT)},
         heartbeat_timeout_s=3,
         timeout_s=30,
+        sandbox=scripted_sandbox(log),
     )
 
 

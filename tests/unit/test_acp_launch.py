@@ -3,7 +3,8 @@
 import pytest
 
 from activities.acp_session import claude_meta, prompt_text
-from activities.executors.acp import launch_environment, models_from
+from activities.executors.acp import models_from
+from activities.executors.launcher import launch_environment
 from routing.config import ExecutionProfile
 from routing.run import Candidate
 from routing.transcript import Entry
@@ -107,7 +108,7 @@ def test_the_readme_agent_workspace_example_is_valid():
 
 
 def test_the_adapter_is_recognised_from_the_command_or_named_by_the_profile():
-    from activities.executors.acp import adapter_of
+    from activities.executors.launcher import adapter_of
 
     assert adapter_of(ExecutionProfile(kind="acp", command=CLAUDE)).name == "claude-code"
     assert adapter_of(ExecutionProfile(kind="acp", command=["/x/.bin/codex-acp"])).name == "codex"
@@ -135,7 +136,7 @@ def test_claude_code_is_pointed_at_the_provider_with_its_own_retries_off(monkeyp
 
 
 def test_codex_gets_a_responses_provider_with_request_and_stream_retries_off():
-    from activities.executors.acp import launch_command
+    from activities.executors.launcher import launch_command
 
     profile = ExecutionProfile(
         kind="acp", command=["codex-acp"], base_url="http://h/p/o/v1", credential_env="OFFICE_CRED_TEAM_OPENAI_KEY"

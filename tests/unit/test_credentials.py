@@ -6,7 +6,7 @@ import httpx
 import pytest
 from temporalio.exceptions import ApplicationError
 
-from activities.executors.acp import launch_environment
+from activities.executors.launcher import launch_environment
 from activities.session import SessionActivities
 from routing.classifier import Classification
 from routing.codes import ErrorCode

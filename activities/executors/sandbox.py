@@ -1,0 +1,315 @@
+"""The agent's sandbox: bubblewrap, with the network relayed by the worker.
+
+Inside, the agent sees the system's programs and libraries (read-only), its own installation (read-only), its
+working copy (read-write), a home and a /tmp of its own for this session, and paths the profile or workspace
+names; it has its own pid namespace (no /proc of the worker; when the sandbox ends every process in it ends,
+`setsid` or not), its own network namespace, no capabilities, and `--die-with-parent` (a killed worker takes its
+agents along, armed by bubblewrap itself, so nothing of ours runs between fork and exec in the worker).
+
+The network namespace has only its own loopback. `sandbox_init.py` listens there and relays each connection over
+a Unix socket to this module's relay in the worker, which connects onwards only to what the run may reach:
+- a provider on the worker's loopback (the simulator, a local model server) is forwarded port for port, so the
+  base URL the agent was given works unchanged;
+- every other allowed host (the provider's public endpoint, the vendor's default hosts, the workspace's
+  `sandbox.network`) is reached through an HTTP CONNECT proxy that admits only those hosts; the agent is pointed
+  at it with HTTPS_PROXY (which Claude Code, Codex and Gemini CLI honour).
+Bubblewrap itself rather than `@anthropic-ai/sandbox-runtime` (which wraps the same bubblewrap): it starts no
+Node process per session, and the relay lives in the worker where the run's allowed endpoints are known.
+"""
+
+import asyncio
+import contextlib
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from activities.workdir import private_dir
+from routing.sandbox import Endpoint
+
+log = logging.getLogger(__name__)
+
+INIT = str(Path(__file__).with_name("sandbox_init.py"))
+HOME = "/home/agent"
+RUN_DIR = "/run/office"
+PROXY_PORT = 3128
+INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
+# The system's part of the root, read-only: programs, libraries, and the few files in /etc a program needs to run,
+# resolve names and verify TLS (never all of /etc: it holds the machine's own secrets).
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+ETC_FILES = (
+    "/etc/passwd", "/etc/group", "/etc/hosts", "/etc/nsswitch.conf", "/etc/resolv.conf", "/etc/localtime",
+    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/ssl",
+    "/etc/ca-certificates", "/etc/pki", "/etc/mime.types", "/etc/gitconfig",
+)  # fmt: skip
+RELAY_CHUNK = 65536
+CONNECT_HEAD_LIMIT = 8192
+
+
+class SandboxUnavailable(RuntimeError):
+    """This worker cannot create an agent sandbox; the message says what to install."""
+
+
+_checked: str | None = None
+_check_lock = asyncio.Lock()
+
+
+async def check_bubblewrap() -> None:
+    """Raises SandboxUnavailable (once per worker process, then remembered) when bubblewrap is missing or cannot
+    create its namespaces here (no user namespaces, a container without the privilege)."""
+    global _checked
+    async with _check_lock:
+        if _checked is None:
+            _checked = await _probe()
+    if _checked:
+        raise SandboxUnavailable(_checked)
+
+
+async def _probe() -> str:
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return f"this worker cannot sandbox agents: bwrap is not installed; {INSTALL_HINT}"
+    process = await asyncio.create_subprocess_exec(
+        bwrap, *_system_binds(), "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--", "true",
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, err = await process.communicate()
+    if process.returncode != 0:
+        reason = err.decode(errors="replace").strip().splitlines()[-1:] or ["no reason given"]
+        return (
+            f"this worker cannot sandbox agents: bwrap failed ({reason[0]}); allow unprivileged user namespaces "
+            f"(sysctl kernel.unprivileged_userns_clone=1) or run the worker where bubblewrap works"
+        )
+    return ""
+
+
+def _system_binds() -> list[str]:
+    args: list[str] = []
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for path in ETC_FILES:
+        args += ["--ro-bind-try", path, path]
+    return args
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _covered(path: str, roots: list[str]) -> bool:
+    return any(_under(path, root) for root in roots)
+
+
+def installation_roots(executable: str) -> list[str]:
+    """What the agent's own installation is, read-only in the sandbox: the directory holding the outermost
+    `node_modules` of an npm-installed agent (its bridge, its CLI and their dependencies), else the prefix of the
+    `bin` directory it sits in (a virtualenv and the interpreter it was made from), else its directory."""
+    roots: list[str] = []
+    for path in dict.fromkeys((os.path.abspath(executable), os.path.realpath(executable))):
+        parts = Path(path).parts
+        if "node_modules" in parts:
+            roots.append(str(Path(*parts[: parts.index("node_modules")])))
+            continue
+        parent = Path(path).parent
+        root = parent.parent if parent.name == "bin" else parent
+        roots.append(str(root))
+        cfg = root / "pyvenv.cfg"
+        if cfg.is_file():  # a virtualenv: the interpreter it links to lives under the base installation
+            for line in cfg.read_text(errors="replace").splitlines():
+                key, _, value = line.partition("=")
+                if key.strip() == "home" and value.strip():
+                    home = Path(value.strip())
+                    roots.append(str(home.parent if home.name == "bin" else home))
+    return [r for r in dict.fromkeys(roots) if not _covered(r, list(SYSTEM_DIRS)) and r != "/"]
+
+
+@dataclass
+class SandboxPlan:
+    """What one agent session's sandbox holds. Built from the store's profile and workspace, never from input."""
+
+    endpoints: list[Endpoint]
+    read_only: list[str] = field(default_factory=list)
+    read_write: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Sandbox:
+    """One session's sandbox on the worker side: its directory (home, tmp), its relays, and the command line."""
+
+    root: Path
+    net_dir: Path
+    servers: list[asyncio.AbstractServer] = field(default_factory=list)
+    connections: set[asyncio.Task] = field(default_factory=set)
+    argv: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    async def create(
+        cls, plan: SandboxPlan, command: list[str], env: dict[str, str], cwd: str, work_dir: str
+    ) -> "Sandbox":
+        await check_bubblewrap()
+        root, net_dir = await asyncio.to_thread(_session_dirs, work_dir)
+        sandbox = cls(root, net_dir)
+        try:
+            forwards = await sandbox._relays(plan.endpoints)
+            sandbox.env = sandbox._environment(env, cwd, has_proxy=any(port == PROXY_PORT for port, _ in forwards))
+            sandbox.argv = sandbox._command_line(plan, command, cwd, forwards)
+        except BaseException:
+            await sandbox.close()
+            raise
+        return sandbox
+
+    async def _relays(self, endpoints: list[Endpoint]) -> list[tuple[int, str]]:
+        """One Unix socket per forwarded loopback port, one for the proxy (when any other host is allowed)."""
+        forwards: list[tuple[int, str]] = []
+        direct = [e for e in endpoints if e.loopback and e.port is not None]
+        proxied = [e for e in endpoints if not e.loopback]
+        for n, endpoint in enumerate(direct):
+            if any(port == endpoint.port for port, _ in forwards):
+                continue
+            path = str(self.net_dir / f"{n}.sock")
+            target = (endpoint.host, endpoint.port)
+            self.servers.append(await asyncio.start_unix_server(lambda r, w, t=target: self._forward(r, w, t), path))
+            forwards.append((endpoint.port, path))  # type: ignore[arg-type]  # direct endpoints have a port
+        if proxied:
+            port = next(p for p in range(PROXY_PORT, PROXY_PORT + 100) if all(p != f for f, _ in forwards))
+            path = str(self.net_dir / "proxy.sock")
+            self.servers.append(await asyncio.start_unix_server(lambda r, w: self._proxy(r, w, proxied), path))
+            forwards.append((port, path))
+        return forwards
+
+    def _environment(self, env: dict[str, str], cwd: str, has_proxy: bool) -> dict[str, str]:
+        inside = {**env, "HOME": HOME, "TMPDIR": "/tmp"}
+        # Only absolute PATH entries outside the working copy: `env node` never finds a committed node_modules/.bin.
+        inside["PATH"] = ":".join(
+            p
+            for p in env.get("PATH", "/usr/local/bin:/usr/bin:/bin").split(":")
+            if p.startswith("/") and not _under(p, cwd)
+        )
+        for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY"):
+            inside.pop(name, None)
+            inside.pop(name.lower(), None)
+        if has_proxy:
+            proxy = f"http://127.0.0.1:{PROXY_PORT}"
+            for name in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"):
+                inside[name] = proxy
+            inside["NO_PROXY"] = inside["no_proxy"] = "localhost,127.0.0.1,::1"
+        return inside
+
+    def _command_line(
+        self, plan: SandboxPlan, command: list[str], cwd: str, forwards: list[tuple[int, str]]
+    ) -> list[str]:
+        bwrap = shutil.which("bwrap") or "bwrap"
+        python = os.path.realpath(sys.executable)
+        readable = [*installation_roots(command[0]), *installation_roots(python), *plan.read_only]
+        argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", *_system_binds()]
+        argv += ["--proc", "/proc", "--dev", "/dev", "--bind", str(self.root / "tmp"), "/tmp"]
+        argv += ["--bind", str(self.root / "home"), HOME]
+        for path in dict.fromkeys(readable):
+            if not _covered(path, list(SYSTEM_DIRS)):
+                argv += ["--ro-bind-try", path, path]
+        for path in plan.read_write:
+            argv += ["--bind-try", path, path]
+        argv += ["--bind", cwd, cwd, "--ro-bind", INIT, f"{RUN_DIR}/init.py"]
+        inner: list[str] = []
+        for n, (port, path) in enumerate(forwards):
+            argv += ["--bind", path, f"{RUN_DIR}/net/{n}.sock"]
+            inner.append(f"{port}={RUN_DIR}/net/{n}.sock")
+        argv += ["--chdir", cwd, "--", python, "-I", "-S", f"{RUN_DIR}/init.py", *inner, "--", *command]
+        return argv
+
+    async def _forward(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, target: tuple) -> None:
+        await self._connect_and_pipe(reader, writer, target[0], target[1])
+
+    async def _proxy(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, allowed: list[Endpoint]) -> None:
+        """HTTP CONNECT to an allowed host only; anything else is answered 403 and closed."""
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+            writer.close()
+            return
+        line = head.split(b"\r\n", 1)[0].decode("latin-1").split()
+        host, port = _connect_target(line)
+        if host is None or not any(e.admits(host, port) for e in allowed):
+            log.warning("sandbox proxy refused %s", " ".join(line[:2])[:200])
+            writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            with contextlib.suppress(ConnectionError):
+                await writer.drain()
+            writer.close()
+            return
+        await self._connect_and_pipe(reader, writer, host, port, established=True)
+
+    async def _connect_and_pipe(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        host: str,
+        port: int,
+        established: bool = False,
+    ) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self.connections.add(task)
+        try:
+            try:
+                up_reader, up_writer = await asyncio.open_connection(host, port)
+            except OSError:
+                if established:
+                    writer.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                writer.close()
+                return
+            if established:
+                writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+            await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+        finally:
+            if task is not None:
+                self.connections.discard(task)
+
+    async def close(self) -> None:
+        for server in self.servers:
+            server.close()
+        for task in list(self.connections):
+            task.cancel()
+        self.servers.clear()
+        await asyncio.to_thread(shutil.rmtree, self.root, True)
+        await asyncio.to_thread(shutil.rmtree, self.net_dir, True)
+
+
+def _session_dirs(work_dir: str) -> tuple[Path, Path]:
+    """The session's own directory (home, tmp) under the work directory; the relays' sockets in a private
+    temporary directory (a Unix socket's path is at most 108 bytes)."""
+    root = private_dir(Path(work_dir).resolve() / "sandboxes" / uuid.uuid4().hex[:16])
+    (root / "home").mkdir(mode=0o700)
+    (root / "tmp").mkdir(mode=0o700)
+    return root, Path(tempfile.mkdtemp(prefix="office-net-"))
+
+
+def _connect_target(request_line: list[str]) -> tuple[str | None, int]:
+    if len(request_line) < 2 or request_line[0].upper() != "CONNECT":
+        return None, 0
+    host, _, port = request_line[1].rpartition(":")
+    if not port.isdigit() or not host:
+        return None, 0
+    return host.strip("[]"), int(port)
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(RELAY_CHUNK):
+            writer.write(data)
+            await writer.drain()
+    except (ConnectionError, OSError):
+        pass
+    finally:
+        with contextlib.suppress(Exception):
+            if writer.can_write_eof():
+                writer.write_eof()
+            else:
+                writer.close()
