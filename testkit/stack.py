@@ -80,10 +80,12 @@ class Stack:
         emergency: tuple[str, ...] = (),
         default_models: dict[str, str] | None = None,
         per_provider: dict[str, dict] | None = None,
+        sandbox: str | None = None,
         **profile_fields: object,
     ) -> tuple[str, str, dict[str, str]]:
         """Creates uniquely named simulated providers, a workspace ordering them as given, and an agent.
-        A provider given as an ExecutionProfile (an ACP agent) is used as it is.
+        A provider given as an ExecutionProfile (an ACP agent) is used as it is; `sandbox="none"` runs the
+        workspace's agents outside the sandbox.
         Returns (workspace, agent, {short name: provider name})."""
         tag = uuid.uuid4().hex[:8]
         names = {short: f"{short}-{tag}" for short in providers}
@@ -104,6 +106,7 @@ class Stack:
                 )
                 for s in providers
             },
+            **({"sandbox": sandbox} if sandbox is not None else {}),
         )
         agent = AgentProfile(
             name=f"agent-{tag}", model=model, fallback_model=fallback_model, auto_fallback=auto_fallback

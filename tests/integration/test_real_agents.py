@@ -266,17 +266,20 @@ async def test_claude_code_tree_dies_with_its_worker_and_a_restarted_worker_reap
     hang = InjectedFailure(status=504, kind="timeout", hold_s=120, match_text="hang")
     sim = await simulated(stack, "anthropic-tree", claude_provider(failures=[hang]))
     ws, agent_name, _p = await stack.workspace({"claude": profile(stack, tmp_path, claude, sim)}, model="sonnet")
+    unsandboxed = await stack.workspace(
+        {"claude": profile(stack, tmp_path, claude, sim)}, model="sonnet", sandbox="none"
+    )
     queue = f"real-tree-{uuid.uuid4().hex[:6]}"
     workers: list = []
 
-    async def mid_turn(prompt: str):
+    async def mid_turn(prompt: str, workspace: str = ws, agent_name: str = agent_name):
         worker = await start_worker(stack, queue, tmp_path / f"w{len(workers)}.log")
         workers.append(worker)
-        handle = await submit(stack.client, stack.store, ws, agent_name, prompt, task_queue=queue)
+        handle = await submit(stack.client, stack.store, workspace, agent_name, prompt, task_queue=queue)
         held = lambda: any(c["status"] is None and prompt in str(c["messages"]) for c in calls_to(stack, sim))  # noqa: E731
         assert await until(held, 60)  # the agent's call is held by the provider: the turn is in flight
         tree = marked(worker.pid)
-        assert len(tree) >= 3, tree  # guard, the claude-code-acp bridge, the Claude Code CLI it spawned
+        assert len(tree) >= 3, tree  # sandbox (or guard), the claude-code-acp bridge, the Claude Code CLI it spawned
         return worker, handle, tree
 
     try:
@@ -291,9 +294,20 @@ async def test_claude_code_tree_dies_with_its_worker_and_a_restarted_worker_reap
         )
         await first.terminate()
 
-        # 2. Worker and guard killed at once (nothing left to clean up): the bridge and the CLI are orphans, and a
-        #    restarted worker's start-up reap takes them.
+        # 2. Worker and sandbox killed at once (nothing of ours left to clean up): the sandbox's pid namespace ends
+        #    with it, so no process of the agent survives.
         worker, second, tree = await mid_turn("hang on, second")
+        outer = [pid for pid in tree if is_sandbox(pid) and _parent(pid) == worker.pid]
+        assert outer, tree
+        for pid in (worker.pid, *outer):
+            os.kill(pid, signal.SIGKILL)
+        await worker.wait()
+        assert await gone(lambda: [pid for pid in tree if _alive(pid)], 5)
+        await second.terminate()
+
+        # 3. Without a sandbox, worker and guard killed at once: the bridge and the CLI are orphans, and a
+        #    restarted worker's start-up reap takes them.
+        worker, third, tree = await mid_turn("hang on, third", unsandboxed[0], unsandboxed[1])
         [guard] = [pid for pid in tree if is_guard(pid)]
         for pid in (worker.pid, guard):
             os.kill(pid, signal.SIGKILL)
@@ -303,9 +317,23 @@ async def test_claude_code_tree_dies_with_its_worker_and_a_restarted_worker_reap
         assert orphans, "expected the bridge and CLI to survive a guard killed with its worker"
         workers.append(await start_worker(stack, queue, tmp_path / "restarted.log"))  # reaps at start-up
         assert await gone(lambda: [pid for pid in tree if _alive(pid)], 30)
-        await second.terminate()
+        await third.terminate()
     finally:
         await stop_workers(*workers)
+
+
+def is_sandbox(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].endswith(b"bwrap")
+    except OSError:
+        return False
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 def _alive(pid: int) -> bool:
