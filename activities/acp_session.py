@@ -51,7 +51,7 @@ from routing.repository import (
     TurnCommit,
 )
 from routing.run import Candidate
-from routing.sandbox import SandboxSettings
+from routing.sandbox import NO_SANDBOX_WARNING, SandboxSettings
 from routing.transcript import Entry, forward
 from store.repository import Store, utcnow
 
@@ -231,6 +231,8 @@ class AcpActivities:
         wc = await self._workcopy(inp) if inp.repository is not None else None
         cwd = str(wc.path) if wc is not None else session_workdir(self.cwd, inp.run_id, self.work_dir)
         plan = sandbox_plan(cand.profile, sandbox)
+        if plan is None:
+            log.warning("run %s: %s", inp.run_id, NO_SANDBOX_WARNING)
         try:
             session = await AgentSession.launch(
                 inp.run_id, cand.provider, cand.profile, env, cwd, self.work_dir, plan, inp.permissions
@@ -256,6 +258,7 @@ class AcpActivities:
             session_key=key,
             worker_queue=self.worker_queue,
             base_commit=wc.base_commit if wc is not None else None,
+            sandbox_note=None if plan is not None else f"workspace {inp.workspace}: {NO_SANDBOX_WARNING}",
         )
 
     async def _configured(self, inp: AcpStartInput) -> tuple[AcpStartInput, SandboxSettings]:

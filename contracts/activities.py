@@ -112,6 +112,7 @@ class AcpStarted(BaseModel):
     session_key: str
     worker_queue: str
     base_commit: str | None = None  # with a repository: the run's base commit
+    sandbox_note: str | None = None  # set when the agent runs without a sandbox (the workspace says `sandbox: none`)
 
 
 class AcpTurnInput(BaseModel):

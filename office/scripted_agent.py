@@ -14,6 +14,7 @@ line contains `match`, or to every prompt):
   {"write": "a.txt", "content": "…", "via": "fs"}    the client's fs/write_text_file ("cwd": straight into the cwd)
   {"read": "a.txt"}                                 the client's fs/read_text_file
   {"sleep": 5}                                      a turn in progress (e.g. to kill its worker meanwhile)
+  {"run": ["sh", "-c", "…"]}                        a command run by the agent itself (exit code, output logged)
   "{last}" in a string is replaced by the prompt's newest line
   {"permission": "execute", "raw_input": {"command": "rm -rf /"}, "locations": ["x"], "title": "…"}
                                                     session/request_permission; the chosen option is logged
@@ -147,6 +148,12 @@ class ScriptedAgent:
                     session_id=session_id, path=action["write"], content=action.get("content", "")
                 )
                 outcome["written"] = True
+            elif "run" in action:  # straight on the machine, never through the client: what a hostile agent does
+                process = await asyncio.create_subprocess_exec(
+                    *action["run"], stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+                )
+                out, _ = await process.communicate()
+                outcome["exit"], outcome["output"] = process.returncode, out.decode(errors="replace")[-2000:]
             elif "read" in action:
                 read = await self.conn.read_text_file(session_id=session_id, path=action["read"])
                 outcome["content"] = read.content

@@ -131,6 +131,7 @@ class RunView(BaseModel):
     result: RunResult | None = None  # the run's branch: base and head commits, files changed (no content)
     permissions: PermissionCounts = PermissionCounts()  # what the agent asked for, allowed and refused, by kind
     repository_note: str | None = None  # e.g. a turn ran on a provider without a file system
+    sandbox_note: str | None = None  # the run's agent ran without a sandbox: what that means and how to change it
 
     def note_start(self, effective_model: str | None, warning: WarningView | None) -> None:
         """A session started: the model it runs, and its model warning once (replays and restarts repeat it)."""

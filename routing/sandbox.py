@@ -49,6 +49,8 @@ class SandboxSettings(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _shorthand(cls, data: object) -> object:
+        if isinstance(data, bool):  # YAML reads `off`, `no` and `false` as false
+            raise ValueError("write `sandbox: none` to turn the sandbox off (YAML reads off/no/false as a boolean)")
         return {"mode": data} if isinstance(data, str) else data
 
     @field_validator("network")

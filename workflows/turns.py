@@ -267,6 +267,8 @@ class AgentTurns:
                 ),
             )
             self._on_start(started.started)
+            if started.sandbox_note:
+                self._view().sandbox_note = started.sandbox_note
             self._base_commit = self._base_commit or started.base_commit
             live = (cand.execution_profile, started)
         self._acp = None  # a failed turn ends the session (the activity reaps it)

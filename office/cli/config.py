@@ -54,6 +54,7 @@ def credential_problem(config: "WorkspaceConfig") -> str | None:
 def workspace_set(file: Path = typer.Option(..., "--file", "-f", help="Workspace YAML or JSON.")) -> None:
     """Create or replace a workspace from a file (validated as a whole; nothing half-saved)."""
     from routing.config import WorkspaceConfig
+    from routing.sandbox import NO_SANDBOX_WARNING
 
     try:
         config = WorkspaceConfig.model_validate(load_file(file))
@@ -64,6 +65,8 @@ def workspace_set(file: Path = typer.Option(..., "--file", "-f", help="Workspace
         fail(f"{file}: {problem}; nothing was saved")
     run_with_services(lambda s: s.store.save_workspace(config), store=True)
     console.print(f"workspace {config.name} saved ({', '.join(e.provider for e in config.provider_order)})")
+    if config.sandbox.off:
+        console.print(f"[yellow]warning[/] workspace {config.name}: {NO_SANDBOX_WARNING}")
 
 
 @workspace_app.command("show")

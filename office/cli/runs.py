@@ -29,6 +29,8 @@ def render_view(view: RunView) -> None:
         for a in view.attempts:
             table.add_row(str(a.seq), a.provider, a.model or "-", a.outcome, a.error_code or "-", a.decision or "-")
         console.print(table)
+    if view.sandbox_note:
+        console.print(f"[yellow]warning[/] {view.sandbox_note}")
     for w in view.warnings:
         console.print(
             f"[yellow]warning[/] {w.kind}: {w.reason} (requested {w.requested_model}, effective {w.effective_model})"

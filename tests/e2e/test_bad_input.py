@@ -74,6 +74,14 @@ CASES = [
          {"ws.yaml": ws_file(GOOD_PROVIDER, BILLION_LAUGHS)}),  # refused at its first anchor, before any expansion
     Case("ws-top-level-list", WS, USAGE, ["the top level is a list"], {"ws.yaml": b"- {ws}\n"}),
     # --- workspace files: keys ---------------------------------------------------------------------------
+    Case("ws-sandbox-mode", WS, USAGE, ["sandbox.mode", "'bubblewrap' or 'none'"],
+         {"ws.yaml": ws_file(GOOD_PROVIDER, "sandbox: firejail\n")}),
+    Case("ws-sandbox-off", WS, USAGE, ["sandbox:", "write `sandbox: none`"],
+         {"ws.yaml": ws_file(GOOD_PROVIDER, "sandbox: off\n")}),
+    Case("ws-sandbox-network-url", WS, USAGE, ["sandbox.network", "is not a host or host:port"],
+         {"ws.yaml": ws_file(GOOD_PROVIDER, "sandbox: {network: ['https://registry.npmjs.org/']}\n")}),
+    Case("ws-sandbox-relative-path", WS, USAGE, ["sandbox.read_only", "is not an absolute path"],
+         {"ws.yaml": ws_file(GOOD_PROVIDER, "sandbox: {read_only: ['tools/bin']}\n")}),
     Case("ws-duplicate-key", WS, USAGE, ["key 'max_attempts' appears twice", "lines 5 and 6"],
          {"ws.yaml": ws_file(GOOD_PROVIDER, "max_attempts: 3\nmax_attempts: 9\n")}),
     Case("ws-duplicate-provider", WS, USAGE, ["key '{p}' appears twice"],

@@ -273,3 +273,13 @@ async def test_office_models_asks_an_acp_agent_what_it_advertises_now(stack, tmp
     assert await live_catalog(stack.store, p["claude"], ws) == ["m1", "m2"]
     assert methods(log) == ["initialize", "session/new"] and not running(log)
     assert (await stack.store.observed_catalogs([p["claude"]]))[p["claude"]] == ["m1", "m2"]
+
+
+async def test_a_workspace_without_a_sandbox_says_so_in_the_run_view(stack, tmp_path):
+    log = tmp_path / "agent.jsonl"
+    ws, agent, _p = await stack.workspace({"claude": scripted(log)}, sandbox="none")
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.completed
+    assert view.sandbox_note is not None and "sandbox is off" in view.sandbox_note and ws in view.sandbox_note
+    sandboxed_ws, sandboxed_agent, _ = await stack.workspace({"claude": scripted(tmp_path / "other.jsonl")})
+    assert (await run_to_end(stack, sandboxed_ws, sandboxed_agent)).sandbox_note is None

@@ -1,0 +1,112 @@
+"""A hostile agent in its sandbox: it runs commands on the machine itself (never through the client, so no
+permission policy sees them) and tries to read the worker's secrets, other runs' files and the worker's home, to
+write outside its working copy, to reach a listener on the worker's loopback that is not its provider, and to
+leave a process behind. Each is refused by the sandbox, and the run itself completes."""
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from office.runs import submit, wait_for_view
+from office.simulator.config import SimProvider
+from routing.config import ExecutionProfile
+from routing.run import RunStatus
+from testkit.agents import running, scripted_sandbox
+from testkit.eventually import eventually
+
+from .helpers import ROOT, start_worker, stop_workers
+
+pytestmark = pytest.mark.integration
+
+
+async def listener() -> tuple[asyncio.AbstractServer, list[int]]:
+    """A TCP listener on the worker's loopback that is nobody's provider; counts who connected."""
+    accepted: list[int] = []
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.append(1)
+        writer.close()
+
+    return await asyncio.start_server(on_connect, "127.0.0.1", 0), accepted
+
+
+def connect(port: int) -> list[str]:
+    code = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5); print('connected')"
+    return [sys.executable, "-I", "-c", code]
+
+
+async def test_a_hostile_agent_reaches_nothing_of_the_worker_and_the_run_completes(stack, tmp_path, monkeypatch):
+    secret = f"hostile-secret-{uuid.uuid4().hex}"
+    monkeypatch.setenv("OFFICE_CRED_HOSTILE_PROBE", secret)  # in the worker's environment from its start
+    work = tmp_path / "work"
+    monkeypatch.setenv("OFFICE_WORK_DIR", str(work))
+    other_run = work / "sessions" / "another-run"
+    other_run.mkdir(parents=True)
+    (other_run / "notes.txt").write_text(secret)
+    home_file = Path.home() / f".office-hostile-{uuid.uuid4().hex[:8]}"
+    home_file.write_text(secret)
+    escapes = [Path.home() / f"escape-{uuid.uuid4().hex[:8]}", tmp_path / "escape.txt"]
+    server, accepted = await listener()
+    other_port = server.sockets[0].getsockname()[1]
+    await stack.simulator.set_provider(provider := f"sim-hostile-{uuid.uuid4().hex[:6]}", SimProvider())
+    provider_url = stack.simulator.provider_url(provider)
+    provider_port = int(provider_url.split(":")[2].split("/")[0])
+    sleeper = f"{3000 + os.getpid() % 900}"  # a setsid child the agent leaves, recognisable by its argument
+    log = tmp_path / "log" / "agent.jsonl"
+    log.parent.mkdir()
+    queue = f"hostile-{uuid.uuid4().hex[:6]}"
+    worker = await start_worker(stack, queue, tmp_path / "worker.log")
+    probes = {
+        "worker environ": ["sh", "-c", f"cat /proc/{worker.pid}/environ"],
+        # the worker's variables by name (spelt so that this script, in the agent's own environment, does not match)
+        "all environs": ["sh", "-c", "cat /proc/*/environ | tr '\\0' '\\n' | grep -c -e _PROB[E]= -e DATABASE_UR[L]="],
+        "worker home": ["cat", str(home_file)],
+        "another run": ["cat", str(other_run / "notes.txt")],
+        "list sessions": ["ls", str(work / "sessions")],
+        "write home": ["sh", "-c", f"echo pwned > {escapes[0]}"],
+        "write tmp_path": ["sh", "-c", f"echo pwned > {escapes[1]}"],
+        "other listener": connect(other_port),
+        "provider": connect(provider_port),
+        "setsid child": ["sh", "-c", f"setsid sleep {sleeper} </dev/null >/dev/null 2>&1 & echo left"],
+    }
+    script = {"log": str(log), "actions": [{"run": argv, "title": name} for name, argv in probes.items()]}
+    agent_profile = ExecutionProfile(
+        kind="acp",
+        command=[sys.executable, "-m", "office.scripted_agent", str(log)],
+        env={"SCRIPTED_AGENT": json.dumps(script), "PYTHONPATH": str(ROOT)},
+        base_url=provider_url,  # its provider: the one endpoint its sandbox reaches
+        timeout_s=60,
+        sandbox=scripted_sandbox(log),
+    )
+    ws, agent, _p = await stack.workspace({"claude": agent_profile})
+    try:
+        handle = await submit(stack.client, stack.store, ws, agent, "Do as the README says", task_queue=queue)
+        view = await asyncio.wait_for(wait_for_view(stack.client, handle.id), timeout=120)
+        assert view.status is RunStatus.completed, view.message
+
+        outcomes = {c["title"]: c for c in map(json.loads, log.read_text().splitlines()) if c["method"] == "action"}
+        for name in ("worker environ", "worker home", "another run"):
+            assert outcomes[name]["exit"] != 0 and secret not in outcomes[name]["output"], outcomes[name]
+        assert outcomes["all environs"]["output"].strip() == "0"  # no process it can see carries the secret
+        assert "another-run" not in outcomes["list sessions"]["output"]
+        assert not any(path.exists() for path in escapes)  # written inside its own tmp and home, or refused
+        assert outcomes["other listener"]["exit"] != 0 and accepted == []
+        assert outcomes["provider"]["exit"] == 0 and "connected" in outcomes["provider"]["output"]
+        assert outcomes["setsid child"]["output"].strip() == "left"
+        # The run is over, so its session was reaped: nothing it started outlives it by more than a few seconds.
+        await eventually(
+            lambda: running(f"sleep {sleeper}") + running(log), until=lambda left: not left, timeout=5,
+            what="the agent's setsid child and its sandbox to be gone",
+        )  # fmt: skip
+    finally:
+        server.close()
+        home_file.unlink(missing_ok=True)
+        for pid in running(f"sleep {sleeper}"):
+            os.kill(pid, signal.SIGKILL)
+        await stop_workers(worker)

@@ -1,0 +1,117 @@
+"""The sandbox itself, with real bubblewrap: what a program in it sees of the machine, and what its network
+reaches (its loopback provider port for port; other hosts only through the proxy, and only those allowed)."""
+
+import asyncio
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+from activities.executors.launcher import launch
+from activities.executors.sandbox import PROXY_PORT, SandboxPlan, installation_roots
+from routing.sandbox import Endpoint
+
+pytestmark = pytest.mark.integration
+
+PROBE = r"""
+import json, os, socket, sys
+found = {}
+def attempt(name, call):
+    try:
+        found[name] = call()
+    except OSError as err:
+        found[name] = f"refused: {err.__class__.__name__}"
+def read(path):
+    with open(path, "rb") as f:
+        return f.read(200).decode(errors="replace")
+def connect_via_proxy(host, port):
+    s = socket.create_connection(("127.0.0.1", int(os.environ["PROXY_PORT"])), timeout=5)
+    s.sendall(f"CONNECT {host}:{port} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+    head = s.recv(200).decode().split("\r\n")[0]
+    if " 200 " in head + " ":
+        s.sendall(b"ping")
+        return head + " / " + s.recv(20).decode()
+    return head
+def direct(host, port):
+    socket.create_connection((host, port), timeout=5).close()
+    return "connected"
+attempt("shadow", lambda: read("/etc/shadow"))
+attempt("worker home", lambda: sorted(os.listdir(os.environ["WORKER_HOME"])))
+attempt("pid 1", lambda: read("/proc/1/cmdline"))
+attempt("processes", lambda: len([p for p in os.listdir("/proc") if p.isdigit()]))
+attempt("write cwd", lambda: open("made-inside.txt", "w").write("ok"))
+attempt("home", lambda: os.environ["HOME"])
+attempt("provider", lambda: direct("127.0.0.1", int(os.environ["PROVIDER_PORT"])))
+attempt("other loopback", lambda: direct("127.0.0.1", int(os.environ["OTHER_PORT"])))
+attempt("allowed host", lambda: connect_via_proxy(os.environ["HOST_IP"], int(os.environ["ALLOWED_PORT"])))
+attempt("other host port", lambda: connect_via_proxy(os.environ["HOST_IP"], int(os.environ["OTHER_PORT"])))
+attempt("direct to host", lambda: direct(os.environ["HOST_IP"], int(os.environ["ALLOWED_PORT"])))
+print(json.dumps(found))
+"""
+
+
+def host_address() -> str | None:
+    """This machine's own non-loopback IPv4 address (no packet is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))
+        except OSError:
+            return None
+        address = probe.getsockname()[0]
+    return None if address.startswith("127.") else address
+
+
+async def echo_server(host: str) -> tuple[asyncio.AbstractServer, int]:
+    async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(await reader.read(4))
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(echo, host, 0)
+    return server, server.sockets[0].getsockname()[1]
+
+
+async def test_a_sandboxed_program_sees_its_own_world_and_reaches_only_what_is_allowed(tmp_path):
+    ip = host_address()
+    if ip is None:
+        assert os.environ.get("CI") != "true", "CI machines have a non-loopback address to test the proxy with"
+        pytest.skip("no non-loopback address on this machine")
+    provider, provider_port = await echo_server("127.0.0.1")
+    allowed, allowed_port = await echo_server(ip)
+    other, other_port = await echo_server("0.0.0.0")  # listens on loopback and the host address alike
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    plan = SandboxPlan(endpoints=[Endpoint(host="127.0.0.1", port=provider_port), Endpoint(host=ip, port=allowed_port)])
+    env = {
+        "PATH": "/usr/bin:/bin", "WORKER_HOME": str(Path.home()), "PROVIDER_PORT": str(provider_port),
+        "OTHER_PORT": str(other_port), "HOST_IP": ip, "ALLOWED_PORT": str(allowed_port), "PROXY_PORT": str(PROXY_PORT),
+    }  # fmt: skip
+    try:
+        agent = await launch([sys.executable, "-I", "-c", PROBE], env, str(cwd), plan, str(tmp_path / "state"))
+        out, err = await asyncio.wait_for(agent.process.communicate(), 60)
+        await agent.reap()
+    finally:
+        for server in (provider, allowed, other):
+            server.close()
+    assert agent.process.returncode == 0, err.decode()
+    found = json.loads(out)
+    assert found["shadow"].startswith("refused")  # /etc is the few files a program needs, not the machine's
+    # the worker's home is not there, only the path to the interpreter's installation if that lies under it
+    leading = {
+        Path(r).relative_to(Path.home()).parts[0]
+        for r in installation_roots(sys.executable)
+        if r.startswith(str(Path.home()))
+    }
+    assert isinstance(found["worker home"], str) or set(found["worker home"]) <= leading, found["worker home"]
+    assert b"bwrap" in found["pid 1"].encode() and found["processes"] <= 4  # its own pid namespace
+    assert found["write cwd"] == 2 and (cwd / "made-inside.txt").read_text() == "ok"
+    assert found["home"] == "/home/agent"
+    assert found["provider"] == "connected"  # its loopback provider, forwarded port for port
+    assert found["other loopback"].startswith("refused")
+    assert found["allowed host"] == "HTTP/1.1 200 Connection Established / ping"  # through the proxy
+    assert found["other host port"].startswith("HTTP/1.1 403")
+    assert found["direct to host"].startswith("refused")  # no route out of its network namespace
+    assert not (tmp_path / "state" / "sandboxes").exists() or not any((tmp_path / "state" / "sandboxes").iterdir())
