@@ -313,20 +313,26 @@ class AgentSession:
             exited.cancel()
             raise
         if waiter in done:
-            exited.cancel()
             try:
-                return waiter.result()
+                result = waiter.result()
             except RequestError as err:
+                exited.cancel()
                 raise ProviderCallError(self._signal(phase, jsonrpc_code=err.code, error_text=_text(err))) from err
-            except (ConnectionError, BrokenPipeError, EOFError, OSError) as err:
-                with contextlib.suppress(asyncio.TimeoutError):  # a closed pipe usually means the agent exited
+            except (ConnectionError, BrokenPipeError, EOFError, OSError, asyncio.CancelledError) as err:
+                # The pipe closed (the library may cancel what was pending): usually the agent exited. `exited` is
+                # still awaited here, so its exit is an exit (provider_unavailable), never a cancellation.
+                with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(asyncio.shield(exited), 1.0)
                 if self.process.returncode is None:
+                    exited.cancel()
                     raise ProviderCallError(
                         self._signal(
                             phase, exception_type=type(err).__name__, error_text=f"agent transport lost: {err}"
                         )
                     ) from err
+            else:
+                exited.cancel()
+                return result
         waiter.cancel()
         exited.cancel()
         code = self.process.returncode

@@ -283,3 +283,16 @@ async def test_a_workspace_without_a_sandbox_says_so_in_the_run_view(stack, tmp_
     assert view.sandbox_note is not None and "sandbox is off" in view.sandbox_note and ws in view.sandbox_note
     sandboxed_ws, sandboxed_agent, _ = await stack.workspace({"claude": scripted(tmp_path / "other.jsonl")})
     assert (await run_to_end(stack, sandboxed_ws, sandboxed_agent)).sandbox_note is None
+
+
+@pytest.mark.parametrize("when", ["exit_at_start", "exit_code"])
+async def test_an_agent_that_exits_early_is_provider_unavailable_and_the_run_goes_on(stack, tmp_path, when):
+    log = tmp_path / "agent.jsonl"
+    script = {when: 3, "fail_turn": 1} if when == "exit_code" else {when: 3}
+    ws, agent, p = await stack.workspace({"claude": scripted(log, **script), "beta": SimProvider()})
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.completed, view.message
+    *failed, last = [(a.provider, a.error_code) for a in view.attempts]
+    assert failed and set(failed) == {(p["claude"], "provider_unavailable")}, view.attempts  # retried, then
+    assert last == (p["beta"], None)  # fallen back: a provider that is unavailable is not the end of the run
+    assert not running(log)
