@@ -270,14 +270,16 @@ def _pathish(token: str) -> bool:
 
 def command_words(text: str) -> tuple[str, ...]:
     """Every word of a command that could name a file: the shell's words (quotes removed) and the raw text's
-    tokens, each also split at `=`, `,`, `:` and braces. Over-inclusive on purpose: each is checked as a path."""
+    tokens, each also split at `=`, `,`, `:` and braces, and a short option's glued value (`-c/etc/x.ini`).
+    Over-inclusive on purpose: each is checked as a path."""
     try:
         words = shlex.split(text)
     except ValueError:
         words = []
     pieces: dict[str, None] = {}
     for word in (*words, *_PATHISH_SPLIT.split(text)):
-        for piece in (word, *_PIECE_SPLIT.split(word)):
+        glued = (word[2:],) if len(word) > 2 and word[0] == "-" and word[1] != "-" else ()
+        for piece in (word, *glued, *_PIECE_SPLIT.split(word)):
             if piece:
                 pieces[piece] = None
     return tuple(pieces)

@@ -337,6 +337,8 @@ ATTACKS = [
     ("execute", {"command": "cat link/shadow"}),
     ("execute", {"command": "cat link/../root/.ssh/id_rsa"}),  # `..` after the link: /etc/.. is /
     ("execute", {"command": "pytest --rootdir=link"}),
+    ("execute", {"command": "pytest -clink/pytest.ini"}),  # a short option's glued value
+    ("execute", {"command": "pytest -c/etc/pytest.ini"}),
     ("execute", {"command": "cat shadow", "cwd": "link"}),  # a cwd through the link
     ("edit", {"file_path": "docs/cfg"}),  # a symlink into a nested .git
     # a command under another kind is an execution
