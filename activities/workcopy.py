@@ -639,11 +639,11 @@ class FileTooLargeError(ValueError):
     """A read the worker refuses to hold: the message names the file, its size and MAX_READ_BYTES."""
 
 
-def _too_large(path: str, what: str) -> FileTooLargeError:
+def _too_large(path: str, what: str, advice: str = "read it in parts with line and limit") -> FileTooLargeError:
     limit = f"{MAX_READ_BYTES // (1024 * 1024)} MiB"
     return FileTooLargeError(
         f"{path}: {what} than the {limit} limit of fs/read_text_file (MAX_READ_BYTES = {MAX_READ_BYTES} bytes); "
-        "read it in parts with line and limit"
+        f"{advice}"
     )
 
 
@@ -706,7 +706,7 @@ def _read_lines(fd: int, path: str, first: int, count: int | None) -> bytes:
                 end = pos + 1
         kept += block[start:end]
         if len(kept) > MAX_READ_BYTES:
-            raise _too_large(path, "the lines asked for come to more")
+            raise _too_large(path, "the lines asked for come to more", "ask for fewer lines")
     return bytes(kept)
 
 
