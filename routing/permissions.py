@@ -24,7 +24,8 @@ the run answers from the policy here:
   (e.g. a "bypass permissions" mode).
 - Whatever the policy says, a request naming a path outside the run's working copy is refused: its file paths and
   directories, every word of its command, and every alternative of a search's `pattern`, `glob` or `include`
-  (`{/etc,src}/*` names `/etc/*`). So is an edit, delete, move or command naming a `.git` at any depth (the
+  (`{/etc,src}/*` names `/etc/*`; a regular expression is judged the same way, so one starting with `/` is
+  refused). So is an edit, delete, move or command naming a `.git` at any depth (the
   working copy's own points into the worker's mirror; a nested one's config can run programs when git reads it).
   This module does no I/O: it checks lexically (`..` and absolute paths resolved against the working copy, `~`
   refused) and, given the real paths the worker resolved (`to_resolve` lists them, `os.path.realpath` on the
