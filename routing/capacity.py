@@ -65,6 +65,7 @@ NOT_BREAKER_FAILURES = frozenset(
         ErrorCode.content_policy,
         ErrorCode.context_length_exceeded,
         ErrorCode.invalid_request,
+        ErrorCode.answer_too_large,  # the office's own limit on what it keeps, not the provider failing
     }
 )
 

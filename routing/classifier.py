@@ -85,6 +85,9 @@ OTHER_4XX = (ErrorCode.invalid_request, 0.5)
 
 # Exception types this project's own executors raise (activities/executors): structured signals, like exit codes.
 OWN_EXCEPTIONS: dict[str, ErrorCode] = {"MissingCredentials": ErrorCode.missing_credentials}
+# What the office itself found, not anything a provider or agent said: certain, so no wording outranks it.
+ANSWER_TOO_LARGE = "AnswerTooLarge"  # the executor kept ANSWER_LIMIT_BYTES of an agent's answer and dropped the rest
+OFFICE_FINDINGS: dict[str, ErrorCode] = {ANSWER_TOO_LARGE: ErrorCode.answer_too_large}
 
 # A status carried inside an agent's text counts as a status.
 _TEXT_STATUS = [
@@ -291,6 +294,9 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
     if signal.exception_type in OWN_EXCEPTIONS:
         own = OWN_EXCEPTIONS[signal.exception_type]
         candidates.append(Candidate(f"exception.{signal.exception_type}", own, 0.95, 0))
+    if signal.exception_type in OFFICE_FINDINGS:
+        found = OFFICE_FINDINGS[signal.exception_type]
+        candidates.append(Candidate(f"office.{signal.exception_type}", found, 1.0, 0))
     if signal.jsonrpc_code == -32000:  # ACP: authentication required
         candidates.append(Candidate("jsonrpc.-32000", ErrorCode.auth_required, 0.95, 0))
     elif signal.jsonrpc_code == -32601:  # method not found

@@ -28,6 +28,9 @@ class ErrorCode(StrEnum):
     # Not the provider's either: the worker running the attempt died, stalled or shut down. The same route again
     # on a live worker, never counted against the provider (budget, breaker, health) or its attempt cap.
     worker_lost = "worker_lost"
+    # Not the provider's either: the agent answered one turn with more text than a run keeps (ANSWER_LIMIT_BYTES).
+    # The turn fails with a message naming the limit: asking again, here or elsewhere, would only repeat it.
+    answer_too_large = "answer_too_large"
 
 
 class ErrorClass(StrEnum):
@@ -67,7 +70,21 @@ CODE_CLASS: dict[ErrorCode, ErrorClass] = {
     ErrorCode.invalid_configuration: ErrorClass.terminal,
     ErrorCode.invalid_input: ErrorClass.terminal,
     ErrorCode.worker_lost: ErrorClass.infrastructure,
+    ErrorCode.answer_too_large: ErrorClass.terminal,
 }
+
+# The most text an agent's answer to one turn may hold, in bytes of its UTF-8 JSON string (a control character
+# counts as its 6-byte escape): the answer travels in an activity result and the run's view, each of which must stay
+# well below Temporal's 2 MB payload limit. The executor keeps no more than this; a longer answer is answer_too_large.
+ANSWER_LIMIT_BYTES = 1024 * 1024
+
+
+def limit_text(limit_bytes: int) -> str:
+    """A byte limit as people read it: `1 MiB`, `8 MiB`, `512 KiB`, `100 bytes`."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if limit_bytes >= size and limit_bytes % (size // 16) == 0:
+            return f"{limit_bytes / size:g} {unit}"
+    return f"{limit_bytes} bytes"
 
 
 def class_of(code: ErrorCode) -> ErrorClass:

@@ -1,6 +1,6 @@
 """Actionable terminal messages: what failed, where, and what the user should change."""
 
-from routing.codes import ErrorCode
+from routing.codes import ANSWER_LIMIT_BYTES, ErrorCode, limit_text
 
 PROVIDER_DEFAULT = "provider default, model not reported"
 
@@ -25,7 +25,14 @@ _TEMPLATES: dict[ErrorCode, str] = {
     ErrorCode.invalid_request: "Provider {p} rejected the request as invalid for model {m}. Check agent profile {a}.",
     ErrorCode.unknown: "Unclassified failure on provider {p}; not routed to another provider (fail closed). "
     "Inspect the attempt's excerpt, then resubmit.",
+    ErrorCode.answer_too_large: "The agent's answer to this turn was longer than the "
+    f"{limit_text(ANSWER_LIMIT_BYTES)} an office run keeps for one answer, so the turn failed (provider {{p}} was "
+    "not at fault and its health was not changed; no other provider was tried). Ask for a shorter answer: have "
+    "the agent write long output to a file (in a run with a repository it lands on the run's branch) and answer "
+    "with a summary.",
 }
+# Failures the office found itself: their detail is not something the provider said.
+_OFFICE_FINDINGS = frozenset({ErrorCode.answer_too_large})
 _TRANSIENT = "Provider {p} kept failing ({code}) for model {m}; no other provider was eligible."
 
 
@@ -33,7 +40,9 @@ def actionable_message(code: ErrorCode, provider: str | None, model: str | None,
     text = _TEMPLATES.get(code, _TRANSIENT).format(
         p=provider or "the provider", m=f'"{model}"' if model else "the configured model", a=agent, code=code.value
     )
-    return f"{text} (provider said: {detail})" if detail else text
+    if not detail:
+        return text
+    return f"{text} (detail: {detail})" if code in _OFFICE_FINDINGS else f"{text} (provider said: {detail})"
 
 
 def worker_lost_message(excerpts: list[str]) -> str:

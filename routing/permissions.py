@@ -12,25 +12,36 @@ the run answers from the policy here:
   as written so the setting round-trips and may mean "ask" once runs can be attended.
 - `execute` may also be a list of allowed command prefixes: a command is allowed only if its words start with
   the words of a prefix (`pytest` allows `pytest -q tests/` but not `pytestevil`), it contains no shell
-  metacharacter (`;`, `&`, `|`, backtick, `$`, `>`, `<`, parentheses, newlines), and every path-like argument
-  stays inside the working copy. `execute: allow` hands the agent a shell: only the lexical path check applies.
+  metacharacter (`;`, `&`, `|`, backtick, `$`, `>`, `<`, parentheses, newlines, and the brace, glob and tilde
+  characters `{ } * ? [ ] ~`, which expand to paths the policy never saw; quoted or not), and every word of it
+  stays inside the working copy. `execute: allow` hands the agent a shell: only the path checks apply. An
+  allowed test runner plus `edit` is arbitrary code (`pytest -p plugin`, a conftest.py the agent writes): the
+  policy confines what a request names, the sandbox confines what the code reaches.
+- A request that carries a command (raw input `command`, `cmd`, `script`, `argv`, `shell_command`) is judged as
+  `execute`, whatever kind the agent claims (a `think` or `search` with a command is an execution).
 - Defaults (a kind not mentioned): read, search, think allow; edit, delete, move, execute, fetch, switch_mode,
   other deny. `switch_mode` is denied by default because a mode switch can leave the client's policy behind
   (e.g. a "bypass permissions" mode).
-- Whatever the policy says, a request touching a path outside the run's working copy is refused, and so is
-  an edit, delete or move of the working copy's `.git` (it points into the worker's mirror). The check is
-  lexical (`..` and absolute paths are resolved against the working copy, `~` is refused, no symlinks are
-  followed: this module does no I/O); the file-system handlers add a real-path check on the worker.
+- Whatever the policy says, a request naming a path outside the run's working copy is refused: its file paths and
+  directories, every word of its command, and every alternative of a search's `pattern`, `glob` or `include`
+  (`{/etc,src}/*` names `/etc/*`; a regular expression is judged the same way, so one starting with `/` is
+  refused). So is an edit, delete, move or command naming a `.git` at any depth (the
+  working copy's own points into the worker's mirror; a nested one's config can run programs when git reads it).
+  This module does no I/O: it checks lexically (`..` and absolute paths resolved against the working copy, `~`
+  refused) and, given the real paths the worker resolved (`to_resolve` lists them, `os.path.realpath` on the
+  worker), checks that each lies inside the working copy's real path, so a symlink leading out is refused.
 - A profile can only narrow the workspace's policy (`narrow`): per kind the stricter of the two wins, and two
   `execute` allow-lists meet in the commands both allow.
 - The answer is always the agent's own *once* option (`allow_once` / `reject_once`); `*_always` options are
   never chosen, so an agent never remembers a grant beyond the request the policy judged.
 """
 
+import itertools
 import posixpath
 import re
 import shlex
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Protocol, TypeAlias, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
@@ -43,8 +54,25 @@ PermissionOptionKind = Literal["allow_once", "allow_always", "reject_once", "rej
 Rule = Literal["allow", "deny", "ask"]
 # Kinds whose requests are about files: without a path they cannot be confined, so they are refused.
 FILE_KINDS: frozenset[str] = frozenset({"read", "edit", "delete", "move"})
-# Shell metacharacters that would let an allowed prefix run something else.
-METACHARACTERS: tuple[str, ...] = (";", "&", "|", "`", "$", ">", "<", "(", ")", "\n", "\r", "\x00")
+# Shell metacharacters that would let an allowed prefix run something else, or name files it does not show:
+# brace, glob and tilde expansion turn `cat {/etc/shadow,README}` into paths the policy never saw.
+METACHARACTERS: tuple[str, ...] = (
+    *(";", "&", "|", "`", "$", ">", "<", "(", ")", "\n", "\r", "\x00"),
+    *("{", "}", "*", "?", "[", "]", "~"),
+)
+# Raw-input keys that carry a command: a request with one is judged as `execute`, whatever kind it claims.
+COMMAND_KEYS: tuple[str, ...] = ("command", "cmd", "script", "argv", "shell_command")
+# Raw-input keys naming a directory a tool runs in (also paths): a command's relative words are resolved there too.
+DIR_KEYS: tuple[str, ...] = ("cwd", "dir", "directory", "workdir", "working_directory")
+# Raw-input keys naming files by pattern (a search's): every brace alternative is checked as a path.
+PATTERN_KEYS: tuple[str, ...] = ("pattern", "glob", "include")
+# Kinds that may change files: none of them may name a `.git` at any depth.
+GIT_GUARDED: frozenset[str] = frozenset({"edit", "delete", "move", "execute"})
+# A request naming more paths than this (paths, command words, pattern alternatives, against each base) is refused:
+# checking them costs the worker a real-path lookup each.
+MAX_CHECKED_PATHS = 1024
+# A pattern with braces longer than this is refused rather than expanded.
+MAX_BRACE_PATTERN = 1024
 
 
 def _rule(value: object) -> object:
@@ -216,10 +244,11 @@ def inside(path: str, workdir: str) -> bool:
     return full == root or full.startswith(root.rstrip("/") + "/")
 
 
-def _in_git_dir(path: str, workdir: str) -> bool:
+def _git_component(path: str, workdir: str) -> bool:
+    """Whether `path` (inside `workdir`) names a `.git` at any depth: the working copy's own or a nested one."""
     root = posixpath.normpath(workdir)
     rel = posixpath.relpath(posixpath.normpath(posixpath.join(root, path)), root)
-    return rel.split("/", 1)[0] == ".git"
+    return any(part.casefold() == ".git" for part in rel.split("/"))
 
 
 def command_text(command: str | Sequence[str] | None) -> str | None:
@@ -232,16 +261,75 @@ def command_text(command: str | Sequence[str] | None) -> str | None:
     return shlex.join(argv)
 
 
-_PATHISH_SPLIT = re.compile(r"[\s;&|()<>`'\"=,:]+")
+_PATHISH_SPLIT = re.compile(r"[\s;&|()<>`'\"=,:{}]+")
+_PIECE_SPLIT = re.compile(r"[=,:{}]+")  # `--rootdir=/`, `a:b` search paths, `{a,b}` alternatives
 
 
 def _pathish(token: str) -> bool:
     return token.startswith(("/", "~")) or ".." in token.split("/")
 
 
-def _outside_paths(text: str, workdir: str) -> list[str]:
-    """Path-like words of a command (absolute, `~`, or with a `..` step) that leave the working copy."""
-    return [t for t in _PATHISH_SPLIT.split(text) if t and _pathish(t) and not inside(t, workdir)]
+def command_words(text: str) -> tuple[str, ...]:
+    """Every word of a command that could name a file: the shell's words (quotes removed) and the raw text's
+    tokens, each also split at `=`, `,`, `:` and braces, and a short option's glued value (`-c/etc/x.ini`).
+    Over-inclusive on purpose: each is checked as a path."""
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        words = []
+    pieces: dict[str, None] = {}
+    for word in (*words, *_PATHISH_SPLIT.split(text)):
+        glued = (word[2:],) if len(word) > 2 and word[0] == "-" and word[1] != "-" else ()
+        for piece in (word, *glued, *_PIECE_SPLIT.split(word)):
+            if piece:
+                pieces[piece] = None
+    return tuple(pieces)
+
+
+def _brace_group(text: str) -> tuple[int, int, list[str]] | None:
+    """The first `{a,b,…}` of `text` that expands (a top-level comma inside): its bounds and alternatives."""
+    for start, ch in enumerate(text):
+        if ch != "{":
+            continue
+        depth = 0
+        commas: list[int] = []
+        for i in range(start, len(text)):
+            c = text[i]
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    if commas:
+                        cuts = [start, *commas, i]
+                        return start, i, [text[a + 1 : b] for a, b in itertools.pairwise(cuts)]
+                    break
+            elif c == "," and depth == 1:
+                commas.append(i)
+    return None
+
+
+def expand_braces(pattern: str, limit: int = MAX_CHECKED_PATHS) -> tuple[str, ...] | None:
+    """The alternatives of a brace pattern, nested, as shells and glob libraries expand them (`src/*.{ts,tsx}` →
+    `src/*.ts`, `src/*.tsx`; `{.,}./x` → `../x`, `./x`); None when there are more than `limit` or the pattern is too
+    long to expand."""
+    if "{" not in pattern:
+        return (pattern,)
+    if len(pattern) > MAX_BRACE_PATTERN:
+        return None
+    done: dict[str, None] = {}
+    todo = [pattern]
+    while todo:
+        text = todo.pop()
+        group = _brace_group(text)
+        if group is None:
+            done[text] = None
+        else:
+            start, end, alternatives = group
+            todo += [text[:start] + alt + text[end + 1 :] for alt in reversed(alternatives)]
+        if len(done) + len(todo) > limit:
+            return None
+    return tuple(done)
 
 
 def _command_allowed(prefixes: tuple[str, ...], text: str) -> tuple[bool, str]:
@@ -260,52 +348,115 @@ def _command_allowed(prefixes: tuple[str, ...], text: str) -> tuple[bool, str]:
     return False, f"it starts with none of the allowed prefixes ({', '.join(prefixes)})"
 
 
+@dataclass(frozen=True)
+class _Named:
+    """Everything a request names that must stay inside the working copy."""
+
+    paths: tuple[str, ...] = ()  # file paths, directories and pattern alternatives
+    words: tuple[str, ...] = ()  # the command's words
+    problem: str | None = None  # why it cannot be checked at all
+
+
+def _named(paths: Sequence[str], command: str | None, dirs: Sequence[str], patterns: Sequence[str]) -> _Named:
+    named = dict.fromkeys([*paths, *dirs])
+    for pattern in patterns:
+        alternatives = expand_braces(pattern)
+        if alternatives is None:
+            return _Named(problem=f"the pattern {pattern[:80]!r} has too many brace alternatives to check")
+        named.update(dict.fromkeys(alternatives))
+    words = command_words(command) if command is not None else ()
+    return _Named(paths=tuple(p for p in named if p), words=words)
+
+
+def _resolve_keys(named: _Named, workdir: str) -> tuple[str, ...]:
+    """What the worker resolves: each path against the working copy, each command word against the working copy
+    and against every path the request names (a command's cwd; a search's base). Joined, never normalised: the
+    kernel follows `link/..` from the link's target, so `..` must be resolved after the symlinks, by realpath."""
+    root = posixpath.normpath(workdir)
+    keys = dict.fromkeys(posixpath.join(root, p) for p in named.paths if _checkable(p))
+    bases = [root, *(posixpath.join(root, p) for p in named.paths if _checkable(p))]
+    for word in named.words:
+        if _checkable(word):
+            keys.update(dict.fromkeys(posixpath.join(base, word) for base in bases))
+    return tuple(keys)
+
+
+def _checkable(path: str) -> bool:
+    return not path.startswith("~") and "\x00" not in path  # refused lexically; nothing for the worker to resolve
+
+
+def to_resolve(request: "PermissionRequest", workdir: str) -> tuple[str, ...]:
+    """The absolute paths whose real paths `decide_permission` needs (`real`): the worker resolves each with
+    os.path.realpath. More than MAX_CHECKED_PATHS are refused without resolving any."""
+    if _absolute_dir(workdir) is None:
+        return ()
+    named = _named(request.paths, request.command, request.dirs, request.patterns)
+    return () if named.problem else _resolve_keys(named, workdir)
+
+
 def decide_permission(
     policy: PermissionPolicy,
     kind: str | None,
     paths: Sequence[str] = (),
     command: str | Sequence[str] | None = None,
     workdir: str = "",
+    *,
+    dirs: Sequence[str] = (),
+    patterns: Sequence[str] = (),
+    real: Mapping[str, str] | None = None,
+    real_workdir: str | None = None,
 ) -> PermissionVerdict:
-    """Whether an unattended run lets the agent go ahead with one tool call, and why."""
-    k = tool_kind(kind)
+    """Whether an unattended run lets the agent go ahead with one tool call, and why.
+
+    `dirs` are directories the tool runs in (also checked as paths), `patterns` a search's file patterns. `real`
+    maps each path `to_resolve` lists to its real path, resolved by the worker; the real paths must then lie in
+    `real_workdir` (the working copy's real path). Without `real` only the lexical checks apply."""
+    k: ToolKind = "execute" if command is not None else tool_kind(kind)  # a command is an execution, whatever kind
     setting = f"permissions.{k}"
+
+    def refused(why: str) -> PermissionVerdict:
+        return PermissionVerdict(allowed=False, kind=k, reason=f"refused: {why}")
+
     if _absolute_dir(workdir) is None:
-        return PermissionVerdict(allowed=False, kind=k, reason=f"refused: the working copy {workdir!r} is not known")
-    outside = [p for p in paths if not inside(p, workdir)]
-    if outside:
-        return PermissionVerdict(
-            allowed=False, kind=k, reason=f"refused: {outside[0]} is outside the working copy (whatever {setting} says)"
-        )
+        return refused(f"the working copy {workdir!r} is not known")
     text = command_text(command)
-    if text is not None:
-        stray = _outside_paths(text, workdir)
-        if stray:
-            return PermissionVerdict(
-                allowed=False, kind=k, reason=f"refused: the command touches {stray[0]}, outside the working copy"
-            )
-    if k in ("edit", "delete", "move") and any(_in_git_dir(p, workdir) for p in paths):
-        return PermissionVerdict(
-            allowed=False, kind=k, reason="refused: the working copy's .git belongs to the office, not the agent"
-        )
+    named = _named(paths, text, dirs, patterns)
+    if named.problem:
+        return refused(named.problem)
+    outside = [p for p in named.paths if not inside(p, workdir)]
+    if outside:
+        return refused(f"{outside[0]} is outside the working copy (whatever {setting} says)")
+    stray = [w for w in named.words if _pathish(w) and not inside(w, workdir)]
+    if stray:
+        return refused(f"the command touches {stray[0]}, outside the working copy")
+    git = "the working copy's .git (and any nested .git) belongs to the office, not the agent"
+    if k in GIT_GUARDED and any(_git_component(p, workdir) for p in (*named.paths, *named.words)):
+        return refused(git)
+    keys = _resolve_keys(named, workdir)
+    if len(keys) > MAX_CHECKED_PATHS:
+        return refused(f"the request names more than {MAX_CHECKED_PATHS} paths to check")
+    if real is not None:
+        real_root = _absolute_dir(real_workdir or workdir)
+        if real_root is None:
+            return refused(f"the working copy's real path {real_workdir!r} is not known")
+        for key in keys:
+            resolved = real.get(key)
+            if resolved is None or not resolved.startswith("/"):
+                return refused(f"{key} was not resolved on the worker")
+            if not inside(resolved, real_root):
+                return refused(f"{key} leads outside the working copy (through a symbolic link)")
+            if k in GIT_GUARDED and _git_component(resolved, real_root):
+                return refused(git)
     rule = policy.rule(k)
     if rule == "deny":
         return PermissionVerdict(allowed=False, kind=k, reason=f"refused by {setting}: deny")
     if rule == "ask":
-        return PermissionVerdict(
-            allowed=False, kind=k, reason=f"refused: {setting} is 'ask' and an unattended run has no one to ask"
-        )
+        return refused(f"{setting} is 'ask' and an unattended run has no one to ask")
     if k in FILE_KINDS and not paths:
-        return PermissionVerdict(
-            allowed=False,
-            kind=k,
-            reason=f"refused: a {k} request without a path cannot be kept inside the working copy",
-        )
+        return refused(f"a {k} request without a path cannot be kept inside the working copy")
     if isinstance(rule, tuple):
         if not text:
-            return PermissionVerdict(
-                allowed=False, kind=k, reason=f"refused: no command given to match {setting} against"
-            )
+            return refused(f"no command given to match {setting} against")
         ok, why = _command_allowed(rule, text)
         verdict = "allowed" if ok else "refused"
         return PermissionVerdict(allowed=ok, kind=k, reason=f"{verdict} by {setting}: {why}")
@@ -356,36 +507,67 @@ def choose_option(verdict: PermissionVerdict, options: Sequence[OptionLike | Map
 
 # ----------------------------------------------------------------------------------- reading an ACP tool call
 
-_PATH_KEYS = ("file_path", "path", "notebook_path", "old_path", "new_path", "source", "destination", "cwd", "dir")
+_PATH_KEYS = ("file_path", "path", "paths", "notebook_path", "old_path", "new_path", "source", "destination")
 
 
 class PermissionRequest(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: ToolKind
-    paths: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()  # every path it names, its directories included
     command: str | None = None
+    dirs: tuple[str, ...] = ()  # the directories it runs in (a command's cwd)
+    patterns: tuple[str, ...] = ()  # a search's pattern, glob and include
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value else []
+    if isinstance(value, list | tuple):
+        return [v for v in value if isinstance(v, str) and v]
+    return []
+
+
+def _command(raw_input: Mapping[str, Any]) -> str | None:
+    """The command a tool call carries, under any of COMMAND_KEYS. Several different ones are judged together
+    (joined by a newline, itself a metacharacter); a shape that is no command line is judged as its text."""
+    found: dict[str, None] = {}
+    for key in COMMAND_KEYS:
+        value = raw_input.get(key)
+        if value is None:
+            continue
+        if isinstance(value, str):
+            found[value] = None
+        elif isinstance(value, list) and all(isinstance(w, str) for w in value):
+            found[command_text(value) or ""] = None
+        else:
+            found[repr(value)] = None  # brackets and braces: never a listed command
+    return "\n".join(found) if found else None
 
 
 def read_tool_call(kind: str | None, raw_input: object = None, locations: Sequence[str] = ()) -> PermissionRequest:
     """The kind, paths and command of a tool call as agents send them (ACP `locations` plus the usual
-    raw-input keys: Claude Code's `file_path`/`command`, Codex's argv `command` and `cwd`, …)."""
+    raw-input keys: Claude Code's `file_path`/`command`, Codex's argv `command` and `cwd`, Gemini's `directory`
+    and `include`, …). A tool call with a command is an `execute`, whatever kind it claims."""
     paths = [p for p in locations if p]
     command: str | None = None
+    dirs: list[str] = []
+    patterns: list[str] = []
     if isinstance(raw_input, Mapping):
         for key in _PATH_KEYS:
-            value = raw_input.get(key)
-            if isinstance(value, str) and value:
-                paths.append(value)
-        many = raw_input.get("paths")
-        if isinstance(many, list):
-            paths += [p for p in many if isinstance(p, str) and p]
-        raw_command = raw_input.get("command", raw_input.get("cmd"))
-        if isinstance(raw_command, str):
-            command = raw_command
-        elif isinstance(raw_command, list) and all(isinstance(w, str) for w in raw_command):
-            command = command_text(raw_command)
-    return PermissionRequest(kind=tool_kind(kind), paths=tuple(dict.fromkeys(paths)), command=command)
+            paths += _strings(raw_input.get(key))
+        for key in DIR_KEYS:
+            dirs += _strings(raw_input.get(key))
+        for key in PATTERN_KEYS:
+            patterns += _strings(raw_input.get(key))
+        command = _command(raw_input)
+    return PermissionRequest(
+        kind="execute" if command is not None else tool_kind(kind),
+        paths=tuple(dict.fromkeys([*paths, *dirs])),
+        command=command,
+        dirs=tuple(dict.fromkeys(dirs)),
+        patterns=tuple(dict.fromkeys(patterns)),
+    )
 
 
 # ----------------------------------------------------------------------------------------------------- counts

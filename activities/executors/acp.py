@@ -4,6 +4,8 @@ the models the agent advertises, makes at most one model-selection call, prompts
 
 import asyncio
 import contextlib
+import json
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,16 +28,18 @@ from activities.executors.agents import AgentAdapter, adapter_for, read_relayed
 from activities.executors.base import ProviderCallError
 from activities.executors.launcher import LaunchedAgent, adapter_of, launch, launch_command
 from activities.executors.sandbox import SandboxPlan
-from routing.classifier import FailureSignal
-from routing.codes import Phase
+from routing.classifier import ANSWER_TOO_LARGE, FailureSignal
+from routing.codes import ANSWER_LIMIT_BYTES, Phase, limit_text
 from routing.config import ExecutionProfile
 from routing.permissions import (
+    MAX_CHECKED_PATHS,
     PermissionCounts,
     PermissionPolicy,
     choose_option,
     decide_permission,
     narrow,
     read_tool_call,
+    to_resolve,
 )
 
 METHOD_NOT_FOUND = -32601
@@ -80,15 +84,26 @@ def _value(obj: Any, name: str) -> Any:
 class _Collector:
     """The client side the agent calls back: collects this session's message chunks and answers permission
     requests and `fs/*` calls from the run's permission policy, inside the session's working directory only.
-    Terminals are not offered (every other client method is refused)."""
+    Terminals are not offered (every other client method is refused).
 
-    def __init__(self, policy: PermissionPolicy | None = None, cwd: str | None = None) -> None:
+    Paths are judged by the pure policy on what they really are: every path a request names (and every word of its
+    command) is resolved here with os.path.realpath against the working directory, so a symlink leading out of the
+    working copy is refused. A turn's answer is kept up to `answer_limit` bytes (ANSWER_LIMIT_BYTES); the chunks past
+    it are dropped as they come, and `answer()` then fails the turn as answer_too_large."""
+
+    def __init__(
+        self, policy: PermissionPolicy | None = None, cwd: str | None = None, answer_limit: int = ANSWER_LIMIT_BYTES
+    ) -> None:
         self.chunks: list[str] = []
         self.updates = 0
         self.policy, self.cwd = policy or PermissionPolicy(), cwd
         self.tool_kinds: dict[str, str] = {}  # tool call id → kind, from the agent's tool_call updates
         self.permissions: list[str] = []  # what was asked and how it was answered (this session, for logs)
         self.counts = PermissionCounts()  # this turn's decisions by kind (reset per prompt)
+        self.answer_limit = answer_limit
+        self.answer_bytes = 0  # this turn's answer so far, as it travels (UTF-8 JSON), kept or dropped
+        self.overflowed = False  # this turn's answer passed the limit: nothing more is kept
+        self._kept = 0  # len(chunks) after the last chunk kept: fewer means a new turn cleared them
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates += 1
@@ -96,14 +111,67 @@ class _Collector:
         if kind == "agent_message_chunk":
             content = getattr(update, "content", None)
             if getattr(content, "type", None) == "text":
-                self.chunks.append(content.text)
+                self._collect(content.text)
         elif kind in ("tool_call", "tool_call_update") and _value(update, "kind"):
             self.tool_kinds[update.tool_call_id] = _value(update, "kind")
 
+    def _collect(self, text: str) -> None:
+        if len(self.chunks) < self._kept:  # the chunks were cleared for a new turn
+            self.answer_bytes, self.overflowed, self._kept = 0, False, 0
+        if self.overflowed:  # past the limit: counted (roughly), never kept
+            self.answer_bytes += len(text)
+            return
+        room = self.answer_limit - self.answer_bytes
+        size = len(text) if len(text) > room else self._json_size(text)  # a char is at least a byte: no need to encode
+        self.answer_bytes += size
+        if size > room:
+            self.overflowed = True
+            return
+        self.chunks.append(text)
+        self._kept = len(self.chunks)
+
+    def answer(self, provider: str | None = None) -> str:
+        """This turn's answer, its chunks released; ProviderCallError (answer_too_large, naming the limit) when it
+        passed the limit: what was kept is not an answer, and asking again would only repeat it."""
+        text, size, overflowed = "".join(self.chunks), self.answer_bytes, self.overflowed
+        self.chunks.clear()
+        self.answer_bytes, self.overflowed, self._kept = 0, False, 0
+        if overflowed:
+            raise ProviderCallError(
+                FailureSignal(
+                    phase=Phase.after_start,
+                    provider=provider,
+                    exception_type=ANSWER_TOO_LARGE,
+                    error_text=(
+                        f"the agent's answer to this turn came to at least {size} bytes, more than the "
+                        f"{limit_text(self.answer_limit)} a run keeps for one answer (ANSWER_LIMIT_BYTES); "
+                        "the rest was dropped and the turn failed"
+                    ),
+                )
+            )
+        return text
+
     def _decide(self, kind: str | None, raw_input: object = None, locations: list[str] | None = None) -> Any:
+        """The pure policy's verdict, on the real paths of everything the request names."""
         request = read_tool_call(kind, raw_input, locations or [])
-        verdict = decide_permission(self.policy, request.kind, request.paths, request.command, self.cwd or "")
-        return verdict
+        workdir = self.cwd or ""
+        keys = to_resolve(request, workdir)
+        real: dict[str, str] = {}
+        if len(keys) <= MAX_CHECKED_PATHS:  # more are refused unresolved
+            for key in keys:
+                with contextlib.suppress(OSError, ValueError):  # unresolved: refused
+                    real[key] = os.path.realpath(key)
+        return decide_permission(
+            self.policy,
+            request.kind,
+            request.paths,
+            request.command,
+            workdir,
+            dirs=request.dirs,
+            patterns=request.patterns,
+            real=real,
+            real_workdir=os.path.realpath(workdir) if workdir.startswith("/") else None,
+        )
 
     async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> Any:
         kind = _value(tool_call, "kind") or self.tool_kinds.get(getattr(tool_call, "tool_call_id", ""))
@@ -134,6 +202,8 @@ class _Collector:
             content = await asyncio.to_thread(workcopy.read_text_file, root, path, line, limit)
         except PermissionError as err:
             raise RequestError(FS_REFUSED, str(err), {"path": path}) from err
+        except workcopy.FileTooLargeError as err:
+            raise RequestError(FS_REFUSED, str(err), {"path": path, "limit_bytes": workcopy.MAX_READ_BYTES}) from err
         except OSError as err:
             raise RequestError.resource_not_found(path) from err
         return ReadTextFileResponse(content=content)
@@ -144,6 +214,8 @@ class _Collector:
             await asyncio.to_thread(workcopy.write_text_file, root, path, content)
         except PermissionError as err:
             raise RequestError(FS_REFUSED, str(err), {"path": path}) from err
+        except OSError as err:  # a directory, a FIFO with no reader, a full disk: the agent hears why
+            raise RequestError(FS_REFUSED, f"{path}: {err.strerror or err}", {"path": path}) from err
         return WriteTextFileResponse()
 
     def on_connect(self, conn: Any) -> None:
@@ -154,6 +226,11 @@ class _Collector:
             raise RequestError.method_not_found(name)
 
         return refuse
+
+    @staticmethod
+    def _json_size(text: str) -> int:
+        """Bytes `text` takes as a JSON string in a Temporal payload (UTF-8, control characters escaped)."""
+        return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass")) - 2  # quotes aside
 
 
 @dataclass
@@ -286,7 +363,7 @@ class AgentSession:
                     error_text=f"agent stopped the turn: {answer.get('stopReason')}",
                 )
             )
-        return "".join(self.collector.chunks)
+        return self.collector.answer(self.provider)  # answer_too_large past ANSWER_LIMIT_BYTES
 
     def progress(self) -> dict:
         """How far the current turn got (counts only: content stays out of Temporal's heartbeat details)."""

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from office.simulator.errors import error_body
-from routing.classifier import FailureSignal, classify
+from routing.classifier import ANSWER_TOO_LARGE, FailureSignal, classify
 from routing.codes import ErrorClass, ErrorCode, Phase
 
 NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
@@ -543,3 +543,21 @@ def test_agent_network_failures_as_node_and_rust_print_them():
     assert text("stream disconnected before completion: stream closed before response.completed").code is (
         ErrorCode.stream_truncated
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the agent's answer to this turn came to at least 3000000 bytes, more than the 1 MiB a run keeps",
+        "API Error: 429 rate limit exceeded; quota exhausted; credit balance too low; overloaded_error",
+    ],
+)
+def test_an_answer_the_office_would_not_keep_is_its_own_finding_whatever_the_text_says(text):
+    """The executor's structured finding outranks any wording (an agent could print anything in its answer)."""
+    found = classify(FailureSignal(provider="claude", exception_type=ANSWER_TOO_LARGE, error_text=text))
+    assert (found.code, found.error_class, found.rule) == (
+        ErrorCode.answer_too_large,
+        ErrorClass.terminal,
+        f"office.{ANSWER_TOO_LARGE}",
+    )
+    assert classify(FailureSignal(error_text=text)).code is not ErrorCode.answer_too_large  # only from the office

@@ -5,6 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from routing.backoff import full_jitter, retry_delay
+from routing.capacity import counts_toward_breaker
 from routing.classifier import Classification
 from routing.codes import ErrorCode, Phase, class_of
 from routing.decider import (
@@ -46,6 +47,7 @@ TABLE = {
     ErrorCode.invalid_configuration: (X, X, X),
     ErrorCode.invalid_input: (X, X, X),
     ErrorCode.worker_lost: (S, S, S),  # the same route on a live worker, in every context
+    ErrorCode.answer_too_large: (X, X, X),  # the office's own limit: never retried, never routed around
 }
 
 
@@ -206,3 +208,12 @@ def test_a_lost_worker_retries_the_same_route_without_blaming_the_provider(retri
 def test_a_lost_worker_backs_off_within_its_cap(lost, rand):
     d = decide(failure(ErrorCode.worker_lost), C.office, state(True, lost=lost), rand)
     assert d.kind is S and 0 <= d.delay_s <= ShortRetryRules().worker_cap_s
+
+
+@pytest.mark.parametrize("pinned", [False, True])
+def test_an_answer_too_large_fails_the_run_and_never_touches_the_providers_health(pinned):
+    run = RunState(attempts=1, max_attempts=8, other_candidate_eligible=True, pinned=pinned)
+    for context in C:
+        d = decide(failure(ErrorCode.answer_too_large), context, run, 0.5)
+        assert (d.kind, d.health, d.delay_s) == (X, None, None)
+    assert not counts_toward_breaker(ErrorCode.answer_too_large.value)  # the shared breaker never counts it

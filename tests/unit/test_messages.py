@@ -2,7 +2,7 @@
 
 import pytest
 
-from routing.codes import ErrorCode
+from routing.codes import ANSWER_LIMIT_BYTES, ErrorCode, limit_text
 from routing.messages import actionable_message
 
 
@@ -35,3 +35,18 @@ def test_provider_detail_is_appended():
     assert actionable_message(ErrorCode.auth_required, "p", "m", "a", "invalid x-api-key").endswith(
         "(provider said: invalid x-api-key)"
     )
+
+
+def test_an_answer_too_large_names_the_limit_and_blames_no_provider():
+    message = actionable_message(ErrorCode.answer_too_large, "p", "m", "coder", "came to at least 3000000 bytes")
+    assert f"{limit_text(ANSWER_LIMIT_BYTES)}" in message and "1 MiB" in message
+    assert "not at fault" in message and "health was not changed" in message
+    assert "shorter answer" in message and "write long output to a file" in message
+    assert message.endswith("(detail: came to at least 3000000 bytes)") and "provider said" not in message
+
+
+@pytest.mark.parametrize(
+    ("size", "text"), [(1 << 20, "1 MiB"), (8 << 20, "8 MiB"), (1536 << 10, "1.5 MiB"), (100, "100 bytes")]
+)
+def test_limits_read_as_people_write_them(size, text):
+    assert limit_text(size) == text
