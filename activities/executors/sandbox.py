@@ -207,8 +207,8 @@ class Sandbox:
         self, plan: SandboxPlan, command: list[str], cwd: str, forwards: list[tuple[int, str]]
     ) -> list[str]:
         bwrap = shutil.which("bwrap") or "bwrap"
-        python = os.path.realpath(sys.executable)
-        readable = [*installation_roots(command[0]), *installation_roots(python), *plan.read_only]
+        python = os.path.realpath(sys.executable)  # runs the relay (sandbox_init.py) when there is a network
+        readable = [*installation_roots(command[0]), *(installation_roots(python) if forwards else []), *plan.read_only]
         argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", *_system_binds()]
         argv += ["--proc", "/proc", "--dev", "/dev", "--bind", str(self.root / "tmp"), "/tmp"]
         argv += ["--bind", str(self.root / "home"), HOME]
@@ -217,13 +217,17 @@ class Sandbox:
                 argv += ["--ro-bind-try", path, path]
         for path in plan.read_write:
             argv += ["--bind-try", path, path]
-        argv += ["--bind", cwd, cwd, "--ro-bind", INIT, f"{RUN_DIR}/init.py"]
+        argv += ["--bind", cwd, cwd, "--chdir", cwd]
+        if not forwards:  # no network at all: nothing to relay, the agent is the sandbox's first process
+            return [*argv, "--", *command]
         inner: list[str] = []
         for n, (port, path) in enumerate(forwards):
             argv += ["--bind", path, f"{RUN_DIR}/net/{n}.sock"]
             inner.append(f"{port}={RUN_DIR}/net/{n}.sock")
-        argv += ["--chdir", cwd, "--", python, "-I", "-S", f"{RUN_DIR}/init.py", *inner, "--", *command]
-        return argv
+        argv += ["--ro-bind", INIT, f"{RUN_DIR}/init.py"]
+        if any(port < 1024 for port, _ in forwards):  # a provider on a low port: binding it in its own namespace
+            argv[argv.index("ALL") + 1 : argv.index("ALL") + 1] = ["--cap-add", "CAP_NET_BIND_SERVICE"]
+        return [*argv, "--", python, "-I", "-S", f"{RUN_DIR}/init.py", *inner, "--", *command]
 
     async def _forward(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, target: tuple) -> None:
         await self._connect_and_pipe(reader, writer, target[0], target[1])

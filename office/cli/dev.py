@@ -14,7 +14,7 @@ from office.settings import DEFAULT_DATA_DIR
 db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
 watchdog_app = typer.Typer(no_args_is_help=True, help="The backstop that clears stale automatic state.")
 
-BENCHES = ("continuity", "amplification", "throughput", "scale")
+BENCHES = ("continuity", "amplification", "throughput", "scale", "launch")
 
 
 # --- the embedded stack ------------------------------------------------------------------------------
@@ -117,7 +117,7 @@ def watchdog_install(
 
 # --- benchmarks ----------------------------------------------------------------------------------------
 def bench(
-    name: str = typer.Argument(..., help="continuity | amplification | throughput | scale | all"),
+    name: str = typer.Argument(..., help="continuity | amplification | throughput | scale | launch | all"),
     as_json: bool = typer.Option(False, "--json", help="One JSON object (all: keyed by benchmark)."),
 ) -> None:
     """Run a benchmark against a real dev server and the provider simulator; print ratios measured side by side."""
