@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: install agents run lint test bench record-histories clean
+.PHONY: install sandbox agents run lint test bench record-histories clean
 
 $(BIN)/office: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,9 +28,15 @@ $(AGENTS)/.installed-$(CLAUDE_ACP_VERSION)-$(CODEX_ACP_VERSION)-$(GEMINI_CLI_VER
 	npm install --silent --no-audit --no-fund --save-exact --prefix $(AGENTS) $(AGENT_PACKAGES)
 	touch $@
 
-agents: $(AGENTS)/.installed-$(CLAUDE_ACP_VERSION)-$(CODEX_ACP_VERSION)-$(GEMINI_CLI_VERSION)
+# Agents run in a bubblewrap sandbox (Debian's bubblewrap): installed here when missing and apt-get may run.
+sandbox:
+	@command -v bwrap >/dev/null 2>&1 || apt-get install -y -q bubblewrap >/dev/null 2>&1 \
+		|| (apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null) \
+		|| { echo "agents run in a bubblewrap sandbox: install bubblewrap (apt-get install bubblewrap)"; exit 1; }
 
-run: install
+agents: sandbox $(AGENTS)/.installed-$(CLAUDE_ACP_VERSION)-$(CODEX_ACP_VERSION)-$(GEMINI_CLI_VERSION)
+
+run: install sandbox
 	$(BIN)/office dev
 
 # Lint, format, types (strict on routing/, workflows/, contracts/) and the one-way import contracts.

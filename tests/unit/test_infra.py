@@ -156,3 +156,10 @@ def test_gen_certs_issues_certificates_the_ca_verifies(tmp_path):
 def test_the_worker_image_runs_as_an_unprivileged_user():
     users = re.findall(r"^USER\s+(\S+)", (INFRA.parent / "Dockerfile").read_text(), re.MULTILINE)
     assert users and users[-1].split(":")[0] not in ("root", "0")
+
+
+def test_the_worker_image_has_bubblewrap_and_its_container_may_create_namespaces(compose):
+    assert re.search(r"apt-get install .*bubblewrap", (INFRA.parent / "Dockerfile").read_text())
+    worker = compose["services"]["office-worker"]
+    assert "seccomp=unconfined" in worker["security_opt"] and not worker.get("privileged")
+    assert not worker.get("cap_add")
