@@ -245,32 +245,61 @@ async def test_the_push_credential_reaches_git_only_through_the_environment(repo
     secret = "tok-very-secret-1234"
     monkeypatch.setenv("OFFICE_CRED_TEST_PUSH_TOKEN", secret)
     config = RepositoryConfig(url=str(repo), push_credential_env="OFFICE_CRED_TEST_PUSH_TOKEN")
-    seen: list[tuple[str, ...]] = []
+    seen: list[tuple[tuple[str, ...], dict[str, str]]] = []
     real = asyncio.create_subprocess_exec
 
     async def spy(*args, **kw):
-        seen.append(tuple(str(a) for a in args))
+        seen.append((tuple(str(a) for a in args), dict(kw.get("env") or {})))
         return await real(*args, **kw)
 
     monkeypatch.setattr(asyncio, "create_subprocess_exec", spy)
     wc = await workcopy.prepare("run-cred", config, None, tmp_path / "w")
     (wc.path / "f.txt").write_text("f\n")
     await workcopy.commit_turn(wc, 1, "alpha", "m")
-    assert seen and not any(secret in a for argv in seen for a in argv)
+    assert seen and not any(secret in a for argv, _ in seen for a in argv)
+    assert not any(secret in v for _, env in seen for v in env.values())  # a local repository never gets it
     assert secret not in remote(repo, "config", "--list") and secret not in (wc.mirror / "config").read_text()
 
-    # the helper the office configures answers git's credential request with the variable's value
-    assert f"password={secret}" in credential_fill(config).splitlines()
+
+HTTPS = RepositoryConfig(url="https://git.example.com/team/app.git", push_credential_env="OFFICE_CRED_TEST_PUSH_TOKEN")
 
 
-def credential_fill(config: RepositoryConfig) -> str:
+def test_the_token_is_in_the_environment_of_fetch_and_push_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("OFFICE_CRED_TEST_PUSH_TOKEN", "tok-very-secret-1234")
+    net, local = workcopy._env(HTTPS, tmp_path, network=True), workcopy._env(HTTPS, tmp_path)
+    assert net[workcopy.TOKEN_VAR] == "tok-very-secret-1234" and net[workcopy.HOST_VAR] == "git.example.com"
+    assert "tok-very-secret-1234" not in local.values() and workcopy.TOKEN_VAR not in local
+
+
+@pytest.mark.parametrize(
+    ("protocol", "host", "answered"),
+    [
+        ("https", "git.example.com", True),
+        ("http", "git.example.com", False),  # never over plain http
+        ("https", "elsewhere.example.com", False),  # a redirect target, a submodule, another remote
+        ("https", "git.example.com.evil.test", False),
+        ("https", "git.example.com:8443", False),
+        ("https", "", False),
+    ],
+)
+def test_the_credential_helper_answers_only_https_on_the_configured_host(
+    tmp_path, monkeypatch, protocol, host, answered
+):
+    monkeypatch.setenv("OFFICE_CRED_TEST_PUSH_TOKEN", "tok-very-secret-1234")
+    out = credential_fill(HTTPS, tmp_path, f"protocol={protocol}\nhost={host}\n\n")
+    assert ("password=tok-very-secret-1234" in out.splitlines()) is answered, out
+
+
+def credential_fill(config: RepositoryConfig, root: Path, request: str) -> str:
+    """What `git credential fill` answers with the office's options and environment (a helper that says nothing
+    leaves git asking a terminal, which is off: then the output is empty)."""
+    env = workcopy._env(config, root, network=True)
     return subprocess.run(
-        ["git", *workcopy._auth_args(config), "credential", "fill"],
-        input="protocol=https\nhost=git.example.com\n\n",
-        env=workcopy._env(config, credential=True),
+        ["git", *workcopy._net_args(env), "credential", "fill"],
+        input=request,
+        env=env,
         capture_output=True,
         text=True,
-        check=True,
     ).stdout
 
 
