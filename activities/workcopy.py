@@ -18,7 +18,8 @@ Git trusts nothing of the repository or the worker: every git command runs with 
 neither a repository's hooks nor anything git starts sees the worker's provider keys, database URL or Temporal
 settings. The worker's own git runs no client hooks, filters or submodules. A repository on the worker's disk
 (a path or file://) is pushed to by running its own hooks as the worker, so only a worker started for development
-(OFFICE_DEV_MODE=1) accepts one.
+(OFFICE_DEV_MODE=1) accepts one. Before a working copy is checked out, its files are measured against
+`max_file_bytes` and `max_checkout_bytes`.
 
 Credentials: `push_credential_env` names a variable on the worker; its value reaches git only through the
 environment of fetch and push (a credential helper that echoes it), never a URL, argv, config or log, and never
@@ -47,6 +48,7 @@ from routing.permissions import inside
 from routing.repository import (
     BranchMovedError,
     FileChange,
+    MiB,
     RepositoryConfig,
     RepositoryConfigError,
     RepositoryUnavailableError,
@@ -481,6 +483,7 @@ async def prepare(
                     f"rewritten?); the run cannot continue from its last completed turn",
                 )
             base = base_commit or await _trailer(start, "Office-Base", mirror, env) or start
+        await _check_bounds(config, start, branch if start_commit else config.base_ref, mirror, env)
         await _drop_worktrees_of(branch, mirror, env)
         path = root / "worktrees" / f"{ref_id(run_id)}-{secrets.token_hex(4)}"
         try:
@@ -505,6 +508,45 @@ async def prepare(
             f"({_first_line(checkout.err)}); check the worker's disk space and that this directory is writable",
         )
     return WorkCopy(run_id, config, path, mirror, branch, base, start, start, remote_head)
+
+
+BLOCK = 4096  # what a file takes on disk at least, and its granularity
+
+
+def _size(n: int) -> str:
+    return f"{n / MiB:,.1f} MiB" if n >= MiB else f"{n:,} bytes"
+
+
+async def _check_bounds(config: RepositoryConfig, commit: str, where: str, mirror: Path, env: dict[str, str]) -> None:
+    """Before anything is checked out: every file of `commit` within repository.max_file_bytes and the working copy
+    (each file in whole blocks) within repository.max_checkout_bytes. Sizes come from the object headers, so a
+    200 MB file of zeros is measured without being inflated."""
+    out = await _git("ls-tree", "-r", "-l", "-z", "--full-tree", commit, cwd=mirror, env=env)
+    total, files, biggest, biggest_path = 0, 0, -1, ""
+    for record in out.out.split("\0"):
+        meta, _, path = record.partition("\t")
+        parts = meta.split()
+        if len(parts) != 4 or parts[1] != "blob":
+            continue  # a submodule (commit) entry is never checked out
+        size = int(parts[3])
+        files += 1
+        total += max(-(-size // BLOCK), 1) * BLOCK
+        if size > biggest:
+            biggest, biggest_path = size, path
+    if biggest > config.max_file_bytes:
+        raise RepositoryConfigError(
+            "repository.max_file_bytes",
+            f"{biggest_path} in {where} ({commit[:12]}) of {config.url} is {_size(biggest)}, over "
+            f"repository.max_file_bytes ({_size(config.max_file_bytes)}); remove it from {where} (keep large files "
+            f"out of the repository) or raise repository.max_file_bytes in the workspace settings",
+        )
+    if total > config.max_checkout_bytes:
+        raise RepositoryConfigError(
+            "repository.max_checkout_bytes",
+            f"a working copy of {where} ({commit[:12]}) of {config.url} would take {_size(total)} on disk ({files:,} "
+            f"files), over repository.max_checkout_bytes ({_size(config.max_checkout_bytes)}); point "
+            f"repository.base_ref at a smaller tree or raise repository.max_checkout_bytes in the workspace settings",
+        )
 
 
 async def _drop_worktrees_of(branch: str, mirror: Path, env: dict[str, str]) -> None:
