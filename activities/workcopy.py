@@ -62,6 +62,7 @@ from routing.repository import (
 from routing.repository import continuation_note as _note
 
 __all__ = [
+    "DEV_MODE_ENV",
     "BranchMovedError",
     "RepositoryConfigError",
     "RepositoryUnavailableError",
@@ -69,6 +70,7 @@ __all__ = [
     "check",
     "commit_turn",
     "continuation_note",
+    "dev_mode",
     "diff",
     "keep_failed",
     "prepare",
@@ -76,6 +78,7 @@ __all__ = [
     "remove",
     "reset_to",
     "result",
+    "transport",
     "write_text_file",
 ]
 

@@ -265,3 +265,40 @@ async def test_a_redirect_is_not_followed_and_its_target_never_gets_the_token(
     assert server.requests  # the configured server was asked, and answered with a redirect
     assert elsewhere.requests == []  # never followed
     assert not server.saw(basic(TOKEN)) and not elsewhere.saw(basic(TOKEN))
+
+
+async def test_the_workers_own_git_runs_no_hooks_or_filters_whatever_its_user_configured(tmp_path, monkeypatch):
+    """The worker user's ~/.gitconfig defines a filter and a hooks directory, the repository asks for the filter
+    in .gitattributes, and the mirror's own hooks directory holds hooks: the office's checkout, commit and push
+    run none of them."""
+    bare = seeded_bare(tmp_path, "filtered")
+    seed = tmp_path / "filtered-seed"
+    (seed / ".gitattributes").write_text("* filter=evil\n")
+    git("add", ".gitattributes", cwd=seed)
+    git("commit", "-q", "-m", "attributes", cwd=seed)
+    git("push", "-q", str(bare), "main", cwd=seed)
+
+    marker, hooks, home = tmp_path / "ran.txt", tmp_path / "user-hooks", tmp_path / "worker-home"
+    names = ("post-checkout", "pre-commit", "post-commit", "pre-push", "reference-transaction")
+    for directory in (hooks, home):
+        directory.mkdir()
+    for name in names:
+        (hooks / name).write_text(f'#!/bin/sh\necho "user {name}" >> {marker}\n')
+        (hooks / name).chmod(0o755)
+    (home / ".gitconfig").write_text(
+        f'[core]\n\thooksPath = {hooks}\n[filter "evil"]\n\tclean = {hooks}/pre-commit\n'
+        f"\tsmudge = {hooks}/post-checkout\n\trequired = true\n"
+    )
+    monkeypatch.setenv("HOME", str(home))
+    config = RepositoryConfig(url=str(bare))
+
+    wc = await workcopy.prepare("run-nohooks", config, None, tmp_path / "worker")
+    for name in names:
+        (wc.mirror / "hooks" / name).write_text(f'#!/bin/sh\necho "mirror {name}" >> {marker}\n')
+        (wc.mirror / "hooks" / name).chmod(0o755)
+    (wc.path / "new.txt").write_text("new\n")
+    turn = await workcopy.commit_turn(wc, 1, "alpha", "m")
+    await workcopy.remove(wc)
+    again = await workcopy.prepare("run-nohooks", config, turn.commit, tmp_path / "worker")
+    assert (again.path / "new.txt").read_text() == "new\n"
+    assert not marker.exists(), marker.read_text()
