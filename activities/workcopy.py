@@ -13,8 +13,17 @@ office/<run-id> with `--force-with-lease` against the value this copy last saw, 
 overwrite newer work. A failed turn's partial work goes to refs/heads/office-failed/<run-id>-<seq> without
 moving the branch. The next attempt calls `prepare` with the last completed turn's commit.
 
+Git trusts nothing of the repository or the worker: every git command runs with an environment built from nothing
+(PATH, a private HOME under `root_dir`, C locale, no system or user git configuration, the office's identity), so
+neither a repository's hooks nor anything git starts sees the worker's provider keys, database URL or Temporal
+settings. The worker's own git runs no client hooks, filters or submodules. A repository on the worker's disk
+(a path or file://) is pushed to by running its own hooks as the worker, so only a worker started for development
+(OFFICE_DEV_MODE=1) accepts one. Before a working copy is checked out, its files are measured against
+`max_file_bytes` and `max_checkout_bytes`.
+
 Credentials: `push_credential_env` names a variable on the worker; its value reaches git only through the
-subprocess environment (a credential helper that echoes it), never a URL, argv or log.
+environment of fetch and push (a credential helper that echoes it), never a URL, argv, config or log, and never
+a local command. The helper answers only for https on the URL's own host, and redirects are not followed.
 Errors: settings that cannot work raise `RepositoryConfigError` naming the setting; a stale attempt raises
 `BranchMovedError`; a repository that worked before and is unreachable now raises `RepositoryUnavailableError`.
 """
@@ -32,12 +41,14 @@ import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from activities.executors.base import CredentialRefused, read_credential
 from routing.permissions import inside
 from routing.repository import (
     BranchMovedError,
     FileChange,
+    MiB,
     RepositoryConfig,
     RepositoryConfigError,
     RepositoryUnavailableError,
@@ -51,6 +62,7 @@ from routing.repository import (
 from routing.repository import continuation_note as _note
 
 __all__ = [
+    "DEV_MODE_ENV",
     "BranchMovedError",
     "RepositoryConfigError",
     "RepositoryUnavailableError",
@@ -58,6 +70,7 @@ __all__ = [
     "check",
     "commit_turn",
     "continuation_note",
+    "dev_mode",
     "diff",
     "keep_failed",
     "prepare",
@@ -65,16 +78,30 @@ __all__ = [
     "remove",
     "reset_to",
     "result",
+    "transport",
     "write_text_file",
 ]
 
 OFFICE_NAME, OFFICE_EMAIL = "Office", "office@localhost"
+DEV_MODE_ENV = "OFFICE_DEV_MODE"  # 1: a worker started for development (office dev, tests, benches)
 TOKEN_VAR = "OFFICE_GIT_TOKEN"  # the only place the resolved credential lives: the git subprocess environment
-_LOCATION_VARS = (
-    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_ASKPASS", "SSH_ASKPASS",
+HOST_VAR = "OFFICE_GIT_HOST"  # the one host (and port) the credential helper answers for
+# What git on the worker inherits from the worker's environment: nothing else (no provider keys, no database URL,
+# no Temporal settings, no GIT_* of the worker's shell). Network commands (fetch, push, ls-remote) also get what
+# reaching a server may need: the ssh agent, an ssh command, certificate and proxy settings.
+_PASS = ("PATH", "TZ", "TMPDIR")
+_PASS_NETWORK = (
+    "SSH_AUTH_SOCK", "GIT_SSH_COMMAND", "GIT_SSL_CAINFO", "GIT_SSL_CAPATH", "SSL_CERT_FILE", "SSL_CERT_DIR",
+    "http_proxy", "https_proxy", "no_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
 )  # fmt: skip
-_HELPER = f'!f() {{ test "$1" = get && echo username=x-access-token && echo "password=${TOKEN_VAR}"; }}; f'
+# Answers `get` with the token only when git asks for https on the configured host; says nothing otherwise (plain
+# http, another host: a redirect target, a submodule, a second remote).
+_HELPER = (
+    '!f() { test "$1" = get || return 0; p=; h=; '
+    'while IFS= read -r l; do case "$l" in protocol=*) p=${l#protocol=};; host=*) h=${l#host=};; "") break;; esac; '
+    f'done; test "$p" = https && test -n "$h" && test "$h" = "${HOST_VAR}" || return 0; '
+    f'echo username=x-access-token; echo "password=${TOKEN_VAR}"; }}; f'
+)
 _AUTH = re.compile(
     r"authentication failed|could not read (username|password)|terminal prompts disabled|permission denied|"
     r"\b40[13]\b|access denied|not authorized|invalid credentials",
@@ -131,20 +158,74 @@ def _first_line(text: str) -> str:
     return (useful or lines or ["(no message)"])[0][:300]
 
 
-def _env(config: RepositoryConfig, credential: bool = False) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _LOCATION_VARS and k != TOKEN_VAR}
+def dev_mode() -> bool:
+    """OFFICE_DEV_MODE=1: this worker was started for development (`office dev`, the test stack, the benches) and
+    accepts repositories on its own disk."""
+    return os.environ.get(DEV_MODE_ENV, "").strip().lower() in ("1", "true", "on", "yes")
+
+
+def transport(url: str) -> str:
+    """How git reaches `url`, by git's own rules: the scheme of `scheme://…`, `ssh` for scp-like `host:path`, and
+    `file` for a path on this machine (and `file://`)."""
+    m = re.match(r"([A-Za-z0-9][A-Za-z0-9+.-]*)://", url)
+    if m:
+        return m.group(1).lower()
+    colon, slash = url.find(":"), url.find("/")
+    return "ssh" if colon >= 0 and (slash < 0 or colon < slash) else "file"
+
+
+def _home(root: Path) -> Path:
+    """The HOME of the worker's git: an empty owner-only directory of its own, never the worker's."""
+    home = root / "git-home"
+    try:
+        home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as err:
+        raise RepositoryConfigError(
+            "repository",
+            f"the worker cannot create {home} ({err}); set the worker's OFFICE_WORK_DIR to a writable directory",
+        ) from err
+    return home
+
+
+def _env(config: RepositoryConfig, root: Path, *, network: bool = False) -> dict[str, str]:
+    """The whole environment of a git command the worker runs: built from nothing, never the worker's own.
+    `network`: fetch, push, ls-remote; only those may carry the push token, and only to an https URL."""
+    kind = transport(config.url)
+    if network and kind == "file" and not dev_mode():
+        raise RepositoryConfigError(
+            "repository.url",
+            f"repository.url {config.url} is a path on the worker: pushing to it would run that repository's hooks "
+            f"as the worker, so only a worker started for development ({DEV_MODE_ENV}=1, as `office dev` and the "
+            f"tests set) accepts it; use an https:// or ssh URL",
+        )
+    home = _home(root)
+    remote = network and kind != "file"  # a repository on this disk needs no ssh agent, certificate or proxy
+    env = {k: os.environ[k] for k in (*_PASS, *(_PASS_NETWORK if remote else ())) if k in os.environ}
+    env.setdefault("PATH", os.defpath)
     env.update(
-        GIT_TERMINAL_PROMPT="0",
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
         LC_ALL="C",
+        LANG="C",
+        GIT_CONFIG_NOSYSTEM="1",  # no system or user configuration: no helpers, filters, hooks or URL rewrites
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_ATTR_NOSYSTEM="1",
+        GIT_TERMINAL_PROMPT="0",
         GIT_AUTHOR_NAME=OFFICE_NAME,
         GIT_AUTHOR_EMAIL=OFFICE_EMAIL,
         GIT_COMMITTER_NAME=OFFICE_NAME,
         GIT_COMMITTER_EMAIL=OFFICE_EMAIL,
-        GIT_ALLOW_PROTOCOL="file:git:http:https:ssh",
-        GIT_CONFIG_NOSYSTEM="1",
+        GIT_ALLOW_PROTOCOL="file:git:http:https:ssh" if dev_mode() else "git:http:https:ssh",
     )
-    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
-    if credential and config.push_credential_env:
+    if remote:
+        env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    if network and config.push_credential_env:
+        if kind == "http":
+            raise RepositoryConfigError(
+                "repository.url",
+                f"repository.url {config.url} is plain http: the token named in repository.push_credential_env is "
+                f"sent only over https; use the repository's https:// URL",
+            )
         try:
             token = read_credential(config.push_credential_env, "repository.push_credential_env")
         except CredentialRefused as err:
@@ -155,14 +236,19 @@ def _env(config: RepositoryConfig, credential: bool = False) -> dict[str, str]:
                 f"repository.push_credential_env names {config.push_credential_env}, which is not set on this "
                 f"worker; set it there to a token with write access to {config.url}",
             )
-        env[TOKEN_VAR] = token
+        if kind == "https":  # the token is an https password: ssh and local repositories never see it
+            env[TOKEN_VAR] = token
+            env[HOST_VAR] = urlsplit(config.url).netloc
     return env
 
 
-def _auth_args(config: RepositoryConfig) -> list[str]:
-    if not config.push_credential_env:
-        return []
-    return ["-c", "credential.helper=", "-c", f"credential.helper={_HELPER}"]
+def _net_args(env: dict[str, str]) -> list[str]:
+    """Options of every fetch, push and ls-remote: no redirects (a token never follows one to another host), no
+    credential helper but the office's, and that one only when this command carries the token."""
+    args = ["-c", "http.followRedirects=false", "-c", "credential.helper="]
+    if TOKEN_VAR in env:
+        args += ["-c", f"credential.helper={_HELPER}"]
+    return args
 
 
 async def _git(*args: str, cwd: Path, env: dict[str, str], check: bool = True, pre: list[str] | None = None) -> _Out:
@@ -203,6 +289,10 @@ def _scratch_index(real_index: str) -> str:
     else:
         os.unlink(index)
     return index
+
+
+def _root_of(wc: WorkCopy) -> Path:
+    return wc.mirror.parent.parent  # <root>/mirrors/<key>.git
 
 
 def _mirror_path(config: RepositoryConfig, root: Path) -> Path:
@@ -262,7 +352,7 @@ async def _fetch(config: RepositoryConfig, mirror: Path, env: dict[str, str], as
     _fetches_started[key] = _fetches_started.get(key, 0) + 1
     _last_fetch_ok[key] = False
     fetched_before = (mirror / "office-fetched").exists()
-    out = await _git("fetch", "--quiet", "--prune", "origin", cwd=mirror, env=env, check=False, pre=_auth_args(config))
+    out = await _git("fetch", "--quiet", "--prune", "origin", cwd=mirror, env=env, check=False, pre=_net_args(env))
     if out.rc != 0:
         why = _first_line(out.err)
         if _AUTH.search(out.err):
@@ -276,8 +366,8 @@ async def _fetch(config: RepositoryConfig, mirror: Path, env: dict[str, str], as
         await asyncio.to_thread(shutil.rmtree, mirror, True)  # never fetched: nothing to keep
         raise RepositoryConfigError(
             "repository.url",
-            f"repository.url {config.url} cannot be reached from this worker ({why}); set it to a git URL or "
-            f"path the workers can read",
+            f"repository.url {config.url} cannot be reached from this worker ({why}); set it to a git URL the "
+            f"workers can read (redirects are not followed: give the repository's own URL)",
         )
     (mirror / "office-fetched").touch()
     _last_fetch_ok[key] = True
@@ -332,10 +422,10 @@ async def check(config: RepositoryConfig, root_dir: str | Path) -> str:
             f"working copies of {config.url} cannot be created under {root / 'worktrees'} ({err}); set the "
             f"worker's OFFICE_WORK_DIR to a writable directory with free space",
         ) from err
-    env = _env(config, credential=True)
+    env = _env(config, root, network=True)
     name = config.base_ref.removeprefix("refs/heads/").removeprefix("refs/tags/")
     out = await _git("ls-remote", config.url, f"refs/heads/{name}", f"refs/tags/{name}", f"refs/tags/{name}^{{}}",
-                     cwd=root, env=env, check=False, pre=_auth_args(config))  # fmt: skip
+                     cwd=root, env=env, check=False, pre=_net_args(env))  # fmt: skip
     if out.rc != 0:
         why = _first_line(out.err)
         if _AUTH.search(out.err):
@@ -346,8 +436,8 @@ async def check(config: RepositoryConfig, root_dir: str | Path) -> str:
             )
         raise RepositoryConfigError(
             "repository.url",
-            f"repository.url {config.url} cannot be reached from this worker ({why}); set it to a git URL or "
-            f"path the workers can read",
+            f"repository.url {config.url} cannot be reached from this worker ({why}); set it to a git URL the "
+            f"workers can read (redirects are not followed: give the repository's own URL)",
         )
     found = [line.split("\t", 1)[0] for line in out.out.splitlines() if line.strip()]
     if found:
@@ -377,12 +467,12 @@ async def prepare(
             raise ValueError(f"{given!r} is not a commit id (start and base commits come from TurnCommit/WorkCopy)")
     root = _root(root_dir)
     mirror = _mirror_path(config, root)
-    env = _env(config, credential=True)
+    net, env = _env(config, root, network=True), _env(config, root)
     branch = branch_for(run_id)
     asked = _fetches_started.get(str(mirror), 0)
     async with _locked(mirror):
         await _init_mirror(config, mirror, env)
-        await _fetch(config, mirror, env, asked)
+        await _fetch(config, mirror, net, asked)
         remote_head = await _rev(f"refs/remotes/origin/{branch}", mirror, env)
         if start_commit is None:
             base = base_commit or await _base_commit(config, mirror, env)
@@ -396,6 +486,7 @@ async def prepare(
                     f"rewritten?); the run cannot continue from its last completed turn",
                 )
             base = base_commit or await _trailer(start, "Office-Base", mirror, env) or start
+        await _check_bounds(config, start, branch if start_commit else config.base_ref, mirror, env)
         await _drop_worktrees_of(branch, mirror, env)
         path = root / "worktrees" / f"{ref_id(run_id)}-{secrets.token_hex(4)}"
         try:
@@ -420,6 +511,45 @@ async def prepare(
             f"({_first_line(checkout.err)}); check the worker's disk space and that this directory is writable",
         )
     return WorkCopy(run_id, config, path, mirror, branch, base, start, start, remote_head)
+
+
+BLOCK = 4096  # what a file takes on disk at least, and its granularity
+
+
+def _size(n: int) -> str:
+    return f"{n / MiB:,.1f} MiB" if n >= MiB else f"{n:,} bytes"
+
+
+async def _check_bounds(config: RepositoryConfig, commit: str, where: str, mirror: Path, env: dict[str, str]) -> None:
+    """Before anything is checked out: every file of `commit` within repository.max_file_bytes and the working copy
+    (each file in whole blocks) within repository.max_checkout_bytes. Sizes come from the object headers, so a
+    200 MB file of zeros is measured without being inflated."""
+    out = await _git("ls-tree", "-r", "-l", "-z", "--full-tree", commit, cwd=mirror, env=env)
+    total, files, biggest, biggest_path = 0, 0, -1, ""
+    for record in out.out.split("\0"):
+        meta, _, path = record.partition("\t")
+        parts = meta.split()
+        if len(parts) != 4 or parts[1] != "blob":
+            continue  # a submodule (commit) entry is never checked out
+        size = int(parts[3])
+        files += 1
+        total += max(-(-size // BLOCK), 1) * BLOCK
+        if size > biggest:
+            biggest, biggest_path = size, path
+    if biggest > config.max_file_bytes:
+        raise RepositoryConfigError(
+            "repository.max_file_bytes",
+            f"{biggest_path} in {where} ({commit[:12]}) of {config.url} is {_size(biggest)}, over "
+            f"repository.max_file_bytes ({_size(config.max_file_bytes)}); remove it from {where} (keep large files "
+            f"out of the repository) or raise repository.max_file_bytes in the workspace settings",
+        )
+    if total > config.max_checkout_bytes:
+        raise RepositoryConfigError(
+            "repository.max_checkout_bytes",
+            f"a working copy of {where} ({commit[:12]}) of {config.url} would take {_size(total)} on disk ({files:,} "
+            f"files), over repository.max_checkout_bytes ({_size(config.max_checkout_bytes)}); point "
+            f"repository.base_ref at a smaller tree or raise repository.max_checkout_bytes in the workspace settings",
+        )
 
 
 async def _drop_worktrees_of(branch: str, mirror: Path, env: dict[str, str]) -> None:
@@ -454,7 +584,7 @@ async def _numstat(old: str, new: str, cwd: Path, env: dict[str, str]) -> list[F
 async def _push(wc: WorkCopy, commit: str, env: dict[str, str]) -> None:
     lease = f"--force-with-lease=refs/heads/{wc.branch}:{wc.remote_head or ''}"
     out = await _git("push", "--quiet", "--no-verify", lease, "origin", f"{commit}:refs/heads/{wc.branch}",
-                     cwd=wc.path, env=env, check=False, pre=_auth_args(wc.config))  # fmt: skip
+                     cwd=wc.path, env=env, check=False, pre=_net_args(env))  # fmt: skip
     if out.rc == 0:
         wc.remote_head = commit
         return
@@ -486,7 +616,7 @@ def _raise_push_error(config: RepositoryConfig, ref: str, out: _Out) -> None:
 async def commit_turn(wc: WorkCopy, turn: int, provider: str, model: str | None) -> TurnCommit:
     """Commits what a completed turn changed (no empty commit) and pushes the run's branch. Counts are for this
     turn; commits the agent made itself during the turn are included and pushed too."""
-    env = _env(wc.config, credential=True)
+    net, env = _env(wc.config, _root_of(wc), network=True), _env(wc.config, _root_of(wc))
     await _git("add", "--all", cwd=wc.path, env=env)
     staged = await _git("diff", "--cached", "--quiet", cwd=wc.path, env=env, check=False)
     if staged.rc == 1:
@@ -497,7 +627,7 @@ async def commit_turn(wc: WorkCopy, turn: int, provider: str, model: str | None)
     head = await _rev("HEAD", wc.path, env) or wc.head
     changes = await _numstat(wc.head, head, wc.path, env)
     if head != wc.remote_head:
-        await _push(wc, head, env)
+        await _push(wc, head, net)
     wc.head = head
     return TurnCommit(
         commit=head,
@@ -511,7 +641,7 @@ async def commit_turn(wc: WorkCopy, turn: int, provider: str, model: str | None)
 async def keep_failed(wc: WorkCopy, seq: int, note: str = "") -> str | None:
     """Keeps a failed turn's partial changes on refs/heads/office-failed/<run-id>-<seq> (the run's branch does
     not move; the working tree is left as it is). Returns that commit, or None when nothing changed."""
-    env = _env(wc.config, credential=True)
+    net, env = _env(wc.config, _root_of(wc), network=True), _env(wc.config, _root_of(wc))
     real_index = (await _git("rev-parse", "--path-format=absolute", "--git-path", "index", cwd=wc.path,
                              env=env)).out.strip()  # fmt: skip
     index = _scratch_index(real_index)
@@ -529,8 +659,8 @@ async def keep_failed(wc: WorkCopy, seq: int, note: str = "") -> str | None:
     message = f"office: partial changes of failed attempt {seq} of run {wc.run_id}\n\n{note}".strip() + "\n"
     commit = (await _git("commit-tree", tree, "-p", head, "-m", message, cwd=wc.path, env=env)).out.strip()
     ref = failed_ref(wc.run_id, seq)
-    out = await _git("push", "--quiet", "--no-verify", "--force", "origin", f"{commit}:{ref}", cwd=wc.path, env=env,
-                     check=False, pre=_auth_args(wc.config))  # fmt: skip
+    out = await _git("push", "--quiet", "--no-verify", "--force", "origin", f"{commit}:{ref}", cwd=wc.path, env=net,
+                     check=False, pre=_net_args(net))  # fmt: skip
     if out.rc != 0:
         _raise_push_error(wc.config, ref, out)
     return commit
@@ -539,7 +669,7 @@ async def keep_failed(wc: WorkCopy, seq: int, note: str = "") -> str | None:
 async def reset_to(wc: WorkCopy, commit: str | None = None) -> None:
     """Puts the working copy back at a commit (default: the last completed turn), dropping uncommitted work
     (untracked files too; ignored files stay) — for a retry that keeps the same live session and cwd."""
-    env = _env(wc.config)
+    env = _env(wc.config, _root_of(wc))
     target = commit or wc.head
     await _git("reset", "--quiet", "--hard", target, cwd=wc.path, env=env)
     await _git("clean", "-fdq", cwd=wc.path, env=env)
@@ -548,13 +678,13 @@ async def reset_to(wc: WorkCopy, commit: str | None = None) -> None:
 
 async def continuation_note(wc: WorkCopy) -> str:
     """For a fallback's first prompt: the branch, the commit it starts from, files changed since the base."""
-    env = _env(wc.config)
+    env = _env(wc.config, _root_of(wc))
     changes = await _numstat(wc.base_commit, wc.head, wc.path, env)
     return _note(wc.branch, wc.config.base_ref, wc.base_commit, wc.head, changes)
 
 
 async def result(wc: WorkCopy) -> RunResult:
-    env = _env(wc.config)
+    env = _env(wc.config, _root_of(wc))
     changes = await _numstat(wc.base_commit, wc.head, wc.path, env)
     return RunResult(
         branch=wc.branch,
@@ -571,13 +701,14 @@ async def diff(
 ) -> str:
     """The text of a run's changes (`runs diff`), from the mirror: works after the working copy is gone and on
     any machine that can fetch the repository (fetches when the commits are not there yet)."""
-    mirror = _mirror_path(config, _root(root_dir))
-    env = _env(config, credential=True)
+    root = _root(root_dir)
+    mirror = _mirror_path(config, root)
+    net, env = _env(config, root, network=True), _env(config, root)
     if not (await _rev(head_commit, mirror, env) if _exists(mirror / "HEAD") else None):
         asked = _fetches_started.get(str(mirror), 0)
         async with _locked(mirror):
             await _init_mirror(config, mirror, env)
-            await _fetch(config, mirror, env, asked)
+            await _fetch(config, mirror, net, asked)
     args = ["diff", "--stat=120"] if stat else ["diff", "--no-color"]
     out = await _git(*args, base_commit, head_commit, cwd=mirror, env=env, check=False)
     if out.rc != 0:
@@ -591,7 +722,7 @@ async def diff(
 async def remove(wc: WorkCopy) -> None:
     """Removes the working copy (the branch stays in the repository). The files go outside the mirror lock;
     only git's bookkeeping of the worktree is done under it."""
-    env = _env(wc.config)
+    env = _env(wc.config, _root_of(wc))
     await asyncio.to_thread(shutil.rmtree, wc.path, True)
     async with _locked(wc.mirror):
         await _git("worktree", "prune", cwd=wc.mirror, env=env, check=False)

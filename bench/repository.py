@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from activities import workcopy
+from activities.workcopy import DEV_MODE_ENV
 from routing.repository import RepositoryConfig
 
 _ENV = {**os.environ, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@localhost",
@@ -69,6 +70,7 @@ def _edit(wc: workcopy.WorkCopy, turn: int, rng: random.Random, n: int = 3) -> N
 async def run(files: int = 2000, turns: int = 10, concurrent: int = 10) -> dict[str, Any]:
     started = time.monotonic()
     rng = random.Random(11)
+    os.environ[DEV_MODE_ENV] = "1"  # the bench's repository is a path on this machine: a development worker's
     with tempfile.TemporaryDirectory(prefix="office-bench-repo-") as tmp:
         where = Path(tmp)
         bare = await asyncio.to_thread(make_repository, where, files)

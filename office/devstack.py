@@ -15,6 +15,7 @@ from rich.console import Console
 from temporalio.client import Client
 from temporalio.common import WorkflowIDReusePolicy
 
+from activities.workcopy import DEV_MODE_ENV
 from activities.workdir import private_dir
 from contracts.activities import TASK_QUEUE
 from office.codec import KEYS_FILE_ENV, codec_from_env, ensure_key_file
@@ -182,6 +183,7 @@ async def run_dev_stack(
                 await store.save_agent(agent)
         client = await connect(address=temporal.address, namespace="default")
         os.environ.setdefault("OFFICE_WORK_DIR", str(data_dir / "work"))  # mirrors and per-run working copies
+        os.environ[DEV_MODE_ENV] = "1"  # a development worker: the demo repository is a path under the data dir
         async with office_worker(client, db_url, TASK_QUEUE):
             await install_watchdog(client)
             if demo:
@@ -194,6 +196,7 @@ async def run_dev_stack(
                 "OFFICE_DATABASE_URL": db_url,
                 "OFFICE_SIMULATOR_URL": simulator.url,
                 KEYS_FILE_ENV: os.environ[KEYS_FILE_ENV],
+                DEV_MODE_ENV: "1",  # `office runs diff` reads the demo repository from its path too
             }
             await asyncio.to_thread((data_dir / "env.json").write_text, json.dumps(exports, indent=2))
             for name, value in exports.items():

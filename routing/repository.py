@@ -1,7 +1,7 @@
 """A workspace's repository and what a run leaves in it, pure: settings, branch names, per-turn and per-run
 results, the continuation note for a fallback, and the errors that are configuration, not provider, failures.
 
-    repository: {url: /srv/git/app.git, base_ref: main, push_credential_env: GIT_PUSH_TOKEN}
+    repository: {url: https://git.example.com/team/app.git, base_ref: main, push_credential_env: GIT_PUSH_TOKEN}
 
 Each run works on its own branch `office/<run-id>` created from `base_ref`; after every completed turn the
 branch is committed and pushed, so the branch (not a worker's disk) is the run's file state. Workflow history
@@ -41,15 +41,32 @@ class RepositoryUnavailableError(Exception):
     """A repository that worked before cannot be reached now (network, server): infrastructure, retried."""
 
 
+MiB = 1024 * 1024
+
+
 class RepositoryConfig(BaseModel):
     """Where a workspace's runs read and push code. `push_credential_env` names a variable on the worker
     holding a token (used as the HTTPS password); it is never the token, and a URL never carries one."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     url: str = Field(min_length=1)
+    """An https:// or ssh URL (`git@host:team/app.git`). A path on the worker or a file:// URL is accepted only by a
+    worker started for development (OFFICE_DEV_MODE=1: `office dev`, the tests)."""
     base_ref: str = "main"
     push_credential_env: str | None = None
+    """The name of a variable on the worker holding the token sent as the HTTPS password, only over https and only
+    to the URL's host."""
+    max_file_bytes: int = Field(default=50 * MiB, gt=0)
+    """The largest file a working copy may hold, in bytes (default 50 MiB). Checked on the commit a run starts from,
+    before anything is checked out: a bigger file fails the run with invalid_configuration naming this key (a file of
+    zeros costs the repository almost nothing and every working copy its full size). Remove the file from the
+    branch (large assets belong outside the repository) or raise this value."""
+    max_checkout_bytes: int = Field(default=1024 * MiB, gt=0)
+    """The disk one working copy may take when checked out, in bytes (default 1 GiB): the sum of its files, each
+    counted in whole 4 KiB blocks (so a tree of many tiny files counts too). Checked like max_file_bytes, before
+    checkout; over it the run fails with invalid_configuration naming this key. Point base_ref at a smaller tree or
+    raise this value (each run on a worker holds its own working copy)."""
 
     @field_validator("url")
     @classmethod

@@ -15,6 +15,7 @@ from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 
+from activities.workcopy import DEV_MODE_ENV
 from contracts.activities import TASK_QUEUE
 from office.simulator.config import SimConfig, SimProvider
 from office.simulator.server import RemoteSimulator, SimulatorServer
@@ -127,10 +128,13 @@ async def ephemeral_stack(
     worker_processes: int = 1,
 ) -> AsyncIterator[Stack]:
     """`worker_process`: run `worker_processes` workers as `office worker`, each in its own process (they share
-    the task queues, as a team's workers do)."""
+    the task queues, as a team's workers do). Its workers run for development (OFFICE_DEV_MODE=1: repositories on
+    this machine's disk are accepted), in process and in their own processes alike."""
     temporal = await TemporalDevServer(headless=not ui).start()  # the browser test looks at the UI
     simulator = await (RemoteSimulator() if simulator_process else SimulatorServer(SimConfig())).start()
     store = None
+    dev_mode_before = os.environ.get(DEV_MODE_ENV)
+    os.environ[DEV_MODE_ENV] = "1"
     try:
         await migrate(database_url)
         store = Store(database_url)
@@ -150,6 +154,10 @@ async def ephemeral_stack(
             await store.close()
         await simulator.stop()
         temporal.stop()
+        if dev_mode_before is None:
+            os.environ.pop(DEV_MODE_ENV, None)
+        else:
+            os.environ[DEV_MODE_ENV] = dev_mode_before
 
 
 @contextlib.asynccontextmanager

@@ -1,5 +1,6 @@
 import pytest
 
+from activities.workcopy import DEV_MODE_ENV
 from testkit.stack import ephemeral_stack
 from tests.postgres import fresh_database
 
@@ -15,6 +16,13 @@ async def stack():
 @pytest.fixture(autouse=True)
 def test_credentials(monkeypatch):
     monkeypatch.setenv("OFFICE_CRED_TEST_KEY", "sk-sim-test")
+
+
+@pytest.fixture(autouse=True)
+def development_mode(monkeypatch):
+    """Tests run their workers (in process and in their own processes) for development: repositories in tmp_path
+    are accepted. A test of the production refusal deletes the variable."""
+    monkeypatch.setenv(DEV_MODE_ENV, "1")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

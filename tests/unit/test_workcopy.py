@@ -2,7 +2,9 @@
 
 import asyncio
 import os
+import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -245,32 +247,61 @@ async def test_the_push_credential_reaches_git_only_through_the_environment(repo
     secret = "tok-very-secret-1234"
     monkeypatch.setenv("OFFICE_CRED_TEST_PUSH_TOKEN", secret)
     config = RepositoryConfig(url=str(repo), push_credential_env="OFFICE_CRED_TEST_PUSH_TOKEN")
-    seen: list[tuple[str, ...]] = []
+    seen: list[tuple[tuple[str, ...], dict[str, str]]] = []
     real = asyncio.create_subprocess_exec
 
     async def spy(*args, **kw):
-        seen.append(tuple(str(a) for a in args))
+        seen.append((tuple(str(a) for a in args), dict(kw.get("env") or {})))
         return await real(*args, **kw)
 
     monkeypatch.setattr(asyncio, "create_subprocess_exec", spy)
     wc = await workcopy.prepare("run-cred", config, None, tmp_path / "w")
     (wc.path / "f.txt").write_text("f\n")
     await workcopy.commit_turn(wc, 1, "alpha", "m")
-    assert seen and not any(secret in a for argv in seen for a in argv)
+    assert seen and not any(secret in a for argv, _ in seen for a in argv)
+    assert not any(secret in v for _, env in seen for v in env.values())  # a local repository never gets it
     assert secret not in remote(repo, "config", "--list") and secret not in (wc.mirror / "config").read_text()
 
-    # the helper the office configures answers git's credential request with the variable's value
-    assert f"password={secret}" in credential_fill(config).splitlines()
+
+HTTPS = RepositoryConfig(url="https://git.example.com/team/app.git", push_credential_env="OFFICE_CRED_TEST_PUSH_TOKEN")
 
 
-def credential_fill(config: RepositoryConfig) -> str:
+def test_the_token_is_in_the_environment_of_fetch_and_push_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("OFFICE_CRED_TEST_PUSH_TOKEN", "tok-very-secret-1234")
+    net, local = workcopy._env(HTTPS, tmp_path, network=True), workcopy._env(HTTPS, tmp_path)
+    assert net[workcopy.TOKEN_VAR] == "tok-very-secret-1234" and net[workcopy.HOST_VAR] == "git.example.com"
+    assert "tok-very-secret-1234" not in local.values() and workcopy.TOKEN_VAR not in local
+
+
+@pytest.mark.parametrize(
+    ("protocol", "host", "answered"),
+    [
+        ("https", "git.example.com", True),
+        ("http", "git.example.com", False),  # never over plain http
+        ("https", "elsewhere.example.com", False),  # a redirect target, a submodule, another remote
+        ("https", "git.example.com.evil.test", False),
+        ("https", "git.example.com:8443", False),
+        ("https", "", False),
+    ],
+)
+def test_the_credential_helper_answers_only_https_on_the_configured_host(
+    tmp_path, monkeypatch, protocol, host, answered
+):
+    monkeypatch.setenv("OFFICE_CRED_TEST_PUSH_TOKEN", "tok-very-secret-1234")
+    out = credential_fill(HTTPS, tmp_path, f"protocol={protocol}\nhost={host}\n\n")
+    assert ("password=tok-very-secret-1234" in out.splitlines()) is answered, out
+
+
+def credential_fill(config: RepositoryConfig, root: Path, request: str) -> str:
+    """What `git credential fill` answers with the office's options and environment (a helper that says nothing
+    leaves git asking a terminal, which is off: then the output is empty)."""
+    env = workcopy._env(config, root, network=True)
     return subprocess.run(
-        ["git", *workcopy._auth_args(config), "credential", "fill"],
-        input="protocol=https\nhost=git.example.com\n\n",
-        env=workcopy._env(config, credential=True),
+        ["git", *workcopy._net_args(env), "credential", "fill"],
+        input=request,
+        env=env,
         capture_output=True,
         text=True,
-        check=True,
     ).stdout
 
 
@@ -322,3 +353,90 @@ def test_every_run_id_gets_its_own_valid_branch(ids):
     script = 'for r; do git check-ref-format "$r" || echo "invalid: $r"; done'
     checked = subprocess.run(["sh", "-c", script, "-", *names], capture_output=True, text=True, check=True)
     assert "invalid" not in checked.stdout, checked.stdout
+
+
+# ---------------------------------------------------------------------------------------- working copy bounds
+
+
+def committed(tmp_path: Path, name: str, files: dict[str, int]) -> Path:
+    """A bare repository whose main holds `files` (path: size), each of zeros: cheap in objects, full size on
+    disk once checked out."""
+    seed, bare = tmp_path / f"{name}-seed", tmp_path / f"{name}.git"
+    git("init", "-q", "-b", "main", str(seed))
+    for path, size in files.items():
+        (seed / path).parent.mkdir(parents=True, exist_ok=True)
+        with (seed / path).open("wb") as fh:
+            fh.truncate(size)  # sparse: the seed costs no disk either
+    git("add", ".", cwd=seed)
+    git("-c", "core.compression=1", "commit", "-q", "-m", "files", cwd=seed)
+    git("clone", "-q", "--bare", "--no-local", str(seed), str(bare))
+    shutil.rmtree(seed)
+    return bare
+
+
+def du(path: Path) -> int:
+    return sum(p.lstat().st_blocks * 512 for p in path.rglob("*"))
+
+
+async def test_a_200_mb_file_of_zeros_is_refused_before_checkout(tmp_path):
+    bare = committed(tmp_path, "big", {"README.md": 7, "assets/zeros.bin": 200_000_000})
+    root = tmp_path / "worker"
+    started = time.monotonic()
+    with pytest.raises(RepositoryConfigError) as err:
+        await workcopy.prepare("run-big", RepositoryConfig(url=str(bare)), None, root)
+    elapsed = time.monotonic() - started
+    assert err.value.setting == "repository.max_file_bytes"
+    message = str(err.value)
+    assert "\n" not in message and "assets/zeros.bin" in message and "190.7 MiB" in message, message
+    assert "over repository.max_file_bytes (50.0 MiB)" in message and "raise repository.max_file_bytes" in message
+    assert not list(root.glob("worktrees/*"))  # nothing was checked out
+    print(f"\nMEASURE 200 MB of zeros: repository {du(bare) / 1e6:.2f} MB, worker after refusal {du(root) / 1e6:.2f} "
+          f"MB, refused in {elapsed:.2f}s")  # fmt: skip
+    assert du(bare) < 2_000_000 and du(root) < 5_000_000
+
+
+async def test_the_limits_are_the_workspaces_to_set(tmp_path):
+    bare = committed(tmp_path, "sized", {"a.bin": 300_000, "b.bin": 300_000, "c.bin": 300_000})
+    exact = RepositoryConfig(url=str(bare), max_file_bytes=300_000, max_checkout_bytes=3 * 303_104)
+    wc = await workcopy.prepare("run-fits", exact, None, tmp_path / "w")  # at the limits: fine
+    assert (wc.path / "c.bin").stat().st_size == 300_000
+
+    with pytest.raises(RepositoryConfigError) as err:
+        await workcopy.prepare("run-file", exact.model_copy(update={"max_file_bytes": 299_999}), None, tmp_path / "w")
+    assert err.value.setting == "repository.max_file_bytes" and "a.bin" in str(err.value)
+
+    tight = exact.model_copy(update={"max_checkout_bytes": 800_000})  # each file fits, the three together do not
+    with pytest.raises(RepositoryConfigError) as err:
+        await workcopy.prepare("run-total", tight, None, tmp_path / "w")
+    assert err.value.setting == "repository.max_checkout_bytes"
+    assert "909,312 bytes on disk (3 files)" in str(err.value), str(err.value)
+    assert "raise repository.max_checkout_bytes" in str(err.value)
+
+
+async def test_many_tiny_files_count_as_the_disk_they_take(tmp_path):
+    bare = committed(tmp_path, "tiny", {f"d{i % 10}/f{i}.txt": 1 for i in range(300)})
+    config = RepositoryConfig(url=str(bare), max_checkout_bytes=1024 * 1024)  # 300 × 4 KiB blocks > 1 MiB
+    with pytest.raises(RepositoryConfigError) as err:
+        await workcopy.prepare("run-tiny", config, None, tmp_path / "w")
+    assert err.value.setting == "repository.max_checkout_bytes" and "(300 files)" in str(err.value)
+
+
+async def test_a_continuation_is_measured_on_the_runs_own_branch(repo, config, tmp_path):
+    wc = await workcopy.prepare("run-grew", config, None, tmp_path / "a")
+    with (wc.path / "dump.bin").open("wb") as fh:
+        fh.truncate(2_000_000)
+    turn = await workcopy.commit_turn(wc, 1, "alpha", "m")
+    small = config.model_copy(update={"max_file_bytes": 1_000_000})
+    with pytest.raises(RepositoryConfigError) as err:
+        await workcopy.prepare("run-grew", small, turn.commit, tmp_path / "b")
+    assert err.value.setting == "repository.max_file_bytes"
+    assert "dump.bin in office/run-grew" in str(err.value)
+
+
+def test_the_limits_have_defaults_and_must_be_positive():
+    config = RepositoryConfig(url="https://git.example.com/a.git")
+    assert (config.max_file_bytes, config.max_checkout_bytes) == (50 * 1024 * 1024, 1024 * 1024 * 1024)
+    for key in ("max_file_bytes", "max_checkout_bytes"):
+        with pytest.raises(ValueError, match=key):
+            RepositoryConfig(url="https://git.example.com/a.git", **{key: 0})
+        assert "bytes" in (RepositoryConfig.model_fields[key].description or "")
