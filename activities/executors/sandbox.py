@@ -99,6 +99,18 @@ def _system_binds() -> list[str]:
     return args
 
 
+def worker_private_dirs(work_dir: str) -> list[str]:
+    """Directories of the worker no agent reads even when a read-only path holds them: its work directory (every
+    run's working copy and mirror), the codec keys' directory and an embedded store's directory."""
+    dirs = [work_dir]
+    if keys := os.environ.get("OFFICE_CODEC_KEYS_FILE"):
+        dirs.append(os.path.dirname(os.path.abspath(keys)))
+    database = os.environ.get("OFFICE_DATABASE_URL", "")
+    if database.startswith("sqlite:///"):
+        dirs.append(os.path.dirname(os.path.abspath(database.removeprefix("sqlite:///"))))
+    return [os.path.realpath(d) for d in dirs]
+
+
 def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
@@ -160,7 +172,8 @@ class Sandbox:
         try:
             forwards = await sandbox._relays(plan.endpoints)
             sandbox.env = sandbox._environment(env, cwd, has_proxy=any(port == PROXY_PORT for port, _ in forwards))
-            sandbox.argv = sandbox._command_line(plan, command, cwd, forwards)
+            private = worker_private_dirs(work_dir)
+            sandbox.argv = sandbox._command_line(plan, command, cwd, forwards, private)
         except BaseException:
             await sandbox.close()
             raise
@@ -204,17 +217,23 @@ class Sandbox:
         return inside
 
     def _command_line(
-        self, plan: SandboxPlan, command: list[str], cwd: str, forwards: list[tuple[int, str]]
+        self, plan: SandboxPlan, command: list[str], cwd: str, forwards: list[tuple[int, str]], private: list[str]
     ) -> list[str]:
+        """Later mounts win: the system, the agent's own directories, read-only paths (with the worker's private
+        directories hidden where one of them lies inside), writable paths, and last its working copy."""
         bwrap = shutil.which("bwrap") or "bwrap"
         python = os.path.realpath(sys.executable)  # runs the relay (sandbox_init.py) when there is a network
         readable = [*installation_roots(command[0]), *(installation_roots(python) if forwards else []), *plan.read_only]
-        argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", *_system_binds()]
-        argv += ["--proc", "/proc", "--dev", "/dev", "--bind", str(self.root / "tmp"), "/tmp"]
-        argv += ["--bind", str(self.root / "home"), HOME]
-        for path in dict.fromkeys(readable):
-            if not _covered(path, list(SYSTEM_DIRS)):
-                argv += ["--ro-bind-try", path, path]
+        readable = [path for path in dict.fromkeys(readable) if not _covered(path, list(SYSTEM_DIRS))]
+        caps = ["--cap-add", "CAP_NET_BIND_SERVICE"] if any(port < 1024 for port, _ in forwards) else []
+        argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", *caps]
+        argv += [*_system_binds(), "--proc", "/proc", "--dev", "/dev"]
+        argv += ["--bind", str(self.root / "tmp"), "/tmp", "--bind", str(self.root / "home"), HOME]
+        for path in readable:
+            argv += ["--ro-bind-try", path, path]
+        for path in private:  # e.g. a data directory inside a checkout the agent may read
+            if _covered(path, readable) and os.path.isdir(path):
+                argv += ["--tmpfs", path]
         for path in plan.read_write:
             argv += ["--bind-try", path, path]
         argv += ["--bind", cwd, cwd, "--chdir", cwd]
@@ -225,8 +244,6 @@ class Sandbox:
             argv += ["--bind", path, f"{RUN_DIR}/net/{n}.sock"]
             inner.append(f"{port}={RUN_DIR}/net/{n}.sock")
         argv += ["--ro-bind", INIT, f"{RUN_DIR}/init.py"]
-        if any(port < 1024 for port, _ in forwards):  # a provider on a low port: binding it in its own namespace
-            argv[argv.index("ALL") + 1 : argv.index("ALL") + 1] = ["--cap-add", "CAP_NET_BIND_SERVICE"]
         return [*argv, "--", python, "-I", "-S", f"{RUN_DIR}/init.py", *inner, "--", *command]
 
     async def _forward(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, target: tuple) -> None:
@@ -271,8 +288,12 @@ class Sandbox:
                 return
             if established:
                 writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
-            await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+            try:
+                await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+            finally:
+                up_writer.close()
         finally:
+            writer.close()
             if task is not None:
                 self.connections.discard(task)
 

@@ -115,3 +115,27 @@ async def test_a_sandboxed_program_sees_its_own_world_and_reaches_only_what_is_a
     assert found["other host port"].startswith("HTTP/1.1 403")
     assert found["direct to host"].startswith("refused")  # no route out of its network namespace
     assert not (tmp_path / "state" / "sandboxes").exists() or not any((tmp_path / "state" / "sandboxes").iterdir())
+
+
+async def test_the_workers_private_directories_stay_hidden_inside_a_path_the_agent_may_read(tmp_path, monkeypatch):
+    """A checkout given read-only (the demo's scripted agent) may hold the worker's data directory: its codec keys,
+    its embedded store and its work directory (every run's working copy) are hidden all the same."""
+    checkout = tmp_path / "checkout"
+    data = checkout / ".office-data"
+    (data / "work" / "sessions" / "other-run").mkdir(parents=True)
+    (data / "codec-keys").write_text("k1=secret")
+    (data / "work" / "sessions" / "other-run" / "notes.txt").write_text("secret")
+    (checkout / "README").write_text("readable")
+    monkeypatch.setenv("OFFICE_CODEC_KEYS_FILE", str(data / "codec-keys"))
+    cwd = data / "work" / "sessions" / "this-run"
+    cwd.mkdir()
+    script = (
+        f"cat {checkout / 'README'}; echo; cat {data / 'codec-keys'} || echo no-keys; "
+        f"ls {data / 'work' / 'sessions'}; pwd"
+    )
+    plan = SandboxPlan(endpoints=[], read_only=[str(checkout)])
+    agent = await launch(["/bin/sh", "-c", script], {"PATH": "/usr/bin:/bin"}, str(cwd), plan, str(data / "work"))
+    out, err = await asyncio.wait_for(agent.process.communicate(), 30)
+    await agent.reap()
+    lines = out.decode().split()
+    assert lines == ["readable", "no-keys", "this-run", str(cwd)], (out, err)
