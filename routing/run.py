@@ -98,6 +98,7 @@ class AttemptView(BaseModel):
     rule: str | None = None
     excerpt: str | None = None
     retry_after_s: float | None = None
+    sandbox: str | None = None  # "none": this attempt's agent ran without a sandbox (the workspace said so)
 
 
 class WarningView(BaseModel):

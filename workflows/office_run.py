@@ -112,6 +112,7 @@ class OfficeRunWorkflow:
                     if isinstance(outcome, SessionOutput):  # the turn's activity recorded its own success
                         view.effective_model = outcome.reported_model or view.effective_model
                         view.attempts.append(cycle.attempt_view(seq, cand, view.effective_model))
+                        view.attempts[-1].sandbox = "none" if self._turns.unsandboxed else None
                         view.output, view.error_code = outcome.text, None
                         break
                     failure, state = outcome, cycle.state_for_failure(cand, outcome, capacity_uncounted)
@@ -153,6 +154,7 @@ class OfficeRunWorkflow:
         decision: Decision, started_at: datetime,
     ) -> None:  # fmt: skip
         self._view.attempts.append(cycle.attempt_view(seq, cand, self._view.effective_model, failure, decision))
+        self._view.attempts[-1].sandbox = "none" if self._turns.unsandboxed else None
         await workflow.execute_local_activity(
             stubs.record_attempt,
             AttemptRecord(run_id=req.run_id, seq=seq, candidate=cand, effective_model=self._view.effective_model,

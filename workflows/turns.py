@@ -156,6 +156,7 @@ class AgentTurns:
         self._acp: tuple[str, AcpStarted] | None = None  # (execution profile, the live agent session)
         self._base_commit: str | None = None  # the run's base, fixed by its first working copy
         self._start_commit: str | None = None  # the last completed turn's commit on the run's branch
+        self.unsandboxed = False  # the last attempt's agent ran without a sandbox
 
     def _on_start(self, started: SessionStarted) -> None:
         self._view().note_start(started.effective_model, started.warning)
@@ -164,6 +165,7 @@ class AgentTurns:
         self, req: RunRequest, cycle: RouteCycle, cand: Candidate, seq: int, turn: int, text: str
     ) -> SessionOutput | Classification:
         at = TurnAttempt(req, cand, seq, turn, text, is_retry=cycle.spends_retry_budget())
+        self.unsandboxed = False
         while True:
             try:
                 out = await self._turn(cycle, at)
@@ -273,6 +275,7 @@ class AgentTurns:
             live = (cand.execution_profile, started)
         self._acp = None  # a failed turn ends the session (the activity reaps it)
         session = live[1]
+        self.unsandboxed = session.sandbox_note is not None
         turn: SessionTurnOutput = await guarded(
             Phase.after_start,
             session.worker_queue,

@@ -25,9 +25,12 @@ def render_view(view: RunView) -> None:
         f"effective={view.effective_model or '-'} fallbacks={view.fallback_count}"
     )
     if view.attempts:
-        table = Table("seq", "provider", "model", "outcome", "error code", "decision")
+        table = Table("seq", "provider", "model", "outcome", "error code", "decision", "sandbox")
         for a in view.attempts:
-            table.add_row(str(a.seq), a.provider, a.model or "-", a.outcome, a.error_code or "-", a.decision or "-")
+            table.add_row(
+                str(a.seq), a.provider, a.model or "-", a.outcome, a.error_code or "-", a.decision or "-",
+                a.sandbox or "-",
+            )  # fmt: skip
         console.print(table)
     if view.sandbox_note:
         console.print(f"[yellow]warning[/] {view.sandbox_note}")

@@ -281,8 +281,10 @@ async def test_a_workspace_without_a_sandbox_says_so_in_the_run_view(stack, tmp_
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
     assert view.sandbox_note is not None and "sandbox is off" in view.sandbox_note and ws in view.sandbox_note
+    assert [a.sandbox for a in view.attempts] == ["none"]
     sandboxed_ws, sandboxed_agent, _ = await stack.workspace({"claude": scripted(tmp_path / "other.jsonl")})
-    assert (await run_to_end(stack, sandboxed_ws, sandboxed_agent)).sandbox_note is None
+    sandboxed = await run_to_end(stack, sandboxed_ws, sandboxed_agent)
+    assert sandboxed.sandbox_note is None and [a.sandbox for a in sandboxed.attempts] == [None]
 
 
 @pytest.mark.parametrize("when", ["exit_at_start", "exit_code"])
