@@ -112,14 +112,14 @@ async def test_claude_code_two_turns_on_one_live_session_writes_the_scripted_fil
         claude_provider(
             tool_uses=[
                 ScriptedToolUse(  # the client offers fs/*: Claude Code writes through its ACP tool, i.e. through us
-                    name="mcp__acp__Write",
+                    name="Write",
                     input={"file_path": "notes/plan.md", "content": "# Plan\n"},
                     match_text="the plan",
                 )
             ]
         ),
     )
-    claude = profile(stack, tmp_path, [str(agent("claude-code-acp"))], sim)
+    claude = profile(stack, tmp_path, [str(agent("claude-agent-acp"))], sim)
     ws, agent_name, p = await stack.workspace({"claude": claude}, model="sonnet")
     bare = bare_repo(tmp_path)
     config = await stack.store.get_workspace(ws)
@@ -147,7 +147,7 @@ async def test_claude_code_two_turns_on_one_live_session_writes_the_scripted_fil
     calls = [c for c in calls_to(stack, sim) if not str(c["messages"][0]["content"]).startswith("Files modified by")]
     # Turn 1: the scripted Write, then the text answer once the tool result came back; turn 2: one call.
     assert [(c["api"], c.get("tool_use"), c["tool_result"], c["status"]) for c in calls] == [
-        ("messages", "mcp__acp__Write", False, 200),
+        ("messages", "Write", False, 200),
         ("messages", None, True, 200),
         ("messages", None, False, 200),
     ]
@@ -162,7 +162,8 @@ async def test_claude_code_two_turns_on_one_live_session_writes_the_scripted_fil
     assert git("show", f"{branch}:notes/plan.md", cwd=bare) == "# Plan\n"
     assert git("rev-list", "--count", f"main..{branch}", cwd=bare).strip() == "1"
     assert view.result is not None and (view.result.files_changed, view.result.insertions) == (1, 1)
-    assert view.permissions.allowed == {"edit": 2}  # the permission request and the fs/write_text_file
+    # claude-agent-acp asks before the Write (the one edit question); Claude Code then writes the file itself
+    assert view.permissions.allowed == {"edit": 1}
     assert [(a.provider, a.model, a.error_code) for a in view.attempts] == [(p["claude"], "sonnet", None)] * 2
     assert view.effective_model == "sonnet"  # the model the agent reports after the one selection call
     print(f"\nMEASURE claude-code: 2 turns in {elapsed:.1f}s ({elapsed / 2:.1f}s per turn incl. session start)")
@@ -191,7 +192,7 @@ async def _failing_run(stack, tmp_path, command: list[str], prefix: str, provide
 
 
 async def test_claude_code_relays_provider_failures_once_per_attempt_and_the_run_falls_back(stack, tmp_path):
-    claude = [str(agent("claude-code-acp"))]
+    claude = [str(agent("claude-agent-acp"))]
     results = await asyncio.gather(
         *(
             _failing_run(stack, tmp_path, claude, f"anthropic-{f.status}", claude_provider(failures=[f]), "sonnet")
@@ -262,7 +263,7 @@ async def test_gemini_cli_without_credentials_is_auth_required_at_session_start(
 
 
 async def test_claude_code_tree_dies_with_its_worker_and_a_restarted_worker_reaps_leftovers(stack, tmp_path):
-    claude = [str(agent("claude-code-acp"))]
+    claude = [str(agent("claude-agent-acp"))]
     hang = InjectedFailure(status=504, kind="timeout", hold_s=120, match_text="hang")
     sim = await simulated(stack, "anthropic-tree", claude_provider(failures=[hang]))
     ws, agent_name, _p = await stack.workspace({"claude": profile(stack, tmp_path, claude, sim)}, model="sonnet")
