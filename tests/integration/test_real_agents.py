@@ -101,6 +101,9 @@ def profile(stack, tmp_path: Path, command: list[str], sim_name: str, **env: str
     )
 
 
+AUTH = InjectedFailure(status=401, kind="auth")
+
+
 def claude_provider(**kw) -> SimProvider:
     return SimProvider(models=["claude-*"], api_key=KEY, **kw)
 
@@ -332,3 +335,58 @@ async def test_gemini_cli_completes_a_turn_against_the_simulators_gemini_api(sta
         (p["gemini"], "gemini-2.5-pro")
     ]
     print(f"\nMEASURE gemini-cli: 1 turn in {elapsed:.1f}s incl. session start")
+
+
+async def test_opencode_completes_a_turn_that_edits_the_repository_and_relays_failures(stack, tmp_path):
+    """OpenCode (`opencode acp`) over its built-in OpenAI provider (Responses API) pointed at the simulator: the
+    scripted apply_patch is asked of the office first (edit), then the answer; a 401 falls back at once."""
+    opencode = [str(agent("opencode")), "acp"]
+    patch = "*** Begin Patch\n*** Add File: notes/plan.md\n+# Plan\n*** End Patch"
+    sim = await simulated(
+        stack,
+        "openai-oc",
+        SimProvider(
+            models=["gpt-*"],
+            api_key=KEY,
+            tool_uses=[ScriptedToolUse(name="apply_patch", input={"patchText": patch}, match_text="the plan")],
+        ),
+    )
+    # OpenCode names its models provider/model: its catalog is the OpenAI models it ships, "openai/gpt-5.4" among them.
+    ws, agent_name, p = await stack.workspace(
+        {"opencode": profile(stack, tmp_path, opencode, sim)}, model="openai/gpt-5.4"
+    )
+    bare = bare_repo(tmp_path)
+    config = await stack.store.get_workspace(ws)
+    await stack.store.save_workspace(
+        config.model_copy(
+            update={"repository": RepositoryConfig(url=str(bare)), "permissions": PermissionPolicy(edit="allow")}
+        )
+    )
+    started = time.monotonic()
+    handle = await submit(
+        stack.client, stack.store, ws, agent_name, "Write the plan to notes/plan.md", task_queue=stack.task_queue
+    )
+    failing = _failing_run(
+        stack, tmp_path, opencode, "openai-oc-401", SimProvider(models=["gpt-*"], failures=[AUTH]), "openai/gpt-5.4"
+    )
+    view, (failed, fp, failed_calls, moved_on) = await asyncio.gather(wait_for_view(stack.client, handle.id), failing)
+    elapsed = time.monotonic() - started
+    assert view.status is RunStatus.completed, view.message
+    calls = calls_to(stack, sim)  # no title-generation call: only the turn's own
+    assert [(c["api"], c["model"], c.get("tool_use"), c["tool_result"], c["status"]) for c in calls] == [
+        ("responses", "gpt-5.4", "apply_patch", False, 200),
+        ("responses", "gpt-5.4", None, True, 200),
+    ]
+    assert view.output == calls[1]["reply"] and "re: Write the plan" in view.output
+    assert [(a.provider, a.model) for a in view.attempts] == [(p["opencode"], "openai/gpt-5.4")]
+    assert git("show", f"office/{view.run_id}:notes/plan.md", cwd=bare) == "# Plan\n"
+    assert view.permissions.asked.get("edit", 0) >= 1 and not view.permissions.refused  # OpenCode asked first
+    # 401: JSON-RPC -32603 "Internal error: Incorrect API key provided …" (no status; OpenCode does not retry it)
+    assert failed.status is RunStatus.completed and failed.provider == fp["beta"], failed.message
+    assert [(a.error_code, a.decision) for a in failed.attempts if a.provider == fp["agent"]] == [
+        ("auth_required", "fallback")
+    ]
+    assert len(failed_calls) == 1
+    print(
+        f"\nMEASURE opencode: 1 turn with an edit in {elapsed:.1f}s incl. session start; 401 fallback {moved_on:.1f}s"
+    )
