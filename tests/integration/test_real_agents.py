@@ -280,7 +280,7 @@ async def test_claude_code_tree_dies_with_its_worker_and_a_restarted_worker_reap
         held = lambda: any(c["status"] is None and prompt in str(c["messages"]) for c in calls_to(stack, sim))  # noqa: E731
         assert await until(held, 60)  # the agent's call is held by the provider: the turn is in flight
         tree = marked(worker.pid)
-        assert len(tree) >= 3, tree  # guard, the claude-code-acp bridge, the Claude Code CLI it spawned
+        assert len(tree) >= 3, tree  # guard, the claude-agent-acp bridge, the Claude Code CLI it spawned
         return worker, handle, tree
 
     try:
@@ -296,10 +296,14 @@ async def test_claude_code_tree_dies_with_its_worker_and_a_restarted_worker_reap
         await first.terminate()
 
         # 2. Worker and guard killed at once (nothing left to clean up): the bridge and the CLI are orphans, and a
-        #    restarted worker's start-up reap takes them.
+        #    restarted worker's start-up reap takes them. They are stopped first: claude-agent-acp may also exit by
+        #    itself once its stdin closes, and this is about the orphans that do not.
         worker, second, tree = await mid_turn("hang on, second")
         [guard] = [pid for pid in tree if is_guard(pid)]
-        for pid in (worker.pid, guard):
+        for pid in tree:
+            if pid != guard:
+                os.kill(pid, signal.SIGSTOP)
+        for pid in (guard, worker.pid):  # the guard first: a worker dying first sends it its parent-death SIGTERM
             os.kill(pid, signal.SIGKILL)
         await worker.wait()
         await asyncio.sleep(1)
