@@ -122,7 +122,10 @@ def test_the_readme_agent_workspace_example_is_valid():
 
     example = Path(__file__).resolve().parents[2] / "examples" / "agents.yaml"
     ws = WorkspaceConfig.model_validate(yaml.safe_load(example.read_text()))
-    assert [ws.providers[p.provider].kind.value for p in ws.provider_order] == ["acp", "acp", "openai"]
+    assert [ws.providers[p.provider].kind.value for p in ws.provider_order] == ["acp", "acp", "acp", "openai"]
+    # agents are the operator's installation, named by absolute path: never npx, never the working copy's
+    commands = [ws.providers[p.provider].command for p in ws.provider_order if ws.providers[p.provider].command]
+    assert all(c[0].startswith("/") and "npx" not in c for c in commands)
 
 
 def test_the_adapter_is_recognised_from_the_command_or_named_by_the_profile():
