@@ -117,7 +117,10 @@ CLAUDE_CODE = AgentAdapter(
     recognise=("claude-code-acp", "claude-agent-acp"),
     settings={
         "CLAUDE_CODE_MAX_RETRIES": "0",  # default 10: a 529 endpoint took 9 min 14 s and 33 calls
-        "IS_SANDBOX": "1",  # Claude Code refuses to skip permissions as root otherwise
+        # claude-agent-acp 0.23 runs as root without it, but then throws at session/new on a repository whose
+        # .claude/settings.json says defaultMode bypassPermissions; with it the session starts and is reset to mode
+        # default right after (activities/acp_session.py), and no bypass option is ever chosen (once options only).
+        "IS_SANDBOX": "1",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",  # no telemetry, error reporting or update checks
         "DISABLE_AUTOUPDATER": "1",
         "DISABLE_TELEMETRY": "1",
