@@ -14,17 +14,24 @@ $(BIN)/office: pyproject.toml
 install: $(BIN)/office
 
 # Real ACP agents the test suite launches against the provider simulator (pinned; offline once installed).
-# codex-acp ships its Rust binary as an optional platform package: this machine's Linux one is pinned explicitly
-# (an install that omits optional dependencies would otherwise leave codex-acp without its binary).
+# codex-acp and opencode-ai ship their binaries as optional platform packages: this machine's Linux ones are pinned
+# explicitly (an install that omits optional dependencies would otherwise leave them without their binary).
+# The set is installed from scratch (no earlier package.json): only the pinned packages are declared.
 AGENTS := .cache/agents
-CLAUDE_ACP_VERSION ?= 0.16.2
+ARCH := $(shell node -p process.arch 2>/dev/null || echo x64)
+CLAUDE_ACP_VERSION ?= 0.23.1
 CODEX_ACP_VERSION ?= 0.16.0
 GEMINI_CLI_VERSION ?= 0.61.0
-AGENT_PACKAGES := @zed-industries/claude-code-acp@$(CLAUDE_ACP_VERSION) \
+OPENCODE_VERSION ?= 1.18.33
+AGENT_PINS := $(CLAUDE_ACP_VERSION)-$(CODEX_ACP_VERSION)-$(GEMINI_CLI_VERSION)-$(OPENCODE_VERSION)
+AGENT_PACKAGES := @zed-industries/claude-agent-acp@$(CLAUDE_ACP_VERSION) \
 	@zed-industries/codex-acp@$(CODEX_ACP_VERSION) \
-	@zed-industries/codex-acp-linux-$(shell node -p process.arch 2>/dev/null || echo x64)@$(CODEX_ACP_VERSION) \
-	@google/gemini-cli@$(GEMINI_CLI_VERSION)
-$(AGENTS)/.installed-$(CLAUDE_ACP_VERSION)-$(CODEX_ACP_VERSION)-$(GEMINI_CLI_VERSION):
+	@zed-industries/codex-acp-linux-$(ARCH)@$(CODEX_ACP_VERSION) \
+	@google/gemini-cli@$(GEMINI_CLI_VERSION) \
+	opencode-ai@$(OPENCODE_VERSION) \
+	opencode-linux-$(ARCH)@$(OPENCODE_VERSION)
+$(AGENTS)/.installed-$(AGENT_PINS):
+	rm -f $(AGENTS)/.installed-* $(AGENTS)/package.json $(AGENTS)/package-lock.json
 	npm install --silent --no-audit --no-fund --save-exact --prefix $(AGENTS) $(AGENT_PACKAGES)
 	touch $@
 
@@ -34,7 +41,7 @@ sandbox:
 		|| (apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null) \
 		|| { echo "agents run in a bubblewrap sandbox: install bubblewrap (apt-get install bubblewrap)"; exit 1; }
 
-agents: sandbox $(AGENTS)/.installed-$(CLAUDE_ACP_VERSION)-$(CODEX_ACP_VERSION)-$(GEMINI_CLI_VERSION)
+agents: sandbox $(AGENTS)/.installed-$(AGENT_PINS)
 
 run: install sandbox
 	$(BIN)/office dev

@@ -7,6 +7,7 @@ import contextlib
 import logging
 import os
 import re
+import shutil
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
+from acp.meta import AGENT_METHODS
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -22,8 +24,16 @@ from activities.admission import accounted, admit, heartbeating
 from activities.attempts import close_answered, succeeded
 from activities.boundary import RunBoundary
 from activities.executors.acp import METHOD_NOT_FOUND, AgentSession, is_claude_bridge
+from activities.executors.agents import refused_repository_config
 from activities.executors.base import ProviderCallError
-from activities.executors.launcher import CommandRefused, kill_orphaned_agents, launch_environment, sandbox_plan
+from activities.executors.launcher import (
+    CommandRefused,
+    adapter_of,
+    kill_orphaned_agents,
+    launch_environment,
+    sandbox_plan,
+)
+from activities.executors.sandbox import HOME as SANDBOX_HOME
 from activities.executors.sandbox import SandboxUnavailable
 from activities.session import as_entries, settle_start
 from activities.shutdown import fails_on_worker_shutdown
@@ -157,12 +167,19 @@ class LiveAgents:
 
 
 async def end_session(session: AgentSession) -> None:
-    """Reaps the agent, then removes its working copy (the run's branch stays in the repository)."""
+    """Reaps the agent, then removes its working copy (the run's branch stays in the repository) and the
+    configuration directory Claude Code had for this session."""
     await session.close()
     wc, session.workcopy = session.workcopy, None
     if wc is not None:
         with contextlib.suppress(Exception):
             await workcopy.remove(wc)
+    if session.collector.cwd and session.adapter.name == "claude-code":
+        await asyncio.to_thread(shutil.rmtree, claude_config_dir(session.collector.cwd, session.run_id), True)
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
 
 
 def session_workdir(base: str | None, run_id: str, work_dir: str) -> str:
@@ -170,7 +187,7 @@ def session_workdir(base: str | None, run_id: str, work_dir: str) -> str:
     the worker's work directory (never the worker's current directory). An absolute path, as ACP wants."""
     if base:
         return os.path.abspath(base)
-    path = Path(work_dir).resolve() / "sessions" / re.sub(r"[^A-Za-z0-9_.-]", "_", run_id)
+    path = Path(work_dir).resolve() / "sessions" / _safe(run_id)
     return str(private_dir(path))
 
 
@@ -183,11 +200,28 @@ async def reap_orphaned_agents() -> int:
     return reaped
 
 
-def claude_meta(cand: Candidate) -> dict | None:
-    """The explicit fallback for Claude's bridge when auto-fallback is off (it has no environment variable)."""
-    if is_claude_bridge(cand.profile) and cand.fallback_model and not cand.auto_fallback:
-        return {"claudeCode": {"options": {"fallbackModel": cand.fallback_model}}}
-    return None
+def claude_config_dir(cwd: str, run_id: str) -> Path:
+    """Claude Code's configuration directory (CLAUDE_CONFIG_DIR) for one session: beside its working directory,
+    never inside it, so nothing of the repository is its configuration and nothing of its own is committed.
+    Removed when the session ends (`end_session`)."""
+    work = Path(cwd)
+    return work.parent / f".{work.name}.claude-{_safe(run_id)}"
+
+
+def claude_meta(cand: Candidate, config_dir: Path | None = None) -> dict | None:
+    """session/new's `_meta` for Claude's bridge, which hands `claudeCode.options` to the Claude Agent SDK over its
+    own defaults (claude-agent-acp createSession): no setting sources (the bridge's default, user + project + local,
+    would load the repository's .claude/settings*.json hooks, permissions and env, CLAUDE.md, skills and agents),
+    only the client's MCP servers (strictMcpConfig: no .mcp.json), a configuration directory of the session's own,
+    and the explicit fallback model when auto-fallback is off (it has no environment variable)."""
+    if not is_claude_bridge(cand.profile):
+        return None
+    options: dict[str, object] = {"settingSources": [], "strictMcpConfig": True}
+    if config_dir is not None:
+        options["env"] = {"CLAUDE_CONFIG_DIR": str(config_dir)}
+    if cand.fallback_model and not cand.auto_fallback:
+        options["fallbackModel"] = cand.fallback_model
+    return {"claudeCode": {"options": options}}
 
 
 def prompt_text(snapshot: list[Entry], fresh_session: bool, provider: str, full_history: bool) -> tuple[str, list[str]]:
@@ -229,6 +263,16 @@ class AcpActivities:
         except ProviderCallError as err:
             raise provider_failure(classify(err.signal, utcnow())) from err
         wc = await self._workcopy(inp) if inp.repository is not None else None
+        if wc is not None and (found := refused_repository_config(adapter_of(cand.profile), wc.path)):
+            await workcopy.remove(wc)
+            raise configuration_failure(
+                "repository",
+                f"the repository holds {', '.join(found)}, which {adapter_of(cand.profile).name} loads as its own "
+                "configuration (and runs plugins from) whatever it is told; remove it from the branch or run this "
+                "repository with another agent",
+                cand.provider,
+                Phase.session_start,
+            )
         cwd = str(wc.path) if wc is not None else session_workdir(self.cwd, inp.run_id, self.work_dir)
         plan = sandbox_plan(cand.profile, sandbox)
         if plan is None:
@@ -293,8 +337,22 @@ class AcpActivities:
 
     async def _start(self, inp: AcpStartInput, session: AgentSession, cwd: str) -> SessionStarted:
         cand = inp.candidate
+        claude = is_claude_bridge(cand.profile)
+        sandboxed = session.launched is not None and session.launched.sandbox is not None
+        if not claude:
+            config_dir = None
+        elif sandboxed:  # the sandbox's home is the session's own, and the only place outside its working copy
+            config_dir = Path(SANDBOX_HOME) / ".claude"
+        else:
+            config_dir = private_dir(claude_config_dir(cwd, inp.run_id))
         try:
-            await session.start(cwd, claude_meta(cand))
+            await session.start(cwd, claude_meta(cand, config_dir))
+            if claude:  # the bridge took permissions.defaultMode from the repository's .claude/settings*.json
+                await session.request(
+                    AGENT_METHODS["session_set_mode"],
+                    {"sessionId": session.session_id, "modeId": "default"},
+                    Phase.session_start,
+                )
         except ProviderCallError as err:
             raise provider_failure(classify(err.signal, utcnow())) from err
         choice = session.choice

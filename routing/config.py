@@ -23,7 +23,7 @@ class ExecutorKind(StrEnum):
 
 
 # The agents the ACP executor has an adapter for (activities/executors/agents.py); None: recognised from the command.
-AgentAdapterName = Literal["claude-code", "codex", "gemini-cli", "generic"]
+AgentAdapterName = Literal["claude-code", "codex", "gemini-cli", "opencode", "generic"]
 
 
 class TierOverride(BaseModel):

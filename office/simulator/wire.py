@@ -19,9 +19,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from office.simulator.errors import error_body
 from office.simulator.turns import Answer, Failure, Turn
 
-# Text the agents put into user turns besides what the user typed (Claude Code's <system-reminder> blocks,
-# Codex's <environment_context> and <user_instructions>): not part of the conversation a test asserts on.
-_CONTEXT_BLOCK = re.compile(r"^\s*<([a-z_-]+)[ >].*</\1>\s*$", re.S)
+# Text the agents put into user turns besides what the user typed (Claude Code's <system-reminder> blocks and the
+# <command-name>/model</command-name>… record of a model selection, Codex's <environment_context> and
+# <user_instructions>): a block made only of such elements is not part of the conversation a test asserts on.
+_CONTEXT_BLOCK = re.compile(r"^\s*(?:<([a-z_-]+)[ >].*?</\1>\s*)+$", re.S)
 
 
 def credential(request: Request) -> str | None:
@@ -251,7 +252,9 @@ def _messages(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Res
         blocks.append({"type": "text", "text": answer.text})
     stop_reason = "tool_use" if tool else "end_turn"
     output_tokens = max(1, len(answer.text) // 4)
-    usage = {"input_tokens": answer.input_tokens, "output_tokens": output_tokens}
+    # The cache counters are always present on the real API (claude-agent-acp adds them up: a missing one is NaN).
+    cache = {"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    usage = {"input_tokens": answer.input_tokens, "output_tokens": output_tokens, **cache}
     if not stream:
         return JSONResponse(
             {
@@ -275,7 +278,7 @@ def _messages(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Res
             "content": [],
             "stop_reason": None,
             "stop_sequence": None,
-            "usage": {"input_tokens": answer.input_tokens, "output_tokens": 1},
+            "usage": {"input_tokens": answer.input_tokens, "output_tokens": 1, **cache},
         },
     }
     frames = [event(start, "message_start")]

@@ -9,7 +9,7 @@ from routing.config import ExecutionProfile
 from routing.run import Candidate
 from routing.transcript import Entry
 
-CLAUDE = ["npx", "@zed-industries/claude-code-acp"]
+CLAUDE = ["/opt/agents/node_modules/.bin/claude-agent-acp"]
 
 
 def candidate(profile: ExecutionProfile, **kw) -> Candidate:
@@ -45,11 +45,30 @@ def test_secrets_are_refused_in_plain_profile_env():
 
 def test_explicit_fallback_reaches_the_claude_bridge_only_when_auto_fallback_is_off():
     profile = ExecutionProfile(kind="acp", command=CLAUDE)
-    assert claude_meta(candidate(profile, fallback_model="sonnet")) == {
-        "claudeCode": {"options": {"fallbackModel": "sonnet"}}
+    options = claude_meta(candidate(profile, fallback_model="sonnet"))["claudeCode"]["options"]
+    assert options["fallbackModel"] == "sonnet"
+    assert (
+        "fallbackModel"
+        not in claude_meta(candidate(profile, fallback_model="sonnet", auto_fallback=True))["claudeCode"]["options"]
+    )
+    assert claude_meta(candidate(ExecutionProfile(kind="acp", command=["codex-acp"]))) is None
+
+
+def test_claude_code_takes_no_settings_from_the_repository_and_has_a_config_dir_of_its_own(tmp_path):
+    from activities.acp_session import claude_config_dir
+
+    work = tmp_path / "worktrees" / "run-1-ab12"
+    config_dir = claude_config_dir(str(work), "run/1")
+    assert config_dir.parent == work.parent and not config_dir.is_relative_to(work)  # never in the working copy
+    assert claude_meta(candidate(ExecutionProfile(kind="acp", command=CLAUDE)), config_dir) == {
+        "claudeCode": {
+            "options": {
+                "settingSources": [],  # the bridge's default is user, project, local
+                "strictMcpConfig": True,  # no .mcp.json: only the client's MCP servers
+                "env": {"CLAUDE_CONFIG_DIR": str(config_dir)},
+            }
+        }
     }
-    assert claude_meta(candidate(profile, fallback_model="sonnet", auto_fallback=True)) is None
-    assert claude_meta(candidate(profile)) is None
 
 
 def test_models_are_read_from_the_config_option_or_the_older_models_state():
@@ -104,7 +123,10 @@ def test_the_readme_agent_workspace_example_is_valid():
 
     example = Path(__file__).resolve().parents[2] / "examples" / "agents.yaml"
     ws = WorkspaceConfig.model_validate(yaml.safe_load(example.read_text()))
-    assert [ws.providers[p.provider].kind.value for p in ws.provider_order] == ["acp", "acp", "openai"]
+    assert [ws.providers[p.provider].kind.value for p in ws.provider_order] == ["acp", "acp", "acp", "openai"]
+    # agents are the operator's installation, named by absolute path: never npx, never the working copy's
+    commands = [ws.providers[p.provider].command for p in ws.provider_order if ws.providers[p.provider].command]
+    assert all(c[0].startswith("/") and "npx" not in c for c in commands)
 
 
 def test_the_adapter_is_recognised_from_the_command_or_named_by_the_profile():
@@ -113,6 +135,7 @@ def test_the_adapter_is_recognised_from_the_command_or_named_by_the_profile():
     assert adapter_of(ExecutionProfile(kind="acp", command=CLAUDE)).name == "claude-code"
     assert adapter_of(ExecutionProfile(kind="acp", command=["/x/.bin/codex-acp"])).name == "codex"
     assert adapter_of(ExecutionProfile(kind="acp", command=["gemini", "--experimental-acp"])).name == "gemini-cli"
+    assert adapter_of(ExecutionProfile(kind="acp", command=["/opt/agents/.bin/opencode", "acp"])).name == "opencode"
     assert adapter_of(ExecutionProfile(kind="acp", command=["my-agent"])).name == "generic"
     assert adapter_of(ExecutionProfile(kind="acp", command=["wrapper.sh"], adapter="claude-code")).name == "claude-code"
     with pytest.raises(ValueError, match="acp executor only"):
@@ -150,6 +173,50 @@ def test_codex_gets_a_responses_provider_with_request_and_stream_retries_off():
     assert overrides["model_providers.office.request_max_retries"] == "0"
     assert overrides["model_providers.office.stream_max_retries"] == "0"
     assert launch_command(ExecutionProfile(kind="acp", command=["codex-acp"])) == ["codex-acp"]  # its own login
+
+
+def test_opencode_is_pointed_at_the_provider_and_switched_off_from_the_repository(monkeypatch):
+    import json
+
+    monkeypatch.setenv("OFFICE_CRED_TEAM_OPENAI_KEY", "sk-team")
+    profile = ExecutionProfile(
+        kind="acp",
+        command=["opencode", "acp"],
+        base_url="http://h/p/o/v1/",
+        credential_env="OFFICE_CRED_TEAM_OPENAI_KEY",
+    )
+    env = launch_environment(profile, "o", "openai/gpt-5.4")
+    config = json.loads(env["OPENCODE_CONFIG_CONTENT"])
+    assert config["provider"] == {"openai": {"options": {"baseURL": "http://h/p/o/v1"}}}
+    assert config["enabled_providers"] == ["openai"] and env["OPENAI_API_KEY"] == "sk-team"
+    assert config["agent"]["title"] == {"disable": True}  # no second model call per session
+    assert {config["permission"][k] for k in ("edit", "bash", "webfetch", "external_directory")} == {"ask"}
+    assert env["OPENCODE_DISABLE_PROJECT_CONFIG"] == env["OPENCODE_DISABLE_EXTERNAL_SKILLS"] == "1"
+    assert env["npm_config_offline"] == "true" and env["OPENCODE_DISABLE_MODELS_FETCH"] == "1"
+    again = launch_environment(profile, "o", "openai/gpt-5.4")
+    assert len(env["OPENCODE_SERVER_PASSWORD"]) >= 24
+    assert again["OPENCODE_SERVER_PASSWORD"] != env["OPENCODE_SERVER_PASSWORD"]  # one per launch
+    own_login = json.loads(
+        launch_environment(ExecutionProfile(kind="acp", command=["opencode", "acp"]), "o", None)[
+            "OPENCODE_CONFIG_CONTENT"
+        ]
+    )
+    assert "provider" not in own_login and "enabled_providers" not in own_login
+
+
+def test_a_working_copy_holding_what_opencode_always_loads_is_named(tmp_path):
+    from activities.executors.agents import CLAUDE_CODE, OPENCODE, refused_repository_config
+
+    (tmp_path / ".opencode").mkdir()
+    (tmp_path / "opencode.jsonc").write_text("{}")
+    (tmp_path / ".claude").mkdir()
+    assert refused_repository_config(OPENCODE, tmp_path) == [".opencode", "opencode.jsonc"]
+    assert refused_repository_config(CLAUDE_CODE, tmp_path) == []  # switched off by its session options
+
+
+def test_gemini_cli_treats_the_working_copy_as_untrusted():
+    env = launch_environment(ExecutionProfile(kind="acp", command=["gemini", "--experimental-acp"]), "g", None)
+    assert env["GEMINI_CLI_TRUST_WORKSPACE"] == "false"
 
 
 @pytest.mark.parametrize(
