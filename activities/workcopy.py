@@ -295,6 +295,17 @@ def _root_of(wc: WorkCopy) -> Path:
     return wc.mirror.parent.parent  # <root>/mirrors/<key>.git
 
 
+def _in_copy(path: Path, mirror: Path, env: dict[str, str]) -> dict[str, str]:
+    """A git command in a working copy names its repository itself: the worktree's own directory in the mirror,
+    never what the working copy's `.git` says. The agent can replace that file with a repository of its own whose
+    config (core.fsmonitor, hooks) would run on the worker."""
+    return {**env, "GIT_DIR": str(mirror / "worktrees" / path.name), "GIT_WORK_TREE": str(path)}
+
+
+def _wc_env(wc: WorkCopy, *, network: bool = False) -> dict[str, str]:
+    return _in_copy(wc.path, wc.mirror, _env(wc.config, _root_of(wc), network=network))
+
+
 def _mirror_path(config: RepositoryConfig, root: Path) -> Path:
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", posixpath.basename(config.url.rstrip("/")) or "repo")[:40]
     key = hashlib.sha256(config.url.encode()).hexdigest()[:16]
@@ -502,7 +513,7 @@ async def prepare(
             f"a working copy of {config.url} for run {run_id} cannot be created under {path.parent} "
             f"({_first_line(made.err)}); check the worker's disk space and that this directory is writable",
         )
-    checkout = await _git("reset", "--quiet", "--hard", start, cwd=path, env=env, check=False)
+    checkout = await _git("reset", "--quiet", "--hard", start, cwd=path, env=_in_copy(path, mirror, env), check=False)
     if checkout.rc != 0:
         await remove(WorkCopy(run_id, config, path, mirror, branch, base, start, start, remote_head))
         raise RepositoryConfigError(
@@ -616,7 +627,7 @@ def _raise_push_error(config: RepositoryConfig, ref: str, out: _Out) -> None:
 async def commit_turn(wc: WorkCopy, turn: int, provider: str, model: str | None) -> TurnCommit:
     """Commits what a completed turn changed (no empty commit) and pushes the run's branch. Counts are for this
     turn; commits the agent made itself during the turn are included and pushed too."""
-    net, env = _env(wc.config, _root_of(wc), network=True), _env(wc.config, _root_of(wc))
+    net, env = _wc_env(wc, network=True), _wc_env(wc)
     await _git("add", "--all", cwd=wc.path, env=env)
     staged = await _git("diff", "--cached", "--quiet", cwd=wc.path, env=env, check=False)
     if staged.rc == 1:
@@ -641,7 +652,7 @@ async def commit_turn(wc: WorkCopy, turn: int, provider: str, model: str | None)
 async def keep_failed(wc: WorkCopy, seq: int, note: str = "") -> str | None:
     """Keeps a failed turn's partial changes on refs/heads/office-failed/<run-id>-<seq> (the run's branch does
     not move; the working tree is left as it is). Returns that commit, or None when nothing changed."""
-    net, env = _env(wc.config, _root_of(wc), network=True), _env(wc.config, _root_of(wc))
+    net, env = _wc_env(wc, network=True), _wc_env(wc)
     real_index = (await _git("rev-parse", "--path-format=absolute", "--git-path", "index", cwd=wc.path,
                              env=env)).out.strip()  # fmt: skip
     index = _scratch_index(real_index)
@@ -669,7 +680,7 @@ async def keep_failed(wc: WorkCopy, seq: int, note: str = "") -> str | None:
 async def reset_to(wc: WorkCopy, commit: str | None = None) -> None:
     """Puts the working copy back at a commit (default: the last completed turn), dropping uncommitted work
     (untracked files too; ignored files stay) — for a retry that keeps the same live session and cwd."""
-    env = _env(wc.config, _root_of(wc))
+    env = _wc_env(wc)
     target = commit or wc.head
     await _git("reset", "--quiet", "--hard", target, cwd=wc.path, env=env)
     await _git("clean", "-fdq", cwd=wc.path, env=env)
@@ -678,13 +689,13 @@ async def reset_to(wc: WorkCopy, commit: str | None = None) -> None:
 
 async def continuation_note(wc: WorkCopy) -> str:
     """For a fallback's first prompt: the branch, the commit it starts from, files changed since the base."""
-    env = _env(wc.config, _root_of(wc))
+    env = _wc_env(wc)
     changes = await _numstat(wc.base_commit, wc.head, wc.path, env)
     return _note(wc.branch, wc.config.base_ref, wc.base_commit, wc.head, changes)
 
 
 async def result(wc: WorkCopy) -> RunResult:
-    env = _env(wc.config, _root_of(wc))
+    env = _wc_env(wc)
     changes = await _numstat(wc.base_commit, wc.head, wc.path, env)
     return RunResult(
         branch=wc.branch,

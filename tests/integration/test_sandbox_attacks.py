@@ -60,12 +60,6 @@ def git(*args: str, cwd: Path | None = None) -> str:
 # ------------------------------------------------------------------------------- escaping through the worker's git
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the working copy's .git is writable inside the sandbox and the worker's git (`git add --all` in "
-    "commit_turn) discovers the repository from it: an agent that replaces .git with a repository whose config "
-    "sets core.fsmonitor runs any command on the worker, outside the sandbox",
-)
 async def test_an_agent_cannot_make_the_workers_git_run_its_command(tmp_path):
     seed, bare = tmp_path / "seed", tmp_path / "app.git"
     git("init", "-q", "-b", "main", str(seed))
