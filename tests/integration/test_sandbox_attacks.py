@@ -82,11 +82,6 @@ async def test_an_agent_cannot_make_the_workers_git_run_its_command(tmp_path):
 # ------------------------------------------------------------------------------------------ kernel interfaces
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="no --disable-userns and no seccomp filter: the agent creates a nested user namespace with every "
-    "capability in it (CAP_NET_ADMIN, CAP_SYS_ADMIN), which opens nf_tables and other kernel attack surface",
-)
 async def test_the_agent_cannot_create_a_user_namespace_with_capabilities(tmp_path):
     probe = (
         "import ctypes\n"
