@@ -45,6 +45,7 @@ from routing.permissions import (
 METHOD_NOT_FOUND = -32601
 LEGACY_SET_MODEL = "session/set_model"  # agents from before session config options (e.g. claude-code-acp 0.x)
 FS_REFUSED = -32001  # an fs/* call the run's permission policy or working copy confinement refuses
+STDERR_LINES, STDERR_LINE_BYTES = 20, 2048  # what is kept of an agent's stderr for its failure's excerpt
 # An agent that has not answered `initialize` by then failed to start: the attempt fails, the worker goes on.
 LAUNCH_TIMEOUT_S = 60.0
 tracer = trace.get_tracer("office.executors")
@@ -288,9 +289,21 @@ class AgentSession:
         return session
 
     async def _drain_stderr(self) -> None:
-        assert self.process.stderr is not None
-        while line := await self.process.stderr.readline():
-            self.stderr_tail = ([*self.stderr_tail, line.decode(errors="replace").rstrip()])[-20:]
+        """Keeps the last lines the agent wrote to stderr (each cut short), reading to the end however long a line
+        is: an error message needs a few lines, and a flood must not pin the worker's memory."""
+        stream = self.process.stderr
+        assert stream is not None
+        while True:
+            try:
+                line = await stream.readuntil(b"\n")
+            except asyncio.IncompleteReadError as end:
+                line = end.partial
+            except asyncio.LimitOverrunError as long:  # a line longer than the buffer: keep its start, skip the rest
+                line = await stream.read(long.consumed)
+            if not line:
+                return
+            text = line[:STDERR_LINE_BYTES].decode(errors="replace").rstrip()
+            self.stderr_tail = [*self.stderr_tail, text][-STDERR_LINES:]
 
     async def request(self, method: str, params: dict[str, Any], phase: Phase) -> dict[str, Any]:
         """A raw request, so fields from newer or older protocol versions are read, not dropped."""

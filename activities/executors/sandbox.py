@@ -19,9 +19,12 @@ Node process per session, and the relay lives in the worker where the run's allo
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
 import os
+import re
 import shutil
+import socket
 import sys
 import tempfile
 import uuid
@@ -47,7 +50,8 @@ ETC_FILES = (
     "/etc/ca-certificates", "/etc/pki", "/etc/mime.types", "/etc/gitconfig",
 )  # fmt: skip
 RELAY_CHUNK = 65536
-CONNECT_HEAD_LIMIT = 8192
+CONNECT_HEAD_S = 10.0  # a proxy client that has not sent its CONNECT head by then is dropped
+MAX_CONNECTIONS = 64  # relayed at once per session
 
 
 class SandboxUnavailable(RuntimeError):
@@ -200,7 +204,8 @@ class Sandbox:
         return forwards
 
     def _environment(self, env: dict[str, str], cwd: str, has_proxy: bool) -> dict[str, str]:
-        inside = {**env, "HOME": HOME, "TMPDIR": "/tmp"}
+        # PYTHONSAFEPATH: `python -m x` or a script does not import from the working directory (the repository).
+        inside = {**env, "HOME": HOME, "TMPDIR": "/tmp", "PYTHONSAFEPATH": "1"}
         # Only absolute PATH entries outside the working copy: `env node` never finds a committed node_modules/.bin.
         inside["PATH"] = ":".join(
             p
@@ -225,7 +230,12 @@ class Sandbox:
         bwrap = shutil.which("bwrap") or "bwrap"
         python = os.path.realpath(sys.executable)  # runs the relay (sandbox_init.py) when there is a network
         readable = [*installation_roots(command[0]), *(installation_roots(python) if forwards else []), *plan.read_only]
+        # Real paths: a symlinked path must not slip a private directory past the check below.
+        readable = [os.path.realpath(p) for p in readable]
         readable = [path for path in dict.fromkeys(readable) if not _covered(path, list(SYSTEM_DIRS))]
+        for path in [p for p in readable if _covered(p, private)]:  # a path inside the worker's private directories
+            log.warning("sandbox: %s lies in the worker's private directories and is not given to the agent", path)
+            readable.remove(path)
         caps = ["--cap-add", "CAP_NET_BIND_SERVICE"] if any(port < 1024 for port, _ in forwards) else []
         # Its own user namespace, in which it may make no further one (a nested user namespace would hand it every
         # capability there, and with them the kernel's netfilter and mount interfaces).
@@ -251,25 +261,44 @@ class Sandbox:
         return [*argv, "--", python, "-I", "-S", f"{RUN_DIR}/init.py", *inner, "--", *command]
 
     async def _forward(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, target: tuple) -> None:
-        await self._connect_and_pipe(reader, writer, target[0], target[1])
+        if self._admitted(writer):
+            await self._connect_and_pipe(reader, writer, target[0], target[1])
+
+    def _admitted(self, writer: asyncio.StreamWriter) -> bool:
+        """At most MAX_CONNECTIONS relayed at once per session: an agent cannot exhaust the worker's descriptors."""
+        if len(self.connections) < MAX_CONNECTIONS:
+            return True
+        writer.close()
+        return False
 
     async def _proxy(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, allowed: list[Endpoint]) -> None:
-        """HTTP CONNECT to an allowed host only; anything else is answered 403 and closed."""
+        """HTTP CONNECT to an allowed host only, at an address that is not the worker's own, link-local or
+        unspecified (a name may resolve anywhere); anything else is answered 403 and closed."""
+        if not self._admitted(writer):
+            return
+        task = asyncio.current_task()
+        if task is not None:
+            self.connections.add(task)  # counted (and cancelled at close) while its head is awaited too
         try:
-            head = await reader.readuntil(b"\r\n\r\n")
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
-            writer.close()
-            return
-        line = head.split(b"\r\n", 1)[0].decode("latin-1").split()
-        host, port = _connect_target(line)
-        if host is None or not any(e.admits(host, port) for e in allowed):
-            log.warning("sandbox proxy refused %s", " ".join(line[:2])[:200])
-            writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-            with contextlib.suppress(ConnectionError):
-                await writer.drain()
-            writer.close()
-            return
-        await self._connect_and_pipe(reader, writer, host, port, established=True)
+            try:
+                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), CONNECT_HEAD_S)
+            except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+                writer.close()
+                return
+            line = head.split(b"\r\n", 1)[0].decode("latin-1").split()
+            host, port = _connect_target(line)
+            address = await _public_address(host, port) if host and any(e.admits(host, port) for e in allowed) else None
+            if address is None:
+                log.warning("sandbox proxy refused %r", " ".join(line[:2])[:200])
+                writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                with contextlib.suppress(ConnectionError):
+                    await writer.drain()
+                writer.close()
+                return
+            await self._connect_and_pipe(reader, writer, address, port, established=True)
+        finally:
+            if task is not None:
+                self.connections.discard(task)
 
     async def _connect_and_pipe(
         self,
@@ -307,8 +336,18 @@ class Sandbox:
         for task in list(self.connections):
             task.cancel()
         self.servers.clear()
-        await asyncio.to_thread(shutil.rmtree, self.root, True)
-        await asyncio.to_thread(shutil.rmtree, self.net_dir, True)
+        await remove_tree(self.root)
+        await remove_tree(self.net_dir)
+
+
+async def remove_tree(path: Path) -> None:
+    """Removes what an agent left, however it left it: `rm -rf` has no recursion limit (a deep tree broke
+    shutil.rmtree), and modes an agent took away (a 000 directory) are given back to the owner first."""
+    for argv in (["chmod", "-R", "u+rwx", str(path)], ["rm", "-rf", "--one-file-system", str(path)]):
+        process = await asyncio.create_subprocess_exec(
+            *argv, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL
+        )
+        await process.wait()
 
 
 def _session_dirs(work_dir: str) -> tuple[Path, Path]:
@@ -324,9 +363,24 @@ def _connect_target(request_line: list[str]) -> tuple[str | None, int]:
     if len(request_line) < 2 or request_line[0].upper() != "CONNECT":
         return None, 0
     host, _, port = request_line[1].rpartition(":")
-    if not port.isdigit() or not host:
+    if not re.fullmatch(r"[0-9]{1,5}", port) or not 0 < int(port) < 65536 or not host:
         return None, 0
     return host.strip("[]"), int(port)
+
+
+async def _public_address(host: str, port: int) -> str | None:
+    """The address to connect to for an allowed name: resolved here once (so a second answer cannot differ),
+    refused when it is the worker's own loopback, link-local (a cloud metadata service), unspecified or multicast."""
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return None
+    for *_, sockaddr in infos:
+        address = ipaddress.ip_address(sockaddr[0])
+        mapped = getattr(address, "ipv4_mapped", None) or address
+        if not (mapped.is_loopback or mapped.is_link_local or mapped.is_unspecified or mapped.is_multicast):
+            return str(address)
+    return None
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -129,11 +129,6 @@ async def test_the_agent_does_not_possess_the_workers_session_keyring(tmp_path):
 # --------------------------------------------------------------------------------------------- what it can read
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="worker_private_dirs() hides private directories only where they lie under a read-only path as "
-    "written; a read-only path that is a symlink (or reaches them through one) exposes every run's working copy",
-)
 async def test_a_symlinked_read_only_path_still_hides_other_runs(tmp_path):
     checkout = tmp_path / "checkout"
     data = checkout / ".office-data"
@@ -146,11 +141,6 @@ async def test_a_symlinked_read_only_path_still_hides_other_runs(tmp_path):
     assert "secret" not in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="`python -m` puts the working directory (the working copy) first on sys.path: the repository decides "
-    "what the agent's command runs (README: resolved from the operator's installation, never the repository)",
-)
 async def test_a_python_m_agent_does_not_import_from_the_working_copy(tmp_path):
     cwd = tmp_path / "wc"
     (cwd / "json").mkdir(parents=True)
@@ -218,11 +208,6 @@ async def test_the_proxy_refuses_loopback_in_every_spelling_and_plain_http(tmp_p
     assert " 200 " not in answers["huge head"], answers
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the proxy checks the name only, then lets the worker resolve it: an allowed name (a `*.` wildcard, a "
-    "rebound DNS record) that resolves to 127.0.0.1 reaches the worker's own loopback (its database, Temporal)",
-)
 async def test_an_allowed_name_that_resolves_to_the_workers_loopback_is_refused(tmp_path, monkeypatch):
     real = socket.getaddrinfo
 
@@ -240,11 +225,6 @@ async def test_an_allowed_name_that_resolves_to_the_workers_loopback_is_refused(
     assert "ping" not in answers["rebound"], answers
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_connect_target trusts str.isdigit(), which is true for latin-1 superscripts: int('²') raises in the "
-    "worker's client_connected_cb (a traceback in the worker's log for every such connection) instead of a 403",
-)
 async def test_a_malformed_connect_port_is_answered_403(tmp_path):
     answers = await proxy_answers(tmp_path, [Endpoint(host="*.example.com", port=None)], {
         "superscript port": "CONNECT a.example.com:\u00b2 HTTP/1.1\r\n\r\n".encode("latin-1"),
@@ -264,12 +244,6 @@ time.sleep(60)
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the worker's relay accepts every connection a sandbox opens (no per-session cap, no deadline for the "
-    "CONNECT head): one agent holds as many of the worker's file descriptors and buffers as it likes, until the "
-    "worker hits EMFILE for everything else",
-)
 async def test_one_sandbox_cannot_hold_unbounded_connections_on_the_worker(tmp_path):
     connections, cap = 400, 128
     cwd = tmp_path / "wc"
@@ -286,11 +260,6 @@ async def test_one_sandbox_cannot_hold_unbounded_connections_on_the_worker(tmp_p
     assert held <= cap, f"one sandbox holds {held} of the worker's file descriptors"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_proxy awaits the CONNECT head with no deadline: a connection that never sends one is held by the "
-    "worker for the whole session",
-)
 async def test_a_proxy_connection_without_a_head_is_dropped(tmp_path):
     probe = r"""
 import socket, time
@@ -313,11 +282,6 @@ print(round(time.monotonic() - start))
 # ------------------------------------------------------------------------------ the worker's memory and disk
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="AgentSession keeps the last 20 stderr lines of up to STDIO_LIMIT (16 MiB) each: one agent pins about "
-    "320 MiB of the worker's memory with 20 long lines",
-)
 async def test_a_stderr_flood_keeps_a_bounded_tail(tmp_path):
     flood = "import sys\nfor _ in range(5): sys.stderr.write('x' * (2 << 20) + '\\n')\n"
     cwd = tmp_path / "wc"
@@ -343,12 +307,6 @@ def remove_deep(root: Path) -> None:
         directory.rmdir()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Sandbox.close() removes the session directory with shutil.rmtree, which recurses once per level on "
-    "Python 3.11 and 3.12: 1,200 nested directories in the agent's home raise RecursionError out of reap(), "
-    "leave the session directory and the relay sockets' directory on disk, and abort LiveAgents.close_all",
-)
 async def test_a_deep_tree_in_the_agents_home_neither_breaks_the_reap_nor_stays_on_disk(tmp_path):
     deep = "import os\nos.chdir(os.environ['HOME'])\nfor _ in range(1200):\n    os.mkdir('d'); os.chdir('d')\n"
     work, cwd = tmp_path / "work", tmp_path / "wc"
