@@ -188,9 +188,12 @@ async def launch(
             cwd=cwd,
             limit=STDIO_LIMIT,
             start_new_session=True,
+            pass_fds=sandbox.pass_fds() if sandbox is not None else (),
         )
     except BaseException:
         if sandbox is not None:
             await sandbox.close()
         raise
+    if sandbox is not None:
+        sandbox.started()
     return LaunchedAgent(process, sandbox)

@@ -31,6 +31,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from activities.executors import seccomp
 from activities.workdir import private_dir
 from routing.sandbox import Endpoint
 
@@ -166,6 +167,16 @@ class Sandbox:
     connections: set[asyncio.Task] = field(default_factory=set)
     argv: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
+    seccomp_fd: int | None = None  # the compiled filter, read by bubblewrap from this descriptor at its start
+
+    def pass_fds(self) -> tuple[int, ...]:
+        return (self.seccomp_fd,) if self.seccomp_fd is not None else ()
+
+    def started(self) -> None:
+        """Bubblewrap has its own copy of the filter's descriptor: the worker's goes."""
+        if self.seccomp_fd is not None:
+            os.close(self.seccomp_fd)
+            self.seccomp_fd = None
 
     @classmethod
     async def create(
@@ -179,6 +190,9 @@ class Sandbox:
             sandbox.env = sandbox._environment(env, cwd, has_proxy=any(port == PROXY_PORT for port, _ in forwards))
             private = worker_private_dirs(work_dir)
             sandbox.argv = sandbox._command_line(plan, command, cwd, forwards, private)
+            if (fd := await asyncio.to_thread(_filter_fd, root)) is not None:
+                sandbox.seccomp_fd = fd
+                sandbox.argv[1:1] = ["--seccomp", str(fd)]
         except BaseException:
             await sandbox.close()
             raise
@@ -331,6 +345,7 @@ class Sandbox:
                 self.connections.discard(task)
 
     async def close(self) -> None:
+        self.started()
         for server in self.servers:
             server.close()
         for task in list(self.connections):
@@ -357,6 +372,16 @@ def _session_dirs(work_dir: str) -> tuple[Path, Path]:
     (root / "home").mkdir(mode=0o700)
     (root / "tmp").mkdir(mode=0o700)
     return root, Path(tempfile.mkdtemp(prefix="office-net-"))
+
+
+def _filter_fd(root: Path) -> int | None:
+    """The seccomp filter (activities/executors/seccomp.py) in a file of the session, opened for bubblewrap."""
+    compiled = seccomp.program()
+    if compiled is None:
+        return None
+    path = root / "seccomp.bpf"
+    path.write_bytes(compiled)
+    return os.open(path, os.O_RDONLY)
 
 
 def _connect_target(request_line: list[str]) -> tuple[str | None, int]:

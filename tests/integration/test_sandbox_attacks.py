@@ -98,11 +98,6 @@ async def test_the_agent_cannot_create_a_user_namespace_with_capabilities(tmp_pa
 KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}  # add_key, keyctl
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the sandbox inherits the worker's session keyring (no seccomp filter, no new keyring): the agent reads "
-    "the worker's keys and can add its own, shared with every other agent of this worker",
-)
 async def test_the_agent_does_not_possess_the_workers_session_keyring(tmp_path):
     if platform.machine() not in KEYCTL:
         pytest.skip("syscall numbers known for x86_64 and aarch64 only")

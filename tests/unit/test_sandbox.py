@@ -157,3 +157,15 @@ async def test_a_worker_without_bubblewrap_refuses_with_what_to_install(monkeypa
     monkeypatch.setattr(sandbox_module.shutil, "which", lambda _name: None)
     with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
         await sandbox_module.check_bubblewrap()
+
+
+def test_the_seccomp_filter_refuses_the_listed_calls_on_known_machines_only():
+    from activities.executors import seccomp
+
+    assert seccomp.program("riscv64") is None  # numbers unknown here: no filter rather than a wrong one
+    x86 = seccomp.program("x86_64")
+    arm = seccomp.program("aarch64")
+    assert x86 is not None and arm is not None
+    per_call = 2 * len(seccomp.REFUSED)
+    assert len(x86) == 8 * (4 + 2 + per_call + 1) and len(arm) == 8 * (4 + per_call + 1)  # x32 refused on x86-64
+    assert x86.endswith(seccomp._op(seccomp.RET_K, seccomp.RET_ALLOW))
