@@ -17,6 +17,7 @@ from temporalio.worker import FixedSizeSlotSupplier, Worker, WorkerTuner
 from activities.acp_session import AcpActivities, LiveAgents, reap_idle_forever, reap_orphaned_agents
 from activities.boundary import RunBoundary
 from activities.executors.http_pool import ShardedTransport
+from activities.executors.sandbox import SandboxUnavailable, check_bubblewrap
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
@@ -116,6 +117,10 @@ async def office_worker(
     store = Store(database_url, pool_size=sizing.db_pool_size)
     agents = LiveAgents()
     await reap_orphaned_agents()  # agent trees a crashed worker on this machine left behind
+    try:  # said once at start; each sandboxed session start then fails naming the `sandbox` setting
+        await check_bubblewrap()
+    except SandboxUnavailable as err:
+        log.warning("%s; until then this worker starts agent sessions only for workspaces with `sandbox: none`", err)
     # Retries are off in the transport (httpx default); Temporal's attempts are the only retries.
     # A streamed turn holds its connection for the whole turn: one per activity slot, or turns beyond the pool
     # would wait for a connection (and fail with PoolTimeout) while the provider has capacity.
