@@ -59,17 +59,15 @@ class SandboxUnavailable(RuntimeError):
     """This worker cannot create an agent sandbox; the message says what to install."""
 
 
-_checked: str | None = None
-_check_lock = asyncio.Lock()
+_checked: str | None = None  # "" once bubblewrap worked here; the reason it cannot otherwise
 
 
 async def check_bubblewrap() -> None:
     """Raises SandboxUnavailable (once per worker process, then remembered) when bubblewrap is missing or cannot
     create its namespaces here (no user namespaces, a container without the privilege)."""
     global _checked
-    async with _check_lock:
-        if _checked is None:
-            _checked = await _probe()
+    if _checked is None:  # two first sessions at once may both probe: harmless, and no lock tied to one loop
+        _checked = await _probe()
     if _checked:
         raise SandboxUnavailable(_checked)
 
