@@ -147,7 +147,7 @@ async def run() -> dict:
 
 
 async def claude_session_rss() -> dict:
-    """One live Claude Code session (claude-code-acp from `make agents`), offline against the simulator: the
+    """One live Claude Code session (claude-agent-acp from `make agents`), offline against the simulator: the
     summed RSS (and PSS, which counts shared pages once) of its whole tree (guard, bridge, CLI), once the session
     is started and after one turn."""
     from activities.executors.acp import AgentSession
@@ -156,7 +156,7 @@ async def claude_session_rss() -> dict:
     from office.simulator.server import SimulatorServer
     from routing.sandbox import SandboxSettings
 
-    bridge = ROOT / ".cache" / "agents" / "node_modules" / ".bin" / "claude-code-acp"
+    bridge = ROOT / ".cache" / "agents" / "node_modules" / ".bin" / "claude-agent-acp"
     if not bridge.exists():
         raise SystemExit(f"{bridge} is missing: `make agents` installs the real agents")
 

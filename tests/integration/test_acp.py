@@ -190,14 +190,14 @@ async def test_worker_killed_while_the_agent_runs_recovers_and_leaks_no_process(
     assert len({c["agent"] for c in received(log)}) == 2 and not running(log)
 
 
-CLAUDE_BRIDGE = ROOT / ".cache" / "agents" / "node_modules" / ".bin" / "claude-code-acp"
+CLAUDE_BRIDGE = ROOT / ".cache" / "agents" / "node_modules" / ".bin" / "claude-agent-acp"
 
 
 async def test_real_claude_code_bridge_without_credentials_is_auth_required_then_the_next_provider(stack, tmp_path):
     if not CLAUDE_BRIDGE.exists():
         if os.environ.get("CI") == "true":
-            pytest.fail(f"{CLAUDE_BRIDGE} is missing: `make agents` installs @zed-industries/claude-code-acp")
-        pytest.skip("run `make agents` to install @zed-industries/claude-code-acp")
+            pytest.fail(f"{CLAUDE_BRIDGE} is missing: `make agents` installs @zed-industries/claude-agent-acp")
+        pytest.skip("run `make agents` to install @zed-industries/claude-agent-acp")
     home = tmp_path / "home"  # an empty home: no Claude login of whoever runs the tests can leak in
     home.mkdir()
     claude = ExecutionProfile(kind="acp", command=[str(CLAUDE_BRIDGE)], env={"HOME": str(home)}, timeout_s=60)
