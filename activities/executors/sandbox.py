@@ -77,8 +77,8 @@ async def _probe() -> str:
     if bwrap is None:
         return f"this worker cannot sandbox agents: bwrap is not installed; {INSTALL_HINT}"
     process = await asyncio.create_subprocess_exec(
-        bwrap, *_system_binds(), "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
-        "--cap-drop", "ALL", "--", "true",
+        bwrap, *_system_binds(), "--unshare-all", "--unshare-user", "--die-with-parent", "--cap-drop", "ALL",
+        "--", "true",
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     _, err = await process.communicate()
@@ -249,9 +249,9 @@ class Sandbox:
             log.warning("sandbox: %s lies in the worker's private directories and is not given to the agent", path)
             readable.remove(path)
         caps = ["--cap-add", "CAP_NET_BIND_SERVICE"] if any(port < 1024 for port, _ in forwards) else []
-        # Its own user namespace, in which it may make no further one (a nested user namespace would hand it every
-        # capability there, and with them the kernel's netfilter and mount interfaces).
-        argv = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"]
+        # Its own user namespace, in which the seccomp filter lets it make no further one (a nested user namespace
+        # would hand it every capability there, and with them the kernel's netfilter and mount interfaces).
+        argv = [bwrap, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session"]
         argv += ["--cap-drop", "ALL", *caps]
         argv += [*_system_binds(), "--proc", "/proc", "--dev", "/dev"]
         argv += ["--bind", str(self.root / "tmp"), "/tmp", "--bind", str(self.root / "home"), HOME]

@@ -139,3 +139,16 @@ async def test_the_workers_private_directories_stay_hidden_inside_a_path_the_age
     await agent.reap()
     lines = out.decode().split()
     assert lines == ["readable", "no-keys", "this-run", str(cwd)], (out, err)
+
+
+async def test_a_provider_on_a_low_port_is_forwarded_too(tmp_path):
+    """A local model server on port 80 (`http://localhost/v1`): the relay binds that port in the sandbox's own
+    network namespace, where nothing else runs, so the agent's base URL works unchanged."""
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    plan = SandboxPlan(endpoints=[Endpoint(host="127.0.0.1", port=80)])
+    probe = "import socket; socket.create_connection(('127.0.0.1', 80), timeout=5).close(); print('reached the relay')"
+    agent = await launch([sys.executable, "-I", "-c", probe], {"PATH": "/usr/bin:/bin"}, str(cwd), plan, str(tmp_path))
+    out, err = await asyncio.wait_for(agent.process.communicate(), 30)
+    await agent.reap()
+    assert out.decode().strip() == "reached the relay", err.decode()
