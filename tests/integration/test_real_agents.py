@@ -124,13 +124,7 @@ async def test_claude_code_two_turns_on_one_live_session_writes_the_scripted_fil
     )
     claude = profile(stack, tmp_path, [str(agent("claude-agent-acp"))], sim)
     ws, agent_name, p = await stack.workspace({"claude": claude}, model="sonnet")
-    bare = bare_repo(tmp_path)
-    config = await stack.store.get_workspace(ws)
-    await stack.store.save_workspace(
-        config.model_copy(
-            update={"repository": RepositoryConfig(url=str(bare)), "permissions": PermissionPolicy(edit="allow")}
-        )
-    )
+    bare = await with_repository(stack, ws, tmp_path)
     started = time.monotonic()
     handle = await submit(
         stack.client,
@@ -344,6 +338,18 @@ def _parent(pid: int) -> int:
         return 0
 
 
+async def with_repository(stack, workspace: str, tmp_path: Path) -> Path:
+    """The workspace gets a fresh bare repository and a policy that lets the agent edit; returns the repository."""
+    bare = bare_repo(tmp_path)
+    config = await stack.store.get_workspace(workspace)
+    await stack.store.save_workspace(
+        config.model_copy(
+            update={"repository": RepositoryConfig(url=str(bare)), "permissions": PermissionPolicy(edit="allow")}
+        )
+    )
+    return bare
+
+
 def _alive(pid: int) -> bool:
     try:
         return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
@@ -387,13 +393,7 @@ async def test_opencode_completes_a_turn_that_edits_the_repository_and_relays_fa
     ws, agent_name, p = await stack.workspace(
         {"opencode": profile(stack, tmp_path, opencode, sim)}, model="openai/gpt-5.4"
     )
-    bare = bare_repo(tmp_path)
-    config = await stack.store.get_workspace(ws)
-    await stack.store.save_workspace(
-        config.model_copy(
-            update={"repository": RepositoryConfig(url=str(bare)), "permissions": PermissionPolicy(edit="allow")}
-        )
-    )
+    bare = await with_repository(stack, ws, tmp_path)
     started = time.monotonic()
     handle = await submit(
         stack.client, stack.store, ws, agent_name, "Write the plan to notes/plan.md", task_queue=stack.task_queue
