@@ -184,8 +184,8 @@ class Sandbox:
         root, net_dir = await asyncio.to_thread(_session_dirs, work_dir)
         sandbox = cls(root, net_dir)
         try:
-            forwards = await sandbox._relays(plan.endpoints)
-            sandbox.env = sandbox._environment(env, cwd, has_proxy=any(port == PROXY_PORT for port, _ in forwards))
+            forwards, proxy_port = await sandbox._relays(plan.endpoints)
+            sandbox.env = sandbox._environment(env, cwd, proxy_port)
             private = worker_private_dirs(work_dir)
             sandbox.argv = sandbox._command_line(plan, command, cwd, forwards, private)
             if (fd := await asyncio.to_thread(_filter_fd, root)) is not None:
@@ -196,8 +196,9 @@ class Sandbox:
             raise
         return sandbox
 
-    async def _relays(self, endpoints: list[Endpoint]) -> list[tuple[int, str]]:
-        """One Unix socket per forwarded loopback port, one for the proxy (when any other host is allowed)."""
+    async def _relays(self, endpoints: list[Endpoint]) -> tuple[list[tuple[int, str]], int | None]:
+        """One Unix socket per forwarded loopback port, one for the proxy (when any other host is allowed); the
+        (port, socket) pairs the sandbox listens on, and the proxy's port (PROXY_PORT unless a provider has it)."""
         forwards: list[tuple[int, str]] = []
         direct = [e for e in endpoints if e.loopback and e.port is not None]
         proxied = [e for e in endpoints if not e.loopback]
@@ -213,9 +214,10 @@ class Sandbox:
             path = str(self.net_dir / "proxy.sock")
             self.servers.append(await asyncio.start_unix_server(lambda r, w: self._proxy(r, w, proxied), path))
             forwards.append((port, path))
-        return forwards
+            return forwards, port
+        return forwards, None
 
-    def _environment(self, env: dict[str, str], cwd: str, has_proxy: bool) -> dict[str, str]:
+    def _environment(self, env: dict[str, str], cwd: str, proxy_port: int | None) -> dict[str, str]:
         # PYTHONSAFEPATH: `python -m x` or a script does not import from the working directory (the repository).
         inside = {**env, "HOME": HOME, "TMPDIR": "/tmp", "PYTHONSAFEPATH": "1"}
         # Only absolute PATH entries outside the working copy: `env node` never finds a committed node_modules/.bin.
@@ -227,8 +229,8 @@ class Sandbox:
         for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY"):
             inside.pop(name, None)
             inside.pop(name.lower(), None)
-        if has_proxy:
-            proxy = f"http://127.0.0.1:{PROXY_PORT}"
+        if proxy_port is not None:
+            proxy = f"http://127.0.0.1:{proxy_port}"
             for name in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"):
                 inside[name] = proxy
             inside["NO_PROXY"] = inside["no_proxy"] = "localhost,127.0.0.1,::1"
