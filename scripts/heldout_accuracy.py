@@ -1,0 +1,126 @@
+"""Held-out accuracy of the classifier and decider: how they decide real failure texts nobody tuned them on.
+
+Reads tests/heldout/*.jsonl (the corpus line format of tests/corpus/README.md) and decides each line exactly as
+tests/unit/test_corpus.py decides a training line: a FIRST failure of an office run with another provider eligible,
+at 2026-01-01T00:00Z. A line is right when its code AND its decision are among the accepted ones.
+
+    .venv/bin/python scripts/heldout_accuracy.py [--json] [--misses]
+
+Also counted, because they are the costly mistakes: a network, proxy or transport failure decided `fail` (a blip
+ends the run) and a long window (a line that must not be short-retried) short-retried (a retry storm)."""
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from routing.classifier import FailureSignal, classify
+from routing.decider import DecisionKind, RoutingContext, RunState, decide
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+HELDOUT = Path(__file__).resolve().parent.parent / "tests" / "heldout"
+TRANSIENT = {"network_unavailable", "provider_unavailable", "timeout", "stream_truncated"}
+GROUPS = [  # the first expected code that names a group decides the line's group
+    ({"network_unavailable", "provider_unavailable", "timeout", "stream_truncated"}, "network, proxy, transport"),
+    ({"context_length_exceeded"}, "context and output limits"),
+    ({"content_policy"}, "moderation"),
+    ({"auth_required", "missing_credentials"}, "expired or invalid keys"),
+    ({"subscription_required"}, "billing and plans"),
+    ({"quota_limited", "rate_limited"}, "windows and budgets"),
+    ({"model_unavailable"}, "model not found"),
+    ({"model_capacity"}, "model loading or capacity"),
+]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    id: str
+    group: str
+    right: bool
+    code: str
+    decision: str
+    rule: str
+    transport_failed: bool  # a network/proxy/transport line decided `fail`
+    window_short_retried: bool  # a line that must not be short-retried was
+
+
+def group_of(codes: list[str]) -> str:
+    for code in codes:
+        for members, name in GROUPS:
+            if code in members:
+                return name
+    return "other"
+
+
+def load() -> list[dict[str, Any]]:
+    lines = []
+    for path in sorted(HELDOUT.glob("*.jsonl")):
+        lines += [json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines() if raw.strip()]
+    return lines
+
+
+def judge(line: dict[str, Any]) -> Verdict:
+    result = classify(FailureSignal.model_validate(line["signal"]), NOW)
+    state = RunState(attempts=1, max_attempts=8, other_candidate_eligible=True)
+    decision = decide(result, RoutingContext.office, state, rand=0.5)
+    codes, decisions = line["codes"], line["decisions"]
+    transport = bool(TRANSIENT & set(codes)) and "short_retry" in decisions
+    long_window = "short_retry" not in decisions and bool({"quota_limited", "rate_limited"} & set(codes))
+    return Verdict(
+        id=line["id"],
+        group=group_of(codes),
+        right=result.code.value in codes and decision.kind.value in decisions,
+        code=result.code.value,
+        decision=decision.kind.value,
+        rule=result.rule,
+        transport_failed=transport and decision.kind is DecisionKind.fail,
+        window_short_retried=long_window and decision.kind is DecisionKind.short_retry,
+    )
+
+
+def report(verdicts: list[Verdict]) -> dict[str, Any]:
+    by_group: dict[str, list[Verdict]] = defaultdict(list)
+    for v in verdicts:
+        by_group[v.group].append(v)
+    return {
+        "lines": len(verdicts),
+        "right": sum(v.right for v in verdicts),
+        "accuracy": round(sum(v.right for v in verdicts) / len(verdicts), 4) if verdicts else None,
+        "transport_decided_fail": sum(v.transport_failed for v in verdicts),
+        "long_window_short_retried": sum(v.window_short_retried for v in verdicts),
+        "groups": {g: {"lines": len(vs), "right": sum(v.right for v in vs)} for g, vs in sorted(by_group.items())},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--misses", action="store_true", help="list the lines decided wrong")
+    args = parser.parse_args(argv)
+    lines = load()
+    if not lines:
+        print(f"no held-out lines under {HELDOUT}", file=sys.stderr)
+        return 2
+    verdicts = [judge(line) for line in lines]
+    summary = report(verdicts)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(f"held-out: {summary['right']}/{summary['lines']} right ({summary['accuracy']:.1%})")
+        for group, counts in summary["groups"].items():
+            print(f"  {group:28} {counts['right']:4}/{counts['lines']}")
+        print(f"  network/proxy/transport decided fail: {summary['transport_decided_fail']}")
+        print(f"  long windows short-retried:           {summary['long_window_short_retried']}")
+    if args.misses:
+        for v in verdicts:
+            if not v.right:
+                print(f"  miss {v.id}: {v.code} → {v.decision} (rule {v.rule})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
