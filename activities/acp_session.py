@@ -53,6 +53,7 @@ from routing.model_policy import plan_model, settle_model
 from routing.permissions import PermissionCounts
 from routing.repository import (
     BranchMovedError,
+    RepositoryConfig,
     RepositoryConfigError,
     RepositoryUnavailableError,
 )
@@ -259,7 +260,7 @@ class AcpActivities:
             env = launch_environment(cand.profile, cand.provider, cand.requested_model)
         except ProviderCallError as err:
             raise provider_failure(classify(err.signal, utcnow())) from err
-        wc = await self._workcopy(inp) if inp.repository is not None else None
+        wc = await self._workcopy(inp, inp.repository) if inp.repository is not None else None
         if wc is not None and (found := refused_repository_config(adapter_of(cand.profile), wc.path)):
             await workcopy.remove(wc)
             raise configuration_failure(
@@ -321,9 +322,7 @@ class AcpActivities:
         }
         return inp.model_copy(update=updated), ws.sandbox
 
-    async def _workcopy(self, inp: AcpStartInput) -> workcopy.WorkCopy:
-        assert inp.repository is not None
-        repo = inp.repository
+    async def _workcopy(self, inp: AcpStartInput, repo: RepositoryConfig) -> workcopy.WorkCopy:
         try:
             async with heartbeating():
                 return await durably(

@@ -15,6 +15,7 @@ Also the provider call's envelope both executors share: the typed failure and th
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -30,7 +31,8 @@ from routing.classifier import Classification
 from routing.codes import ErrorClass, ErrorCode, Phase
 from routing.identity import provider_key
 from routing.run import Candidate
-from store.repository import Store, TurnOpening, utcnow
+from store.repository import Store
+from store.rows import TurnOpening, utcnow
 from store.tables import TranscriptEntryRow
 
 log = logging.getLogger(__name__)
@@ -80,10 +82,9 @@ async def admit_and_open(
     quota = cand.profile.requests_per_minute
     while True:
         asked_at = utcnow()
+        request = CallRequest(run_id, is_retry, quota, reserved_at)
         admission, snapshot = await store_retrying(
-            lambda reserved=reserved_at: store.admit_and_open(
-                cand.provider, CallRequest(run_id, is_retry, quota, reserved), opening, key=key
-            ),
+            functools.partial(store.admit_and_open, cand.provider, request, opening, key=key),
             f"admitting a call to {cand.provider}",
         )
         if not admission.allowed:

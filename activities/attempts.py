@@ -4,6 +4,7 @@ attempt's provider identity (routing.identity.provider_key), never for its name 
 waited out (activities.bookkeeping), never recorded as the provider's."""
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from activities import bookkeeping, metrics
 from activities.bookkeeping import clean_row, store_retrying
@@ -12,8 +13,8 @@ from routing.codes import ErrorCode
 from routing.decider import DecisionKind, HealthState
 from routing.identity import provider_key
 from routing.run import AttemptOutcome, Candidate
-from store.repository import Store, utcnow
-from store.rows import TurnClose
+from store.repository import Store
+from store.rows import TurnClose, utcnow
 
 
 def succeeded(run_id: str, seq: int, cand: Candidate, model: str | None, started_at: datetime) -> AttemptRecord:
@@ -63,7 +64,7 @@ async def store_attempt(store: Store, rec: AttemptRecord) -> None:
     )
 
 
-def attempt_row(rec: AttemptRecord) -> dict:
+def attempt_row(rec: AttemptRecord) -> dict[str, Any]:
     failure, decision = rec.failure, rec.decision
     return {
         "run_id": rec.run_id,

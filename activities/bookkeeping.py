@@ -132,7 +132,9 @@ def clean_row(values: dict[str, Any]) -> dict[str, Any]:
     return {k: clean_text(v) if isinstance(v, str) else v for k, v in values.items()}
 
 
-def store_unavailable(what: str, err: BaseException, waited_s: float, held: dict | None = None) -> ApplicationError:
+def store_unavailable(
+    what: str, err: BaseException, waited_s: float, held: dict[str, Any] | None = None
+) -> ApplicationError:
     """Retryable: infrastructure, not the provider's. `held` is an answer the provider already gave, carried
     so the next try records it instead of asking the provider again."""
     details: dict[str, Any] = {"waiting_for": "store", "what": what, "waited_s": round(waited_s, 1)}
@@ -172,21 +174,21 @@ async def _alive(op: Callable[[], Awaitable[T]]) -> T:
         return await op()
     # A timer, not a task: most store calls finish long before the first beat, and this runs on every one.
     loop, every_s = asyncio.get_running_loop(), beat_interval_s(hb.total_seconds())
+    timers: list[asyncio.TimerHandle] = []
 
     def tick() -> None:
-        nonlocal timer
         activity.heartbeat()
-        timer = loop.call_later(every_s, tick)
+        timers[0] = loop.call_later(every_s, tick)
 
-    timer = loop.call_later(every_s, tick)
+    timers.append(loop.call_later(every_s, tick))
     try:
         return await op()
     finally:
-        timer.cancel()
+        timers[0].cancel()
 
 
 async def store_retrying(
-    op: Callable[[], Awaitable[T]], what: str, *, bound_s: float | None = None, held: dict | None = None
+    op: Callable[[], Awaitable[T]], what: str, *, bound_s: float | None = None, held: dict[str, Any] | None = None
 ) -> T:
     """`await op()`, retried while the store is out (see the module notes). `what` says what was being done
     ("recording the answer of turn 1"), for the heartbeat and the error. `held`: an answer the provider gave,
@@ -243,7 +245,7 @@ async def open_turn(store: Store, run_id: str, user_seq: int, text: str) -> list
     )
 
 
-async def close_turn(store: Store, close: TurnClose, held: dict | None = None) -> Closed:
+async def close_turn(store: Store, close: TurnClose, held: dict[str, Any] | None = None) -> Closed:
     """The succeeded attempt (insert-if-absent on (run, attempt seq)), the answer (on (run, seq), only with a
     new attempt row) and the provider's restored health, in one transaction, retried while the store is out.
     The answer is already in hand: it is never asked of the provider again. See `Store.close_turn`."""

@@ -104,8 +104,8 @@ class RunBoundary:
             return known
         described = await activity.client().workflow_service.describe_workflow_execution(
             DescribeWorkflowExecutionRequest(
-                namespace=info.workflow_namespace,
-                execution=WorkflowExecution(workflow_id=info.workflow_id, run_id=run),
+                namespace=info.workflow_namespace or "",
+                execution=WorkflowExecution(workflow_id=info.workflow_id or "", run_id=run),
             )
         )
         execution = described.workflow_execution_info
@@ -154,5 +154,5 @@ def _keyword(fields: object, key: SearchAttributeKey[str]) -> str:
     payload = getattr(fields, "get", lambda _k: None)(key.name)
     if payload is None:
         return ""
-    data = payload.data.decode("utf-8", "replace").strip()
+    data = str(payload.data.decode("utf-8", "replace")).strip()
     return data.strip('"') if data.startswith('"') else data

@@ -11,7 +11,8 @@ from contracts.failures import config_error
 from routing.repository import RepositoryConfig, RepositoryConfigError, RepositoryUnavailableError
 from routing.route import resolve_route
 from routing.run import RoutePlan
-from store.repository import Store, utcnow
+from store.repository import Store
+from store.rows import utcnow
 
 
 class RouteStateActivities:

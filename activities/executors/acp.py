@@ -113,7 +113,7 @@ class _Collector:
         kind = getattr(update, "session_update", None)
         if kind == "agent_message_chunk":
             content = getattr(update, "content", None)
-            if getattr(content, "type", None) == "text":
+            if content is not None and getattr(content, "type", None) == "text":
                 self._collect(content.text)
         elif kind in ("tool_call", "tool_call_update") and _value(update, "kind"):
             self.tool_kinds[update.tool_call_id] = _value(update, "kind")
@@ -198,7 +198,7 @@ class _Collector:
         return self.cwd
 
     async def read_text_file(
-        self, path: str, session_id: str, line: int | None = None, limit: int | None = None, **_: Any
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **_: Any
     ) -> ReadTextFileResponse:
         root = self._fs("read", path)
         try:
@@ -211,7 +211,7 @@ class _Collector:
             raise RequestError.resource_not_found(path) from err
         return ReadTextFileResponse(content=content)
 
-    async def write_text_file(self, content: str, path: str, session_id: str, **_: Any) -> WriteTextFileResponse:
+    async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> WriteTextFileResponse:
         root = self._fs("edit", path)
         try:
             await asyncio.to_thread(workcopy.write_text_file, root, path, content)
@@ -249,7 +249,7 @@ class AgentSession:
     choice: ModelChoice = field(default_factory=lambda: ModelChoice(None, None))
     stderr_tail: list[str] = field(default_factory=list)
     prompts: int = 0
-    stderr_reader: asyncio.Task | None = None
+    stderr_reader: asyncio.Task[None] | None = None
     adapter: AgentAdapter = field(default_factory=lambda: adapter_for([]))
     workcopy: "workcopy.WorkCopy | None" = None  # with a repository: the attempt's working copy (the cwd)
     profile: ExecutionProfile | None = None  # what it was launched from (the store's): its turns account to it
@@ -286,6 +286,8 @@ class AgentSession:
         process = launched.process
         # The library's own connection, driven by raw requests: fields of newer or older protocol versions are read,
         # not dropped by a typed model.
+        if process.stdin is None or process.stdout is None:
+            raise RuntimeError("the launcher starts every agent with pipes for stdin and stdout")
         conn = Connection(build_client_router(collector), process.stdin, process.stdout)
         session = cls(run_id, provider, process, conn, collector, adapter=adapter_of(profile), profile=profile)
         session.launched = launched
@@ -296,7 +298,8 @@ class AgentSession:
         """Keeps the last lines the agent wrote to stderr (each cut short), reading to the end however long a line
         is: an error message needs a few lines, and a flood must not pin the worker's memory."""
         stream = self.process.stderr
-        assert stream is not None
+        if stream is None:  # launched without a stderr pipe: nothing to keep
+            return
         while True:
             try:
                 line = await stream.readuntil(b"\n")
@@ -382,7 +385,7 @@ class AgentSession:
             )
         return self.collector.answer(self.provider)  # answer_too_large past ANSWER_LIMIT_BYTES
 
-    def progress(self) -> dict:
+    def progress(self) -> dict[str, int]:
         """How far the current turn got (counts only: content stays out of Temporal's heartbeat details)."""
         return {
             "message_chunks": len(self.collector.chunks),
@@ -448,8 +451,8 @@ class AgentSession:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.conn.close(), 1.0)
         with contextlib.suppress(Exception):
-            assert self.process.stdin is not None
-            self.process.stdin.close()
+            if self.process.stdin is not None:
+                self.process.stdin.close()
             await asyncio.wait_for(self.process.wait(), 1.0)
         if self.launched is not None:
             await self.launched.reap()

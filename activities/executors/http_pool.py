@@ -61,7 +61,9 @@ class ShardedTransport(httpx.AsyncBaseTransport):
         except BaseException:
             release()
             raise
-        assert isinstance(response.stream, httpx.AsyncByteStream)
+        if not isinstance(response.stream, httpx.AsyncByteStream):
+            release()
+            raise TypeError("an async transport answered with a synchronous stream")
         return httpx.Response(
             response.status_code,
             headers=response.headers,

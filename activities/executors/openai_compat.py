@@ -65,7 +65,7 @@ class OpenAICompatExecutor:
 
     async def chat(self, model: str | None, messages: list[dict[str, str]]) -> ChatResult:
         """Streams the answer; a stream that ends without its final event is a failure, not an answer."""
-        attributes = {
+        attributes: dict[str, str | int] = {
             "office.provider": self.provider,
             "office.model": model or "provider default",
             "office.messages": len(messages),
@@ -80,7 +80,7 @@ class OpenAICompatExecutor:
 
     async def _chat(self, model: str | None, messages: list[dict[str, str]]) -> ChatResult:
         phase = Phase.after_start
-        payload: dict = {"messages": messages, "stream": True}
+        payload: dict[str, object] = {"messages": messages, "stream": True}
         if model:
             payload["model"] = model
         parts: list[str] = []

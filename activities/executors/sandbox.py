@@ -28,6 +28,7 @@ import socket
 import sys
 import tempfile
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -162,7 +163,7 @@ class Sandbox:
     root: Path
     net_dir: Path
     servers: list[asyncio.AbstractServer] = field(default_factory=list)
-    connections: set[asyncio.Task] = field(default_factory=set)
+    connections: set[asyncio.Task[None]] = field(default_factory=set)
     argv: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     seccomp_fd: int | None = None  # the compiled filter, read by bubblewrap from this descriptor at its start
@@ -200,15 +201,14 @@ class Sandbox:
         """One Unix socket per forwarded loopback port, one for the proxy (when any other host is allowed); the
         (port, socket) pairs the sandbox listens on, and the proxy's port (PROXY_PORT unless a provider has it)."""
         forwards: list[tuple[int, str]] = []
-        direct = [e for e in endpoints if e.loopback and e.port is not None]
+        direct = [(e.host, e.port) for e in endpoints if e.loopback and e.port is not None]
         proxied = [e for e in endpoints if not e.loopback]
-        for n, endpoint in enumerate(direct):
-            if any(port == endpoint.port for port, _ in forwards):
+        for n, (host, port) in enumerate(direct):
+            if any(port == forwarded for forwarded, _ in forwards):
                 continue
             path = str(self.net_dir / f"{n}.sock")
-            target = (endpoint.host, endpoint.port)
-            self.servers.append(await asyncio.start_unix_server(lambda r, w, t=target: self._forward(r, w, t), path))
-            forwards.append((endpoint.port, path))  # type: ignore[arg-type]  # direct endpoints have a port
+            self.servers.append(await asyncio.start_unix_server(self._forwarder(host, port), path))
+            forwards.append((port, path))
         if proxied:
             port = next(p for p in range(PROXY_PORT, PROXY_PORT + 100) if all(p != f for f, _ in forwards))
             path = str(self.net_dir / "proxy.sock")
@@ -274,9 +274,16 @@ class Sandbox:
         argv += ["--ro-bind", INIT, f"{RUN_DIR}/init.py"]
         return [*argv, "--", python, "-I", "-S", f"{RUN_DIR}/init.py", *inner, "--", *command]
 
-    async def _forward(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, target: tuple) -> None:
-        if self._admitted(writer):
-            await self._connect_and_pipe(reader, writer, target[0], target[1])
+    def _forwarder(
+        self, host: str, port: int
+    ) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]:
+        """A relay server's handler: each connection the agent opens goes on to `host:port`."""
+
+        async def forward(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            if self._admitted(writer):
+                await self._connect_and_pipe(reader, writer, host, port)
+
+        return forward
 
     def _admitted(self, writer: asyncio.StreamWriter) -> bool:
         """At most MAX_CONNECTIONS relayed at once per session: an agent cannot exhaust the worker's descriptors."""

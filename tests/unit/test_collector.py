@@ -87,17 +87,17 @@ async def test_a_committed_symlink_out_of_the_working_copy_is_refused_for_read_e
     assert collector.counts.refused == {"read": 1, "edit": 1, "execute": 3, "search": 1}
 
     for call in (
-        collector.read_text_file("link/secret.txt", "s"),
-        collector.read_text_file(secret, "s"),
-        collector.write_text_file("pwned\n", "link/secret.txt", "s"),
-        collector.write_text_file("pwned\n", "link/new.txt", "s"),
+        collector.read_text_file("s", "link/secret.txt"),
+        collector.read_text_file("s", secret),
+        collector.write_text_file("s", "link/secret.txt", "pwned\n"),
+        collector.write_text_file("s", "link/new.txt", "pwned\n"),
     ):
         with pytest.raises(RequestError) as err:
             await call
         assert err.value.code == FS_REFUSED
     assert (wc.parent / "outside" / "secret.txt").read_text() == "secret\n"
     assert not (wc.parent / "outside" / "new.txt").exists()
-    assert (await collector.read_text_file("README", "s")).content == "hello\n"
+    assert (await collector.read_text_file("s", "README")).content == "hello\n"
 
 
 async def test_no_git_directory_is_written_at_any_depth(wc):
@@ -109,7 +109,7 @@ async def test_no_git_directory_is_written_at_any_depth(wc):
     hook = "[core]\n\tfsmonitor = touch /tmp/pwned\n"
     for path in ("sub/.git/config", "cfg", ".git/config", "sub/.GIT/hooks/x"):
         with pytest.raises(RequestError):
-            await collector.write_text_file(hook, path, "s")
+            await collector.write_text_file("s", path, hook)
         with pytest.raises(PermissionError, match=r"\.git"):
             workcopy.write_text_file(wc, path, hook)  # the fs layer refuses it too, on its own
     assert (wc / "sub" / ".git" / "config").read_text() == before
@@ -142,7 +142,7 @@ async def test_a_huge_file_is_refused_from_its_size_without_being_read(wc):
     collector = _Collector(ATTACKER, str(wc))
     before = peak_rss_reset()
     with pytest.raises(RequestError) as err:
-        await collector.read_text_file("big.bin", "s")
+        await collector.read_text_file("s", "big.bin")
     grown = peak_rss() - before
     assert err.value.code == FS_REFUSED and "8 MiB" in str(err.value) and "line and limit" in str(err.value)
     assert err.value.data["limit_bytes"] == workcopy.MAX_READ_BYTES == 8 * MiB
@@ -158,13 +158,13 @@ async def test_line_and_limit_read_just_those_lines_of_a_huge_file(wc):
         f.truncate(200 * MiB)  # then 200 MB of NULs with no newline: one huge last line
     collector = _Collector(ATTACKER, str(wc))
     before = peak_rss_reset()
-    assert (await collector.read_text_file("big.log", "s", line=2, limit=1)).content == "line 2\n"
-    assert (await collector.read_text_file("big.log", "s", line=99_999, limit=2)).content == (
+    assert (await collector.read_text_file("s", "big.log", line=2, limit=1)).content == "line 2\n"
+    assert (await collector.read_text_file("s", "big.log", line=99_999, limit=2)).content == (
         "line 99999\nline 100000\n"
     )
-    assert (await collector.read_text_file("big.log", "s", limit=3)).content == "line 1\nline 2\nline 3\n"
+    assert (await collector.read_text_file("s", "big.log", limit=3)).content == "line 1\nline 2\nline 3\n"
     with pytest.raises(RequestError) as err:  # the huge last line is more than a read may return
-        await collector.read_text_file("big.log", "s", line=100_001, limit=1)
+        await collector.read_text_file("s", "big.log", line=100_001, limit=1)
     grown = peak_rss() - before
     assert "8 MiB" in str(err.value)
     print(f"\nMEASURE peak RSS growth for line/limit reads of a 200 MB file: {grown / MiB:.1f} MiB")
