@@ -356,16 +356,7 @@ class AcpActivities:
         cand = inp.candidate
         if session.profile is not None:  # accounted to what the agent was launched from (the store's profile)
             cand = cand.model_copy(update={"provider": session.provider, "profile": session.profile})
-        turn = Turn(
-            run_id=inp.run_id,
-            attempt_seq=inp.attempt_seq,
-            candidate=cand,
-            user_seq=inp.user_seq,
-            user_text=inp.user_text,
-            full_history=inp.full_history,
-            is_retry=inp.is_retry,
-            started=inp.started,
-        )
+        turn = Turn.of(inp, cand, inp.started)
 
         async def end(keep_changes_of: int | None) -> None:
             await self._end(session, inp.session_key, keep_changes_of)

@@ -68,16 +68,7 @@ class SessionActivities:
     async def session_turn(self, inp: SessionTurnInput) -> SessionTurnOutput:
         """Admission by the shared breaker and budget, then session start and the turn, then its attempt row."""
         cand = (await self.boundary.configured(inp.run_id, inp.workspace, inp.candidate)).candidate
-        turn = Turn(
-            run_id=inp.run_id,
-            attempt_seq=inp.attempt_seq,
-            candidate=cand,
-            user_seq=inp.user_seq,
-            user_text=inp.user_text,
-            full_history=inp.full_history,
-            is_retry=inp.is_retry,
-            started=inp.session,
-        )
+        turn = Turn.of(inp, cand, inp.session)
         executor = self.endpoint(cand)
         return await run_turn(
             self.store, turn, EndpointSession(executor, lambda: self.start(inp.run_id, inp.agent, cand, executor))

@@ -27,7 +27,7 @@ from activities.admission import accounted, admit_and_open, note_stated_rate
 from activities.attempts import close_answered, succeeded
 from activities.executors.base import ProviderCallError
 from activities.heartbeat import heartbeating
-from contracts.activities import SessionOutput, SessionStarted, SessionTurnOutput
+from contracts.activities import AcpTurnInput, SessionOutput, SessionStarted, SessionTurnInput, SessionTurnOutput
 from contracts.failures import provider_failure
 from routing.classifier import classify
 from routing.codes import Phase
@@ -101,6 +101,20 @@ class Turn:
     full_history: bool = True
     is_retry: bool = False  # counts against the provider key's shared retry budget
     started: SessionStarted | None = None  # the live session on this candidate, if any: no start then
+
+    @classmethod
+    def of(cls, inp: SessionTurnInput | AcpTurnInput, candidate: Candidate, started: SessionStarted | None) -> "Turn":
+        """The turn a turn activity's input names, on the candidate the run's boundary resolved."""
+        return cls(
+            run_id=inp.run_id,
+            attempt_seq=inp.attempt_seq,
+            candidate=candidate,
+            user_seq=inp.user_seq,
+            user_text=inp.user_text,
+            full_history=inp.full_history,
+            is_retry=inp.is_retry,
+            started=started,
+        )
 
     @property
     def number(self) -> int:
