@@ -83,8 +83,9 @@ INTRO = """# Agent adapters
 
 An execution profile of `kind: acp` names its adapter (`adapter: claude-code`) or the adapter is recognised from
 its `command`. The adapter hands the profile's `base_url` and the credential resolved from `credential_env` to the
-agent the way it reads them, switches the agent's own retries off where it can (Temporal's attempts are the only
-retries), and keeps a repository from configuring the agent. How to use them is in [Agents](../agents.md).
+agent the way it reads them, switches the agent's own retries off where it can (the routing decider's retries are
+the only ones: provider activities run with `maximum_attempts=1`), and keeps a repository from configuring the
+agent. How to use them is in [Agents](../agents.md).
 """
 
 
