@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from office.cli.submit import PARK_NEXT
-from routing.classifier import ALL_RULES, STATUS_CODES, Classification
+from routing.classifier import ALL_RULES, OFFICE_FINDINGS, OWN_EXCEPTIONS, STATUS_CODES, Classification
 from routing.codes import ErrorClass, ErrorCode, Phase, class_of
 from routing.decider import Decision, ParkReason, RoutingContext, RunState, decide
 from routing.messages import actionable_message, worker_lost_message
@@ -165,7 +165,10 @@ def recognised_from(code: ErrorCode) -> str:
     if statuses:
         parts.append("HTTP " + ", ".join(str(s) for s in statuses) + " (when nothing more specific matched)")
     if rules:
-        parts.append(f"{len(rules)} rule rows in `routing/rules/` ({', '.join(families)})")
+        parts.append(f"message rules in `routing/rules/` ({', '.join(families)})")
+    found = sorted(name for name, mapped in {**OWN_EXCEPTIONS, **OFFICE_FINDINGS}.items() if mapped is code)
+    if found:
+        parts.append("the office's own finding (" + ", ".join(f"`{name}`" for name in found) + ")")
     return "; ".join(parts) or "set by the office itself, not by the classifier"
 
 
