@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: install sandbox agents run lint test bench record-histories clean
+.PHONY: install sandbox agents run lint docs test bench record-histories clean
 
 $(BIN)/office: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+
+# The manual (docs/, mkdocs.yml) into site/; --strict fails on a broken link or anchor or a stale generated page.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 test: install agents
 	$(BIN)/python -m pytest -q
