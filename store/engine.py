@@ -1,5 +1,7 @@
 """Engine creation for both backends from one URL."""
 
+from typing import Any
+
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
@@ -31,7 +33,7 @@ def make_engine(url: str, pool_size: int = DEFAULT_POOL_SIZE) -> AsyncEngine:
         engine = create_async_engine(url, connect_args={"timeout": 30})
 
         @event.listens_for(engine.sync_engine, "connect")
-        def _sqlite_pragmas(dbapi_conn, _record):  # WAL lets the CLI read while the worker writes
+        def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:  # WAL lets the CLI read while the worker writes
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA busy_timeout=30000")

@@ -197,7 +197,7 @@ async def test_a_connection_left_inside_a_transaction_never_goes_back_to_the_poo
     async with fresh_database() as url:
         store, key = await configured(url), provider_key(OURS)
         await store.admit_and_open("ours", CallRequest("r1"), TurnOpening("r1", 1, "hi"), key=key)
-        async with store._driver() as conn:  # what an interrupted rollback leaves behind
+        async with store.database.driver() as conn:  # what an interrupted rollback leaves behind
             await conn.execute("BEGIN")
             await conn.execute("SELECT 1 FROM provider_health WHERE provider_key = $1 FOR UPDATE", key)
         admin = await asyncpg.connect(url)
@@ -237,7 +237,7 @@ async def test_a_happy_turn_costs_one_statement_to_admit_and_one_to_close():
         await store.admit_and_open("ours", CallRequest("r0"), TurnOpening("r0", 1, "hi"), key=key)  # creates the row
         await store.close_turn(answered("r0", key))  # asyncpg learns the types
         statements: list[str] = []
-        async with store._driver() as conn:  # one connection in the pool: every call below uses it
+        async with store.database.driver() as conn:  # one connection in the pool: every call below uses it
             conn.add_query_logger(lambda record: statements.append(record.query))
         for run in ("r1", "r2"):
             opening = TurnOpening(run, 1, "hi")
