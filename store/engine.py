@@ -22,6 +22,17 @@ def normalize_url(url: str) -> str:
     )
 
 
+def embedded_notice(url: str) -> str | None:
+    """What a worker says at start when its store is SQLite, the embedded backend: every process sharing the store
+    must run on this host (the file's lock is the only lock); None on PostgreSQL."""
+    if not normalize_url(url).startswith("sqlite"):
+        return None
+    return (
+        "the store is SQLite, the embedded backend: fine for `make run`, `office dev` and workers on this one host; "
+        "workers on several hosts need PostgreSQL (OFFICE_DATABASE_URL=postgresql://user@host:port/db)"
+    )
+
+
 DEFAULT_POOL_SIZE = 20
 
 

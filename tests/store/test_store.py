@@ -143,3 +143,20 @@ async def test_store_faults_are_told_apart_from_bad_data_on_the_real_database(db
         await admin.close()
         assert [e.content for e in await store.read_transcript("r1", 1)] == ["a\ufffdb"]  # and the store is back
     await store.close()
+
+
+@pytest.mark.parametrize(
+    "url, says",
+    [
+        ("sqlite:///.office-data/office.db", True),
+        ("sqlite+aiosqlite:///tmp/office.db", True),
+        ("postgresql://office@db:5432/office", False),
+    ],
+)
+def test_a_worker_on_the_embedded_backend_is_told_that_more_hosts_need_postgresql(url, says):
+    from store.engine import embedded_notice
+
+    notice = embedded_notice(url)
+    assert (notice is not None) is says
+    if notice:
+        assert "several hosts need PostgreSQL" in notice and "OFFICE_DATABASE_URL=postgresql://" in notice
