@@ -6,6 +6,8 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import Boolean, Column, Integer, MetaData, String, Table
 
 from routing.capacity import CapacityState, ProbeLease, Window
@@ -81,6 +83,38 @@ def test_every_capacity_column_is_written_and_read_back():
     assert set(capacity_values(row, full_state())) == set(CAPACITY_COLUMNS)
     save_capacity(row, full_state())
     assert capacity_of(row) == full_state()
+
+
+UTC_TIMES = st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC))
+MAYBE_TIME = st.none() | UTC_TIMES
+COUNTS = st.integers(0, 10_000)
+STATES = st.builds(
+    CapacityState,
+    health=st.sampled_from(HealthState),
+    retry_at=MAYBE_TIME,
+    backoff_step=st.integers(0, 20),
+    failure_streak=COUNTS,
+    probe=st.none() | st.builds(ProbeLease, holder=st.text(min_size=1, max_size=20), expires=UTC_TIMES),
+    window=st.builds(Window, start=MAYBE_TIME, requests=COUNTS, retries=COUNTS, failures=COUNTS, limited=COUNTS),
+    next_slot_at=MAYBE_TIME,
+    last_code=st.none() | st.text(max_size=40),
+    last_run_id=st.none() | st.text(max_size=40),
+    changed_at=UTC_TIMES,
+    learned_rpm=st.none() | st.floats(0.01, 1e6),
+    learned_at=MAYBE_TIME,
+    rate_stated=st.booleans(),
+    limited_at=MAYBE_TIME,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(before=STATES, after=STATES)
+def test_any_capacity_state_survives_the_row_it_is_saved_to(before, after):
+    """Whatever the row held, saving a state and reading it back gives that state."""
+    row = ProviderHealthRow(provider_key="k", model="", provider="p", state="healthy", updated_at=T0)
+    save_capacity(row, before)
+    save_capacity(row, after)
+    assert capacity_of(row) == after
 
 
 def test_what_a_run_reads_names_the_profiles_and_records_fields():
