@@ -28,6 +28,7 @@ from office.settings import Settings, WorkerSizing, work_dir_from_env
 from office.telemetry import configure_telemetry
 from office.temporal_client import connect
 from office.workflow_runner import workflow_runner
+from store.engine import embedded_notice
 from store.repository import Store
 from workflows.office_run import OfficeRunWorkflow
 from workflows.watchdog import WatchdogWorkflow
@@ -115,6 +116,8 @@ async def office_worker(
         log.warning("cannot create the work directory %s (%s): set OFFICE_WORK_DIR", work_dir, err)
     sizing = sizing or WorkerSizing.from_env()
     store = Store(database_url, pool_size=sizing.db_pool_size)
+    if notice := embedded_notice(database_url):
+        log.warning(notice)
     agents = LiveAgents()
     await reap_orphaned_agents()  # agent trees a crashed worker on this machine left behind
     try:  # said once at start; each sandboxed session start then fails naming the `sandbox` setting

@@ -1,5 +1,7 @@
 """Engine creation for both backends from one URL."""
 
+from typing import Any
+
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
@@ -20,6 +22,17 @@ def normalize_url(url: str) -> str:
     )
 
 
+def embedded_notice(url: str) -> str | None:
+    """What a worker says at start when its store is SQLite, the embedded backend: every process sharing the store
+    must run on this host (the file's lock is the only lock); None on PostgreSQL."""
+    if not normalize_url(url).startswith("sqlite"):
+        return None
+    return (
+        "the store is SQLite, the embedded backend: fine for `make run`, `office dev` and workers on this one host; "
+        "workers on several hosts need PostgreSQL (OFFICE_DATABASE_URL=postgresql://user@host:port/db)"
+    )
+
+
 DEFAULT_POOL_SIZE = 20
 
 
@@ -31,7 +44,7 @@ def make_engine(url: str, pool_size: int = DEFAULT_POOL_SIZE) -> AsyncEngine:
         engine = create_async_engine(url, connect_args={"timeout": 30})
 
         @event.listens_for(engine.sync_engine, "connect")
-        def _sqlite_pragmas(dbapi_conn, _record):  # WAL lets the CLI read while the worker writes
+        def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:  # WAL lets the CLI read while the worker writes
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA busy_timeout=30000")

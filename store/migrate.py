@@ -4,6 +4,7 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from sqlalchemy import Connection
 
 from store.engine import make_engine, normalize_url
 
@@ -23,7 +24,7 @@ async def migrate(url: str, revision: str = "head") -> None:
     try:
         async with engine.begin() as conn:
 
-            def _upgrade(sync_conn) -> None:
+            def _upgrade(sync_conn: Connection) -> None:
                 cfg.attributes["connection"] = sync_conn
                 command.upgrade(cfg, revision)
 

@@ -2,7 +2,8 @@
 nothing else; the failover path (workflows/, activities/) never imports this module (a test checks)."""
 
 from routing.selection import SelectionKind, SelectionSource, UserSelection
-from store.repository import Store, utcnow
+from store.repository import Store
+from store.rows import utcnow
 from store.tables import SelectionEventRow, SelectionRow
 
 

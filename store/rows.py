@@ -3,10 +3,11 @@ event, and the turn opening both store paths (SQLAlchemy, and asyncpg in store.t
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
 from routing.capacity import CapacityState, ProbeLease, Window
 from routing.decider import HealthState
+from store.columns import table_of
 from store.tables import HealthEventRow, ProviderHealthRow
 
 
@@ -14,6 +15,12 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+@overload
+def as_utc(value: datetime) -> datetime: ...
+@overload
+def as_utc(value: None) -> None: ...
+@overload
+def as_utc(value: datetime | None) -> datetime | None: ...
 def as_utc(value: datetime | None) -> datetime | None:
     """SQLite hands back naive datetimes; everything here is UTC."""
     if value is None or value.tzinfo is not None:
@@ -83,9 +90,17 @@ def capacity_of(row: ProviderHealthRow) -> CapacityState:
     )
 
 
-def save_capacity(row: ProviderHealthRow, state: CapacityState) -> None:
-    """Writes the state back; only columns whose value changed end up in the UPDATE."""
-    values = {
+# The provider scope's identity (the primary key) and its display name; every other column is capacity state,
+# which `capacity_of` reads and `capacity_values` writes (tests/store/test_columns.py holds them to the table).
+HEALTH_IDENTITY = ("provider_key", "model", "provider")
+CAPACITY_COLUMNS: tuple[str, ...] = tuple(
+    column.name for column in table_of(ProviderHealthRow).columns if column.name not in HEALTH_IDENTITY
+)
+
+
+def capacity_values(row: ProviderHealthRow, state: CapacityState) -> dict[str, Any]:
+    """The state as the row's capacity columns (`CAPACITY_COLUMNS`)."""
+    return {
         "state": state.health.value,
         "retry_at": state.retry_at,
         "backoff_step": state.backoff_step,
@@ -106,7 +121,11 @@ def save_capacity(row: ProviderHealthRow, state: CapacityState) -> None:
         "last_run_id": state.last_run_id,
         "updated_at": state.changed_at or row.updated_at,
     }
-    for column, value in values.items():
+
+
+def save_capacity(row: ProviderHealthRow, state: CapacityState) -> None:
+    """Writes the state back; only columns whose value changed end up in the UPDATE."""
+    for column, value in capacity_values(row, state).items():
         current = getattr(row, column)
         if isinstance(current, datetime):
             current = as_utc(current)

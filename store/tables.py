@@ -14,7 +14,7 @@ def _ts() -> Any:
 class WorkspaceRow(SQLModel, table=True):
     __tablename__ = "workspaces"
     name: str = Field(primary_key=True, max_length=63)
-    config: dict = Field(sa_column=Column(JSON, nullable=False))
+    config: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     updated_at: datetime = _ts()
 
 
@@ -24,7 +24,7 @@ class AgentProfileRow(SQLModel, table=True):
     model: str = Field(max_length=200)
     fallback_model: str | None = Field(default=None, max_length=200)
     auto_fallback: bool = False
-    pinned_providers: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    pinned_providers: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     updated_at: datetime = _ts()
 
 
@@ -113,7 +113,7 @@ class RunMessageRow(SQLModel, table=True):
     idempotency_key: str = Field(primary_key=True, max_length=200)
     run_id: str = Field(index=True, max_length=200)
     kind: str = Field(max_length=40)
-    payload: dict = Field(sa_column=Column(JSON, nullable=False))
+    payload: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     created_at: datetime = _ts()
 
 
@@ -123,7 +123,7 @@ class ProviderCatalogRow(SQLModel, table=True):
 
     __tablename__ = "provider_catalogs"
     provider: str = Field(primary_key=True, max_length=63)
-    models: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    models: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     observed_at: datetime = _ts()
     run_id: str | None = Field(default=None, max_length=200)
 
@@ -135,7 +135,7 @@ class SelectionRow(SQLModel, table=True):
     __tablename__ = "selections"
     agent: str = Field(primary_key=True, max_length=63)
     kind: str = Field(primary_key=True, max_length=20)
-    value: list = Field(sa_column=Column(JSON, nullable=False))
+    value: list[str] = Field(sa_column=Column(JSON, nullable=False))
     source: str = Field(max_length=20)
     actor: str | None = Field(default=None, max_length=120)
     written_by_run: str | None = Field(default=None, max_length=200)
@@ -149,7 +149,7 @@ class SelectionEventRow(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     agent: str = Field(max_length=63)
     kind: str = Field(max_length=20)
-    value: list = Field(sa_column=Column(JSON, nullable=False))
+    value: list[str] = Field(sa_column=Column(JSON, nullable=False))
     source: str = Field(max_length=20)
     action: str = Field(max_length=20)  # set | cleared
     actor: str = Field(max_length=120)

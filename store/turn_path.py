@@ -10,7 +10,8 @@ process has not seen the provider key's row yet), each a statement that commits 
 - a close with nothing to restore writes the answer and the attempt row in one statement; one with a provider
   to restore (its row is not healthy, or it has a failure streak) takes the locked transaction.
 Either way the outcome is one a serial order of the same calls gives: the transactions and row locks of the
-SQLAlchemy path in store.repository, which SQLite (the embedded default) keeps using; the store suite runs both.
+SQLAlchemy path in store.capacity_locking, which SQLite (the embedded backend) keeps using; both pass one contract
+suite (tests/store/test_capacity_contract.py). Statements are used by store.capacity_cas and store.configuration.
 Writes stay idempotent by primary key."""
 
 import asyncio
@@ -18,43 +19,50 @@ import json
 from datetime import datetime
 from typing import Any
 
-import asyncpg
-
 from routing.capacity import Admission, CallRequest, CallSucceeded, CapacityPolicy, admit, step
 from routing.config import AgentProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.route import HealthRecord
-from routing.selection import Pins, SelectionKind, SelectionSource
-from store.rows import Closed, TurnClose, TurnOpening, capacity_of, health_event, save_capacity
-from store.tables import HealthEventRow, ProviderHealthRow, TranscriptEntryRow
+from routing.selection import Pins, SelectionSource
+from store.columns import insert_sql, names, table_of
+from store.database import Connection, StoreInvariantError
+from store.rows import (
+    CAPACITY_COLUMNS,
+    Closed,
+    TurnClose,
+    TurnOpening,
+    capacity_of,
+    health_event,
+    save_capacity,
+)
+from store.selections import pins_from
+from store.tables import AgentProfileRow, HealthEventRow, ProviderHealthRow, TranscriptEntryRow
 
-CONFIGS = """
+# Every column list below comes from the table definitions (store.columns); tests/store/test_columns.py checks
+# that each statement names every column of its table.
+PROVIDER_HEALTH, TRANSCRIPT = table_of(ProviderHealthRow), table_of(TranscriptEntryRow)
+HEALTH_EVENTS = table_of(HealthEventRow)
+AGENT_COLUMNS = names(table_of(AgentProfileRow), without=("updated_at",))  # an AgentProfile's fields
+CONFIGS = f"""
 SELECT (SELECT config FROM workspaces WHERE name = $1) AS workspace,
-       (SELECT json_build_object('name', name, 'model', model, 'fallback_model', fallback_model,
-                                 'auto_fallback', auto_fallback, 'pinned_providers', pinned_providers)
+       (SELECT json_build_object({", ".join(f"'{c}', {c}" for c in AGENT_COLUMNS)})
           FROM agent_profiles WHERE name = $2) AS agent,
        (SELECT json_agg(json_build_object('kind', kind, 'value', value)) FROM selections
          WHERE $3 AND agent = $2 AND source = $4) AS pins
 """
-HEALTH = (
-    "SELECT provider, provider_key, model, state, retry_at, last_code FROM provider_health "
-    "WHERE provider_key = ANY($1::varchar[])"
-)
+HEALTH_RECORD_COLUMNS = tuple(HealthRecord.model_fields)  # a HealthRecord's fields are provider_health columns
+HEALTH = f"SELECT {', '.join(HEALTH_RECORD_COLUMNS)} FROM provider_health WHERE provider_key = ANY($1::varchar[])"
 # Columns by name, not `*`: a column added online would void asyncpg's cached statements (0A000) mid-run.
-HEALTH_ROW = ", ".join(column.name for column in ProviderHealthRow.__table__.columns)  # type: ignore[attr-defined]
-TRANSCRIPT_COLUMNS = ("run_id", "seq", "role", "content", "provider", "created_at")
+HEALTH_COLUMNS = names(PROVIDER_HEALTH)
+HEALTH_ROW = ", ".join(HEALTH_COLUMNS)
+TRANSCRIPT_COLUMNS = names(TRANSCRIPT)
 READ_HEALTH = f"SELECT {HEALTH_ROW} FROM provider_health WHERE provider_key = $1 AND model = ''"
 LOCK_HEALTH = f"{READ_HEALTH} FOR UPDATE"
-CREATE_HEALTH = (  # healthy, with the table's defaults (SQLAlchemy applies them client-side)
-    "INSERT INTO provider_health (provider_key, model, provider, state, updated_at, backoff_step, failure_streak, "
-    "window_requests, window_retries, window_failures, window_limited, rate_stated) "
-    "VALUES ($1, '', $2, $3, $4, 0, 0, 0, 0, 0, 0, false) ON CONFLICT DO NOTHING"
+CREATE_HEALTH = insert_sql(  # healthy, every other column at the table's default
+    PROVIDER_HEALTH,
+    {"provider_key": "$1", "model": "''", "provider": "$2", "state": "$3", "updated_at": "$4"},
+    tail=" ON CONFLICT DO NOTHING",
 )
-CAPACITY_COLUMNS = (
-    "state", "retry_at", "backoff_step", "failure_streak", "probe_holder", "probe_expires", "window_start",
-    "window_requests", "window_retries", "window_failures", "window_limited", "next_slot_at", "learned_rpm",
-    "learned_at", "rate_stated", "limited_at", "last_code", "last_run_id", "updated_at",
-)  # fmt: skip
 SAVE_HEALTH = (
     "UPDATE provider_health SET "
     + ", ".join(f"{c} = ${i + 3}" for i, c in enumerate(CAPACITY_COLUMNS))
@@ -67,6 +75,18 @@ SAVE_HEALTH = (
 UNCHANGED = " AND ".join(
     f"{c} IS NOT DISTINCT FROM ${i + 8 + len(CAPACITY_COLUMNS)}" for i, c in enumerate(CAPACITY_COLUMNS)
 )
+
+
+def _user_message(run_id: str, seq: str, content: str, at: str) -> dict[str, str]:
+    return {"run_id": run_id, "seq": seq, "role": "'user'", "content": content, "provider": "NULL", "created_at": at}
+
+
+OPEN_IF_APPLIED = insert_sql(
+    TRANSCRIPT,
+    _user_message("$4", "$5", "$6", "$7"),
+    "SELECT {values} FROM applied WHERE $3",
+    " ON CONFLICT DO NOTHING",
+)
 CAS_ADMIT = f"""
 WITH current AS (
     SELECT {HEALTH_ROW} FROM provider_health WHERE provider_key = $1 AND model = ''
@@ -77,9 +97,7 @@ WITH current AS (
 ), applied AS (  -- written, or (nothing to write) the row is still what the caller holds
     SELECT 1 FROM current WHERE CASE WHEN $2 THEN EXISTS (SELECT 1 FROM saved) ELSE {UNCHANGED} END
 ), opened AS (
-    INSERT INTO transcript_entries (run_id, seq, role, content, provider, created_at)
-    SELECT $4, $5, 'user', $6, NULL, $7 FROM applied WHERE $3
-    ON CONFLICT DO NOTHING
+    {OPEN_IF_APPLIED}
 )
 SELECT EXISTS (SELECT 1 FROM applied) AS applied, current.*,
        {", ".join(f"t.{c} AS t_{c}" for c in TRANSCRIPT_COLUMNS)}
@@ -91,35 +109,35 @@ SELECT EXISTS (SELECT 1 FROM applied) AS applied, current.*,
 CAS_TRIES = 3  # reads of a row others keep changing, before the locked transaction decides
 # The user's message (if absent) and the run's snapshot before it: the inserted row is not visible to the
 # statement that inserts it, so the caller appends the message unless the snapshot already ends with it.
-OPEN_TURN = """
+OPEN_TURN = f"""
 WITH opened AS (
-    INSERT INTO transcript_entries (run_id, seq, role, content, provider, created_at)
-    VALUES ($1, $2, 'user', $3, NULL, $4) ON CONFLICT DO NOTHING
+    {insert_sql(TRANSCRIPT, _user_message("$1", "$2", "$3", "$4"), tail=" ON CONFLICT DO NOTHING")}
 )
-SELECT run_id, seq, role, content, provider, created_at FROM transcript_entries
+SELECT {", ".join(TRANSCRIPT_COLUMNS)} FROM transcript_entries
  WHERE run_id = $1 AND seq <= $2 ORDER BY seq
 """
-ANSWER = (
-    "INSERT INTO transcript_entries (run_id, seq, role, content, provider, created_at) "
-    "VALUES ($1, $2, 'assistant', $3, $4, $5) ON CONFLICT DO NOTHING"
-)
-ANSWER_FROM_SELECT = (  # parameters after the close's three: run, seq, answer, provider, at
-    "INSERT INTO transcript_entries (run_id, seq, role, content, provider, created_at) "
-    "SELECT $4, $5, 'assistant', $6, $7, $8 {unless} ON CONFLICT DO NOTHING"
+
+
+def _answer(run_id: str, seq: str, content: str, provider: str, at: str) -> dict[str, str]:
+    return {"run_id": run_id, "seq": seq, "role": "'assistant'", "content": content, "provider": provider,
+            "created_at": at}  # fmt: skip
+
+
+ANSWER = insert_sql(TRANSCRIPT, _answer("$1", "$2", "$3", "$4", "$5"), tail=" ON CONFLICT DO NOTHING")
+ANSWER_FROM_SELECT = insert_sql(  # parameters after the close's three: run, seq, answer, provider, at
+    TRANSCRIPT, _answer("$4", "$5", "$6", "$7", "$8"), "SELECT {values} {{unless}}", " ON CONFLICT DO NOTHING"
 )
 STORED = "SELECT content FROM transcript_entries WHERE run_id = ${} AND seq = ${}"  # the turn's answer, if any
 # A close with nothing to restore: no row of the provider key (provider-wide, the model that ran) is unhealthy or
 # has a failure streak; then the answer and the attempt are written, else nothing is and the locked close runs.
-TO_RESTORE = (  # store.repository.RESTORABLE
+TO_RESTORE = (  # store.capacity.RESTORABLE
     "FROM provider_health WHERE provider_key = $1 AND model = ANY($2::varchar[]) "
     "AND (state <> $3 OR failure_streak > 0)"
 )
 RESTORABLE_ANY = f"SELECT 1 {TO_RESTORE}"
 RESTORABLE = f"SELECT {HEALTH_ROW} {TO_RESTORE} FOR UPDATE"  # locked: read, step and written back, no writer between
-HEALTH_EVENT = (
-    "INSERT INTO health_events (provider, provider_key, model, state, retry_at, code, run_id, at) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
-)
+HEALTH_EVENT_COLUMNS = names(HEALTH_EVENTS)
+HEALTH_EVENT = insert_sql(HEALTH_EVENTS, {c: f"${i + 1}" for i, c in enumerate(HEALTH_EVENT_COLUMNS)})
 
 
 def _json(value: Any) -> Any:
@@ -127,19 +145,15 @@ def _json(value: Any) -> Any:
 
 
 async def configs(
-    conn: asyncpg.Connection, workspace: str, agent: str, with_pins: bool = False
+    conn: Connection, workspace: str, agent: str, with_pins: bool = False
 ) -> tuple[WorkspaceConfig | None, AgentProfile | None, Pins]:
     """The workspace, the agent profile and (`with_pins`) the user's pins, in one statement."""
     row = await conn.fetchrow(CONFIGS, workspace, agent, with_pins, SelectionSource.user.value)
-    assert row is not None
+    if row is None:
+        raise StoreInvariantError("a SELECT without FROM returned no row")
     ws, profile = _json(row["workspace"]), _json(row["agent"])
-    pins = Pins()
-    for selection in _json(row["pins"]) or []:  # only source=user rows: anything else is not a preference
-        value = _json(selection["value"])
-        if selection["kind"] == SelectionKind.provider.value:
-            pins.providers = list(value)
-        elif selection["kind"] == SelectionKind.model.value and value:
-            pins.model = value[0]
+    # Only source=user rows: anything else is not a preference.
+    pins = pins_from([(selection["kind"], _json(selection["value"])) for selection in _json(row["pins"]) or []])
     return (
         WorkspaceConfig.model_validate(ws) if ws is not None else None,
         AgentProfile.model_validate(profile) if profile is not None else None,
@@ -147,7 +161,7 @@ async def configs(
     )
 
 
-async def health(conn: asyncpg.Connection, keys: set[str]) -> list[HealthRecord]:
+async def health(conn: Connection, keys: set[str]) -> list[HealthRecord]:
     rows = await conn.fetch(HEALTH, sorted(keys))
     return [
         HealthRecord(
@@ -162,7 +176,7 @@ async def health(conn: asyncpg.Connection, keys: set[str]) -> list[HealthRecord]
     ]
 
 
-async def _save(conn: asyncpg.Connection, row: ProviderHealthRow) -> None:
+async def _save(conn: Connection, row: ProviderHealthRow) -> None:
     await conn.execute(SAVE_HEALTH, row.provider_key, row.model, *(getattr(row, c) for c in CAPACITY_COLUMNS))
 
 
@@ -208,7 +222,7 @@ def _snapshot(rows: list[Any], opening: TurnOpening, now: datetime, prefix: str 
 
 
 async def _admit_unlocked(
-    conn: asyncpg.Connection,
+    conn: Connection,
     held: dict[str, Any],
     fresh: bool,
     request: CallRequest,
@@ -239,7 +253,7 @@ async def _admit_unlocked(
 
 
 async def admit_and_open(
-    conn: asyncpg.Connection,
+    conn: Connection,
     known: KnownRows,
     key: str,
     provider: str,
@@ -291,7 +305,7 @@ def _attempt_insert(columns: list[str], first: int, when: str = "") -> str:
     return f"INSERT INTO attempts ({', '.join(columns)}) {source} ON CONFLICT DO NOTHING"
 
 
-async def close_turn(conn: asyncpg.Connection, close: TurnClose, now: datetime) -> Closed:
+async def close_turn(conn: Connection, close: TurnClose, now: datetime) -> Closed:
     """store.Store.close_turn: the attempt row, the answer only when that row is new (the fence against a lost
     worker's late close) and then the restored health of the provider key, provider-wide and for the model that
     ran; atomically (see the module notes)."""
@@ -307,7 +321,8 @@ async def close_turn(conn: asyncpg.Connection, close: TurnClose, now: datetime) 
         f"({STORED.format(4, 5)}) AS stored",  # as before this statement: a lost attempt's answer that got in first
         key, models, healthy, run_id, seq, answer, provider, now, *(attempt[c] for c in columns),
     )  # fmt: skip
-    assert happy is not None
+    if happy is None:
+        raise StoreInvariantError("a close's statement without FROM returned no row")
     if not happy["restorable"]:
         stored = happy["stored"]
         return Closed(inserted=bool(happy["inserted"]), answer=answer if stored is None else stored)
@@ -322,10 +337,7 @@ async def close_turn(conn: asyncpg.Connection, close: TurnClose, now: datetime) 
                 if record["state"] == row.state:  # a streak that only starts over is no health change
                     continue
                 event: HealthEventRow = health_event(row, now, code=None)
-                await conn.execute(
-                    HEALTH_EVENT, event.provider, event.provider_key, event.model, event.state, event.retry_at,
-                    event.code, event.run_id, event.at,
-                )  # fmt: skip
+                await conn.execute(HEALTH_EVENT, *(getattr(event, c) for c in HEALTH_EVENT_COLUMNS))
         # An answer that got in first (a lost attempt's, or this close's before a lost acknowledgement) stays.
         stored = None if answered else await conn.fetchval(STORED.format(1, 2), run_id, seq)
     return Closed(inserted=inserted, answer=answer if stored is None else stored)

@@ -3,10 +3,12 @@
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete
+from sqlmodel import col, select
 
 from routing.selection import SelectionSource
-from store.repository import Store, as_utc, utcnow
+from store.repository import Store
+from store.rows import as_utc, utcnow
 from store.tables import SelectionEventRow, SelectionRow
 
 
@@ -19,14 +21,16 @@ async def sweep_stale_automatic_state(
     cutoff = now - max_age
     async with store.db() as s:
         rows = (
-            (await s.execute(select(SelectionRow).where(SelectionRow.source != SelectionSource.user.value)))
+            (await s.execute(select(SelectionRow).where(col(SelectionRow.source) != SelectionSource.user.value)))
             .scalars()
             .all()
         )
         stale = [r for r in rows if as_utc(r.created_at) <= cutoff]
         audits = []
         for row in stale:
-            await s.execute(delete(SelectionRow).where(SelectionRow.agent == row.agent, SelectionRow.kind == row.kind))
+            await s.execute(
+                delete(SelectionRow).where(col(SelectionRow.agent) == row.agent, col(SelectionRow.kind) == row.kind)
+            )
             audit = SelectionEventRow(
                 agent=row.agent,
                 kind=row.kind,

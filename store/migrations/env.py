@@ -3,6 +3,7 @@
 import asyncio
 
 from alembic import context
+from sqlalchemy import Connection
 from sqlmodel import SQLModel
 
 import store.tables  # noqa: F401  (registers the tables on the metadata)
@@ -11,7 +12,7 @@ from store.engine import make_engine
 target_metadata = SQLModel.metadata
 
 
-def _run(connection) -> None:
+def _run(connection: Connection) -> None:
     context.configure(
         connection=connection, target_metadata=target_metadata, render_as_batch=connection.dialect.name == "sqlite"
     )
@@ -30,4 +31,7 @@ connection = context.config.attributes.get("connection")
 if connection is not None:
     _run(connection)
 else:
-    asyncio.run(_run_with_own_engine(context.config.get_main_option("sqlalchemy.url")))
+    url = context.config.get_main_option("sqlalchemy.url")
+    if url is None:
+        raise RuntimeError("alembic: set sqlalchemy.url (office db upgrade passes OFFICE_DATABASE_URL)")
+    asyncio.run(_run_with_own_engine(url))

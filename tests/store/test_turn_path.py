@@ -1,6 +1,7 @@
-"""A run's per-turn store calls behave alike on both backends (PostgreSQL answers them through asyncpg itself,
-SQLite through SQLAlchemy): what a run reads at submit and route resolution, a turn's admission with its
-opening, and its close with the restored health."""
+"""The PostgreSQL hot path (store.turn_path through asyncpg itself): what a run reads at submit and route
+resolution (on both backends), and what only compare-and-set on a real server can show: round trips per turn,
+pooled connections the server dropped or a cancellation left in a transaction, a column added online, and
+writes racing another worker's lock. What every capacity implementation does is test_capacity_contract.py."""
 
 from datetime import UTC, datetime
 
@@ -73,41 +74,6 @@ async def test_submit_and_route_resolution_read_what_was_saved_and_only_the_user
     await store.close()
 
 
-async def test_a_turn_opens_once_however_often_its_admission_repeats(db_url):
-    store = await configured(db_url)
-    key = provider_key(OURS)
-    await store.append_transcript("r1", 1, "user", "first")
-    await store.append_transcript("r1", 2, "assistant", "answer", "ours")
-    answers = [
-        await store.admit_and_open("ours", CallRequest("r1"), TurnOpening("r1", 3, "second"), key=key) for _ in range(2)
-    ]
-    for admission, snapshot in answers:
-        assert admission.allowed
-        assert [(e.seq, e.role, e.content) for e in snapshot or []] == [
-            (1, "user", "first"), (2, "assistant", "answer"), (3, "user", "second"),
-        ]  # fmt: skip
-    assert [e.content for e in await store.read_transcript("r1", 9)] == ["first", "answer", "second"]
-    [row] = await store.health_rows()  # created healthy at the first admission, both calls counted
-    assert (row.provider_key, row.state, row.window_requests) == (key, "healthy", 2)
-    await store.close()
-
-
-async def test_a_success_restores_the_providers_health_once_with_its_audit_event(db_url):
-    store = await configured(db_url)
-    key = provider_key(OURS)
-    await store.set_health("ours", None, HealthState.user_action_required, None, "auth_required", "r0", key=key)
-    await store.set_health("ours", "m1", HealthState.degraded, T0, "model_capacity", "r0", key=key)
-    await store.set_health("ours", "m9", HealthState.degraded, T0, "model_capacity", "r0", key=key)
-    results = [await store.close_turn(answered("r1", key)) for _ in range(2)]
-    assert [(r.inserted, r.answer) for r in results] == [(True, "answer"), (False, "answer")]
-    states = {r.model: r.state for r in await store.health_rows()}
-    assert states == {"": "healthy", "m1": "healthy", "m9": "degraded"}  # another model's record stands
-    restored = [e for e in await store.health_events(run_id="r1")]
-    assert sorted((e.model, e.state) for e in restored) == [("", "healthy"), ("m1", "healthy")]
-    assert [a.outcome for a in await store.list_attempts("r1")] == ["succeeded"]
-    await store.close()
-
-
 async def test_a_connection_the_server_dropped_is_an_outage_once_and_not_handed_out_again():
     import asyncpg
     import pytest
@@ -131,24 +97,6 @@ async def test_a_connection_the_server_dropped_is_an_outage_once_and_not_handed_
         admission, snapshot = await store.admit_and_open("ours", CallRequest("r3"), TurnOpening("r3", 1, "hi"), key=key)
         assert admission.allowed and [e.content for e in snapshot or []] == ["hi"]
         await store.close()
-
-
-async def test_a_success_starts_the_failure_streak_over_so_scattered_failures_never_open_the_breaker(db_url):
-    """The breaker opens after `failure_streak` failures *in a row*: a provider failing 1 call in 5 for ever
-    stays closed (its window ratio is low too), and a streak reset alone writes no health event."""
-    store = await configured(db_url)
-    key = provider_key(OURS)
-    for i in range(61):  # 12 failures, each after four successes
-        run = f"r{i}"
-        await store.admit_and_open("ours", CallRequest(run), TurnOpening(run, 1, "hi"), key=key)
-        if i % 5 == 4:
-            assert not await store.note_failure("ours", "provider_unavailable", run, key=key)
-        else:
-            await store.close_turn(answered(run, key))
-    [row] = await store.health_rows()
-    assert (row.state, row.failure_streak) == ("healthy", 0)
-    assert await store.health_events() == []
-    await store.close()
 
 
 async def waiting_for_a_lock(admin, database: str) -> int:
@@ -197,7 +145,7 @@ async def test_a_connection_left_inside_a_transaction_never_goes_back_to_the_poo
     async with fresh_database() as url:
         store, key = await configured(url), provider_key(OURS)
         await store.admit_and_open("ours", CallRequest("r1"), TurnOpening("r1", 1, "hi"), key=key)
-        async with store._driver() as conn:  # what an interrupted rollback leaves behind
+        async with store.database.driver() as conn:  # what an interrupted rollback leaves behind
             await conn.execute("BEGIN")
             await conn.execute("SELECT 1 FROM provider_health WHERE provider_key = $1 FOR UPDATE", key)
         admin = await asyncpg.connect(url)
@@ -237,7 +185,7 @@ async def test_a_happy_turn_costs_one_statement_to_admit_and_one_to_close():
         await store.admit_and_open("ours", CallRequest("r0"), TurnOpening("r0", 1, "hi"), key=key)  # creates the row
         await store.close_turn(answered("r0", key))  # asyncpg learns the types
         statements: list[str] = []
-        async with store._driver() as conn:  # one connection in the pool: every call below uses it
+        async with store.database.driver() as conn:  # one connection in the pool: every call below uses it
             conn.add_query_logger(lambda record: statements.append(record.query))
         for run in ("r1", "r2"):
             opening = TurnOpening(run, 1, "hi")
@@ -249,30 +197,6 @@ async def test_a_happy_turn_costs_one_statement_to_admit_and_one_to_close():
         [row] = await store.health_rows()
         assert row.window_requests == 3
         assert [a.outcome for a in await store.list_attempts("r2")] == ["succeeded"]
-        await store.close()
-
-
-async def test_an_admission_never_stands_on_a_row_another_worker_changed():
-    """This process holds the row as its last admission left it; another worker opens the breaker meanwhile: the
-    next admission here is refused by the open breaker, and one after the other worker's count is counted on top."""
-    from tests.postgres import fresh_database
-
-    async with fresh_database() as url:
-        store, key = await configured(url), provider_key(OURS)
-        other = Store(url)
-        await store.admit_and_open("ours", CallRequest("r1"), TurnOpening("r1", 1, "hi"), key=key)
-        cooling_until = datetime.now(UTC).replace(year=2099)
-        await other.set_health("ours", None, HealthState.degraded, cooling_until, "x", "r0", key=key)
-        refused, snapshot = await store.admit_and_open("ours", CallRequest("r2"), TurnOpening("r2", 1, "hi"), key=key)
-        assert (refused.allowed, refused.rule, snapshot) == (False, "breaker.open", None)
-        assert await store.read_transcript("r2", 9) == []  # a refused turn does not open
-        await other.clear_health("ours")
-        await other.admit_and_open("ours", CallRequest("r3"), None, key=key)
-        admitted, _ = await store.admit_and_open("ours", CallRequest("r4"), TurnOpening("r4", 1, "hi"), key=key)
-        assert admitted.allowed
-        [row] = await store.health_rows()
-        assert row.window_requests == 2  # r3 and r4 since the clear: the other worker's call was not overwritten
-        await other.close()
         await store.close()
 
 

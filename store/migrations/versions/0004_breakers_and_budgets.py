@@ -4,6 +4,8 @@ window, next dispatch slot
 Revision ID: 0004
 Revises: 0003
 """
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -12,7 +14,7 @@ down_revision = "0003"
 branch_labels = None
 depends_on = None
 
-def columns() -> list[sa.Column]:
+def columns() -> list[sa.Column[Any]]:
     return [
         sa.Column("failure_streak", sa.Integer(), nullable=False, server_default="0"),
         sa.Column("probe_holder", sa.String(200), nullable=True),

@@ -54,7 +54,7 @@ def health_table(by_key: bool) -> sa.Table:
     )
 
 
-def keys_by_name(conn) -> dict[str, list[str]]:
+def keys_by_name(conn: sa.Connection) -> dict[str, list[str]]:
     """Every identity each provider name stands for, across the stored workspaces (sorted, so re-runs agree)."""
     found: dict[str, set[str]] = {}
     for (config,) in conn.execute(sa.text("SELECT config FROM workspaces")):

@@ -5,6 +5,8 @@ the last 429 (pacing slots given before it are void), and the window's 429s
 Revision ID: 0006
 Revises: 0005
 """
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -14,7 +16,7 @@ branch_labels = None
 depends_on = None
 
 
-def columns() -> list[sa.Column]:
+def columns() -> list[sa.Column[Any]]:
     return [
         sa.Column("learned_rpm", sa.Float(), nullable=True),
         sa.Column("learned_at", sa.DateTime(timezone=True), nullable=True),
