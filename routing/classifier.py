@@ -9,6 +9,7 @@ provider switch (fail closed). The classifier never raises.
 """
 
 import ast
+import hashlib
 import json
 import re
 import warnings
@@ -22,7 +23,7 @@ from routing.codes import ErrorClass, ErrorCode, Phase, class_of
 from routing.rate_limits import requests_per_minute
 from routing.redact import redact
 from routing.reset_hints import read_reset
-from routing.rules import Rule
+from routing.rules import CATALOGUE_VERSION, Rule
 from routing.rules.agents import AGENTS
 from routing.rules.neutral import BODY, EXCEPTIONS, NEUTRAL
 from routing.rules.providers import PROVIDERS
@@ -53,6 +54,10 @@ class Classification(BaseModel):
     provider: str | None = None
     status: int | None = None
     limit_rpm: float | None = None  # the request limit the provider's rate-limit headers state, if any
+    # The rules catalogue that decided it (CATALOGUE_VERSION), so a later catalogue never relabels a recorded
+    # attempt. "" when no catalogue did: the office's own findings (a lost worker, admission) and classifications
+    # recorded before catalogues were versioned.
+    catalogue: str = ""
 
 
 # Every rule table, by family, in precedence order (agents, providers, neutral, body keys, exception types).
@@ -142,6 +147,15 @@ class Evaluation:
     @property
     def winner(self) -> Candidate | None:
         return max(self.candidates, key=lambda c: c.rank, default=None)
+
+
+def catalogue_fingerprint() -> str:
+    """A digest of everything that decides a code: rules, status table, structured signals. A change to any of
+    them changes this, and tests/unit/test_classifier.py then asks for a new CATALOGUE_VERSION."""
+    rows = [(r.name, r.pattern.pattern, r.code.value, r.confidence, r.target) for r in ALL_RULES]
+    parts = [rows, sorted((k, v[0].value, v[1]) for k, v in STATUS_CODES.items()), OTHER_4XX[0].value, OTHER_4XX[1]]
+    parts += [[p.pattern for p in _TEXT_STATUS], sorted(OWN_EXCEPTIONS), sorted(OFFICE_FINDINGS)]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
 def _as_status(value: Any) -> int | None:
@@ -338,6 +352,7 @@ def _result(
         provider=signal.provider,
         status=status,
         limit_rpm=requests_per_minute(signal.headers),
+        catalogue=CATALOGUE_VERSION,
     )
 
 

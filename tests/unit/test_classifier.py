@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from office.simulator.errors import error_body
-from routing.classifier import ANSWER_TOO_LARGE, FailureSignal, classify
+from routing.classifier import ANSWER_TOO_LARGE, Classification, FailureSignal, catalogue_fingerprint, classify
 from routing.codes import ErrorClass, ErrorCode, Phase
+from routing.rules import CATALOGUE_VERSION
 
 NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 
@@ -561,3 +562,22 @@ def test_an_answer_the_office_would_not_keep_is_its_own_finding_whatever_the_tex
         f"office.{ANSWER_TOO_LARGE}",
     )
     assert classify(FailureSignal(error_text=text)).code is not ErrorCode.answer_too_large  # only from the office
+
+
+# Each rules catalogue version and the fingerprint of the rules it names. A rule change without a new version fails
+# here: add the new version with its fingerprint (never edit an old one: recorded attempts name it).
+CATALOGUES = {"errors-2026.12.1": "afc9e24c04caa893"}
+
+
+def test_every_rule_change_bumps_the_catalogue_version():
+    assert CATALOGUES.get(CATALOGUE_VERSION) == catalogue_fingerprint(), (
+        f"the rules changed: bump CATALOGUE_VERSION and record {catalogue_fingerprint()!r} for it"
+    )
+
+
+def test_a_classification_names_its_catalogue_and_an_older_record_still_reads():
+    result = classify(FailureSignal(error_text="Error: connect ECONNREFUSED 127.0.0.1:443"), NOW)
+    assert result.catalogue == CATALOGUE_VERSION
+    recorded = result.model_dump(mode="json")
+    del recorded["catalogue"]  # as attempts were recorded before catalogues were versioned
+    assert Classification.model_validate(recorded).catalogue == ""
