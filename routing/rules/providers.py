@@ -70,18 +70,21 @@ OPENROUTER = table(
     ],
 )
 
-GROQ = table(
-    "groq",
+# Zhipu (GLM, z.ai) numbers its errors in `code`: 1113 no balance or resource package, 1301 unsafe content.
+ZHIPU = table(
+    "zhipu",
     "provider",
     [
-        ("organization_restricted", r"organization has been restricted", E.auth_required, 0.95),
+        ("insufficient_balance", r"1113", E.subscription_required, 0.97),
+        ("unsafe_content", r"1301", E.content_policy, 0.97),
     ],
+    target="key",
 )
 
 PROVIDERS: dict[str, tuple[Rule, ...]] = {
     "google": GOOGLE,
     "anthropic": ANTHROPIC,
     "bedrock": BEDROCK,
-    "groq": GROQ,
+    "zhipu": ZHIPU,
     "openrouter": OPENROUTER,
 }
