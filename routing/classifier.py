@@ -168,6 +168,7 @@ def catalogue_fingerprint() -> str:
     ]
     parts += [[p.pattern for p in _TEXT_STATUS], sorted(OWN_EXCEPTIONS), sorted(OFFICE_FINDINGS)]
     parts += [[(w.name, w.pattern.pattern, w.seconds) for w in WINDOWS], LONG_WINDOW_S, BUDGET.pattern]
+    parts += [sorted(_KEY_FIELDS), sorted(_STATUS_FIELDS), sorted(_MESSAGE_FIELDS)]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
@@ -181,7 +182,19 @@ def _as_status(value: Any) -> int | None:
 
 # Field names, lower-cased, that carry an error's kind, its HTTP status or its words, at any depth of a body.
 _KEY_FIELDS = frozenset(
-    {"type", "code", "status", "reason", "__type", "errortype", "error_type", "errorcode", "error_code", "errorkind"}
+    {
+        "type",
+        "code",
+        "status",
+        "reason",
+        "__type",
+        "errortype",
+        "error_type",
+        "errorcode",
+        "error_code",
+        "errorkind",
+        "name",
+    }
 )
 _STATUS_FIELDS = frozenset({"code", "status", "statuscode", "status_code", "httpstatuscode", "http_status"})
 _MESSAGE_FIELDS = frozenset(

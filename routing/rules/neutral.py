@@ -188,6 +188,8 @@ BODY = table(
         ("insufficient_quota", r"insufficient_quota", E.quota_limited, 0.96),
         ("rate_limit", r"rate_limit_exceeded|rate_limit_error", E.rate_limited, 0.95),
         ("resource_exhausted", r"resource_exhausted", E.rate_limited, 0.85),
+        # AWS error types (`__type`, `x-amzn-ErrorType`, an SDK's `name`) and other providers' throttle types
+        ("throttling", r"throttlingexception|too_many_requests|rate_limit_reached_error", E.rate_limited, 0.9),
         ("model_not_found", r"model_not_found|deploymentnotfound", E.model_unavailable, 0.95),
         (
             "context_length_exceeded",

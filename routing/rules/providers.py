@@ -34,7 +34,8 @@ ANTHROPIC = table(
     "provider",
     [
         # not_found_error's message names the model it did not find
-        ("model_not_found", r"(?:^|\s)model: [\w.\-:@/]+", E.model_unavailable, 0.92),
+        # (a model id has a digit or a dash: "model: ThrottlingException" in an SDK's wording is not one)
+        ("model_not_found", r"(?:^|\s)model: [a-z][\w.:@/]*[\d-][\w.\-:@/]*", E.model_unavailable, 0.92),
         # the TypeScript SDK's guard when neither key nor token is set
         ("no_auth_method", r"could not resolve authentication method", E.missing_credentials, 0.95),
     ],
