@@ -196,7 +196,9 @@ _KEY_FIELDS = frozenset(
         "name",
     }
 )
-_STATUS_FIELDS = frozenset({"code", "status", "statuscode", "status_code", "httpstatuscode", "http_status"})
+_STATUS_FIELDS = frozenset(
+    {"code", "status", "statuscode", "status_code", "httpstatuscode", "http_status", "http_status_code"}
+)
 _MESSAGE_FIELDS = frozenset(
     {"message", "detail", "error", "error_description", "errormessage", "error_message", "msg", "raw", "title"}
 )

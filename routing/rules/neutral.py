@@ -78,7 +78,8 @@ NEUTRAL = table(
         (
             "context_length",
             r"context[_ ]length|maximum context|context (?:window|size|limit|overflow)|prompt is too long"
-            r"|input is too long|exceeds the maximum number of tokens|exceeds? (?:the )?(?:available )?context",
+            r"|input is too long|exceeds the maximum number of tokens|exceeds? (?:the )?(?:available )?context"
+            r"|must have less than \d+ tokens",
             E.context_length_exceeded,
             0.92,
         ),
@@ -155,7 +156,7 @@ NEUTRAL = table(
         (
             "peer_closed",
             r"server disconnected|remote end closed connection|peer closed connection"
-            r"|connection closed before message completed|IncompleteMessage|ChannelClosed",
+            r"|connection closed (?:before|unexpectedly)|IncompleteMessage|ChannelClosed|peer disconnected",
             E.network_unavailable,
             0.8,
         ),
