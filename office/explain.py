@@ -106,6 +106,7 @@ async def explain_run(client: Client, store: Store, run_id: str) -> dict:
                     "source",
                     "outcome",
                     "error_code",
+                    "catalogue",
                     "decision",
                     "reason",
                 },

@@ -9,6 +9,7 @@ provider switch (fail closed). The classifier never raises.
 """
 
 import ast
+import hashlib
 import json
 import re
 import warnings
@@ -22,10 +23,11 @@ from routing.codes import ErrorClass, ErrorCode, Phase, class_of
 from routing.rate_limits import requests_per_minute
 from routing.redact import redact
 from routing.reset_hints import read_reset
-from routing.rules import Rule
+from routing.rules import CATALOGUE_VERSION, Rule
 from routing.rules.agents import AGENTS
 from routing.rules.neutral import BODY, EXCEPTIONS, NEUTRAL
 from routing.rules.providers import PROVIDERS
+from routing.rules.windows import BUDGET, LONG_WINDOW_S, WINDOWS, over_budget, window_of
 
 
 class FailureSignal(BaseModel):
@@ -53,6 +55,10 @@ class Classification(BaseModel):
     provider: str | None = None
     status: int | None = None
     limit_rpm: float | None = None  # the request limit the provider's rate-limit headers state, if any
+    # The rules catalogue that decided it (CATALOGUE_VERSION), so a later catalogue never relabels a recorded
+    # attempt. "" when no catalogue did: the office's own findings (a lost worker, admission) and classifications
+    # recorded before catalogues were versioned.
+    catalogue: str = ""
 
 
 # Every rule table, by family, in precedence order (agents, providers, neutral, body keys, exception types).
@@ -79,6 +85,11 @@ STATUS_CODES: dict[int, tuple[ErrorCode, float]] = {
     503: (ErrorCode.provider_unavailable, 0.7),
     504: (ErrorCode.timeout, 0.7),
     524: (ErrorCode.timeout, 0.6),
+    520: (ErrorCode.provider_unavailable, 0.7),  # Cloudflare: the origin answered with something unexpected
+    521: (ErrorCode.provider_unavailable, 0.7),  # Cloudflare: the origin refused the connection
+    522: (ErrorCode.timeout, 0.7),  # Cloudflare: connecting to the origin timed out
+    523: (ErrorCode.network_unavailable, 0.7),  # Cloudflare: the origin is unreachable
+    525: (ErrorCode.network_unavailable, 0.7),  # Cloudflare: TLS handshake with the origin failed
     529: (ErrorCode.provider_overloaded, 0.8),
 }
 OTHER_4XX = (ErrorCode.invalid_request, 0.5)
@@ -125,6 +136,7 @@ class BodyFields:
 
     keys: list[str] = field(default_factory=list)  # type, code, status, ErrorInfo reasons, innererror codes
     message: str = ""
+    messages: list[str] = field(default_factory=list)  # every message field found, in body order
     status: int | None = None  # a numeric HTTP code in the body (Gemini `code: 429`, `status: 400`)
 
 
@@ -144,6 +156,22 @@ class Evaluation:
         return max(self.candidates, key=lambda c: c.rank, default=None)
 
 
+def catalogue_fingerprint() -> str:
+    """A digest of everything that decides a code: rules, status table, structured signals. A change to any of
+    them changes this, and tests/unit/test_classifier.py then asks for a new CATALOGUE_VERSION."""
+    rows = [(r.name, r.pattern.pattern, r.code.value, r.confidence, r.target) for r in ALL_RULES]
+    parts = [
+        rows,
+        sorted((k, v[0].value, v[1]) for k, v in STATUS_CODES.items()),
+        OTHER_4XX[0].value,
+        OTHER_4XX[1],
+    ]
+    parts += [[p.pattern for p in _TEXT_STATUS], sorted(OWN_EXCEPTIONS), sorted(OFFICE_FINDINGS)]
+    parts += [[(w.name, w.pattern.pattern, w.seconds) for w in WINDOWS], LONG_WINDOW_S, BUDGET.pattern]
+    parts += [sorted(_KEY_FIELDS), sorted(_STATUS_FIELDS), sorted(_MESSAGE_FIELDS)]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
+
+
 def _as_status(value: Any) -> int | None:
     try:
         number = int(value)
@@ -152,43 +180,115 @@ def _as_status(value: Any) -> int | None:
     return number if 400 <= number <= 599 else None
 
 
+# Field names, lower-cased, that carry an error's kind, its HTTP status or its words, at any depth of a body.
+_KEY_FIELDS = frozenset(
+    {
+        "type",
+        "code",
+        "status",
+        "reason",
+        "__type",
+        "errortype",
+        "error_type",
+        "errorcode",
+        "error_code",
+        "errorkind",
+        "name",
+    }
+)
+_STATUS_FIELDS = frozenset(
+    {"code", "status", "statuscode", "status_code", "httpstatuscode", "http_status", "http_status_code"}
+)
+_MESSAGE_FIELDS = frozenset(
+    {"message", "detail", "error", "error_description", "errormessage", "error_message", "msg", "raw", "title"}
+)
+_MAX_DEPTH = 8
+
+
+def _key_name(value: str) -> str:
+    """`com.amazon.coral.service#ThrottlingException` and `ThrottlingException:http://…` name `ThrottlingException`."""
+    return value.rsplit("#", 1)[-1].split(":", 1)[0].strip()
+
+
+def _nested_json(text: str) -> Any:
+    """A string field that holds JSON itself (OpenRouter's `metadata.raw`, a relay's quoted upstream body)."""
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[":
+        return None
+    try:
+        return json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _scalar(name: str, value: Any, fields: "BodyFields") -> None:
+    if isinstance(value, bool) or value is None:
+        return
+    text = str(value).strip()
+    if name in _STATUS_FIELDS and _as_status(value) is not None:
+        fields.status = fields.status or _as_status(value)
+    elif name in _KEY_FIELDS and text and text.lower() != "error":
+        fields.keys.append(_key_name(text))
+    elif name == "quotaid":  # google.rpc.QuotaFailure: which quota (per minute, per day)
+        fields.messages.append(f"[quotaId: {text}]")
+    elif name in _MESSAGE_FIELDS and text:
+        fields.messages.append(text)
+        if name == "error" and re.fullmatch(r"[a-z_]+", text):  # `{"error": "rate_limit_exceeded"}`
+            fields.keys.append(text)
+
+
+def _walk(node: Any, fields: "BodyFields", depth: int = 0) -> None:
+    """Every error field of a body, whatever its shape: nested `error` objects, lists, gRPC `details`,
+    `innererror`, provider wrappers, and JSON held in a string field."""
+    if depth > _MAX_DEPTH:
+        return
+    if isinstance(node, list):
+        for item in node[:20]:
+            _walk(item, fields, depth + 1)
+        return
+    if not isinstance(node, dict):
+        return
+    for key, value in node.items():
+        if isinstance(value, dict | list):
+            _walk(value, fields, depth + 1)
+        elif isinstance(value, str) and (inner := _nested_json(value)) is not None:
+            _walk(inner, fields, depth + 1)
+        else:
+            _scalar(str(key).lower(), value, fields)
+
+
 def _flatten(data: Any) -> BodyFields:
-    if isinstance(data, list) and data and isinstance(data[0], dict):  # Gemini sometimes wraps in a list
-        data = data[0]
-    if not isinstance(data, dict):
+    if not isinstance(data, dict | list):
         return BodyFields(message=str(data))
-    err = data.get("error", data)
-    top_status = _as_status(data.get("status")) if not isinstance(data.get("status"), bool) else None
-    if isinstance(err, str):
-        keys = [str(data["type"])] if data.get("type") not in (None, "", "error") else []
-        return BodyFields(keys=[err] if re.fullmatch(r"[a-z_]+", err) else keys, message=err, status=top_status)
-    if not isinstance(err, dict):
-        return BodyFields(message=str(err), status=top_status)
-    fields = BodyFields(message=str(err.get("message") or err.get("detail") or data.get("detail") or ""))
-    for key in ("type", "code", "status"):
-        value = err.get(key)
-        if value is None or isinstance(value, bool):
-            continue
-        if isinstance(value, int) or str(value).isdigit():
-            fields.status = fields.status or _as_status(value)
-        elif str(value):
-            fields.keys.append(str(value))
-    fields.status = fields.status or top_status
-    for detail in err.get("details") or []:
-        if not isinstance(detail, dict):
-            continue
-        if detail.get("reason"):
-            fields.keys.append(str(detail["reason"]))
-        for violation in detail.get("violations") or []:  # google.rpc.QuotaFailure: which quota (per minute/day)
-            if isinstance(violation, dict) and violation.get("quotaId"):
-                fields.message = f"{fields.message} [quotaId: {violation['quotaId']}]"
-    metadata = err.get("metadata")
-    if isinstance(metadata, dict) and metadata.get("raw"):
-        fields.message = f"{fields.message} {metadata['raw']}".strip()
-    inner = err.get("innererror")
-    if isinstance(inner, dict) and inner.get("code"):
-        fields.keys.append(str(inner["code"]))
+    fields = BodyFields()
+    _walk(data, fields)
+    fields.message = " ".join(dict.fromkeys(fields.messages))
     return fields
+
+
+_SSE_DATA = re.compile(r"^data:\s?(.*)$", re.M)
+_HTML = re.compile(r"<(?:!doctype html|html|head|title|body)\b", re.I)
+_HTML_HEADINGS = re.compile(r"<(title|h1|h2)\b[^>]*>(.*?)</\1>", re.I | re.S)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def _sse_error(body: str) -> BodyFields | None:
+    """A stream that answered 200 and then sent its error as an event (`event: error` / `data: {"error": …}`)."""
+    events = [_nested_json(m[1]) for m in _SSE_DATA.finditer(body)]
+    errors = [e for e in events if isinstance(e, dict) and '"error"' in json.dumps(e)]
+    if not errors:
+        return None
+    return _flatten(errors[-1])
+
+
+def _html_error(body: str) -> BodyFields | None:
+    """A CDN's or reverse proxy's error page: its title and headings name the status and the failure."""
+    if not _HTML.search(body[:2000]):
+        return None
+    words = [" ".join(_TAG.sub(" ", m[2]).split()) for m in _HTML_HEADINGS.finditer(body)]
+    message = " | ".join(dict.fromkeys(w for w in words if w))
+    statuses = [_as_status(m[0]) for m in re.finditer(r"\b[45]\d\d\b", message)]
+    return BodyFields(message=message, status=next((s for s in statuses if s), None))
 
 
 def _parse_body(body: str | None) -> BodyFields:
@@ -197,7 +297,8 @@ def _parse_body(body: str | None) -> BodyFields:
     try:
         return _flatten(json.loads(body))
     except (ValueError, TypeError, RecursionError):
-        return BodyFields(message=body)
+        pass
+    return _sse_error(body) or _html_error(body) or BodyFields(message=body)
 
 
 def _balanced(text: str, start: int) -> str | None:
@@ -250,6 +351,20 @@ def _embedded_json(text: str) -> BodyFields:
     return BodyFields()
 
 
+def _header_keys(headers: dict[str, str]) -> list[str]:
+    """AWS names the error's kind in a header (`x-amzn-ErrorType: ThrottlingException:http://…`)."""
+    return [_key_name(v) for k, v in headers.items() if k.lower() in ("x-amzn-errortype", "x-amz-error-code")]
+
+
+def _in_text(text: str) -> BodyFields:
+    """A body an agent printed inside its error line: an HTML error page (`API Error: 524 <!DOCTYPE html>…`), or
+    JSON or a Python dict repr."""
+    page = _html_error(text)
+    if page is not None:
+        return page
+    return _embedded_json(text)
+
+
 def _status_in_text(text: str) -> int | None:
     for pattern in _TEXT_STATUS:
         for m in pattern.finditer(text):
@@ -259,38 +374,17 @@ def _status_in_text(text: str) -> int | None:
     return None
 
 
-def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
-    body = _parse_body(signal.body)
-    embedded = _embedded_json(signal.error_text) if signal.error_text else BodyFields()
-    raw_body = signal.body or ""
-    text = " ".join(
-        t for t in (body.message, embedded.message, signal.exception_type or "", signal.error_text or "") if t
-    )
-    keys = [k.lower() for k in (*body.keys, *embedded.keys) if k]
-    reset_text = " ".join(t for t in (signal.error_text or "", raw_body) if t)
-    retry_after = read_reset(reset_text, signal.headers, now)
+def _matches(rule: Rule, text: str, keys: list[str], exception_type: str) -> bool:
+    if rule.target == "text":
+        return bool(text) and rule.pattern.search(text) is not None
+    if rule.target == "key":
+        return any(rule.pattern.fullmatch(k) for k in keys)
+    return bool(exception_type) and rule.pattern.search(exception_type) is not None
 
+
+def _structured_candidates(signal: FailureSignal) -> list[Candidate]:
+    """What the exception type, the JSON-RPC code and the exit code say, each as certain as a status."""
     candidates: list[Candidate] = []
-    for rule in ALL_RULES:
-        if rule.target == "text":
-            hit = bool(text) and rule.pattern.search(text) is not None
-        elif rule.target == "key":
-            hit = any(rule.pattern.fullmatch(k) for k in keys)
-        else:
-            hit = bool(signal.exception_type) and rule.pattern.search(signal.exception_type or "") is not None
-        if hit:
-            candidates.append(Candidate(rule.name, rule.code, rule.confidence, rule.precedence))
-
-    status, in_text = signal.status, False
-    if status is None:
-        status = body.status or embedded.status or _status_in_text(f"{signal.error_text or ''} {raw_body}")
-        in_text = status is not None
-    if status is not None:
-        code_conf = STATUS_CODES.get(status) or (OTHER_4XX if 400 <= status < 500 else None)
-        if code_conf is not None:
-            prefix = "text.status" if in_text else "http.status"
-            candidates.append(Candidate(f"{prefix}.{status}", code_conf[0], code_conf[1], 0))
-
     if signal.exception_type in OWN_EXCEPTIONS:
         own = OWN_EXCEPTIONS[signal.exception_type]
         candidates.append(Candidate(f"exception.{signal.exception_type}", own, 0.95, 0))
@@ -308,6 +402,40 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
             candidates.append(Candidate("exit.126", ErrorCode.provider_not_configured, 0.9, 0))
         else:  # an agent process that died mid-session: a lost transport unless its text says more
             candidates.append(Candidate("exit.unexpected", ErrorCode.provider_unavailable, 0.3, 0))
+    return candidates
+
+
+def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
+    body = _parse_body(signal.body)
+    embedded = _in_text(signal.error_text) if signal.error_text else BodyFields()
+    raw_body = signal.body or ""
+    text = " ".join(
+        t for t in (body.message, embedded.message, signal.exception_type or "", signal.error_text or "") if t
+    )
+    keys = [k.lower() for k in (*body.keys, *embedded.keys, *_header_keys(signal.headers)) if k]
+    reset_text = " ".join(t for t in (signal.error_text or "", raw_body) if t)
+    retry_after = read_reset(reset_text, signal.headers, now)
+
+    candidates = [
+        Candidate(r.name, r.code, r.confidence, r.precedence)
+        for r in ALL_RULES
+        if _matches(r, text, keys, signal.exception_type or "")
+    ]
+
+    status, in_text = signal.status, False
+    if status is None:
+        status = body.status or embedded.status or _status_in_text(f"{signal.error_text or ''} {raw_body}")
+        in_text = status is not None
+    if status is not None:
+        code_conf = STATUS_CODES.get(status) or (OTHER_4XX if 400 <= status < 500 else None)
+        if code_conf is not None:
+            prefix = "text.status" if in_text else "http.status"
+            candidates.append(Candidate(f"{prefix}.{status}", code_conf[0], code_conf[1], 0))
+
+    candidates += _structured_candidates(signal)
+    candidates += _limit_candidates(text, candidates)
+    if any(c.rule == OVER_BUDGET for c in candidates):
+        retry_after = None  # no reset lets it fit: the reset the text names is not worth waiting for
     return Evaluation(
         text=text,
         keys=keys,
@@ -316,6 +444,21 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
         candidates=candidates,
         retry_after_s=retry_after,
     )
+
+
+OVER_BUDGET = "budget.request_over_limit"
+
+
+def _limit_candidates(text: str, candidates: list[Candidate]) -> list[Candidate]:
+    """A limit read as data: a request over its whole budget, or a rate limit over a window no short retry
+    outlasts, is a quota (wait for the reset or fall back), whatever wording named it."""
+    if over_budget(text):
+        return [Candidate(OVER_BUDGET, ErrorCode.quota_limited, 0.975, 0)]
+    limits = [c.confidence for c in candidates if c.code is ErrorCode.rate_limited]
+    window = window_of(text) if limits else None
+    if window is None or window.seconds < LONG_WINDOW_S:
+        return []
+    return [Candidate(f"window.{window.name}", ErrorCode.quota_limited, min(0.99, max(limits) + 0.01), 0)]
 
 
 def _result(
@@ -338,6 +481,7 @@ def _result(
         provider=signal.provider,
         status=status,
         limit_rpm=requests_per_minute(signal.headers),
+        catalogue=CATALOGUE_VERSION,
     )
 
 

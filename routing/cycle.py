@@ -90,6 +90,7 @@ class RouteCycle(BaseModel):
             decision=decision.kind.value if decision else None,
             reason=decision.reason if decision else None,
             rule=failure.rule if failure else None,
+            catalogue=failure.catalogue if failure else None,
             excerpt=failure.excerpt if failure else None,
             retry_after_s=failure.retry_after_s if failure else None,
         )

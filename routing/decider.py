@@ -1,5 +1,6 @@
 """The routing decider: one classified failure in, exactly one decision out. Pure and table-testable."""
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 from pydantic import BaseModel
@@ -76,7 +77,211 @@ class Decision(BaseModel):
     health: HealthEffect | None = None
 
 
-_USER_ACTION = HealthEffect(state=HealthState.user_action_required)
+class Situation(StrEnum):
+    """Where the run stands when it fails: the column of the decision table."""
+
+    elsewhere = "elsewhere"  # office run, another provider eligible (within the pin, if pinned)
+    alone = "alone"  # office run, nothing else eligible
+    interactive = "interactive"  # no consent to switch provider
+
+
+class Row(StrEnum):
+    """What failed, refined by what the run has left: the row of the decision table."""
+
+    infrastructure = "infrastructure"  # the office's own worker was lost; retries left
+    workers_exhausted = "workers_exhausted"  # the run lost more workers than it allows
+    terminal = "terminal"
+    unclassified = "unclassified"
+    cap_reached = "cap_reached"  # the run spent its attempts
+    user_action = "user_action"
+    model = "model"
+    quota_with_reset = "quota_with_reset"
+    quota_no_reset = "quota_no_reset"
+    circuit_open = "circuit_open"
+    transient = "transient"  # short retries left on this route and any reset is within one
+    transient_persists = "transient_persists"  # short retries spent, or the reset is too far for one
+
+
+class Delay(StrEnum):
+    """Which arithmetic gives the decision's delay (the only part of a decision that stays code)."""
+
+    none = "none"
+    worker_backoff = "worker_backoff"  # the worker's own jittered backoff, floored by any hint
+    reset = "reset"  # exactly the reset the provider named
+    breaker = "breaker"  # the breaker's hint, or a jittered first ladder step; at least a second
+    backoff = "backoff"  # the route's jittered backoff, floored by the hint
+    ladder = "ladder"  # a durable wait climbing the ladder, floored by the hint
+
+
+class Health(StrEnum):
+    """What the failure says about the provider (evidence, never a preference)."""
+
+    none = "none"
+    user_action = "user_action"  # the provider needs the user
+    model_gone = "model_gone"  # this model on this provider needs the user
+    cool = "cool"  # degraded until the reset, or a ladder step when none was named
+    evidence = "evidence"  # one transient failure, with the hint it carried
+
+
+@dataclass(frozen=True)
+class Cell:
+    kind: DecisionKind
+    reason: str  # may name {losses} or {max_attempts}
+    delay: Delay = Delay.none
+    park: ParkReason | None = None
+    health: Health = Health.none
+
+
+_FAIL_TERMINAL = Cell(DecisionKind.fail, "terminal error: not retried and never routed around")
+_FAIL_UNCLASSIFIED = Cell(DecisionKind.fail, "unclassified error: failing closed, no automatic provider switch")
+_FAIL_CAP = Cell(DecisionKind.fail, "attempt cap reached ({max_attempts} attempts)")
+_WORKER_RETRY = Cell(DecisionKind.short_retry, "worker lost; the same route on a live worker", Delay.worker_backoff)
+_WORKERS_GONE = Cell(DecisionKind.fail, "worker lost {losses} times in this run")
+_SHORT_RETRY = Cell(
+    DecisionKind.short_retry, "transient error; short retry on the same route", Delay.backoff, health=Health.evidence
+)
+_BLOCKED = ParkReason.blocked_provider_action_required
+_S = Situation
+
+# Error class (refined by what the run has left) × situation → decision kind, park reason, health effect.
+DECISIONS: dict[tuple[Row, Situation], Cell] = {
+    **{(Row.infrastructure, s): _WORKER_RETRY for s in Situation},
+    **{(Row.workers_exhausted, s): _WORKERS_GONE for s in Situation},
+    **{(Row.terminal, s): _FAIL_TERMINAL for s in Situation},
+    **{(Row.unclassified, s): _FAIL_UNCLASSIFIED for s in Situation},
+    **{(Row.cap_reached, s): _FAIL_CAP for s in Situation},
+    (Row.user_action, _S.elsewhere): Cell(
+        DecisionKind.fallback,
+        "provider needs user action; next provider in the workspace order",
+        health=Health.user_action,
+    ),
+    (Row.user_action, _S.alone): Cell(
+        DecisionKind.park,
+        "no other provider eligible; needs user action on this provider",
+        park=_BLOCKED,
+        health=Health.user_action,
+    ),
+    (Row.user_action, _S.interactive): Cell(DecisionKind.fail, "provider needs user action", health=Health.user_action),
+    (Row.model, _S.elsewhere): Cell(
+        DecisionKind.fallback, "model unavailable on this provider; next provider", health=Health.model_gone
+    ),
+    (Row.model, _S.alone): Cell(
+        DecisionKind.fail, "model unavailable and no other provider eligible", health=Health.model_gone
+    ),
+    (Row.model, _S.interactive): Cell(
+        DecisionKind.fail, "model unavailable and no other provider eligible", health=Health.model_gone
+    ),
+    **{
+        (row, _S.elsewhere): Cell(DecisionKind.fallback, "quota exhausted; next provider now", health=Health.cool)
+        for row in (Row.quota_with_reset, Row.quota_no_reset)
+    },
+    **{
+        (Row.quota_with_reset, s): Cell(
+            DecisionKind.wait, "quota exhausted everywhere; waiting for the reset", Delay.reset, health=Health.cool
+        )
+        for s in (_S.alone, _S.interactive)
+    },
+    (Row.quota_no_reset, _S.alone): Cell(
+        DecisionKind.park,
+        "quota exhausted with no reset time; needs plan or billing action",
+        park=_BLOCKED,
+        health=Health.cool,
+    ),
+    (Row.quota_no_reset, _S.interactive): Cell(
+        DecisionKind.fail, "quota exhausted with no reset time", health=Health.cool
+    ),
+    # never queue on an open or cooling provider: move on, or wait for it
+    (Row.circuit_open, _S.elsewhere): Cell(
+        DecisionKind.fallback, "provider breaker open or retry budget spent; next provider"
+    ),
+    (Row.circuit_open, _S.alone): Cell(
+        DecisionKind.wait, "provider breaker open and nothing else eligible; durable wait", Delay.breaker
+    ),
+    (Row.circuit_open, _S.interactive): Cell(DecisionKind.fail, "provider breaker open"),
+    **{(Row.transient, s): _SHORT_RETRY for s in Situation},
+    # One run's bad luck is evidence, not a verdict: the shared breaker decides whether the provider is down.
+    (Row.transient_persists, _S.elsewhere): Cell(
+        DecisionKind.fallback, "transient error persists; falling back to the next provider", health=Health.evidence
+    ),
+    (Row.transient_persists, _S.alone): Cell(
+        DecisionKind.wait,
+        "transient error persists and nothing else is eligible; durable wait",
+        Delay.ladder,
+        health=Health.evidence,
+    ),
+    (Row.transient_persists, _S.interactive): Cell(
+        DecisionKind.fail, "transient error persists", health=Health.evidence
+    ),
+}
+
+
+def situation(context: RoutingContext, state: RunState) -> Situation:
+    if context is not RoutingContext.office:
+        return Situation.interactive
+    return Situation.elsewhere if state.other_candidate_eligible else Situation.alone
+
+
+_CLASS_ROWS: dict[ErrorClass, Row] = {
+    ErrorClass.terminal: Row.terminal,
+    ErrorClass.unclassified: Row.unclassified,
+    ErrorClass.user_action: Row.user_action,
+    ErrorClass.model: Row.model,
+}
+
+
+def row(failure: Classification, state: RunState, policy: ShortRetryRules) -> Row:
+    """The failure's class, refined by what the run has left (attempts, worker losses, short retries)."""
+    cls = failure.error_class
+    if cls is ErrorClass.infrastructure:  # never the provider's: no health effect, no fallback, no attempt cap
+        return Row.workers_exhausted if state.worker_losses > policy.max_worker_losses else Row.infrastructure
+    if cls in (ErrorClass.terminal, ErrorClass.unclassified):
+        return _CLASS_ROWS[cls]
+    if state.attempts >= state.max_attempts:
+        return Row.cap_reached
+    if cls in _CLASS_ROWS:
+        return _CLASS_ROWS[cls]
+    if cls is ErrorClass.quota:
+        return Row.quota_no_reset if failure.retry_after_s is None else Row.quota_with_reset
+    if failure.code is ErrorCode.circuit_open:
+        return Row.circuit_open
+    hint = failure.retry_after_s
+    short_enough = hint is None or hint <= policy.short_retry_max_wait_s
+    return (
+        Row.transient
+        if state.same_route_retries < policy.max_short_retries and short_enough
+        else Row.transient_persists
+    )
+
+
+def _delay(how: Delay, failure: Classification, state: RunState, rand: float, policy: ShortRetryRules) -> float | None:
+    hint = failure.retry_after_s
+    if how is Delay.worker_backoff:
+        return retry_delay(max(0, state.worker_losses - 1), rand, hint, policy.worker_base_s, policy.worker_cap_s)
+    if how is Delay.reset:
+        return hint
+    if how is Delay.breaker:
+        return max(hint or 0.0, ladder_step(0) * rand, 1.0)
+    if how is Delay.backoff:
+        return retry_delay(state.same_route_retries, rand, hint, policy.base_s, policy.cap_s)
+    if how is Delay.ladder:
+        step = ladder_step(state.waits)
+        return max(hint or 0.0, retry_delay(state.waits, rand, None, step, step))
+    return None
+
+
+def _health(effect: Health, failure: Classification) -> HealthEffect | None:
+    if effect is Health.user_action:
+        return HealthEffect(state=HealthState.user_action_required)
+    if effect is Health.model_gone:
+        return HealthEffect(state=HealthState.user_action_required, model_scoped=True)
+    if effect is Health.cool:  # with no reset hint, keep the provider cool for a ladder step rather than hammer it
+        return HealthEffect(state=HealthState.degraded, retry_after_s=failure.retry_after_s or ladder_step(2))
+    if effect is Health.evidence:
+        return HealthEffect(state=HealthState.short_retry, retry_after_s=failure.retry_after_s)
+    return None
+
+
+_DEFAULT_RULES = ShortRetryRules()
 
 
 def decide(
@@ -84,10 +289,10 @@ def decide(
     context: RoutingContext,
     state: RunState,
     rand: float,
-    policy: ShortRetryRules = ShortRetryRules(),
+    policy: ShortRetryRules | None = None,
 ) -> Decision:
     """`rand` in [0, 1) comes from the caller (workflow.random() in a workflow) so this stays pure."""
-    decision = _decide(failure, context, state, rand, policy)
+    decision = _decide(failure, context, state, rand, policy or _DEFAULT_RULES)
     needs_route_change = failure.error_class in (ErrorClass.user_action, ErrorClass.model, ErrorClass.quota)
     cap_reached = state.attempts >= state.max_attempts
     if (
@@ -110,105 +315,12 @@ def decide(
 def _decide(
     failure: Classification, context: RoutingContext, state: RunState, rand: float, policy: ShortRetryRules
 ) -> Decision:
-    code, cls = failure.code, failure.error_class
-    can_fall_back = context is RoutingContext.office and state.other_candidate_eligible
-    cap_reached = state.attempts >= state.max_attempts
-
-    def make(kind: DecisionKind, reason: str, **kw: object) -> Decision:
-        return Decision(kind=kind, code=code, reason=reason, **kw)  # type: ignore[arg-type]
-
-    if cls is ErrorClass.infrastructure:  # never the provider's: no health effect, no fallback
-        if state.worker_losses > policy.max_worker_losses:
-            return make(DecisionKind.fail, f"worker lost {state.worker_losses} times in this run")
-        delay = retry_delay(
-            max(0, state.worker_losses - 1), rand, failure.retry_after_s, policy.worker_base_s, policy.worker_cap_s
-        )
-        return make(DecisionKind.short_retry, "worker lost; the same route on a live worker", delay_s=delay)
-    if cls is ErrorClass.terminal:
-        return make(DecisionKind.fail, "terminal error: not retried and never routed around")
-    if cls is ErrorClass.unclassified:
-        return make(DecisionKind.fail, "unclassified error: failing closed, no automatic provider switch")
-    if cap_reached:
-        return make(DecisionKind.fail, f"attempt cap reached ({state.max_attempts} attempts)")
-
-    if cls is ErrorClass.user_action:
-        if can_fall_back:
-            return make(
-                DecisionKind.fallback,
-                "provider needs user action; next provider in the workspace order",
-                health=_USER_ACTION,
-            )
-        if context is RoutingContext.office:
-            return make(
-                DecisionKind.park,
-                "no other provider eligible; needs user action on this provider",
-                park_reason=ParkReason.blocked_provider_action_required,
-                health=_USER_ACTION,
-            )
-        return make(DecisionKind.fail, "provider needs user action", health=_USER_ACTION)
-
-    if cls is ErrorClass.model:
-        effect = HealthEffect(state=HealthState.user_action_required, model_scoped=True)
-        if can_fall_back:
-            return make(DecisionKind.fallback, "model unavailable on this provider; next provider", health=effect)
-        return make(DecisionKind.fail, "model unavailable and no other provider eligible", health=effect)
-
-    if cls is ErrorClass.quota:
-        # With no reset hint, keep the provider cool for a ladder step rather than hammering it.
-        effect = HealthEffect(state=HealthState.degraded, retry_after_s=failure.retry_after_s or ladder_step(2))
-        if can_fall_back:
-            return make(DecisionKind.fallback, "quota exhausted; next provider now", health=effect)
-        if failure.retry_after_s is not None:
-            return make(
-                DecisionKind.wait,
-                "quota exhausted everywhere; waiting for the reset",
-                delay_s=failure.retry_after_s,
-                health=effect,
-            )
-        if context is RoutingContext.office:
-            return make(
-                DecisionKind.park,
-                "quota exhausted with no reset time; needs plan or billing action",
-                park_reason=ParkReason.blocked_provider_action_required,
-                health=effect,
-            )
-        return make(DecisionKind.fail, "quota exhausted with no reset time", health=effect)
-
-    if code is ErrorCode.circuit_open:  # never queue on an open or cooling provider: move on, or wait for it
-        if can_fall_back:
-            return make(DecisionKind.fallback, "provider breaker open or retry budget spent; next provider")
-        delay = max(failure.retry_after_s or 0.0, ladder_step(0) * rand)
-        if context is RoutingContext.office:
-            return make(
-                DecisionKind.wait,
-                "provider breaker open and nothing else eligible; durable wait",
-                delay_s=max(delay, 1.0),
-            )
-        return make(DecisionKind.fail, "provider breaker open")
-
-    # transient
-    hint = failure.retry_after_s
-    short_enough = hint is None or hint <= policy.short_retry_max_wait_s
-    if state.same_route_retries < policy.max_short_retries and short_enough:
-        delay = retry_delay(state.same_route_retries, rand, hint, policy.base_s, policy.cap_s)
-        return make(
-            DecisionKind.short_retry,
-            "transient error; short retry on the same route",
-            delay_s=delay,
-            health=HealthEffect(state=HealthState.short_retry, retry_after_s=hint),
-        )
-    # One run's bad luck is evidence, not a verdict: the shared breaker decides whether the provider is down.
-    evidence = HealthEffect(state=HealthState.short_retry, retry_after_s=hint)
-    if can_fall_back:
-        return make(
-            DecisionKind.fallback, "transient error persists; falling back to the next provider", health=evidence
-        )
-    delay = max(hint or 0.0, retry_delay(state.waits, rand, None, ladder_step(state.waits), ladder_step(state.waits)))
-    if context is RoutingContext.office:
-        return make(
-            DecisionKind.wait,
-            "transient error persists and nothing else is eligible; durable wait",
-            delay_s=delay,
-            health=evidence,
-        )
-    return make(DecisionKind.fail, "transient error persists", health=evidence)
+    cell = DECISIONS[(row(failure, state, policy), situation(context, state))]
+    return Decision(
+        kind=cell.kind,
+        code=failure.code,
+        reason=cell.reason.format(losses=state.worker_losses, max_attempts=state.max_attempts),
+        delay_s=_delay(cell.delay, failure, state, rand, policy),
+        park_reason=cell.park,
+        health=_health(cell.health, failure),
+    )

@@ -35,6 +35,7 @@ class ErrorReport(BaseModel):
     error_class: ErrorClass
     confidence: float
     rule: str
+    catalogue: str  # the rules catalogue version that decided the code
     excerpt: str
     status: int | None
     status_in_text: bool
@@ -136,6 +137,7 @@ def explain_error(
         error_class=result.error_class,
         confidence=result.confidence,
         rule=result.rule,
+        catalogue=result.catalogue,
         excerpt=result.excerpt,
         status=ev.status,
         status_in_text=ev.status_in_text,

@@ -42,6 +42,8 @@ _RELATIVE = re.compile(
 _RETRY_AFTER_TEXT = re.compile(r"retry[-_ ]after(?:[-_ ]ms)?[\"']?\s*[:=]\s*[\"']?(\d+(?:\.\d+)?)\b", re.I)
 _RETRY_DELAY_FIELD = re.compile(r"\"retryDelay\"\s*:\s*\"([^\"]+)\"")
 _RESETS_IN_FIELD = re.compile(r"\"resets?_in_seconds\"\s*:\s*(\d+(?:\.\d+)?)")
+# Hugging Face's hosted inference: a model still loading names its wait, in JSON or in a Python repr
+_ESTIMATED_FIELD = re.compile(r"[\"']estimated_time[\"']\s*:\s*(\d+(?:\.\d+)?)")
 _EPOCH_SUFFIX = re.compile(r"\|(\d{10}|\d{13})(?!\d)")
 _EPOCH_FIELD = re.compile(r"(?:reset|resets)(?:_at|At)?[\"']?\s*[:=]\s*[\"']?(\d{10}|\d{13})(?!\d)", re.I)
 _ISO = re.compile(
@@ -55,7 +57,8 @@ _WALL = re.compile(
     r"(?:(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+"
     r"(?:(?P<year>\d{4}),?\s+)?(?:at\s+)?)?"
     r"(?P<h>\d{1,2})(?::(?P<min>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\.?)?"
-    r"(?:\s*\(?(?P<tz>[A-Za-z]+/[A-Za-z0-9_+\-/]+|(?:UTC|GMT|Z|[PMCE][SD]T|CEST|CET|BST|IST|JST|AE[SD]T|NZ[SD]T)\b)\)?)?",
+    r"(?:\s*\(?(?P<tz>[A-Za-z]+/[A-Za-z0-9_+\-/]+|(?:UTC|GMT)[+-]\d{1,2}(?::?\d{2})?"
+    r"|(?:UTC|GMT|Z|[PMCE][SD]T|CEST|CET|BST|IST|JST|AE[SD]T|NZ[SD]T)\b)\)?)?",
     re.I,
 )
 
@@ -188,9 +191,15 @@ _ABBREVIATIONS = {
 }  # fmt: skip
 
 
+_OFFSET = re.compile(r"(?:UTC|GMT)([+-])(\d{1,2})(?::?(\d{2}))?", re.I)
+
+
 def _zone(name: str | None) -> tzinfo:
     if not name or name.upper() in ("UTC", "GMT", "Z"):
         return UTC
+    if m := _OFFSET.fullmatch(name):  # Gemini CLI: "Access resets at 10:57 PM GMT-3."
+        minutes = int(m[2]) * 60 + int(m[3] or 0)
+        return timezone(timedelta(minutes=minutes if m[1] == "+" else -minutes))
     if name.upper() in _ABBREVIATIONS:
         return timezone(timedelta(hours=_ABBREVIATIONS[name.upper()]))
     try:
@@ -236,7 +245,7 @@ def reset_from_text(text: str | None, now: datetime | None) -> float | None:
     m = _RETRY_DELAY_FIELD.search(text)
     if m and (d := parse_duration(m[1])) is not None:
         return d
-    m = _RESETS_IN_FIELD.search(text)
+    m = _RESETS_IN_FIELD.search(text) or _ESTIMATED_FIELD.search(text)
     if m:
         return _clamp(float(m[1]))
     m = _RELATIVE.search(text)

@@ -96,6 +96,7 @@ class AttemptView(BaseModel):
     decision: str | None = None
     reason: str | None = None
     rule: str | None = None
+    catalogue: str | None = None  # the rules catalogue version that classified the failure
     excerpt: str | None = None
     retry_after_s: float | None = None
     sandbox: str | None = None  # "none": this attempt's agent ran without a sandbox (the workspace said so)

@@ -36,6 +36,7 @@ def as_dict(report: ErrorReport) -> dict[str, Any]:
         "confidence": report.confidence,
         "phase": c.phase.value,
         "rule": report.rule,
+        "catalogue": report.catalogue,
         "excerpt": report.excerpt,
         "retry_after_s": report.retry_after_s,
         "decision": report.decision,

@@ -32,6 +32,8 @@ def render_view(view: RunView) -> None:
                 a.sandbox or "-",
             )  # fmt: skip
         console.print(table)
+        if catalogues := sorted({a.catalogue for a in view.attempts if a.catalogue}):
+            console.print(f"error codes from rules catalogue {', '.join(catalogues)}")
     if view.sandbox_note:
         console.print(f"[yellow]warning[/] {view.sandbox_note}")
     for w in view.warnings:

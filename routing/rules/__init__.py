@@ -6,15 +6,19 @@ below make the precedence the design asks for explicit (tests/unit/test_classifi
 
 - 0.98  agent/provider wording that names the outcome (Codex "You've hit your usage limit", Claude Code
         "usage limit reached|<epoch>")
+- 0.975 a request over the whole budget of its window (`Limit N, Requested M`, M > N: routing/rules/windows.py);
+        a rate limit over a window of an hour or longer reads as a quota one step above the rate-limit rule
+- 0.97  a provider's numbered error codes (Zhipu 1113, 1301)
 - 0.96  billing / credit / quota wording (so it beats any status, including 429 and 400)
 - 0.95  specific provider body type/code keys (`insufficient_quota`, `invalid_api_key`, `overloaded_error`),
         content policy, missing credential variables, JSON-RPC auth_required
 - 0.92  authentication, model-availability, context-length wording
 - 0.90  capacity/overload wording, exception types, ACP exit 127/126
 - 0.85  rate-limit wording
-- 0.80  HTTP 401/402/529 (a separate status or one found in the text); network errno/socket wording
+- 0.80  HTTP 401/402/529 (a separate status or one found in the text); network failures in a runtime's own
+        vocabulary (errno names, exception class names, DNS, TLS, a peer that closed the connection)
 - 0.75  stream-cut, timeout, server-unavailable wording (incidental words: lower than any credential rule)
-- 0.70  HTTP 429/5xx/408/413
+- 0.70  HTTP 429/5xx/408/413 (Cloudflare's 520-525 included)
 - 0.55  generic body types (`invalid_request_error`, `api_error`, `server_error`, `INTERNAL`): a specific
         message always beats them
 - 0.50  HTTP 404 and other 4xx
@@ -30,6 +34,10 @@ from typing import Literal
 from routing.codes import ErrorCode
 
 Target = Literal["text", "key", "exception"]
+
+# The rules catalogue's version, stored with every classification it makes. Bump it with any change to a rule, the
+# status table or the structured signals (tests/unit/test_classifier.py holds the fingerprint of each version).
+CATALOGUE_VERSION = "errors-2026.12.1"
 
 # Tie-break between tables at equal confidence: the more specific table wins.
 PRECEDENCE: dict[str, int] = {"agent": 4, "provider": 3, "neutral": 2, "body": 1, "exception": 1}

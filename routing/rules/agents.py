@@ -10,10 +10,12 @@ CLAUDE_CODE = table(
         # subscription windows: "You've hit your session limit · resets 3pm (America/Bogota)", "5-hour limit reached"
         (
             "session_limit",
-            r"you(?:'|’)ve hit your (?:session|weekly)[\w ]{0,20}limit|\d+-hour limit reached",
+            r"you(?:'|’)ve hit your (?:[\w ]{0,25} )?limit|\b(?:weekly|session|\d+-hour) limit reached",
             E.quota_limited,
             0.98,
         ),
+        # two processes refreshing one OAuth token: the other one finishes, then this one can go on
+        ("oauth_refresh_contention", r"another [\w ]{0,40}process is refreshing", E.provider_unavailable, 0.95),
         # the CLI's rewording of a 404 not_found_error for the model
         ("selected_model", r"issue with the selected model", E.model_unavailable, 0.95),
     ],
@@ -56,6 +58,13 @@ COPILOT_CLI = table(
         ("premium_allowance", r"exceeded your premium request allowance", E.quota_limited, 0.98),
         ("no_model_policy", r"no model available\. check policy", E.provider_not_configured, 0.95),
         ("no_auth_info", r"no authentication information found", E.missing_credentials, 0.95),
+        # the organisation's Copilot policy blocks the model or the CLI: an admin's setting, never a retry
+        (
+            "org_policy",
+            r"disabled by your organi[sz]ation'?s? policy|access denied by copilot policy",
+            E.subscription_required,
+            0.96,
+        ),
     ],
 )
 

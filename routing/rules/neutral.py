@@ -41,10 +41,26 @@ NEUTRAL = table(
             E.missing_credentials,
             0.95,
         ),
+        # a proxy or gateway that holds no credential the upstream accepts
+        (
+            "credentials_refused",
+            r"credentials? (?:were|was|have been) (?:refused|rejected)",
+            E.missing_credentials,
+            0.95,
+        ),
+        # a disabled, suspended or restricted account is the user's to sort out, whatever status carries it
+        (
+            "account_disabled",
+            r"organi[sz]ation has been (?:disabled|restricted|suspended|deactivated)"
+            r"|account (?:has been|is) (?:suspended|disabled|deactivated)",
+            E.auth_required,
+            0.95,
+        ),
         (
             "auth",
             r"invalid[ _-]?(?:x-)?api[ _-]?key|api key not valid|incorrect api key|unauthori[sz]ed|authentication"
-            r"|access denied|invalid subscription key|not logged in|please (?:log ?in|login|authenticate)",
+            r"|access denied|invalid subscription key|not logged in|please (?:log ?in|login|authenticate)"
+            r"|api key (?:has )?expired|expired (?:api )?key|renew the api key",
             E.auth_required,
             0.92,
         ),
@@ -52,15 +68,27 @@ NEUTRAL = table(
         (
             "content_policy",
             r"content (?:management |filtering )?policy|content_filter|safety (?:system|filter|reasons)"
-            r"|blocked due to safety|flagged|moderation",
+            r"|blocked due to safety|flagged|moderation"
+            # relays' and regional providers' words (DashScope, Zhipu, DeepSeek, z.ai)
+            r"|inappropriate content|data_?inspection_?failed|content exists risk|content security"
+            r"|(?:unsafe|sensitive) content|不安全或敏感内容",
             E.content_policy,
             0.95,
         ),
         (
             "context_length",
-            r"context[_ ]length|maximum context|context window|prompt is too long|input is too long"
-            r"|exceeds the maximum number of tokens",
+            r"context[_ ]length|maximum context|context (?:window|size|limit|overflow)|prompt is too long"
+            r"|input is too long|exceeds the maximum number of tokens|exceeds? (?:the )?(?:available )?context"
+            r"|must have less than \d+ tokens",
             E.context_length_exceeded,
+            0.92,
+        ),
+        # a limit on the answer's length the request asked beyond: the same request fails wherever the model runs
+        (
+            "output_limit",
+            r"max_(?:new_|output_|completion_)?tokens\W.{0,80}?(?:too large|exceed|at most|maximum|must be <=)"
+            r"|maximum allowed number of output tokens|output token maximum",
+            E.invalid_request,
             0.92,
         ),
         (
@@ -69,13 +97,6 @@ NEUTRAL = table(
             r"|decommissioned)|(?:unknown|invalid) model|DeploymentNotFound|no such model",
             E.model_unavailable,
             0.92,
-        ),
-        # a request larger than the per-minute token limit never fits it: not a throttle (OpenAI, Groq)
-        (
-            "request_over_limit",
-            r"request too large for (?:model )?\S+ in organi[sz]ation",
-            E.context_length_exceeded,
-            0.97,
         ),
         # the provider does not serve the caller's country or region (Gemini FAILED_PRECONDITION, OpenAI 403)
         (
@@ -93,6 +114,8 @@ NEUTRAL = table(
             0.9,
         ),
         ("overloaded", r"overloaded|high demand", E.provider_overloaded, 0.9),
+        # a hosted model still being loaded onto a server: its estimated wait is read as the reset
+        ("model_loading", r"\bis (?:currently |still )?loading\b", E.model_capacity, 0.9),
         (
             "rate_limit",
             r"rate[ _-]?limit|too many requests|requests per min|tokens per min|\bRPM\b|\bTPM\b",
@@ -107,7 +130,33 @@ NEUTRAL = table(
             r"|error sending request|connection failed|fetch failed|connection error|socket hang up|other side closed"
             r"|\b(?:ECONNRESET|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EPIPE|EHOSTUNREACH|ENETUNREACH|ECONNABORTED)\b"
             r"|getaddrinfo|UND_ERR_SOCKET|network socket disconnected|SSL routines|ssl/tls alert"
-            r"|socket connection was closed|unexpected EOF during handshake|hyper::Error\(Connect",
+            r"|socket connection was closed|unexpected EOF during handshake|hyper::Error\(Connect"
+            r"|\[Errno -?\d+\]|errno = \d+|dial tcp|i/o timeout|no route to host|failed to connect to"
+            # exception class names: openai/anthropic SDKs, httpx, aiohttp, requests/urllib3, Node, Dart, hyper
+            r"|APIConnectionError|ClientConnectorError|ServerDisconnectedError|ClientOSError|RemoteDisconnected"
+            r"|NewConnectionError|RemoteProtocolError|ConnectTimeoutError|SocketException|SocketError"
+            r"|hyper(?:_util)?::[\w:]*Error\(|max retries exceeded|cannot connect to host",
+            E.network_unavailable,
+            0.8,
+        ),
+        (
+            "dns",
+            r"failed host lookup|no such host|nodename nor servname|could not resolve host|dns error"
+            r"|lookup \S+ on \S+",
+            E.network_unavailable,
+            0.8,
+        ),
+        (
+            "tls",
+            r"\bSSL(?:EOF)?Error\b|CERTIFICATE_VERIFY_FAILED|certificate verify failed|tls handshake"
+            r"|EOF occurred in violation of protocol|before secure TLS connection",
+            E.network_unavailable,
+            0.8,
+        ),
+        (
+            "peer_closed",
+            r"server disconnected|remote end closed connection|peer closed connection"
+            r"|connection closed (?:before|unexpectedly)|IncompleteMessage|ChannelClosed|peer disconnected",
             E.network_unavailable,
             0.8,
         ),
@@ -140,15 +189,24 @@ BODY = table(
         ("insufficient_quota", r"insufficient_quota", E.quota_limited, 0.96),
         ("rate_limit", r"rate_limit_exceeded|rate_limit_error", E.rate_limited, 0.95),
         ("resource_exhausted", r"resource_exhausted", E.rate_limited, 0.85),
+        # AWS error types (`__type`, `x-amzn-ErrorType`, an SDK's `name`) and other providers' throttle types
+        ("throttling", r"throttlingexception|too_many_requests|rate_limit_reached_error", E.rate_limited, 0.9),
         ("model_not_found", r"model_not_found|deploymentnotfound", E.model_unavailable, 0.95),
-        ("context_length_exceeded", r"context_length_exceeded|request_too_large", E.context_length_exceeded, 0.95),
+        (
+            "context_length_exceeded",
+            r"context_length_exceeded|request_too_large|exceed_context_size_error",
+            E.context_length_exceeded,
+            0.95,
+        ),
         (
             "content_policy",
-            r"content_policy_violation|content_filter|responsibleaipolicyviolation",
+            r"content_policy_violation|content_filter|responsibleaipolicyviolation|data_inspection_failed",
             E.content_policy,
             0.95,
         ),
         ("overloaded_error", r"overloaded_error", E.provider_overloaded, 0.95),
+        # DashScope: the account is in arrears
+        ("arrearage", r"arrearage", E.subscription_required, 0.96),
         # generic keys (0.55): any specific message beats them
         ("server_error", r"server_error|api_error|internal|unavailable", E.provider_unavailable, 0.55),
     ],

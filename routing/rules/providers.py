@@ -34,7 +34,8 @@ ANTHROPIC = table(
     "provider",
     [
         # not_found_error's message names the model it did not find
-        ("model_not_found", r"(?:^|\s)model: [\w.\-:@/]+", E.model_unavailable, 0.92),
+        # (a model id has a digit or a dash: "model: ThrottlingException" in an SDK's wording is not one)
+        ("model_not_found", r"(?:^|\s)model: [a-z][\w.:@/]*[\d-][\w.\-:@/]*", E.model_unavailable, 0.92),
         # the TypeScript SDK's guard when neither key nor token is set
         ("no_auth_method", r"could not resolve authentication method", E.missing_credentials, 0.95),
     ],
@@ -70,18 +71,21 @@ OPENROUTER = table(
     ],
 )
 
-GROQ = table(
-    "groq",
+# Zhipu (GLM, z.ai) numbers its errors in `code`: 1113 no balance or resource package, 1301 unsafe content.
+ZHIPU = table(
+    "zhipu",
     "provider",
     [
-        ("organization_restricted", r"organization has been restricted", E.auth_required, 0.95),
+        ("insufficient_balance", r"1113", E.subscription_required, 0.97),
+        ("unsafe_content", r"1301", E.content_policy, 0.97),
     ],
+    target="key",
 )
 
 PROVIDERS: dict[str, tuple[Rule, ...]] = {
     "google": GOOGLE,
     "anthropic": ANTHROPIC,
     "bedrock": BEDROCK,
-    "groq": GROQ,
+    "zhipu": ZHIPU,
     "openrouter": OPENROUTER,
 }

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from routing.rules import CATALOGUE_VERSION
+
 OFFICE = str(Path(sys.executable).parent / "office")
 
 
@@ -30,6 +32,7 @@ def test_openai_429_billing_quota_is_not_a_rate_limit(tmp_path):
     out = explain("--status", "429", "--body-file", str(body), "--provider", "openai")
     assert (out["code"], out["class"], out["decision"]) == ("quota_limited", "quota", "fallback")
     assert out["rule"] and out["retry_after_s"] is None
+    assert out["catalogue"] == CATALOGUE_VERSION  # the rules catalogue that decided it
 
 
 def test_rate_limit_with_retry_after_header_is_a_short_retry_with_that_floor():

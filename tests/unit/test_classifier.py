@@ -8,8 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from office.simulator.errors import error_body
-from routing.classifier import ANSWER_TOO_LARGE, FailureSignal, classify
+from routing.classifier import ANSWER_TOO_LARGE, Classification, FailureSignal, catalogue_fingerprint, classify
 from routing.codes import ErrorClass, ErrorCode, Phase
+from routing.decider import DecisionKind, RoutingContext, RunState, decide
+from routing.rules import CATALOGUE_VERSION
 
 NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 
@@ -561,3 +563,100 @@ def test_an_answer_the_office_would_not_keep_is_its_own_finding_whatever_the_tex
         f"office.{ANSWER_TOO_LARGE}",
     )
     assert classify(FailureSignal(error_text=text)).code is not ErrorCode.answer_too_large  # only from the office
+
+
+# Each rules catalogue version and the fingerprint of the rules it names. A rule change without a new version fails
+# here: add the new version with its fingerprint (never edit an old one: recorded attempts name it).
+CATALOGUES = {"errors-2026.12.1": "844d7bab274cd6c8"}
+
+
+def test_every_rule_change_bumps_the_catalogue_version():
+    assert CATALOGUES.get(CATALOGUE_VERSION) == catalogue_fingerprint(), (
+        f"the rules changed: bump CATALOGUE_VERSION and record {catalogue_fingerprint()!r} for it"
+    )
+
+
+def test_a_classification_names_its_catalogue_and_an_older_record_still_reads():
+    result = classify(FailureSignal(error_text="Error: connect ECONNREFUSED 127.0.0.1:443"), NOW)
+    assert result.catalogue == CATALOGUE_VERSION
+    recorded = result.model_dump(mode="json")
+    del recorded["catalogue"]  # as attempts were recorded before catalogues were versioned
+    assert Classification.model_validate(recorded).catalogue == ""
+
+
+@pytest.mark.parametrize(
+    "signal,code",
+    [
+        # a provider's kind at any depth of the body, in any of the field names providers use
+        (FailureSignal(body='{"detail":{"upstream":{"error":{"type":"overloaded_error"}}}}'),
+         ErrorCode.provider_overloaded),
+        (FailureSignal(body='[{"error":{"code":429,"status":"RESOURCE_EXHAUSTED"}}]'), ErrorCode.rate_limited),
+        (FailureSignal(body='{"error":{"message":"x","innererror":{"code":"ResponsibleAIPolicyViolation"}}}'),
+         ErrorCode.content_policy),
+        # AWS names the kind in `__type` (a namespace before `#`) or in a header (a URL after `:`)
+        (FailureSignal(status=400, body='{"__type":"com.amazon.coral.service#ThrottlingException","message":"x"}'),
+         ErrorCode.rate_limited),
+        (FailureSignal(status=400, body='{"message":"x"}',
+                       headers={"x-amzn-ErrorType": "ThrottlingException:http://internal.amazon.com/coral/"}),
+         ErrorCode.rate_limited),
+        # a body held as a JSON string inside another body (a client that wraps the provider's answer)
+        (FailureSignal(body=json.dumps({"error": {"message": json.dumps({"error": {"type": "insufficient_quota"}})}})),
+         ErrorCode.quota_limited),
+        # an error event inside a stream that answered 200
+        (FailureSignal(status=200, body='event: message_start\ndata: {"type":"message_start"}\n\n'
+                       'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"x"}}\n\n'),
+         ErrorCode.provider_overloaded),
+        # an HTML error page: its title names the status, as a body or inside an agent's text
+        (FailureSignal(body="<html><head><title>504 Gateway Time-out</title></head><body>nginx</body></html>"),
+         ErrorCode.timeout),
+        (FailureSignal(error_text="API Error (523 <!DOCTYPE html><head><title>x | 523: Origin is unreachable</title>"),
+         ErrorCode.network_unavailable),
+    ],
+)  # fmt: skip
+def test_structure_is_read_before_wording(signal, code):
+    assert classify(signal, NOW).code is code
+
+
+NETWORK_VOCABULARY = [
+    "ECONNRESET", "ECONNREFUSED", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "socket hang up",
+    "other side closed", "[Errno 104] Connection reset by peer", "APIConnectionError", "ClientConnectorError",
+    "ServerDisconnectedError", "RemoteProtocolError", "ConnectTimeoutError", "SocketException",
+    "hyper::Error(IncompleteMessage)", "dial tcp 1.2.3.4:443", "i/o timeout", "no such host",
+    "Failed host lookup", "[SSL: CERTIFICATE_VERIFY_FAILED]", "tls handshake eof", "SSLEOFError",
+    "peer closed connection without sending complete message body (incomplete chunked read)",
+    "HTTP/2 stream closed with error code CANCEL", "Server disconnected without sending a response",
+]  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(NETWORK_VOCABULARY), st.sampled_from(["", "Error: ", "request failed: ", "cause: "]))
+def test_a_network_failure_in_any_runtime_s_words_is_retried_never_fails_the_run(word, prefix):
+    result = text(f"{prefix}{word}")
+    assert result.error_class is ErrorClass.transient, result.rule
+
+
+LONG_WINDOWS = ["requests per day (RPD)", "tokens per day (TPD)", "per hour", "5-hour", "weekly", "monthly"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(LONG_WINDOWS), st.floats(0.01, 59, allow_nan=False).map(lambda s: round(s, 2)))
+def test_a_rate_limit_over_a_long_window_is_never_short_retried(window, seconds):
+    """However soon the next slot frees, a window of an hour or longer is a quota: wait for it or move on."""
+    failure = text(f"429 Rate limit reached for model m in organization o on {window}: try again in {seconds}s.")
+    decision = decide(failure, RoutingContext.office, RunState(attempts=1, max_attempts=8), 0.5)
+    assert failure.code is ErrorCode.quota_limited and decision.kind is not DecisionKind.short_retry
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 10**7), st.integers(1, 10**7))
+def test_a_request_larger_than_its_whole_budget_falls_back_and_waits_for_no_reset(limit, requested):
+    failure = text(
+        f"429 Rate limit reached for m on tokens per min (TPM): Limit {limit:,}, Requested {requested:,}. "
+        "Please try again in 2s."
+    )
+    if requested > limit:
+        assert (failure.code, failure.retry_after_s) == (ErrorCode.quota_limited, None)
+        alone_or_not = RunState(attempts=1, max_attempts=8, other_candidate_eligible=True)
+        assert decide(failure, RoutingContext.office, alone_or_not, 0.5).kind is DecisionKind.fallback
+    else:
+        assert (failure.code, failure.retry_after_s) == (ErrorCode.rate_limited, 2)

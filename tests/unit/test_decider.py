@@ -9,14 +9,17 @@ from routing.capacity import counts_toward_breaker
 from routing.classifier import Classification
 from routing.codes import ErrorCode, Phase, class_of
 from routing.decider import (
-    DecisionKind as D,
-)
-from routing.decider import (
+    DECISIONS,
     HealthState,
     ParkReason,
+    Row,
     RunState,
     ShortRetryRules,
+    Situation,
     decide,
+)
+from routing.decider import (
+    DecisionKind as D,
 )
 from routing.decider import (
     RoutingContext as C,
@@ -75,6 +78,14 @@ def state(others: bool, retries: int = 0, attempts: int = 1, waits: int = 0, los
 
 def test_table_covers_every_code():
     assert set(TABLE) == set(ErrorCode)
+
+
+def test_the_decision_table_has_one_cell_for_every_row_in_every_situation():
+    assert set(DECISIONS) == {(r, s) for r in Row for s in Situation}
+    for (r, s), cell in DECISIONS.items():
+        assert (cell.kind is P) == (cell.park is not None), (r, s)
+        if cell.kind is F:  # only an office run with another provider eligible ever switches
+            assert s is Situation.elsewhere and r not in (Row.terminal, Row.unclassified), (r, s)
 
 
 @pytest.mark.parametrize("code", list(ErrorCode))

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from routing.classifier import FailureSignal
 from routing.codes import ErrorCode
 from routing.explain import explain_error, near_misses, signal_from_text
+from routing.rules import CATALOGUE_VERSION
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -23,6 +24,7 @@ def test_a_bare_claude_code_line_names_the_rule_the_status_and_the_decision():
     assert (report.status, report.status_in_text) == (529, True)
     assert {c.rule for c in report.also_matched} == {"neutral.overloaded", "text.status.529"}
     assert report.near_misses == []
+    assert report.catalogue == CATALOGUE_VERSION == report.classification.catalogue
 
 
 def test_a_reset_time_decides_between_short_retry_and_fallback():

@@ -2,7 +2,7 @@
 
 import json
 import math
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from email.utils import format_datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -187,3 +187,30 @@ def test_never_raises_and_stays_within_the_horizon(text, headers):
 def test_a_later_reset_is_never_read_as_sooner(a, b):
     lo, hi = sorted((a, b))
     assert read_reset(f"try again in {lo} minutes", None, NOW) <= read_reset(f"try again in {hi} minutes", None, NOW)
+
+
+@pytest.mark.parametrize(
+    "text,seconds",
+    [
+        # a hosted model still loading names its wait (Hugging Face), in JSON and in a Python repr
+        ('{"error":"Model x/y is currently loading","estimated_time":20.0}', 20),
+        ("[{'error': 'Model x/y is currently loading', 'estimated_time': 35.6677131652832}]", 35.6677131652832),
+        # a numeric UTC/GMT offset after a wall-clock time (Gemini CLI)
+        ("Access resets at 10:57 PM GMT-3.", 1 * H + 57 * 60),
+        ("resets at 9:30 AM UTC+5:30", 4 * H),
+        ("resets 11pm GMT+1", 22 * H),
+    ],
+)
+def test_estimated_waits_and_numeric_offsets(text, seconds):
+    assert read_reset(text, now=NOW) == pytest.approx(seconds)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-12, 14), st.integers(0, 23), st.integers(0, 59))
+def test_a_numeric_offset_is_the_zone_it_names(offset, hour, minute):
+    zone = timezone(timedelta(hours=offset))
+    when = NOW.astimezone(zone).replace(hour=hour, minute=minute, second=0)
+    if when <= NOW:
+        when += timedelta(days=1)
+    text = f"resets at {hour:02d}:{minute:02d} GMT{offset:+d}"
+    assert read_reset(text, now=NOW) == pytest.approx((when - NOW).total_seconds())

@@ -1,0 +1,48 @@
+"""The window a limit counts over, read as data: it decides between a short retry and a wait or a fallback.
+
+A rate limit whose window is an hour or longer (per hour, 5 hours, per day, week, month) never resets within a short
+retry: it is a quota, whatever the provider calls it. A single request larger than the whole budget of its window
+(`Limit 6000, Requested 12328`) never fits it: no wait helps, the next provider might.
+"""
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Window:
+    name: str
+    pattern: re.Pattern[str]
+    seconds: float
+
+
+def _window(name: str, pattern: str, seconds: float) -> Window:
+    return Window(name, re.compile(pattern, re.I), seconds)
+
+
+# Longest first: a text naming several windows is limited by the longest it has exhausted.
+WINDOWS: tuple[Window, ...] = (
+    _window("month", r"per[ _-]?month|\bmonthly\b|\b30[- ]day\b", 30 * 86400.0),
+    _window("week", r"per[ _-]?week|\bweekly\b|\b7[- ]day\b", 7 * 86400.0),
+    _window("day", r"per[ _-]?day\b|\b[RT]PD\b|\bdaily\b|\b24[- ]hours?\b|-per-day\b", 86400.0),
+    _window("5h", r"\b5[- ]hours?\b(?! \d)|\bfive[- ]hour\b", 5 * 3600.0),
+    _window("hour", r"per[ _-]?hour\b|\b[RT]PH\b|\bhourly\b", 3600.0),
+    _window("minute", r"per[ _-]?min(?:ute)?\b|\b[RT]PM\b|/min\b", 60.0),
+)
+
+# From this long a window is a quota: nothing a short retry waits for resets it.
+LONG_WINDOW_S = 3600.0
+
+# `Limit 6000, Requested 12328` (OpenAI, Groq) and `limit: 6000 … requested: 12328`: the request alone is over budget.
+BUDGET = re.compile(r"\blimit\W{0,3}(\d[\d,]*)\W{1,4}(?:used\W{0,3}\d[\d,]*\W{1,4})?requested\W{0,3}(\d[\d,]*)", re.I)
+
+
+def window_of(text: str) -> Window | None:
+    """The longest limit window the text names, if any."""
+    return next((w for w in WINDOWS if w.pattern.search(text)), None)
+
+
+def over_budget(text: str) -> bool:
+    """The text says one request needs more than the whole limit of its window."""
+    m = BUDGET.search(text)
+    return m is not None and int(m[2].replace(",", "")) > int(m[1].replace(",", ""))
