@@ -1,10 +1,11 @@
 """`office submit`: start an office run, optionally wait for it to end or park."""
 
 import asyncio
+from typing import Annotated
 
 import typer
 
-from office.cli.common import EXIT_PARKED, Services, console, err_console, fail, print_json, run_with_services
+from office.cli.common import EXIT_PARKED, JsonFlag, Services, console, err_console, fail, print_json, run_with_services
 from office.cli.runs import exit_for, render_view
 from office.runs import SubmitError, run_view, validate_text, wait_for_view
 from office.runs import submit as submit_run
@@ -46,26 +47,34 @@ async def _submit(services: Services, wait: bool, quiet: bool, **fields) -> RunV
 
 
 def submit(
-    prompt: str = typer.Argument(..., help="The task for the agent."),
-    workspace: str = typer.Option(..., "--workspace", "-w"),
-    agent: str = typer.Option(..., "--agent", "-a"),
-    tier: str | None = typer.Option(None, help="Tier of the workspace's execution profiles (default: its default)."),
-    run_id: str | None = typer.Option(None, help="Workflow id; generated when omitted."),
-    pin_provider: list[str] = typer.Option(
-        [], "--pin-provider", help="Pin this run to a provider (repeatable); no fallback outside."
-    ),
-    pin_model: str | None = typer.Option(None, "--pin-model", help="Pin this run to a model."),
-    follow_up: list[str] = typer.Option([], "--follow-up", help="A further user turn (repeatable, not empty)."),
-    wait: bool = typer.Option(
-        False,
-        "--wait",
-        help="Wait until the run ends (exit 0 completed, 1 failed or cancelled) or parks: a parked run returns "
-        "at once with status parked, its reason and exit 4, and keeps waiting on the server for "
-        "`office runs resume` / `office runs decide`.",
-    ),
-    as_json: bool = typer.Option(False, "--json"),
+    prompt: Annotated[str, typer.Argument(help="The task for the agent.")],
+    workspace: Annotated[str, typer.Option("--workspace", "-w")],
+    agent: Annotated[str, typer.Option("--agent", "-a")],
+    tier: Annotated[
+        str | None, typer.Option(help="Tier of the workspace's execution profiles (default: its default).")
+    ] = None,
+    run_id: Annotated[str | None, typer.Option(help="Workflow id; generated when omitted.")] = None,
+    pin_provider: Annotated[
+        list[str] | None,
+        typer.Option("--pin-provider", help="Pin this run to a provider (repeatable); no fallback outside."),
+    ] = None,
+    pin_model: Annotated[str | None, typer.Option("--pin-model", help="Pin this run to a model.")] = None,
+    follow_up: Annotated[
+        list[str] | None, typer.Option("--follow-up", help="A further user turn (repeatable, not empty).")
+    ] = None,
+    wait: Annotated[
+        bool,
+        typer.Option(
+            "--wait",
+            help="Wait until the run ends (exit 0 completed, 1 failed or cancelled) or parks: a parked run returns "
+            "at once with status parked, its reason and exit 4, and keeps waiting on the server for "
+            "`office runs resume` / `office runs decide`.",
+        ),
+    ] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Submit an office run."""
+    pin_provider, follow_up = pin_provider or [], follow_up or []
     try:
         validate_text(prompt, follow_up, pin_model)  # before connecting: nothing to start with bad text
     except SubmitError as err:
