@@ -46,7 +46,8 @@ agents: sandbox $(AGENTS)/.installed-$(AGENT_PINS)
 run: install sandbox
 	$(BIN)/office dev
 
-# Lint, format, types (strict on routing/, workflows/, contracts/) and the one-way import contracts.
+# Lint (with a complexity cap), format, types (mypy strict on every package; tests are looser) and the one-way
+# import contracts.
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

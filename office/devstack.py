@@ -29,7 +29,7 @@ from office.temporal_client import connect
 from office.temporal_server import TemporalDevServer
 from office.watchdog_schedule import install_watchdog
 from office.worker_runtime import office_worker
-from routing.config import ExecutionProfile, WorkspaceConfig
+from routing.config import ExecutionProfile, ExecutorKind, WorkspaceConfig
 from routing.permissions import PermissionPolicy
 from routing.repository import RepositoryConfig
 from routing.sandbox import ProfileSandbox
@@ -89,7 +89,7 @@ def demo_repo_workspace(bare: Path) -> WorkspaceConfig:
         ],
     }
     agent = ExecutionProfile(
-        kind="acp",
+        kind=ExecutorKind.acp,
         command=[sys.executable, "-m", "office.scripted_agent"],
         env={"SCRIPTED_AGENT": json.dumps(script), "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
         timeout_s=60,

@@ -45,7 +45,7 @@ class ProviderQueues:
     ):
         self.client, self.store, self.base_queue, self.sessions = client, store, base_queue, sessions
         self.refresh_s = refresh_s
-        self._workers: dict[str, tuple[float, Worker, asyncio.Task]] = {}
+        self._workers: dict[str, tuple[float, Worker, asyncio.Task[None]]] = {}
 
     async def quotas(self) -> dict[str, float]:
         """Per provider, the strictest requests-per-minute any workspace configures."""

@@ -3,7 +3,7 @@
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 import yaml
@@ -15,12 +15,13 @@ from office.config_files import ConfigFileError, describe_validation, load_confi
 
 if TYPE_CHECKING:
     from routing.config import WorkspaceConfig
+    from routing.selection import SelectionKind
 
 workspace_app = typer.Typer(no_args_is_help=True, help="Workspaces and their provider order.")
 profile_app = typer.Typer(no_args_is_help=True, help="Agent profiles.")
 
 
-def load_file(path: Path) -> dict:
+def load_file(path: Path) -> dict[str, Any]:
     """The settings in a YAML/JSON file, or exit 2 with one line (unreadable, not UTF-8, NUL, syntax,
     duplicate key, not a mapping)."""
     try:
@@ -110,7 +111,7 @@ def profile_set(
     console.print(f"profile {profile.name} saved")
 
 
-async def _profile_reports(services: Services, names: list[str] | None, workspace: str | None) -> list[dict]:
+async def _profile_reports(services: Services, names: list[str] | None, workspace: str | None) -> list[dict[str, Any]]:
     from office.catalogs import profile_reports
 
     agents = await services.store.list_agents()
@@ -146,7 +147,7 @@ def profile_list(workspace: Annotated[str | None, typer.Option()] = None, as_jso
 
 
 # --- what providers advertise -------------------------------------------------------------------------
-async def _models_report(services: Services, provider: str, workspace: str | None) -> dict:
+async def _models_report(services: Services, provider: str, workspace: str | None) -> dict[str, Any]:
     from office.catalogs import live_catalog, profile_report
 
     catalog = await live_catalog(services.store, provider, workspace)
@@ -218,7 +219,7 @@ def pin(
     console.print(f"pinned {agent}: providers={provider or '-'} model={model or '-'}")
 
 
-async def _unpin(services: Services, agent: str, kinds: list, actor: str) -> int:
+async def _unpin(services: Services, agent: str, kinds: "list[SelectionKind]", actor: str) -> int:
     from store.preferences import PreferenceWriter
 
     writer = PreferenceWriter(services.store)

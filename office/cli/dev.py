@@ -4,7 +4,7 @@
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -145,7 +145,7 @@ def bench(
         print_json(results if name == "all" else results[name])
 
 
-def _render_bench(name: str, result: dict) -> None:
+def _render_bench(name: str, result: dict[str, Any]) -> None:
     table = Table(f"{name}", "value")
     for key, value in _flatten(result):
         table.add_row(key, value)

@@ -1,7 +1,7 @@
 """`office watch` and `office runs …`: inspect and control runs."""
 
 import asyncio
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -18,6 +18,9 @@ from office.cli.common import (
 )
 from office.runs import list_views, run_view
 from routing.run import RunStatus, RunView
+
+if TYPE_CHECKING:
+    from routing.selection import UserDecision
 
 app = typer.Typer(no_args_is_help=True, help="Inspect and control runs.")
 
@@ -143,17 +146,18 @@ def runs_cancel(run_id: str) -> None:
     console.print(f"cancellation requested for {run_id}")
 
 
-async def _decide(services: Services, run_id: str, decision: object) -> None:
+async def _decide(services: Services, run_id: str, decision: "UserDecision") -> None:
     from temporalio.client import WorkflowUpdateFailedError
+    from temporalio.exceptions import FailureError
     from temporalio.service import RPCError
 
     from workflows.office_run import OfficeRunWorkflow
 
-    handle = services.client.get_workflow_handle(run_id)
+    handle = services.client.get_workflow_handle_for(OfficeRunWorkflow.run, run_id)
     try:
         await handle.execute_update(OfficeRunWorkflow.user_decision, decision)
     except WorkflowUpdateFailedError as err:
-        fail(f"run {run_id}: {err.cause.message if err.cause else err}")
+        fail(f"run {run_id}: {err.cause.message if isinstance(err.cause, FailureError) else err}")
     except RPCError as err:  # e.g. the run has already ended
         fail(f"run {run_id} is not awaiting a decision ({err.message})")
 

@@ -1,13 +1,14 @@
 """`office submit`: start an office run, optionally wait for it to end or park."""
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 import typer
 
 from office.cli.common import EXIT_PARKED, JsonFlag, Services, console, err_console, fail, print_json, run_with_services
 from office.cli.runs import exit_for, render_view
-from office.runs import SubmitError, run_view, validate_text, wait_for_view
+from office.runs import RunHandle, SubmitError, run_view, validate_text, wait_for_view
 from office.runs import submit as submit_run
 from routing.run import RunStatus, RunView
 
@@ -33,8 +34,10 @@ async def wait_until_settled(services: Services, run_id: str, interval: float = 
         ended.cancel()
 
 
-async def _submit(services: Services, wait: bool, quiet: bool, **fields) -> RunView | str:
-    handle = await submit_run(services.client, services.store, **fields)
+async def _submit(
+    services: Services, start: Callable[[Services], Awaitable[RunHandle]], wait: bool, quiet: bool
+) -> RunView | str:
+    handle = await start(services)
     if not wait:
         return handle.id
     if not quiet:
@@ -79,18 +82,23 @@ def submit(
         validate_text(prompt, follow_up, pin_model)  # before connecting: nothing to start with bad text
     except SubmitError as err:
         fail(str(err))
-    fields = dict(
-        workspace=workspace,
-        agent=agent,
-        prompt=prompt,
-        run_id=run_id,
-        tier=tier,
-        pin_providers=pin_provider,
-        pin_model=pin_model,
-        follow_ups=follow_up,
-    )
+
+    async def start(s: Services) -> RunHandle:
+        return await submit_run(
+            s.client,
+            s.store,
+            workspace=workspace,
+            agent=agent,
+            prompt=prompt,
+            run_id=run_id,
+            tier=tier,
+            pin_providers=pin_provider,
+            pin_model=pin_model,
+            follow_ups=follow_up,
+        )
+
     try:
-        result = run_with_services(lambda s: _submit(s, wait, as_json, **fields), client=True, store=True)
+        result = run_with_services(lambda s: _submit(s, start, wait, as_json), client=True, store=True)
     except SubmitError as err:
         fail(str(err))
     if isinstance(result, str):

@@ -22,6 +22,7 @@ import fnmatch
 import hashlib
 import json
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -283,7 +284,7 @@ def build_app(sim: Simulator) -> Starlette:
             {"object": "list", "data": [{"id": m, "object": "model", "created": 0, "owned_by": name} for m in outcome]}
         )
 
-    def generation(api: str):
+    def generation(api: str) -> Callable[[Request], Awaitable[Response]]:
         async def handle(request: Request) -> Response:
             name = request.path_params["provider"]
             if sim.provider(name) is None:
