@@ -57,8 +57,9 @@ lint: install
 test: install agents
 	$(BIN)/python -m pytest -q
 
+# The benchmarks are not in the installed package: `python -m` from the checkout's root imports them from it.
 bench: install
-	$(BIN)/office bench all
+	$(BIN)/python -m office.cli bench all
 
 record-histories: install
 	$(BIN)/python scripts/record_histories.py

@@ -3,13 +3,14 @@
 
 import asyncio
 import json
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from office.cli.common import console, err_console, fail, print_json, run_with_services
+from office.cli.common import EXIT_NOT_INSTALLED, console, err_console, fail, print_json, run_with_services
 from office.settings import DEFAULT_DATA_DIR
 
 db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
@@ -128,21 +129,43 @@ def bench(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object (all: keyed by benchmark).")] = False,
 ) -> None:
     """Run a benchmark against a real dev server and the provider simulator; print ratios measured side by side."""
-    import importlib
     import logging
 
     names = list(BENCHES) if name == "all" else [name]
     if any(n not in BENCHES for n in names):
         fail(f"unknown benchmark {name!r}: choose one of {', '.join(BENCHES)} or all")
+    runners = _bench_runners()
     logging.getLogger("temporalio").setLevel(logging.ERROR)
     results = {}
     for n in names:
         err_console.print(f"running {n} …")
-        results[n] = asyncio.run(importlib.import_module(f"bench.{n}").run())
+        results[n] = asyncio.run(runners[n]())
         if not as_json:
             _render_bench(n, results[n])
     if as_json:
         print_json(results if name == "all" else results[name])
+
+
+def _bench_runners() -> dict[str, Callable[[], Coroutine[Any, Any, dict[str, Any]]]]:
+    """The benchmarks by name. They live in the source checkout (bench/ and the testkit/ it runs stacks with):
+    the wheel ships neither, so an installed `office` without the checkout says so and exits 5."""
+    try:
+        from bench import amplification, continuity, launch, scale, throughput
+    except ModuleNotFoundError as err:
+        if (err.name or "").partition(".")[0] not in ("bench", "testkit"):
+            raise
+        fail(
+            "the benchmarks are not installed: run them from the source checkout (make bench, "
+            "or python -m office.cli bench NAME in its root)",
+            EXIT_NOT_INSTALLED,
+        )
+    return {
+        "continuity": continuity.run,
+        "amplification": amplification.run,
+        "throughput": throughput.run,
+        "scale": scale.run,
+        "launch": launch.run,
+    }
 
 
 def _render_bench(name: str, result: dict[str, Any]) -> None:
