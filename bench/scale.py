@@ -42,6 +42,7 @@ from sqlmodel import select
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureError
 
 from bench.common import bench_stack
+from bench.errors import BenchFailed
 from office.runs import run_view, submit
 from office.settings import WorkerSizing
 from office.simulator.config import SimProvider
@@ -201,7 +202,8 @@ async def workload(stack: Stack, client_config: Store, tag: str, hold_s: float) 
     )
     config = await stack.store.get_workspace(ws)
     profile = await stack.store.get_agent(agent)
-    assert config is not None and profile is not None
+    if config is None or profile is None:
+        raise BenchFailed(f"the workspace {ws} or agent {agent} the stack just saved is not in the store")
     await copy_config(client_config, config, profile)
     return Workload(tag, hold_s, ws, agent, names["sim"])
 

@@ -16,10 +16,12 @@ from temporalio.worker import Worker
 
 from bench.bare_workflow import BareChatWorkflow, ChatCall
 from bench.common import bench_stack, bounded
+from bench.errors import BenchFailed
 from bench.reference import ReferenceActivities
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
 from office.worker_runtime import tune_gc
+from routing.run import RunStatus, RunView
 from testkit.stack import Stack
 
 RUNS_PER_ROUND = 150
@@ -45,10 +47,15 @@ async def failover_pairs(stack: Stack) -> list[tuple[str, str, dict[str, str]]]:
     ]
 
 
+def require_completed(view: RunView) -> None:
+    if view.status is not RunStatus.completed:
+        raise BenchFailed(f"run {view.run_id} ended {view.status.value}, not completed: {view.message}")
+
+
 async def failover_run(stack: Stack, ws: str, agent: str) -> None:
     handle = await submit(stack.client, stack.store, ws, agent, "failover", task_queue=stack.task_queue)
     view = await wait_for_view(stack.client, handle.id)
-    assert view.status.value == "completed", view.message
+    require_completed(view)
 
 
 def dispatch_gaps(calls: list[dict[str, Any]], pairs: list[tuple[str, str, dict[str, str]]]) -> dict[str, Any]:
@@ -89,7 +96,7 @@ async def office_round(stack: Stack, ws: str, agent: str) -> float:
     async def one(i: int) -> None:
         handle = await submit(stack.client, stack.store, ws, agent, f"happy path {i}", task_queue=stack.task_queue)
         view = await wait_for_view(stack.client, handle.id)
-        assert view.status.value == "completed", view.message
+        require_completed(view)
 
     started = time.monotonic()
     await bounded(IN_FLIGHT, [partial(one, i) for i in range(RUNS_PER_ROUND)])

@@ -46,6 +46,8 @@ from typing import Annotated, Any, Literal, Protocol, TypeAlias, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from routing.invariants import InvariantBroken
+
 # The ACP schema's ToolKind (acp.schema.ToolKind) and PermissionOptionKind, spelled out: routing imports no acp.
 ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]
 TOOL_KINDS: tuple[ToolKind, ...] = get_args(ToolKind)
@@ -189,7 +191,8 @@ def _narrow_rule(a: ExecuteRule, b: ExecuteRule) -> ExecuteRule:
         return b
     if b == "allow":
         return a
-    assert isinstance(a, tuple) and isinstance(b, tuple)
+    if not (isinstance(a, tuple) and isinstance(b, tuple)):
+        raise InvariantBroken("every word rule (allow, ask, deny) is narrowed above; only prefix lists are left")
     # A command allowed by both starts with a prefix of each; of two such prefixes one extends the other, and
     # the command starts with the longer one. So the meet is the longer of every compatible pair.
     meet: dict[str, None] = {}

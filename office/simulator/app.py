@@ -65,6 +65,10 @@ class _Bucket:
         return (1 - self.tokens) / self.rate_per_s
 
 
+class UnknownProvider(LookupError):
+    """A simulated provider no configuration names; the HTTP routes answer 404 before this can happen."""
+
+
 @dataclass
 class Simulator:
     config: SimConfig
@@ -90,6 +94,13 @@ class Simulator:
 
     def provider(self, name: str) -> SimProvider | None:
         return self.config.providers.get(name)
+
+    def known(self, name: str) -> SimProvider:
+        """A provider the route has checked exists (the HTTP handlers answer 404 for any other)."""
+        prov = self.config.providers.get(name)
+        if prov is None:
+            raise UnknownProvider(name)
+        return prov
 
     # Recording: one row per generation call, settled with what was answered.
     def record(self, turn: Turn) -> dict[str, Any]:
@@ -128,8 +139,7 @@ class Simulator:
 
     # Deciding: each step answers "fail this way" or lets the request through.
     async def respond(self, turn: Turn) -> Failure | Answer:
-        prov = self.provider(turn.provider)
-        assert prov is not None, "the route checks the provider exists"
+        prov = self.known(turn.provider)
         model = turn.requested_model or prov.default_model or (prov.models[0] if prov.models else "sim-default")
         if (denied := self.authorise(turn, prov)) is not None:
             return denied
@@ -163,8 +173,7 @@ class Simulator:
         )
 
     async def respond_catalog(self, provider: str, credential: str | None) -> Failure | list[str]:
-        prov = self.provider(provider)
-        assert prov is not None
+        prov = self.known(provider)
         if prov.api_key is not None and credential != prov.api_key:
             return Failure(401 if prov.shape != "gemini" else 400, "auth", prov.shape, None, denied=True)
         self.record_catalog_read(provider)
