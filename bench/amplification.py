@@ -14,16 +14,16 @@ import contextlib
 import time
 import uuid
 from collections import Counter
+from typing import Any
 
 import httpx
-from temporalio.client import WorkflowHandle
 from temporalio.service import RPCError
 from temporalio.worker import Worker
 
 from bench.bare_workflow import BareChatWorkflow, ChatCall
 from bench.common import bench_stack
 from bench.reference import ReferenceActivities, fixed_interval_client
-from office.runs import submit, wait_for_view
+from office.runs import RunHandle, submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
 from testkit.stack import Stack
 
@@ -35,7 +35,7 @@ def limited(rate_headers: bool = True) -> SimProvider:
     return SimProvider(rpm=QUOTA_RPM, burst=1, rate_headers=rate_headers)
 
 
-def metrics_for(calls: list[dict], logical: int, succeeded: int, extra_calls: int = 0) -> dict:
+def metrics_for(calls: list[dict[str, Any]], logical: int, succeeded: int, extra_calls: int = 0) -> dict[str, Any]:
     """`calls`: the fallback's chat calls; `extra_calls`: calls offered to the broken primary."""
     times = sorted(c["at"] for c in calls)
     peak = 0
@@ -67,7 +67,7 @@ def metrics_for(calls: list[dict], logical: int, succeeded: int, extra_calls: in
     }
 
 
-async def scheduler_arm(stack: Stack, declared: bool) -> dict:
+async def scheduler_arm(stack: Stack, declared: bool) -> dict[str, Any]:
     """`declared`: the workspace states the fallback's quota; else it states none and the fallback sends no
     rate-limit headers (only Retry-After on its 429s)."""
     down = InjectedFailure(status=503, kind="unavailable", endpoints=["chat", "models"])
@@ -78,7 +78,7 @@ async def scheduler_arm(stack: Stack, declared: bool) -> dict:
     )
     await asyncio.sleep(2.5)  # let the worker start the provider queues (it refreshes every 2 s)
     started = time.monotonic()
-    handles: list[WorkflowHandle] = await asyncio.gather(
+    handles: list[RunHandle] = await asyncio.gather(
         *[
             submit(stack.client, stack.store, ws, agent, f"logical request {i}", task_queue=stack.task_queue)
             for i in range(RUNS)
@@ -97,7 +97,7 @@ async def scheduler_arm(stack: Stack, declared: bool) -> dict:
     return result
 
 
-async def fixed_retry_arm(stack: Stack, http: httpx.AsyncClient, deadline_s: float) -> dict:
+async def fixed_retry_arm(stack: Stack, http: httpx.AsyncClient, deadline_s: float) -> dict[str, Any]:
     name = f"ref-fixed-{uuid.uuid4().hex[:6]}"
     await stack.simulator.set_provider(name, limited())
     url = f"{stack.simulator.provider_url(name)}/chat/completions"
@@ -112,7 +112,7 @@ async def fixed_retry_arm(stack: Stack, http: httpx.AsyncClient, deadline_s: flo
     return metrics_for(calls, RUNS, sum(done))
 
 
-async def temporal_default_arm(stack: Stack, http: httpx.AsyncClient, deadline_s: float) -> dict:
+async def temporal_default_arm(stack: Stack, http: httpx.AsyncClient, deadline_s: float) -> dict[str, Any]:
     name = f"ref-default-{uuid.uuid4().hex[:6]}"
     await stack.simulator.set_provider(name, limited())
     url = f"{stack.simulator.provider_url(name)}/chat/completions"
@@ -146,7 +146,7 @@ async def temporal_default_arm(stack: Stack, http: httpx.AsyncClient, deadline_s
     return metrics_for(calls, RUNS, sum(not isinstance(r, BaseException) for r in results))
 
 
-async def run() -> dict:
+async def run() -> dict[str, Any]:
     started = time.monotonic()
     async with bench_stack() as stack, httpx.AsyncClient(limits=httpx.Limits(max_connections=300)) as http:
         scheduler, undeclared = await asyncio.gather(scheduler_arm(stack, True), scheduler_arm(stack, False))

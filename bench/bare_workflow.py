@@ -20,6 +20,7 @@ class ChatCall(BaseModel):
 class BareChatWorkflow:
     @workflow.run
     async def run(self, call: ChatCall) -> str:
-        return await workflow.execute_activity(
+        reply: str = await workflow.execute_activity(
             "chat_once", call, result_type=str, start_to_close_timeout=timedelta(seconds=60)
         )
+        return reply

@@ -17,13 +17,14 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from temporalio.api.enums.v1 import EventType
 
 from bench.common import bench_stack
 from contracts.activities import Activity
-from office.runs import submit, wait_for_view
-from routing.config import ExecutionProfile
+from office.runs import RunHandle, submit, wait_for_view
+from routing.config import ExecutionProfile, ExecutorKind
 from routing.sandbox import ProfileSandbox
 from testkit.stack import until_polling, worker_processes_for
 
@@ -85,7 +86,7 @@ class Sampler:
         self._thread.join()
 
 
-async def start_waits(handles: list) -> list[float]:
+async def start_waits(handles: list[RunHandle]) -> list[float]:
     """Per run, how long its agent start waited in the task queue (scheduled → picked up by the worker)."""
     waits = []
     for handle in handles:
@@ -103,10 +104,10 @@ async def start_waits(handles: list) -> list[float]:
     return waits
 
 
-async def run() -> dict:
+async def run() -> dict[str, Any]:
     marker = f"bench-bounded-{uuid.uuid4().hex[:8]}"
     agent_profile = ExecutionProfile(
-        kind="acp",
+        kind=ExecutorKind.acp,
         command=[sys.executable, "-m", "office.scripted_agent", marker],
         env={"SCRIPTED_AGENT": json.dumps({"latency_s": TURN_S}), "PYTHONPATH": str(ROOT)},
         sandbox=ProfileSandbox(read_only=[str(ROOT)]),
@@ -146,7 +147,7 @@ async def run() -> dict:
     }
 
 
-async def claude_session_rss() -> dict:
+async def claude_session_rss() -> dict[str, Any]:
     """One live Claude Code session (claude-agent-acp from `make agents`), offline against the simulator: the
     summed RSS (and PSS, which counts shared pages once) of its whole tree (guard, bridge, CLI), once the session
     is started and after one turn."""
@@ -160,7 +161,7 @@ async def claude_session_rss() -> dict:
     if not bridge.exists():
         raise SystemExit(f"{bridge} is missing: `make agents` installs the real agents")
 
-    def tree_mb() -> dict:
+    def tree_mb() -> dict[str, Any]:
         rss = pss = 0
         for entry in os.listdir("/proc"):
             try:
@@ -180,7 +181,7 @@ async def claude_session_rss() -> dict:
         await sim.set_provider("anthropic-rss", SimProvider(models=["claude-*"], api_key="sk-sim-rss"))
         with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
             profile = ExecutionProfile(
-                kind="acp",
+                kind=ExecutorKind.acp,
                 command=[str(bridge)],
                 base_url=sim.provider_url("anthropic-rss"),
                 credential_env="OFFICE_CRED_RSS_KEY",

@@ -8,6 +8,7 @@ prints it per seed and jitter, in a second (the real arm takes minutes and one j
 import heapq
 import random
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from routing.capacity import CallRequest, CapacityPolicy, CapacityState, RateLimited, Verdict, admit, step
 
@@ -66,7 +67,7 @@ def amplification(seed: int, jitter_s: float) -> tuple[float, float, float]:
     return len(sent) / RUNS, busiest_minute(sent) / (60 * QUOTA_PER_S), served_at
 
 
-def run(seeds: int = 5, jitters: tuple[float, ...] = (0.0, 0.3, 0.8)) -> dict:
+def run(seeds: int = 5, jitters: tuple[float, ...] = (0.0, 0.3, 0.8)) -> dict[str, Any]:
     figures = {}
     for jitter in jitters:
         runs = [amplification(seed, jitter) for seed in range(seeds)]

@@ -10,10 +10,12 @@ import random
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from bench.common import bench_stack, wilson_low
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
+from routing.run import RunView
 from testkit.stack import Stack
 
 # The injected 429 states no reset, in its headers or its text: it is one conversation's failure, not a key-wide
@@ -21,7 +23,7 @@ from testkit.stack import Stack
 # writes when no Retry-After is given and the classifier rightly reads) is a floor for every caller of the key:
 # they wait for it and new conversations start on the fallback, so the bench would measure the floor, not
 # failover (the amplification bench covers that).
-FAILURE_KINDS = {
+FAILURE_KINDS: dict[str, dict[str, Any]] = {
     "timeout": dict(status=504, kind="timeout", hold_s=2.0),
     "5xx": dict(status=503, kind="unavailable"),
     "429": dict(status=429, kind="rate_limit", message="Rate limit reached for requests per min (RPM)."),
@@ -64,12 +66,12 @@ class Arm:
     workspace: str
     agent: str
     names: dict[str, str]
-    results: list = field(default_factory=list)
+    results: list[tuple[Conversation, RunView]] = field(default_factory=list)
 
 
 async def prepare_arm(stack: Stack, conversations: list[Conversation], full_history: bool) -> Arm:
     failures = [
-        InjectedFailure(match_text=f"{c.canary} turn {c.fail_turn}:", **FAILURE_KINDS[c.fail_kind])
+        InjectedFailure.model_validate({**FAILURE_KINDS[c.fail_kind], "match_text": f"{c.canary} turn {c.fail_turn}:"})
         for c in conversations
     ]
     ws, agent, names = await stack.workspace(
@@ -93,7 +95,7 @@ async def converse(stack: Stack, arm: Arm, c: Conversation) -> None:
     arm.results.append((c, await wait_for_view(stack.client, handle.id)))
 
 
-def score_arm(arm: Arm, calls: list[dict]) -> dict:
+def score_arm(arm: Arm, calls: list[dict[str, Any]]) -> dict[str, Any]:
     providers = set(arm.names.values())
     return score(
         arm.results,
@@ -103,7 +105,12 @@ def score_arm(arm: Arm, calls: list[dict]) -> dict:
     )
 
 
-def score(results, calls: list[dict], by_canary: dict[str, Conversation], names: dict[str, str]) -> dict:
+def score(
+    results: list[tuple[Conversation, RunView]],
+    calls: list[dict[str, Any]],
+    by_canary: dict[str, Conversation],
+    names: dict[str, str],
+) -> dict[str, Any]:
     failovers = preserved = completed = 0
     for conversation, view in results:
         completed += view.status.value == "completed"
@@ -119,14 +126,14 @@ def score(results, calls: list[dict], by_canary: dict[str, Conversation], names:
         text = " ".join(m["content"] for m in call["messages"]) + " " + call.get("reply", "")
         if any(other in text for other in canaries if other != owner):
             bleed += 1
-        conversation = by_canary.get(owner)
-        if conversation is None:
+        owned = by_canary.get(owner)
+        if owned is None:
             mismatch += 1
             continue
         turn = len(users) - 1
         assistants = [m["content"] for m in call["messages"] if m["role"] == "assistant"]
-        history_ok = users == conversation.turns[: turn + 1] and assistants == replies.get(owner, [])[:turn]
-        stateless_ok = users == [conversation.turns[turn]] if len(users) == 1 else False
+        history_ok = users == owned.turns[: turn + 1] and assistants == replies.get(owner, [])[:turn]
+        stateless_ok = users == [owned.turns[turn]] if len(users) == 1 else False
         if not (history_ok or stateless_ok):
             mismatch += 1
         replies.setdefault(owner, []).append(call["reply"])
@@ -142,7 +149,7 @@ def score(results, calls: list[dict], by_canary: dict[str, Conversation], names:
     }
 
 
-async def run(conversations: int = 150, in_flight: int = 100, target: int = TARGET_FAILOVERS) -> dict:
+async def run(conversations: int = 150, in_flight: int = 100, target: int = TARGET_FAILOVERS) -> dict[str, Any]:
     """One pool of `in_flight` conversations: the control arm first, then seed after seed until `target`
     failovers were measured (no arm waits for the previous one's stragglers)."""
     started = time.monotonic()

@@ -19,10 +19,11 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from activities.executors.acp import AgentSession
 from activities.executors.launcher import launch_environment, sandbox_plan
-from routing.config import ExecutionProfile
+from routing.config import ExecutionProfile, ExecutorKind
 from routing.sandbox import SandboxSettings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,7 +36,7 @@ log = logging.getLogger(__name__)
 
 def tiny_profile(marker: str, network: bool = True) -> ExecutionProfile:
     """The tiny agent; with `network`, a provider endpoint its sandbox relays (the realistic case)."""
-    return ExecutionProfile(kind="acp", command=[TINY_AGENT, marker], base_url=PROVIDER if network else None)
+    return ExecutionProfile(kind=ExecutorKind.acp, command=[TINY_AGENT, marker], base_url=PROVIDER if network else None)
 
 
 async def start_once(profile: ExecutionProfile, sandbox: SandboxSettings, base: Path, prompt: bool = False) -> float:
@@ -62,7 +63,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def start_cost(samples: int = SAMPLES) -> dict:
+async def start_cost(samples: int = SAMPLES) -> dict[str, Any]:
     profile = tiny_profile("start-cost")
     arms: dict[str, list[float]] = {"sandbox": [], "no_sandbox": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -106,7 +107,7 @@ class BusyThreads:
 
 async def storm(
     starts: int = STORM_STARTS, at_once: int = STORM_AT_ONCE, busy: int = BUSY_THREADS, network: bool = True
-) -> dict:
+) -> dict[str, Any]:
     """`starts` sandboxed sessions, `at_once` in flight, each started, prompted and closed, while `busy` threads
     work; the event loop's lateness is sampled every 20 ms throughout."""
     marker = f"storm-{uuid.uuid4().hex[:8]}"
@@ -155,5 +156,5 @@ async def storm(
     }
 
 
-async def run() -> dict:
+async def run() -> dict[str, Any]:
     return {"start_cost": await start_cost(), "storm": await storm()}

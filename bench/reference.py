@@ -31,7 +31,8 @@ class ReferenceActivities:
         for _ in range(call.client_retries + 1):
             response = await post_chat(self.http, call)
             if response.status_code == 200:
-                return response.json()["choices"][0]["message"]["content"]
+                content: str = response.json()["choices"][0]["message"]["content"]
+                return content
         # Temporal's retry policy retries it (benign: expected, so not logged as a crash).
         raise ApplicationError(f"provider answered {response.status_code}", category=ApplicationErrorCategory.BENIGN)
 

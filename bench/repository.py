@@ -18,6 +18,7 @@ from typing import Any
 
 from activities import workcopy
 from activities.workcopy import DEV_MODE_ENV
+from bench.errors import BenchFailed
 from routing.repository import RepositoryConfig
 
 _ENV = {**os.environ, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@localhost",
@@ -87,7 +88,8 @@ async def run(files: int = 2000, turns: int = 10, concurrent: int = 10) -> dict[
             t = time.monotonic()
             commit = await workcopy.commit_turn(wc, turn, "alpha", "bench-model")
             per_turn.append(time.monotonic() - t)
-            assert commit.changed
+            if not commit.changed:
+                raise BenchFailed(f"turn {turn} edited files but its commit recorded no change")
         t = time.monotonic()
         await workcopy.commit_turn(wc, turns + 1, "alpha", "bench-model")
         idle_turn = time.monotonic() - t

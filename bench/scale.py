@@ -35,12 +35,14 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import asyncpg
 from sqlmodel import select
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureError
 
 from bench.common import bench_stack
+from bench.errors import BenchFailed
 from office.runs import run_view, submit
 from office.settings import WorkerSizing
 from office.simulator.config import SimProvider
@@ -116,7 +118,7 @@ def scaling_efficiency(rates: dict[int, float]) -> dict[int, float]:
     return {k: rate / (k * rates[1]) for k, rate in rates.items()}
 
 
-def flat_cost(levels: dict[str, dict], factor: float = FLAT_COST_FACTOR) -> bool:
+def flat_cost(levels: dict[str, dict[str, Any]], factor: float = FLAT_COST_FACTOR) -> bool:
     """p99 overhead at the largest level is at most `factor` x the p99 at the smallest."""
     ordered = sorted(levels, key=int)
     return bool(levels[ordered[-1]]["overhead_p99_s"] <= factor * levels[ordered[0]]["overhead_p99_s"])
@@ -200,7 +202,8 @@ async def workload(stack: Stack, client_config: Store, tag: str, hold_s: float) 
     )
     config = await stack.store.get_workspace(ws)
     profile = await stack.store.get_agent(agent)
-    assert config is not None and profile is not None
+    if config is None or profile is None:
+        raise BenchFailed(f"the workspace {ws} or agent {agent} the stack just saved is not in the store")
     await copy_config(client_config, config, profile)
     return Workload(tag, hold_s, ws, agent, names["sim"])
 
@@ -269,7 +272,7 @@ async def failed_run_messages(client: Client, runs: dict[str, "Closed"], limit: 
 async def attempt_failures(store: Store, tag: str) -> list[AttemptRow]:
     async with store.db() as s:
         rows = await s.execute(
-            select(AttemptRow).where(AttemptRow.run_id.startswith(f"{tag}-"), AttemptRow.outcome != "succeeded")  # type: ignore[attr-defined]
+            select(AttemptRow).where(AttemptRow.run_id.startswith(f"{tag}-"), AttemptRow.outcome != "succeeded")
         )
         return list(rows.scalars().all())
 
@@ -308,7 +311,7 @@ async def level(
     pg: PgStats | None,
     in_flight: int,
     drain: bool,
-) -> dict:
+) -> dict[str, Any]:
     began = time.monotonic()
     rate, window_s = plan.arrival_per_s, plan.window_s
     hold_s = hold_for(in_flight, rate)
@@ -325,7 +328,7 @@ async def level(
             submissions.append(asyncio.create_task(start(stack, client_config, load, index)))
             index += 1
 
-    async def edge() -> dict:
+    async def edge() -> dict[str, Any]:
         """Counters at one edge of the steady-state window."""
         return {
             "at": time.time(),
@@ -407,7 +410,9 @@ async def level(
 
 
 # --- horizontal workers --------------------------------------------------------------------------------
-async def horizontal(plan: ScalePlan, stack: Stack, client_config: Store, pg: PgStats | None, workers: int) -> dict:
+async def horizontal(
+    plan: ScalePlan, stack: Stack, client_config: Store, pg: PgStats | None, workers: int
+) -> dict[str, Any]:
     load = await workload(stack, client_config, f"workers{workers}", plan.horizontal_hold_s)
     async with worker_processes_for(stack, workers, sizing_env(WORKER_SIZING)) as running:
         await until_polling(stack, running)
@@ -435,7 +440,7 @@ async def horizontal(plan: ScalePlan, stack: Stack, client_config: Store, pg: Pg
     }
 
 
-async def bounded_agents_arm() -> dict:
+async def bounded_agents_arm() -> dict[str, Any]:
     """The live-agent bound under load (bench/bounded_agents.py, its own stack)."""
     try:
         module = importlib.import_module("bench.bounded_agents")
@@ -444,7 +449,7 @@ async def bounded_agents_arm() -> dict:
             raise
         return {"available": False, "reason": "bench/bounded_agents.py is not in this checkout"}
     try:
-        result: dict = await module.run()
+        result: dict[str, Any] = await module.run()
     except Exception as err:  # its own stack failed: the scale figures above still stand, and this says why
         return {"available": True, "error": f"{type(err).__name__}: {err}"[:500]}
     return result
@@ -462,7 +467,7 @@ async def pg_stats(stack: Stack) -> AsyncIterator[PgStats | None]:
         await admin.close()
 
 
-async def run(plan: ScalePlan = PLAN) -> dict:
+async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         client_config = Store(f"sqlite:///{tmp}/client-config.db")

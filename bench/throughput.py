@@ -8,16 +8,20 @@ import asyncio
 import statistics
 import time
 import uuid
+from functools import partial
+from typing import Any
 
 import httpx
 from temporalio.worker import Worker
 
 from bench.bare_workflow import BareChatWorkflow, ChatCall
 from bench.common import bench_stack, bounded
+from bench.errors import BenchFailed
 from bench.reference import ReferenceActivities
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
 from office.worker_runtime import tune_gc
+from routing.run import RunStatus, RunView
 from testkit.stack import Stack
 
 RUNS_PER_ROUND = 150
@@ -43,17 +47,22 @@ async def failover_pairs(stack: Stack) -> list[tuple[str, str, dict[str, str]]]:
     ]
 
 
+def require_completed(view: RunView) -> None:
+    if view.status is not RunStatus.completed:
+        raise BenchFailed(f"run {view.run_id} ended {view.status.value}, not completed: {view.message}")
+
+
 async def failover_run(stack: Stack, ws: str, agent: str) -> None:
     handle = await submit(stack.client, stack.store, ws, agent, "failover", task_queue=stack.task_queue)
     view = await wait_for_view(stack.client, handle.id)
-    assert view.status.value == "completed", view.message
+    require_completed(view)
 
 
-def dispatch_gaps(calls: list[dict], pairs: list[tuple[str, str, dict[str, str]]]) -> dict:
+def dispatch_gaps(calls: list[dict[str, Any]], pairs: list[tuple[str, str, dict[str, str]]]) -> dict[str, Any]:
     """From each primary's failing answer to its fallback's chat request: decision, bookkeeping, dispatch,
     admission, catalog read."""
 
-    def first(provider: str) -> dict:
+    def first(provider: str) -> dict[str, Any]:
         return next(c for c in calls if c["provider"] == provider)
 
     gaps = [first(names["fallback"])["at"] - first(names["primary"])["at_end"] for _, _, names in pairs]
@@ -64,7 +73,7 @@ def dispatch_gaps(calls: list[dict], pairs: list[tuple[str, str, dict[str, str]]
     }
 
 
-async def failover_dispatch(stack: Stack) -> dict:
+async def failover_dispatch(stack: Stack) -> dict[str, Any]:
     """Steady arrivals at FAILOVER_RATE (the figure the target is about), then a closed pool of
     FAILOVER_IN_FLIGHT runs (each run's successor starts when it ends: the worker is saturated)."""
     steady, saturated = await failover_pairs(stack), await failover_pairs(stack)
@@ -73,7 +82,7 @@ async def failover_dispatch(stack: Stack) -> dict:
         await asyncio.sleep(max(0.0, started + i / FAILOVER_RATE - asyncio.get_running_loop().time()))
         arrivals.append(asyncio.create_task(failover_run(stack, ws, agent)))
     await asyncio.gather(*arrivals)
-    await bounded(FAILOVER_IN_FLIGHT, [lambda p=p: failover_run(stack, p[0], p[1]) for p in saturated])
+    await bounded(FAILOVER_IN_FLIGHT, [partial(failover_run, stack, ws, agent) for ws, agent, _ in saturated])
     calls = await stack.simulator.calls()  # once, at the end: the log is long and the bench shares the cores
     return {
         "runs": FAILOVER_RUNS,
@@ -87,10 +96,10 @@ async def office_round(stack: Stack, ws: str, agent: str) -> float:
     async def one(i: int) -> None:
         handle = await submit(stack.client, stack.store, ws, agent, f"happy path {i}", task_queue=stack.task_queue)
         view = await wait_for_view(stack.client, handle.id)
-        assert view.status.value == "completed", view.message
+        require_completed(view)
 
     started = time.monotonic()
-    await bounded(IN_FLIGHT, [lambda i=i: one(i) for i in range(RUNS_PER_ROUND)])
+    await bounded(IN_FLIGHT, [partial(one, i) for i in range(RUNS_PER_ROUND)])
     return RUNS_PER_ROUND / (time.monotonic() - started)
 
 
@@ -104,11 +113,11 @@ async def bare_round(stack: Stack, url: str, queue: str) -> float:
         )
 
     started = time.monotonic()
-    await bounded(IN_FLIGHT, [lambda i=i: one(i) for i in range(RUNS_PER_ROUND)])
+    await bounded(IN_FLIGHT, [partial(one, i) for i in range(RUNS_PER_ROUND)])
     return RUNS_PER_ROUND / (time.monotonic() - started)
 
 
-async def run() -> dict:
+async def run() -> dict[str, Any]:
     started = time.monotonic()
     async with bench_stack() as stack, httpx.AsyncClient(limits=httpx.Limits(max_connections=200)) as http:
         ws, agent, _names = await stack.workspace({"solo": SimProvider()})

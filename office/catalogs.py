@@ -2,6 +2,7 @@
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -61,7 +62,7 @@ async def _agent_catalog(provider: str, profile: ExecutionProfile, sandbox: Sand
     return session.choice.catalog or []
 
 
-def profile_report(agent: AgentProfile, catalogs: dict[str, list[str]]) -> dict:
+def profile_report(agent: AgentProfile, catalogs: dict[str, list[str]]) -> dict[str, Any]:
     known = list(catalogs.values())
     status = model_status(agent.model, known)
     fallback_status = model_status(agent.fallback_model, known)
@@ -72,7 +73,7 @@ def profile_report(agent: AgentProfile, catalogs: dict[str, list[str]]) -> dict:
     }
 
 
-async def profile_reports(store: Store, agents: list[AgentProfile], workspace: str | None) -> list[dict]:
+async def profile_reports(store: Store, agents: list[AgentProfile], workspace: str | None) -> list[dict[str, Any]]:
     spaces = [await store.get_workspace(workspace)] if workspace else await store.list_workspaces()
     providers = sorted({p for ws in spaces if ws is not None for p in ws.providers})
     catalogs = await store.observed_catalogs(providers)

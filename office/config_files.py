@@ -27,18 +27,18 @@ class UniqueKeyLoader(yaml.SafeLoader):
     aliases (`&a`, `*a`): a few hundred bytes of nested aliases expand to billions of values ("billion laughs"),
     and a settings file has no need for them."""
 
-    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:  # type: ignore[override]
-        event = self.peek_event()  # type: ignore[no-untyped-call]
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]  # types-PyYAML leaves peek_event unannotated
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
             raise AliasRefused(event.start_mark.line + 1, isinstance(event, yaml.AliasEvent))
-        return super().compose_node(parent, index)  # type: ignore[no-untyped-call,no-any-return]
+        return super().compose_node(parent, index)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 continue
-            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=True)
             line = key_node.start_mark.line + 1
             try:
                 if key in seen:

@@ -1,7 +1,7 @@
 """The demo: a simulator set-up, the `demo` workspace, three agent profiles and the runs `office dev` submits."""
 
 from office.simulator.config import InjectedFailure, SimConfig, SimProvider
-from routing.config import AgentProfile, ExecutionProfile, WorkspaceConfig
+from routing.config import AgentProfile, ExecutionProfile, ProviderEntry, WorkspaceConfig
 
 # Credential *references*: the worker's environment holds the values, workflow inputs only the names.
 DEMO_ENV = {
@@ -32,7 +32,7 @@ def demo_simulator() -> SimConfig:
 def demo_workspace(simulator_url: str) -> WorkspaceConfig:
     return WorkspaceConfig(
         name="demo",
-        provider_order=["alpha", "beta"],
+        provider_order=[ProviderEntry(provider="alpha"), ProviderEntry(provider="beta")],
         providers={
             "alpha": ExecutionProfile(
                 base_url=f"{simulator_url}/p/alpha/v1", credential_env="OFFICE_CRED_DEMO_ALPHA_KEY"

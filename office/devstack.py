@@ -18,7 +18,7 @@ from temporalio.common import WorkflowIDReusePolicy
 from activities.workcopy import DEV_MODE_ENV
 from activities.workdir import private_dir
 from contracts.activities import TASK_QUEUE
-from office.codec import KEYS_FILE_ENV, codec_from_env, ensure_key_file
+from office.codec import KEYS_FILE_ENV, CodecKeyError, codec_from_env, ensure_key_file
 from office.codec_server import CodecServer
 from office.demo import DEMO_AGENTS, DEMO_ENV, DEMO_RUNS, demo_simulator, demo_workspace
 from office.runs import RunIdTaken, submit, wait_for_view
@@ -29,7 +29,7 @@ from office.temporal_client import connect
 from office.temporal_server import TemporalDevServer
 from office.watchdog_schedule import install_watchdog
 from office.worker_runtime import office_worker
-from routing.config import ExecutionProfile, WorkspaceConfig
+from routing.config import ExecutionProfile, ExecutorKind, WorkspaceConfig
 from routing.permissions import PermissionPolicy
 from routing.repository import RepositoryConfig
 from routing.sandbox import ProfileSandbox
@@ -89,7 +89,7 @@ def demo_repo_workspace(bare: Path) -> WorkspaceConfig:
         ],
     }
     agent = ExecutionProfile(
-        kind="acp",
+        kind=ExecutorKind.acp,
         command=[sys.executable, "-m", "office.scripted_agent"],
         env={"SCRIPTED_AGENT": json.dumps(script), "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
         timeout_s=60,
@@ -161,7 +161,8 @@ async def run_dev_stack(
         db_file=data_dir / "temporal.db", port=temporal_port, ui_port=ui_port, log_file=data_dir / "temporal.log",
         codec_endpoint=f"http://127.0.0.1:{codec_port}",
     )  # fmt: skip
-    assert codec is not None
+    if codec is None:  # set just above, unless the environment sets it empty
+        raise CodecKeyError(f"{KEYS_FILE_ENV} is set but empty: name the key file, or unset it for one kept here")
     codec_server = CodecServer(codec, [temporal.ui_url, f"http://localhost:{ui_port}"], port=codec_port)
     simulator = SimulatorServer(sim_config, port=simulator_port)
     stop = asyncio.Event()

@@ -3,6 +3,7 @@
 2. durable: what durable state changed while it ran (provider health it wrote, preference changes),
 3. cleanup: what the watchdog touched (audit records naming this run, or made during it)."""
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -22,14 +23,15 @@ def _decode(client: Client, payload: Any) -> Any:
 
 def _summary(client: Client, event: Any) -> str | None:
     if event.HasField("user_metadata") and event.user_metadata.HasField("summary"):
-        return _decode(client, event.user_metadata.summary)
+        summary: str | None = _decode(client, event.user_metadata.summary)
+        return summary
     return None
 
 
-def _history_step(client: Client, event: Any) -> dict | None:
+def _history_step(client: Client, event: Any) -> dict[str, Any] | None:
     kind = EventType.Name(event.event_type).removeprefix("EVENT_TYPE_").lower()
     at = event.event_time.ToDatetime().isoformat() + "Z"
-    attrs = {
+    details: dict[int, Callable[[], dict[str, Any]]] = {
         EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: lambda: {
             "activity": event.activity_task_scheduled_event_attributes.activity_type.name,
             "summary": _summary(client, event),
@@ -67,7 +69,8 @@ def _history_step(client: Client, event: Any) -> dict | None:
             "failure": event.workflow_execution_failed_event_attributes.failure.message
         },
         EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED: lambda: {},
-    }.get(event.event_type)
+    }
+    attrs = details.get(event.event_type)
     if attrs is None:
         return None
     return {"at": at, "event": kind, **{k: v for k, v in attrs().items() if v is not None}}
@@ -78,7 +81,7 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-async def explain_run(client: Client, store: Store, run_id: str) -> dict:
+async def explain_run(client: Client, store: Store, run_id: str) -> dict[str, Any]:
     view = await run_view(client, run_id)
     handle = client.get_workflow_handle(run_id)
     desc = await handle.describe()

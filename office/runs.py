@@ -18,6 +18,8 @@ from routing.validation import text_problem
 from store.repository import Store
 from workflows.office_run import OfficeRunWorkflow
 
+RunHandle = WorkflowHandle[OfficeRunWorkflow, RunView]  # an office run's workflow, whose result is its view
+
 
 class SubmitError(ValueError):
     """Bad input to submit: names the field and the fix; nothing was started."""
@@ -100,7 +102,7 @@ async def submit(
     pin_model: str | None = None,
     follow_ups: list[str] | None = None,
     full_history: bool = True,
-) -> WorkflowHandle:
+) -> RunHandle:
     requested_model = await validate_submission(
         store, workspace, agent, prompt, pin_providers or [], tier, follow_ups or [], pin_model
     )
@@ -139,7 +141,7 @@ async def _start(
     requested_model: str,
     first_line: str,
     id_reuse_policy: WorkflowIDReusePolicy,
-) -> WorkflowHandle:
+) -> RunHandle:
     workspace, agent, run_id = request.workspace, request.agent, request.run_id
     return await client.start_workflow(
         OfficeRunWorkflow.run,
@@ -191,7 +193,7 @@ def _from_search_attributes(
 
 
 async def run_view(client: Client, run_id: str) -> RunView:
-    handle = client.get_workflow_handle(run_id, result_type=RunView)
+    handle = client.get_workflow_handle_for(OfficeRunWorkflow.run, run_id)
     desc = await handle.describe()
     attrs = desc.typed_search_attributes
     if desc.status == Status.RUNNING:
@@ -215,11 +217,12 @@ async def run_view(client: Client, run_id: str) -> RunView:
             return _from_search_attributes(run_id, attrs, RunStatus.failed, str(err.cause or err))
     if desc.status == Status.CANCELED:
         return _from_search_attributes(run_id, attrs, RunStatus.cancelled, "cancelled by the user")
-    return _from_search_attributes(run_id, attrs, RunStatus.failed, f"workflow {desc.status.name.lower()}")
+    ended = desc.status.name.lower() if desc.status is not None else "ended"
+    return _from_search_attributes(run_id, attrs, RunStatus.failed, f"workflow {ended}")
 
 
 async def wait_for_view(client: Client, run_id: str) -> RunView:
-    handle = client.get_workflow_handle(run_id, result_type=RunView)
+    handle = client.get_workflow_handle_for(OfficeRunWorkflow.run, run_id)
     try:
         return await handle.result()
     except WorkflowFailureError as err:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from opentelemetry import metrics, trace
 from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import ConsoleMetricExporter, PeriodicExportingMetricReader
+from opentelemetry.sdk.metrics.export import ConsoleMetricExporter, MetricExporter, PeriodicExportingMetricReader
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
 
 
 def chosen_exporter(default: str) -> str:
@@ -34,7 +34,8 @@ def configure_telemetry(service: str, default: str = "console", console_file: Pa
         from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-        span_exporter, metric_exporter = OTLPSpanExporter(), OTLPMetricExporter()
+        span_exporter: SpanExporter = OTLPSpanExporter()
+        metric_exporter: MetricExporter = OTLPMetricExporter()
     else:
         out = console_file.open("a") if console_file else sys.stderr
         span_exporter = ConsoleSpanExporter(out=out)

@@ -14,7 +14,7 @@ from temporalio.api.workflowservice.v1 import GetSystemInfoRequest
 from temporalio.client import Client
 
 from contracts.search_attributes import cli_flags
-from office.simulator.server import free_port
+from office.asgi import free_port
 
 
 def _die_with_parent() -> None:
@@ -51,7 +51,7 @@ class TemporalDevServer:
         self.ui_port = ui_port or free_port()
         self.db_file, self.log_file, self.headless = db_file, log_file, headless
         self.codec_endpoint = codec_endpoint  # the UI decodes payloads through it (the browser calls it)
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def address(self) -> str:
@@ -91,7 +91,7 @@ class TemporalDevServer:
         await self._wait_ready(timeout_s)
         return self
 
-    def _spawn(self) -> subprocess.Popen:
+    def _spawn(self) -> subprocess.Popen[bytes]:
         """Blocking on purpose, and brief (fork/exec; Popen does not wait for the server): it runs on the caller's
         thread because PR_SET_PDEATHSIG ties the server to the thread that forks it, so spawning from a worker thread
         (asyncio.to_thread) would stop the server whenever that thread ends. The log file is the child's once it is

@@ -46,7 +46,7 @@ class ProviderQueues:
     ):
         self.client, self.store, self.base_queue, self.sessions = client, store, base_queue, sessions
         self.refresh_s = refresh_s
-        self._workers: dict[str, tuple[float, Worker, asyncio.Task]] = {}
+        self._workers: dict[str, tuple[float, Worker, asyncio.Task[None]]] = {}
 
     async def quotas(self) -> dict[str, float]:
         """Per provider, the strictest requests-per-minute any workspace configures."""
@@ -124,7 +124,8 @@ async def office_worker(
         await check_bubblewrap()
     except SandboxUnavailable as err:
         log.warning("%s; until then this worker starts agent sessions only for workspaces with `sandbox: none`", err)
-    # Retries are off in the transport (httpx default); Temporal's attempts are the only retries.
+    # Retries are off in the transport (httpx default) and provider calls get one Temporal attempt each: the
+    # workflow's decider is the only retry layer (workflows/turns.py, NO_RETRY).
     # A streamed turn holds its connection for the whole turn: one per activity slot, or turns beyond the pool
     # would wait for a connection (and fail with PoolTimeout) while the provider has capacity.
     async with httpx.AsyncClient(transport=ShardedTransport(sizing.max_concurrent_activities)) as http:

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from routing.backoff import ladder_step
 from routing.codes import ErrorCode
 from routing.decider import HealthState
+from routing.invariants import present
 
 
 class CapacityPolicy(BaseModel):
@@ -486,20 +487,20 @@ def admit(
         request = replace(request, is_retry=False)  # paced anew: the first ask spent the budget already
     before, window = state, state.window.rolled(now, policy)
     state = replace(state, window=window)  # refusals by the budget or the breaker keep the rolled window
-    assert window.start is not None
+    window_start = present(window.start, "a rolled window has a start")
     if request.is_retry and not retry_allowed(window, policy):
-        left = policy.budget_window_s - (now - window.start).total_seconds()
+        left = policy.budget_window_s - (now - window_start).total_seconds()
         return state, Admission.refused("budget.retries_exhausted", max(1.0, left))
     breaker, probe = state.breaker(now), False
     if breaker is Breaker.open:
-        assert state.retry_at is not None
-        return state, Admission.refused("breaker.open", (state.retry_at - now).total_seconds())
+        retry_at = present(state.retry_at, "an open breaker has a retry time")
+        return state, Admission.refused("breaker.open", (retry_at - now).total_seconds())
     admitted = state
     if breaker is Breaker.half_open:
         lease = claim_probe(state.probe, now, request.run_id, policy)
         if lease is None:
-            assert state.probe is not None
-            expires_in = (state.probe.expires - now).total_seconds()
+            held = present(state.probe, "a half-open breaker refuses a probe only while another holds it")
+            expires_in = (held.expires - now).total_seconds()
             return state, Admission.refused("breaker.probe_in_flight", max(1.0, expires_in))
         admitted, probe = replace(state, probe=lease), True
     slot = state.floor(now) or now  # Retry-After is a floor for every caller of this provider key

@@ -46,6 +46,8 @@ from typing import Annotated, Any, Literal, Protocol, TypeAlias, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from routing.invariants import InvariantBroken
+
 # The ACP schema's ToolKind (acp.schema.ToolKind) and PermissionOptionKind, spelled out: routing imports no acp.
 ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]
 TOOL_KINDS: tuple[ToolKind, ...] = get_args(ToolKind)
@@ -189,7 +191,8 @@ def _narrow_rule(a: ExecuteRule, b: ExecuteRule) -> ExecuteRule:
         return b
     if b == "allow":
         return a
-    assert isinstance(a, tuple) and isinstance(b, tuple)
+    if not (isinstance(a, tuple) and isinstance(b, tuple)):
+        raise InvariantBroken("every word rule (allow, ask, deny) is narrowed above; only prefix lists are left")
     # A command allowed by both starts with a prefix of each; of two such prefixes one extends the other, and
     # the command starts with the longer one. So the meet is the longer of every compatible pair.
     meet: dict[str, None] = {}
@@ -394,6 +397,64 @@ def to_resolve(request: "PermissionRequest", workdir: str) -> tuple[str, ...]:
     return () if named.problem else _resolve_keys(named, workdir)
 
 
+GIT_REFUSAL = "the working copy's .git (and any nested .git) belongs to the office, not the agent"
+
+
+def _refused(k: ToolKind, why: str) -> PermissionVerdict:
+    return PermissionVerdict(allowed=False, kind=k, reason=f"refused: {why}")
+
+
+def _lexical_refusal(k: ToolKind, setting: str, named: _Named, workdir: str) -> str | None:
+    """Why the request, read as text, reaches outside the working copy or into its .git (None: it does not)."""
+    if named.problem:
+        return named.problem
+    outside = [p for p in named.paths if not inside(p, workdir)]
+    if outside:
+        return f"{outside[0]} is outside the working copy (whatever {setting} says)"
+    stray = [w for w in named.words if _pathish(w) and not inside(w, workdir)]
+    if stray:
+        return f"the command touches {stray[0]}, outside the working copy"
+    if k in GIT_GUARDED and any(_git_component(p, workdir) for p in (*named.paths, *named.words)):
+        return GIT_REFUSAL
+    return None
+
+
+def _real_refusal(k: ToolKind, keys: Sequence[str], real: Mapping[str, str], real_workdir: str) -> str | None:
+    """Why the worker's real paths (symbolic links followed) lead outside the working copy or into its .git."""
+    real_root = _absolute_dir(real_workdir)
+    if real_root is None:
+        return f"the working copy's real path {real_workdir!r} is not known"
+    for key in keys:
+        resolved = real.get(key)
+        if resolved is None or not resolved.startswith("/"):
+            return f"{key} was not resolved on the worker"
+        if not inside(resolved, real_root):
+            return f"{key} leads outside the working copy (through a symbolic link)"
+        if k in GIT_GUARDED and _git_component(resolved, real_root):
+            return GIT_REFUSAL
+    return None
+
+
+def _by_policy(
+    policy: PermissionPolicy, k: ToolKind, setting: str, has_paths: bool, text: str | None
+) -> PermissionVerdict:
+    """The policy's rule for the kind, once the request is known to stay inside the working copy."""
+    rule = policy.rule(k)
+    if rule == "deny":
+        return PermissionVerdict(allowed=False, kind=k, reason=f"refused by {setting}: deny")
+    if rule == "ask":
+        return _refused(k, f"{setting} is 'ask' and an unattended run has no one to ask")
+    if k in FILE_KINDS and not has_paths:
+        return _refused(k, f"a {k} request without a path cannot be kept inside the working copy")
+    if isinstance(rule, tuple):
+        if not text:
+            return _refused(k, f"no command given to match {setting} against")
+        ok, why = _command_allowed(rule, text)
+        verdict = "allowed" if ok else "refused"
+        return PermissionVerdict(allowed=ok, kind=k, reason=f"{verdict} by {setting}: {why}")
+    return PermissionVerdict(allowed=True, kind=k, reason=f"allowed by {setting}: allow")
+
+
 def decide_permission(
     policy: PermissionPolicy,
     kind: str | None,
@@ -413,54 +474,21 @@ def decide_permission(
     `real_workdir` (the working copy's real path). Without `real` only the lexical checks apply."""
     k: ToolKind = "execute" if command is not None else tool_kind(kind)  # a command is an execution, whatever kind
     setting = f"permissions.{k}"
-
-    def refused(why: str) -> PermissionVerdict:
-        return PermissionVerdict(allowed=False, kind=k, reason=f"refused: {why}")
-
     if _absolute_dir(workdir) is None:
-        return refused(f"the working copy {workdir!r} is not known")
+        return _refused(k, f"the working copy {workdir!r} is not known")
     text = command_text(command)
     named = _named(paths, text, dirs, patterns)
-    if named.problem:
-        return refused(named.problem)
-    outside = [p for p in named.paths if not inside(p, workdir)]
-    if outside:
-        return refused(f"{outside[0]} is outside the working copy (whatever {setting} says)")
-    stray = [w for w in named.words if _pathish(w) and not inside(w, workdir)]
-    if stray:
-        return refused(f"the command touches {stray[0]}, outside the working copy")
-    git = "the working copy's .git (and any nested .git) belongs to the office, not the agent"
-    if k in GIT_GUARDED and any(_git_component(p, workdir) for p in (*named.paths, *named.words)):
-        return refused(git)
+    why = _lexical_refusal(k, setting, named, workdir)
+    if why is not None:
+        return _refused(k, why)
     keys = _resolve_keys(named, workdir)
     if len(keys) > MAX_CHECKED_PATHS:
-        return refused(f"the request names more than {MAX_CHECKED_PATHS} paths to check")
+        return _refused(k, f"the request names more than {MAX_CHECKED_PATHS} paths to check")
     if real is not None:
-        real_root = _absolute_dir(real_workdir or workdir)
-        if real_root is None:
-            return refused(f"the working copy's real path {real_workdir!r} is not known")
-        for key in keys:
-            resolved = real.get(key)
-            if resolved is None or not resolved.startswith("/"):
-                return refused(f"{key} was not resolved on the worker")
-            if not inside(resolved, real_root):
-                return refused(f"{key} leads outside the working copy (through a symbolic link)")
-            if k in GIT_GUARDED and _git_component(resolved, real_root):
-                return refused(git)
-    rule = policy.rule(k)
-    if rule == "deny":
-        return PermissionVerdict(allowed=False, kind=k, reason=f"refused by {setting}: deny")
-    if rule == "ask":
-        return refused(f"{setting} is 'ask' and an unattended run has no one to ask")
-    if k in FILE_KINDS and not paths:
-        return refused(f"a {k} request without a path cannot be kept inside the working copy")
-    if isinstance(rule, tuple):
-        if not text:
-            return refused(f"no command given to match {setting} against")
-        ok, why = _command_allowed(rule, text)
-        verdict = "allowed" if ok else "refused"
-        return PermissionVerdict(allowed=ok, kind=k, reason=f"{verdict} by {setting}: {why}")
-    return PermissionVerdict(allowed=True, kind=k, reason=f"allowed by {setting}: allow")
+        why = _real_refusal(k, keys, real, real_workdir or workdir)
+        if why is not None:
+            return _refused(k, why)
+    return _by_policy(policy, k, setting, bool(paths), text)
 
 
 # ------------------------------------------------------------------------------------------ the agent's options

@@ -80,11 +80,13 @@ def resolve_route(
     tier: str | None = None,
     excluded: frozenset[str] = frozenset(),
     retry_blocked: bool = False,
-    pins: Pins = Pins(),
+    pins: Pins | None = None,
     substitute: Substitute | None = None,
 ) -> RoutePlan:
     """`retry_blocked`: the user says they fixed what needed action (resume), so try those routes again.
-    `pins` (the user's) narrow the order; the profile's pinned_providers apply when no other pin is given."""
+    `pins` (the user's; none when omitted) narrow the order; the profile's pinned_providers apply when no other pin
+    is given."""
+    pins = pins or Pins()
     tier = tier or workspace.default_tier
     pinned_providers = pins.providers or agent.pinned_providers
     pinned = bool(pinned_providers or pins.model)

@@ -11,20 +11,23 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from temporalio.client import WorkflowHandle
 
 from office.codec import KEYS_FILE_ENV
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
 from office.temporal_client import connect
 from office.worker_runtime import office_worker
-from routing.config import ExecutionProfile
+from routing.config import ExecutionProfile, ExecutorKind
 from routing.run import RunStatus
 from routing.selection import UserDecision
 from testkit.agents import scripted_sandbox
 from testkit.eventually import eventually
-from testkit.stack import ephemeral_stack
+from testkit.stack import Stack, ephemeral_stack
 from workflows.office_run import OfficeRunWorkflow
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "histories"
@@ -87,7 +90,7 @@ async def main(only: set[str]) -> None:
             )
             await eventually(
                 lambda: handle.query(OfficeRunWorkflow.status),
-                until=lambda view: view.status is RunStatus.parked,
+                until=lambda view: view is not None and view.status is RunStatus.parked,
                 timeout=60,
                 interval=0.1,
                 what="the pinned run to park awaiting the user's decision",
@@ -117,7 +120,7 @@ async def main(only: set[str]) -> None:
                 await save(handle, name, view.status.value)
 
 
-async def record_encrypted(stack) -> None:
+async def record_encrypted(stack: Stack) -> None:
     """A happy path whose payloads are AES-GCM ciphertext in history (a worker and client with the codec)."""
     os.environ[KEYS_FILE_ENV] = str(OUT / "codec-keys.txt")
     try:
@@ -139,17 +142,17 @@ async def record_encrypted(stack) -> None:
     await save(handle, "encrypted_happy_path", view.status.value)
 
 
-def scripted_agent(script: dict) -> ExecutionProfile:
+def scripted_agent(script: dict[str, Any]) -> ExecutionProfile:
     root = Path(__file__).resolve().parent.parent
     return ExecutionProfile(
-        kind="acp",
+        kind=ExecutorKind.acp,
         command=[sys.executable, "-m", "office.scripted_agent"],
         env={"SCRIPTED_AGENT": json.dumps(script), "PYTHONPATH": str(root)},
         sandbox=scripted_sandbox(),
     )
 
 
-async def save(handle, name: str, status: str) -> None:
+async def save(handle: WorkflowHandle[Any, Any], name: str, status: str) -> None:
     history = await handle.fetch_history()
     (OUT / f"{name}.json").write_text(history.to_json())
     print(f"{name}: {status}, {len(history.events)} events")

@@ -9,7 +9,7 @@
   common.py         consoles, exit statuses, and `with_services` (the Temporal client and the store)
 
 Exit statuses are documented in office/cli/common.py: 0 ok, 1 run failed or cancelled, 2 bad input,
-3 Temporal or the database unreachable."""
+3 Temporal or the database unreachable, 4 `submit --wait` parked, 5 `bench` without the source checkout."""
 
 import importlib
 import os

@@ -12,6 +12,7 @@ Exit statuses of `office` (every failure is one line on stderr naming what to fi
   4  `submit --wait`: the run parked (it needs a person: fixed credentials, a decision, or capacity); it keeps
      waiting on the server; the status `parked` and the park reason are printed, and
      `office runs resume|decide RUN` continues it
+  5  `bench`: the benchmarks are not installed (they live in the source checkout, not in the wheel)
 """
 
 import asyncio
@@ -21,7 +22,7 @@ import os
 import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -37,6 +38,12 @@ EXIT_RUN_FAILED = 1
 EXIT_USAGE = 2
 EXIT_UNAVAILABLE = 3
 EXIT_PARKED = 4
+EXIT_NOT_INSTALLED = 5
+
+# Options several commands share, declared once (typer copies the option for each command that uses it).
+JsonFlag = Annotated[bool, typer.Option("--json")]
+# Who a recorded decision or pin is by: the login name when the command starts.
+DEFAULT_ACTOR = os.environ.get("USER", "user")
 
 console = Console()
 err_console = Console(stderr=True)

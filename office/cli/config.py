@@ -3,24 +3,25 @@
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 import yaml
 from pydantic import BaseModel, ValidationError
 from rich.table import Table
 
-from office.cli.common import Services, console, fail, print_json, run_with_services
+from office.cli.common import DEFAULT_ACTOR, JsonFlag, Services, console, fail, print_json, run_with_services
 from office.config_files import ConfigFileError, describe_validation, load_config_file
 
 if TYPE_CHECKING:
     from routing.config import WorkspaceConfig
+    from routing.selection import SelectionKind
 
 workspace_app = typer.Typer(no_args_is_help=True, help="Workspaces and their provider order.")
 profile_app = typer.Typer(no_args_is_help=True, help="Agent profiles.")
 
 
-def load_file(path: Path) -> dict:
+def load_file(path: Path) -> dict[str, Any]:
     """The settings in a YAML/JSON file, or exit 2 with one line (unreadable, not UTF-8, NUL, syntax,
     duplicate key, not a mapping)."""
     try:
@@ -51,7 +52,7 @@ def credential_problem(config: "WorkspaceConfig") -> str | None:
 
 # --- workspaces ---------------------------------------------------------------------------------------
 @workspace_app.command("set")
-def workspace_set(file: Path = typer.Option(..., "--file", "-f", help="Workspace YAML or JSON.")) -> None:
+def workspace_set(file: Annotated[Path, typer.Option("--file", "-f", help="Workspace YAML or JSON.")]) -> None:
     """Create or replace a workspace from a file (validated as a whole; nothing half-saved)."""
     from routing.config import WorkspaceConfig
     from routing.sandbox import NO_SANDBOX_WARNING
@@ -70,7 +71,7 @@ def workspace_set(file: Path = typer.Option(..., "--file", "-f", help="Workspace
 
 
 @workspace_app.command("show")
-def workspace_show(name: str, as_json: bool = typer.Option(False, "--json")) -> None:
+def workspace_show(name: str, as_json: JsonFlag = False) -> None:
     ws = run_with_services(lambda s: s.store.get_workspace(name), store=True)
     if ws is None:
         fail(f"workspace {name!r} does not exist")
@@ -78,7 +79,7 @@ def workspace_show(name: str, as_json: bool = typer.Option(False, "--json")) -> 
 
 
 @workspace_app.command("list")
-def workspace_list(as_json: bool = typer.Option(False, "--json")) -> None:
+def workspace_list(as_json: JsonFlag = False) -> None:
     items = run_with_services(lambda s: s.store.list_workspaces(), store=True)
     if as_json:
         print_json([w.model_dump(mode="json") for w in items])
@@ -90,11 +91,11 @@ def workspace_list(as_json: bool = typer.Option(False, "--json")) -> None:
 # --- agent profiles -----------------------------------------------------------------------------------
 @profile_app.command("set")
 def profile_set(
-    name: str | None = typer.Argument(None, help="Profile name (or `name` in --file)."),
-    model: str | None = typer.Option(None, help="Start model."),
-    fallback_model: str | None = typer.Option(None),
-    auto_fallback: bool | None = typer.Option(None, "--auto-fallback/--no-auto-fallback"),
-    file: Path | None = typer.Option(None, "--file", "-f", help="Profile YAML or JSON."),
+    name: Annotated[str | None, typer.Argument(help="Profile name (or `name` in --file).")] = None,
+    model: Annotated[str | None, typer.Option(help="Start model.")] = None,
+    fallback_model: Annotated[str | None, typer.Option()] = None,
+    auto_fallback: Annotated[bool | None, typer.Option("--auto-fallback/--no-auto-fallback")] = None,
+    file: Annotated[Path | None, typer.Option("--file", "-f", help="Profile YAML or JSON.")] = None,
 ) -> None:
     """Create or replace an agent profile (an explicit user action; flags override the file)."""
     from routing.config import AgentProfile
@@ -110,7 +111,7 @@ def profile_set(
     console.print(f"profile {profile.name} saved")
 
 
-async def _profile_reports(services: Services, names: list[str] | None, workspace: str | None) -> list[dict]:
+async def _profile_reports(services: Services, names: list[str] | None, workspace: str | None) -> list[dict[str, Any]]:
     from office.catalogs import profile_reports
 
     agents = await services.store.list_agents()
@@ -122,8 +123,8 @@ async def _profile_reports(services: Services, names: list[str] | None, workspac
 @profile_app.command("show")
 def profile_show(
     name: str,
-    workspace: str | None = typer.Option(None, help="Judge models against this workspace's providers only."),
-    as_json: bool = typer.Option(False, "--json"),
+    workspace: Annotated[str | None, typer.Option(help="Judge models against this workspace's providers only.")] = None,
+    as_json: JsonFlag = False,
 ) -> None:
     """A profile, with its models marked available, gone (no provider advertises them) or unknown."""
     reports = run_with_services(lambda s: _profile_reports(s, [name], workspace), store=True)
@@ -133,7 +134,7 @@ def profile_show(
 
 
 @profile_app.command("list")
-def profile_list(workspace: str | None = typer.Option(None), as_json: bool = typer.Option(False, "--json")) -> None:
+def profile_list(workspace: Annotated[str | None, typer.Option()] = None, as_json: JsonFlag = False) -> None:
     reports = run_with_services(lambda s: _profile_reports(s, None, workspace), store=True)
     if as_json:
         print_json(reports)
@@ -146,7 +147,7 @@ def profile_list(workspace: str | None = typer.Option(None), as_json: bool = typ
 
 
 # --- what providers advertise -------------------------------------------------------------------------
-async def _models_report(services: Services, provider: str, workspace: str | None) -> dict:
+async def _models_report(services: Services, provider: str, workspace: str | None) -> dict[str, Any]:
     from office.catalogs import live_catalog, profile_report
 
     catalog = await live_catalog(services.store, provider, workspace)
@@ -163,8 +164,8 @@ async def _models_report(services: Services, provider: str, workspace: str | Non
 
 def models(
     provider: str,
-    workspace: str | None = typer.Option(None, help="Workspace that configures PROVIDER."),
-    as_json: bool = typer.Option(False, "--json"),
+    workspace: Annotated[str | None, typer.Option(help="Workspace that configures PROVIDER.")] = None,
+    as_json: JsonFlag = False,
 ) -> None:
     """What PROVIDER's executor advertises now, with every profile's configured models marked."""
     from office.catalogs import CatalogError
@@ -205,19 +206,20 @@ async def _pin(services: Services, agent: str, provider: list[str], model: str |
 
 def pin(
     agent: str,
-    provider: list[str] = typer.Option([], "--provider", help="Provider(s) the agent may use."),
-    model: str | None = typer.Option(None, "--model", help="The model the agent must run."),
-    actor: str = typer.Option(os.environ.get("USER", "user"), help="Who pins (for the record)."),
-    reason: str = typer.Option("", help="Why, for the record."),
+    provider: Annotated[list[str] | None, typer.Option("--provider", help="Provider(s) the agent may use.")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="The model the agent must run.")] = None,
+    actor: Annotated[str, typer.Option(help="Who pins (for the record).")] = DEFAULT_ACTOR,
+    reason: Annotated[str, typer.Option(help="Why, for the record.")] = "",
 ) -> None:
     """Pin an agent to providers and/or a model: a durable user preference (source=user)."""
+    provider = provider or []
     if not provider and not model:
         fail("give --provider and/or --model")
     run_with_services(lambda s: _pin(s, agent, provider, model, actor, reason), store=True)
     console.print(f"pinned {agent}: providers={provider or '-'} model={model or '-'}")
 
 
-async def _unpin(services: Services, agent: str, kinds: list, actor: str) -> int:
+async def _unpin(services: Services, agent: str, kinds: "list[SelectionKind]", actor: str) -> int:
     from store.preferences import PreferenceWriter
 
     writer = PreferenceWriter(services.store)
@@ -226,9 +228,9 @@ async def _unpin(services: Services, agent: str, kinds: list, actor: str) -> int
 
 def unpin(
     agent: str,
-    provider: bool = typer.Option(False, "--provider"),
-    model: bool = typer.Option(False, "--model"),
-    actor: str = typer.Option(os.environ.get("USER", "user")),
+    provider: Annotated[bool, typer.Option("--provider")] = False,
+    model: Annotated[bool, typer.Option("--model")] = False,
+    actor: Annotated[str, typer.Option()] = DEFAULT_ACTOR,
 ) -> None:
     """Remove an agent's provider and/or model pin."""
     from routing.selection import SelectionKind
@@ -240,7 +242,7 @@ def unpin(
     console.print(f"removed {removed} pin(s) from {agent}")
 
 
-def selections_list(as_json: bool = typer.Option(False, "--json")) -> None:
+def selections_list(as_json: JsonFlag = False) -> None:
     """Durable selection state (user pins; anything else is a bug the watchdog clears)."""
     rows = run_with_services(lambda s: s.store.selections(), store=True)
     data = [r.model_dump(mode="json") for r in rows]

@@ -3,30 +3,36 @@
 
 import asyncio
 import json
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from office.cli.common import console, err_console, fail, print_json, run_with_services
+from office.cli.common import EXIT_NOT_INSTALLED, console, err_console, fail, print_json, run_with_services
 from office.settings import DEFAULT_DATA_DIR
 
 db_app = typer.Typer(no_args_is_help=True, help="Database migrations.")
 watchdog_app = typer.Typer(no_args_is_help=True, help="The backstop that clears stale automatic state.")
 
+# The dev stack's Temporal UI. A named default rather than a literal: typer hands each call its own copy.
+UI_ORIGINS = ["http://127.0.0.1:8233", "http://localhost:8233"]
 BENCHES = ("continuity", "amplification", "throughput", "scale", "launch")
 
 
 # --- the embedded stack ------------------------------------------------------------------------------
 def dev(
-    data_dir: Path = typer.Option(
-        Path(DEFAULT_DATA_DIR), help="Where Temporal, the store and the simulator keep state."
+    data_dir: Annotated[Path, typer.Option(help="Where Temporal, the store and the simulator keep state.")] = Path(
+        DEFAULT_DATA_DIR
     ),
-    temporal_port: int = typer.Option(7233, help="Temporal frontend (gRPC) port."),
-    ui_port: int = typer.Option(8233, help="Temporal UI port."),
-    simulator_port: int = typer.Option(8390, help="Provider simulator port."),
-    codec_port: int = typer.Option(8234, help="Codec server port (the UI decodes encrypted payloads through it)."),
-    no_demo: bool = typer.Option(False, "--no-demo", help="Start the stack without submitting demo runs."),
+    temporal_port: Annotated[int, typer.Option(help="Temporal frontend (gRPC) port.")] = 7233,
+    ui_port: Annotated[int, typer.Option(help="Temporal UI port.")] = 8233,
+    simulator_port: Annotated[int, typer.Option(help="Provider simulator port.")] = 8390,
+    codec_port: Annotated[
+        int, typer.Option(help="Codec server port (the UI decodes encrypted payloads through it).")
+    ] = 8234,
+    no_demo: Annotated[bool, typer.Option("--no-demo", help="Start the stack without submitting demo runs.")] = False,
 ) -> None:
     """Start the embedded stack: Temporal dev server, provider simulator, worker, demo."""
     from office.codec import CodecKeyError
@@ -54,7 +60,8 @@ async def _serve_simulator(port: int, config: Path | None) -> None:
 
 
 def simulator(
-    port: int = typer.Option(8390), config: Path | None = typer.Option(None, help="SimConfig JSON file.")
+    port: Annotated[int, typer.Option()] = 8390,
+    config: Annotated[Path | None, typer.Option(help="SimConfig JSON file.")] = None,
 ) -> None:
     """Run the provider simulator alone."""
     asyncio.run(_serve_simulator(port, config))
@@ -76,18 +83,19 @@ async def _serve_codec(port: int, ui_origins: list[str], hosts: list[str], allow
 
 
 def codec_server(
-    port: int = typer.Option(8234),
-    ui_origin: list[str] = typer.Option(
-        ["http://127.0.0.1:8233", "http://localhost:8233"], help="The Temporal UI's origin (repeatable)."
-    ),
-    host_name: list[str] = typer.Option(
-        [], help="A name clients reach this server by, besides 127.0.0.1 and localhost (repeatable)."
-    ),
-    allow_encode: bool = typer.Option(False, help="Also serve POST /encode (seals anything for whoever asks)."),
+    port: Annotated[int, typer.Option()] = 8234,
+    ui_origin: Annotated[list[str], typer.Option(help="The Temporal UI's origin (repeatable).")] = UI_ORIGINS,
+    host_name: Annotated[
+        list[str] | None,
+        typer.Option(help="A name clients reach this server by, besides 127.0.0.1 and localhost (repeatable)."),
+    ] = None,
+    allow_encode: Annotated[
+        bool, typer.Option(help="Also serve POST /encode (seals anything for whoever asks).")
+    ] = False,
 ) -> None:
     """Decode encrypted payloads for the Temporal UI and `temporal --codec-endpoint` (loopback only; with
     OFFICE_CODEC_TOKEN set, only for requests bearing that token)."""
-    asyncio.run(_serve_codec(port, ui_origin, host_name, allow_encode))
+    asyncio.run(_serve_codec(port, ui_origin, host_name or [], allow_encode))
 
 
 # --- operations ----------------------------------------------------------------------------------------
@@ -102,8 +110,8 @@ def db_upgrade() -> None:
 
 @watchdog_app.command("install")
 def watchdog_install(
-    every_minutes: float = typer.Option(10, help="How often the schedule runs."),
-    max_age_minutes: float = typer.Option(60, help="Automatic state older than this is cleared."),
+    every_minutes: Annotated[float, typer.Option(help="How often the schedule runs.")] = 10,
+    max_age_minutes: Annotated[float, typer.Option(help="Automatic state older than this is cleared.")] = 60,
 ) -> None:
     """Create or update the Temporal Schedule that runs the watchdog."""
     from datetime import timedelta
@@ -117,28 +125,50 @@ def watchdog_install(
 
 # --- benchmarks ----------------------------------------------------------------------------------------
 def bench(
-    name: str = typer.Argument(..., help="continuity | amplification | throughput | scale | launch | all"),
-    as_json: bool = typer.Option(False, "--json", help="One JSON object (all: keyed by benchmark)."),
+    name: Annotated[str, typer.Argument(help="continuity | amplification | throughput | scale | launch | all")],
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object (all: keyed by benchmark).")] = False,
 ) -> None:
     """Run a benchmark against a real dev server and the provider simulator; print ratios measured side by side."""
-    import importlib
     import logging
 
     names = list(BENCHES) if name == "all" else [name]
     if any(n not in BENCHES for n in names):
         fail(f"unknown benchmark {name!r}: choose one of {', '.join(BENCHES)} or all")
+    runners = _bench_runners()
     logging.getLogger("temporalio").setLevel(logging.ERROR)
     results = {}
     for n in names:
         err_console.print(f"running {n} …")
-        results[n] = asyncio.run(importlib.import_module(f"bench.{n}").run())
+        results[n] = asyncio.run(runners[n]())
         if not as_json:
             _render_bench(n, results[n])
     if as_json:
         print_json(results if name == "all" else results[name])
 
 
-def _render_bench(name: str, result: dict) -> None:
+def _bench_runners() -> dict[str, Callable[[], Coroutine[Any, Any, dict[str, Any]]]]:
+    """The benchmarks by name. They live in the source checkout (bench/ and the testkit/ it runs stacks with):
+    the wheel ships neither, so an installed `office` without the checkout says so and exits 5."""
+    try:
+        from bench import amplification, continuity, launch, scale, throughput
+    except ModuleNotFoundError as err:
+        if (err.name or "").partition(".")[0] not in ("bench", "testkit"):
+            raise
+        fail(
+            "the benchmarks are not installed: run them from the source checkout (make bench, "
+            "or python -m office.cli bench NAME in its root)",
+            EXIT_NOT_INSTALLED,
+        )
+    return {
+        "continuity": continuity.run,
+        "amplification": amplification.run,
+        "throughput": throughput.run,
+        "scale": scale.run,
+        "launch": launch.run,
+    }
+
+
+def _render_bench(name: str, result: dict[str, Any]) -> None:
     table = Table(f"{name}", "value")
     for key, value in _flatten(result):
         table.add_row(key, value)

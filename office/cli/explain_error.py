@@ -6,11 +6,11 @@ rules that almost matched (what to quote when reporting an unclassified failure)
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
-from office.cli.common import console, fail, print_json
+from office.cli.common import JsonFlag, console, fail, print_json
 from routing.classifier import FailureSignal
 from routing.explain import ErrorReport, signal_from_text
 from routing.explain import explain_error as explain_report
@@ -79,26 +79,31 @@ def explain_failure(
 
 
 def explain_error(
-    text: str | None = typer.Option(
-        None, "--text", help="A bare agent error line, e.g. 'API Error: 529 {…}' (status and body read from it)."
-    ),
-    status: int | None = typer.Option(None, "--status", help="HTTP status code."),
-    header: list[str] = typer.Option([], "--header", help="'Name: value', repeatable."),
-    body: str | None = typer.Option(None, "--body", help="Response body text."),
-    body_file: Path | None = typer.Option(None, "--body-file", help="Read the body from a file."),
-    provider: str | None = typer.Option(None, "--provider", help="Provider name (a hint)."),
-    jsonrpc_code: int | None = typer.Option(None, "--jsonrpc-code", help="ACP JSON-RPC error code."),
-    error_text: str | None = typer.Option(None, "--error-text", help="Exception or agent error text."),
-    exception_type: str | None = typer.Option(None, "--exception-type"),
-    exit_code: int | None = typer.Option(None, "--exit-code", help="Executor process exit code."),
-    alone: bool = typer.Option(False, "--no-other-provider", help="Decide as if no other provider were eligible."),
-    as_json: bool = typer.Option(False, "--json"),
+    text: Annotated[
+        str | None,
+        typer.Option(
+            "--text", help="A bare agent error line, e.g. 'API Error: 529 {…}' (status and body read from it)."
+        ),
+    ] = None,
+    status: Annotated[int | None, typer.Option("--status", help="HTTP status code.")] = None,
+    header: Annotated[list[str] | None, typer.Option("--header", help="'Name: value', repeatable.")] = None,
+    body: Annotated[str | None, typer.Option("--body", help="Response body text.")] = None,
+    body_file: Annotated[Path | None, typer.Option("--body-file", help="Read the body from a file.")] = None,
+    provider: Annotated[str | None, typer.Option("--provider", help="Provider name (a hint).")] = None,
+    jsonrpc_code: Annotated[int | None, typer.Option("--jsonrpc-code", help="ACP JSON-RPC error code.")] = None,
+    error_text: Annotated[str | None, typer.Option("--error-text", help="Exception or agent error text.")] = None,
+    exception_type: Annotated[str | None, typer.Option("--exception-type")] = None,
+    exit_code: Annotated[int | None, typer.Option("--exit-code", help="Executor process exit code.")] = None,
+    alone: Annotated[
+        bool, typer.Option("--no-other-provider", help="Decide as if no other provider were eligible.")
+    ] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Classify a failure given by hand and show what an office run would decide."""
     if text is not None and error_text is not None:
         fail("--text and --error-text both give the error text: use one")
     try:
-        headers = parse_headers(header)
+        headers = parse_headers(header or [])
     except ValueError as err:
         fail(str(err))
     if body_file is not None:

@@ -1,14 +1,26 @@
 """`office watch` and `office runs …`: inspect and control runs."""
 
 import asyncio
-import os
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from office.cli.common import EXIT_RUN_FAILED, Services, console, fail, print_json, run_with_services
+from office.cli.common import (
+    DEFAULT_ACTOR,
+    EXIT_RUN_FAILED,
+    JsonFlag,
+    Services,
+    console,
+    fail,
+    print_json,
+    run_with_services,
+)
 from office.runs import list_views, run_view
 from routing.run import RunStatus, RunView
+
+if TYPE_CHECKING:
+    from routing.selection import UserDecision
 
 app = typer.Typer(no_args_is_help=True, help="Inspect and control runs.")
 
@@ -80,7 +92,7 @@ async def _follow(services: Services, run_id: str, interval: float) -> RunView:
         await asyncio.sleep(interval)
 
 
-def watch(run_id: str, interval: float = typer.Option(1.0, help="Seconds between refreshes.")) -> None:
+def watch(run_id: str, interval: Annotated[float, typer.Option(help="Seconds between refreshes.")] = 1.0) -> None:
     """Follow a run until it ends, printing each change."""
     view = run_with_services(lambda s: _follow(s, run_id, interval), client=True)
     render_view(view)
@@ -97,7 +109,7 @@ async def _show(services: Services, run_id: str) -> RunView:
 
 
 @app.command("show")
-def runs_show(run_id: str, as_json: bool = typer.Option(False, "--json")) -> None:
+def runs_show(run_id: str, as_json: JsonFlag = False) -> None:
     """Show one run: status, attempts, warnings, message."""
     view = run_with_services(lambda s: _show(s, run_id), client=True)
     print_json(view.model_dump(mode="json")) if as_json else render_view(view)
@@ -105,9 +117,9 @@ def runs_show(run_id: str, as_json: bool = typer.Option(False, "--json")) -> Non
 
 @app.command("list")
 def runs_list(
-    as_json: bool = typer.Option(False, "--json"),
-    limit: int = typer.Option(50),
-    query: str | None = typer.Option(None, help="Extra visibility query, e.g. 'OfficeFallbackCount > 0'."),
+    as_json: JsonFlag = False,
+    limit: Annotated[int, typer.Option()] = 50,
+    query: Annotated[str | None, typer.Option(help="Extra visibility query, e.g. 'OfficeFallbackCount > 0'.")] = None,
 ) -> None:
     """List recent runs."""
     views = run_with_services(lambda s: list_views(s.client, limit=limit, query=query), client=True)
@@ -136,17 +148,18 @@ def runs_cancel(run_id: str) -> None:
     console.print(f"cancellation requested for {run_id}")
 
 
-async def _decide(services: Services, run_id: str, decision: object) -> None:
+async def _decide(services: Services, run_id: str, decision: "UserDecision") -> None:
     from temporalio.client import WorkflowUpdateFailedError
+    from temporalio.exceptions import FailureError
     from temporalio.service import RPCError
 
     from workflows.office_run import OfficeRunWorkflow
 
-    handle = services.client.get_workflow_handle(run_id)
+    handle = services.client.get_workflow_handle_for(OfficeRunWorkflow.run, run_id)
     try:
         await handle.execute_update(OfficeRunWorkflow.user_decision, decision)
     except WorkflowUpdateFailedError as err:
-        fail(f"run {run_id}: {err.cause.message if err.cause else err}")
+        fail(f"run {run_id}: {err.cause.message if isinstance(err.cause, FailureError) else err}")
     except RPCError as err:  # e.g. the run has already ended
         fail(f"run {run_id} is not awaiting a decision ({err.message})")
 
@@ -154,11 +167,11 @@ async def _decide(services: Services, run_id: str, decision: object) -> None:
 @app.command("decide")
 def runs_decide(
     run_id: str,
-    substitute: str | None = typer.Option(None, help="Approve this provider for this run only."),
-    model: str | None = typer.Option(None, help="With --substitute: the model to run there."),
-    retry: bool = typer.Option(False, "--retry", help="Try the pinned route again."),
-    cancel: bool = typer.Option(False, "--cancel", help="End the run."),
-    actor: str = typer.Option(os.environ.get("USER", "user"), help="Who decides (for the record)."),
+    substitute: Annotated[str | None, typer.Option(help="Approve this provider for this run only.")] = None,
+    model: Annotated[str | None, typer.Option(help="With --substitute: the model to run there.")] = None,
+    retry: Annotated[bool, typer.Option("--retry", help="Try the pinned route again.")] = False,
+    cancel: Annotated[bool, typer.Option("--cancel", help="End the run.")] = False,
+    actor: Annotated[str, typer.Option(help="Who decides (for the record).")] = DEFAULT_ACTOR,
 ) -> None:
     """Answer a run parked `awaiting_user_decision`. Nothing is saved as a preference."""
     from routing.selection import UserDecision
@@ -172,7 +185,7 @@ def runs_decide(
 
 
 @app.command("explain")
-def runs_explain(run_id: str, as_json: bool = typer.Option(False, "--json")) -> None:
+def runs_explain(run_id: str, as_json: JsonFlag = False) -> None:
     """Three timelines: what the run selected and why, what durable state changed, what cleanup did."""
     from office.explain import explain_run
 
@@ -228,7 +241,9 @@ async def run_diff(services: Services, run_id: str, stat: bool = False) -> str:
 
 
 @app.command("diff")
-def runs_diff(run_id: str, stat: bool = typer.Option(False, "--stat", help="Only the files and their counts.")) -> None:
+def runs_diff(
+    run_id: str, stat: Annotated[bool, typer.Option("--stat", help="Only the files and their counts.")] = False
+) -> None:
     """Print a run's changes: its branch from the base commit to the head commit."""
     text = run_with_services(lambda s: run_diff(s, run_id, stat), client=True, store=True)
     print(text, end="")

@@ -1,12 +1,14 @@
 """`office submit`: start an office run, optionally wait for it to end or park."""
 
 import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Annotated
 
 import typer
 
-from office.cli.common import EXIT_PARKED, Services, console, err_console, fail, print_json, run_with_services
+from office.cli.common import EXIT_PARKED, JsonFlag, Services, console, err_console, fail, print_json, run_with_services
 from office.cli.runs import exit_for, render_view
-from office.runs import SubmitError, run_view, validate_text, wait_for_view
+from office.runs import RunHandle, SubmitError, run_view, validate_text, wait_for_view
 from office.runs import submit as submit_run
 from routing.run import RunStatus, RunView
 
@@ -32,8 +34,10 @@ async def wait_until_settled(services: Services, run_id: str, interval: float = 
         ended.cancel()
 
 
-async def _submit(services: Services, wait: bool, quiet: bool, **fields) -> RunView | str:
-    handle = await submit_run(services.client, services.store, **fields)
+async def _submit(
+    services: Services, start: Callable[[Services], Awaitable[RunHandle]], wait: bool, quiet: bool
+) -> RunView | str:
+    handle = await start(services)
     if not wait:
         return handle.id
     if not quiet:
@@ -46,42 +50,55 @@ async def _submit(services: Services, wait: bool, quiet: bool, **fields) -> RunV
 
 
 def submit(
-    prompt: str = typer.Argument(..., help="The task for the agent."),
-    workspace: str = typer.Option(..., "--workspace", "-w"),
-    agent: str = typer.Option(..., "--agent", "-a"),
-    tier: str | None = typer.Option(None, help="Tier of the workspace's execution profiles (default: its default)."),
-    run_id: str | None = typer.Option(None, help="Workflow id; generated when omitted."),
-    pin_provider: list[str] = typer.Option(
-        [], "--pin-provider", help="Pin this run to a provider (repeatable); no fallback outside."
-    ),
-    pin_model: str | None = typer.Option(None, "--pin-model", help="Pin this run to a model."),
-    follow_up: list[str] = typer.Option([], "--follow-up", help="A further user turn (repeatable, not empty)."),
-    wait: bool = typer.Option(
-        False,
-        "--wait",
-        help="Wait until the run ends (exit 0 completed, 1 failed or cancelled) or parks: a parked run returns "
-        "at once with status parked, its reason and exit 4, and keeps waiting on the server for "
-        "`office runs resume` / `office runs decide`.",
-    ),
-    as_json: bool = typer.Option(False, "--json"),
+    prompt: Annotated[str, typer.Argument(help="The task for the agent.")],
+    workspace: Annotated[str, typer.Option("--workspace", "-w")],
+    agent: Annotated[str, typer.Option("--agent", "-a")],
+    tier: Annotated[
+        str | None, typer.Option(help="Tier of the workspace's execution profiles (default: its default).")
+    ] = None,
+    run_id: Annotated[str | None, typer.Option(help="Workflow id; generated when omitted.")] = None,
+    pin_provider: Annotated[
+        list[str] | None,
+        typer.Option("--pin-provider", help="Pin this run to a provider (repeatable); no fallback outside."),
+    ] = None,
+    pin_model: Annotated[str | None, typer.Option("--pin-model", help="Pin this run to a model.")] = None,
+    follow_up: Annotated[
+        list[str] | None, typer.Option("--follow-up", help="A further user turn (repeatable, not empty).")
+    ] = None,
+    wait: Annotated[
+        bool,
+        typer.Option(
+            "--wait",
+            help="Wait until the run ends (exit 0 completed, 1 failed or cancelled) or parks: a parked run returns "
+            "at once with status parked, its reason and exit 4, and keeps waiting on the server for "
+            "`office runs resume` / `office runs decide`.",
+        ),
+    ] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Submit an office run."""
+    pin_provider, follow_up = pin_provider or [], follow_up or []
     try:
         validate_text(prompt, follow_up, pin_model)  # before connecting: nothing to start with bad text
     except SubmitError as err:
         fail(str(err))
-    fields = dict(
-        workspace=workspace,
-        agent=agent,
-        prompt=prompt,
-        run_id=run_id,
-        tier=tier,
-        pin_providers=pin_provider,
-        pin_model=pin_model,
-        follow_ups=follow_up,
-    )
+
+    async def start(s: Services) -> RunHandle:
+        return await submit_run(
+            s.client,
+            s.store,
+            workspace=workspace,
+            agent=agent,
+            prompt=prompt,
+            run_id=run_id,
+            tier=tier,
+            pin_providers=pin_provider,
+            pin_model=pin_model,
+            follow_ups=follow_up,
+        )
+
     try:
-        result = run_with_services(lambda s: _submit(s, wait, as_json, **fields), client=True, store=True)
+        result = run_with_services(lambda s: _submit(s, start, wait, as_json), client=True, store=True)
     except SubmitError as err:
         fail(str(err))
     if isinstance(result, str):

@@ -22,6 +22,7 @@ import fnmatch
 import hashlib
 import json
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -64,6 +65,10 @@ class _Bucket:
         return (1 - self.tokens) / self.rate_per_s
 
 
+class UnknownProvider(LookupError):
+    """A simulated provider no configuration names; the HTTP routes answer 404 before this can happen."""
+
+
 @dataclass
 class Simulator:
     config: SimConfig
@@ -89,6 +94,13 @@ class Simulator:
 
     def provider(self, name: str) -> SimProvider | None:
         return self.config.providers.get(name)
+
+    def known(self, name: str) -> SimProvider:
+        """A provider the route has checked exists (the HTTP handlers answer 404 for any other)."""
+        prov = self.config.providers.get(name)
+        if prov is None:
+            raise UnknownProvider(name)
+        return prov
 
     # Recording: one row per generation call, settled with what was answered.
     def record(self, turn: Turn) -> dict[str, Any]:
@@ -127,8 +139,7 @@ class Simulator:
 
     # Deciding: each step answers "fail this way" or lets the request through.
     async def respond(self, turn: Turn) -> Failure | Answer:
-        prov = self.provider(turn.provider)
-        assert prov is not None, "the route checks the provider exists"
+        prov = self.known(turn.provider)
         model = turn.requested_model or prov.default_model or (prov.models[0] if prov.models else "sim-default")
         if (denied := self.authorise(turn, prov)) is not None:
             return denied
@@ -162,8 +173,7 @@ class Simulator:
         )
 
     async def respond_catalog(self, provider: str, credential: str | None) -> Failure | list[str]:
-        prov = self.provider(provider)
-        assert prov is not None
+        prov = self.known(provider)
         if prov.api_key is not None and credential != prov.api_key:
             return Failure(401 if prov.shape != "gemini" else 400, "auth", prov.shape, None, denied=True)
         self.record_catalog_read(provider)
@@ -266,91 +276,103 @@ class Simulator:
         return True
 
 
-def build_app(sim: Simulator) -> Starlette:
-    def unknown(name: str) -> Response:
-        return JSONResponse(
-            {"error": {"message": f"unknown simulated provider {name}", "type": "not_found"}}, status_code=404
-        )
+def _unknown(name: str) -> Response:
+    return JSONResponse(
+        {"error": {"message": f"unknown simulated provider {name}", "type": "not_found"}}, status_code=404
+    )
 
-    async def models(request: Request) -> Response:
+
+class _Handlers:
+    """The simulator's HTTP endpoints over one Simulator: the provider APIs and the admin API tests drive."""
+
+    def __init__(self, sim: Simulator):
+        self.sim = sim
+
+    async def models(self, request: Request) -> Response:
         name = request.path_params["provider"]
-        if sim.provider(name) is None:
-            return unknown(name)
-        outcome = await sim.respond_catalog(name, wire.credential(request))
+        if self.sim.provider(name) is None:
+            return _unknown(name)
+        outcome = await self.sim.respond_catalog(name, wire.credential(request))
         if isinstance(outcome, Failure):
             return wire.error_response(outcome)
         return JSONResponse(
             {"object": "list", "data": [{"id": m, "object": "model", "created": 0, "owned_by": name} for m in outcome]}
         )
 
-    def generation(api: str):
+    def generation(self, api: str) -> Callable[[Request], Awaitable[Response]]:
         async def handle(request: Request) -> Response:
-            name = request.path_params["provider"]
-            if sim.provider(name) is None:
-                return unknown(name)
-            body = await request.json()
-            if api == "gemini":
-                body["_target"] = request.path_params["target"]
-            turn = wire.parse(api, name, body, wire.credential(request))
-            call = sim.record(turn)
-            outcome = await sim.respond(turn)
-            sim.settle(call, outcome)
-            if isinstance(outcome, Failure):
-                return wire.error_response(outcome)
-            response = wire.render(api, outcome, turn.stream, call, call_number=len(sim.calls))
-            prov = sim.provider(name)
-            assert prov is not None
-            response.headers.update(sim.rate_headers(name, prov, sim.shape(api, prov)))
-            return response
+            return await self.generate(api, request)
 
         return handle
 
-    async def count_tokens(request: Request) -> Response:
-        if sim.provider(request.path_params["provider"]) is None:
-            return unknown(request.path_params["provider"])
+    async def generate(self, api: str, request: Request) -> Response:
+        sim, name = self.sim, request.path_params["provider"]
+        if sim.provider(name) is None:
+            return _unknown(name)
+        body = await request.json()
+        if api == "gemini":
+            body["_target"] = request.path_params["target"]
+        turn = wire.parse(api, name, body, wire.credential(request))
+        call = sim.record(turn)
+        outcome = await sim.respond(turn)
+        sim.settle(call, outcome)
+        if isinstance(outcome, Failure):
+            return wire.error_response(outcome)
+        response = wire.render(api, outcome, turn.stream, call, call_number=len(sim.calls))
+        prov = sim.provider(name)  # read again: a test may have replaced it while the answer was held
+        if prov is not None:
+            response.headers.update(sim.rate_headers(name, prov, sim.shape(api, prov)))
+        return response
+
+    async def count_tokens(self, request: Request) -> Response:
+        if self.sim.provider(request.path_params["provider"]) is None:
+            return _unknown(request.path_params["provider"])
         return JSONResponse({"input_tokens": len(json.dumps(await request.json())) // 4})
 
-    async def get_config(_: Request) -> Response:
-        return JSONResponse(sim.config.model_dump(mode="json"))
+    async def get_config(self, _: Request) -> Response:
+        return JSONResponse(self.sim.config.model_dump(mode="json"))
 
-    async def put_config(request: Request) -> Response:
-        sim.set_config(SimConfig.model_validate(await request.json()))
+    async def put_config(self, request: Request) -> Response:
+        self.sim.set_config(SimConfig.model_validate(await request.json()))
         return JSONResponse({"ok": True})
 
-    async def put_provider(request: Request) -> Response:
-        sim.set_provider(request.path_params["provider"], SimProvider.model_validate(await request.json()))
+    async def put_provider(self, request: Request) -> Response:
+        self.sim.set_provider(request.path_params["provider"], SimProvider.model_validate(await request.json()))
         return JSONResponse({"ok": True})
 
-    async def get_calls(request: Request) -> Response:
+    async def get_calls(self, request: Request) -> Response:
         provider = request.query_params.get("provider")
-        return JSONResponse([c for c in sim.calls if provider is None or c["provider"] == provider])
+        return JSONResponse([c for c in self.sim.calls if provider is None or c["provider"] == provider])
 
-    async def get_model_calls(request: Request) -> Response:
+    async def get_model_calls(self, request: Request) -> Response:
         provider = request.query_params.get("provider")
-        return JSONResponse([c for c in sim.model_calls if provider is None or c["provider"] == provider])
+        return JSONResponse([c for c in self.sim.model_calls if provider is None or c["provider"] == provider])
 
-    async def clear_calls(_: Request) -> Response:
-        sim.calls.clear()
-        sim.model_calls.clear()
+    async def clear_calls(self, _: Request) -> Response:
+        self.sim.calls.clear()
+        self.sim.model_calls.clear()
         return JSONResponse({"ok": True})
 
-    async def healthz(_: Request) -> Response:
-        return JSONResponse({"ok": True, "providers": sorted(sim.config.providers)})
+    async def healthz(self, _: Request) -> Response:
+        return JSONResponse({"ok": True, "providers": sorted(self.sim.config.providers)})
 
+
+def build_app(sim: Simulator) -> Starlette:
+    h = _Handlers(sim)
     return Starlette(
         routes=[
-            Route("/p/{provider}/v1/models", models, methods=["GET"]),
-            Route("/p/{provider}/v1/chat/completions", generation("chat"), methods=["POST"]),
-            Route("/p/{provider}/v1/messages", generation("messages"), methods=["POST"]),
-            Route("/p/{provider}/v1/messages/count_tokens", count_tokens, methods=["POST"]),
-            Route("/p/{provider}/v1/responses", generation("responses"), methods=["POST"]),
-            Route("/p/{provider}/v1beta/models/{target}", generation("gemini"), methods=["POST"]),
-            Route("/admin/config", get_config, methods=["GET"]),
-            Route("/admin/config", put_config, methods=["PUT"]),
-            Route("/admin/providers/{provider}", put_provider, methods=["PUT"]),
-            Route("/admin/calls", get_calls, methods=["GET"]),
-            Route("/admin/calls", clear_calls, methods=["DELETE"]),
-            Route("/admin/model-calls", get_model_calls, methods=["GET"]),
-            Route("/healthz", healthz, methods=["GET"]),
+            Route("/p/{provider}/v1/models", h.models, methods=["GET"]),
+            Route("/p/{provider}/v1/chat/completions", h.generation("chat"), methods=["POST"]),
+            Route("/p/{provider}/v1/messages", h.generation("messages"), methods=["POST"]),
+            Route("/p/{provider}/v1/messages/count_tokens", h.count_tokens, methods=["POST"]),
+            Route("/p/{provider}/v1/responses", h.generation("responses"), methods=["POST"]),
+            Route("/p/{provider}/v1beta/models/{target}", h.generation("gemini"), methods=["POST"]),
+            Route("/admin/config", h.get_config, methods=["GET"]),
+            Route("/admin/config", h.put_config, methods=["PUT"]),
+            Route("/admin/providers/{provider}", h.put_provider, methods=["PUT"]),
+            Route("/admin/calls", h.get_calls, methods=["GET"]),
+            Route("/admin/calls", h.clear_calls, methods=["DELETE"]),
+            Route("/admin/model-calls", h.get_model_calls, methods=["GET"]),
+            Route("/healthz", h.healthz, methods=["GET"]),
         ]
     )

@@ -25,6 +25,10 @@ FailureKind = Literal[
 ]
 
 
+# "chat" is any generation call (chat completions, Messages, Responses); "models" the catalog.
+Endpoint = Literal["chat", "models"]
+
+
 class InjectedFailure(BaseModel):
     status: int = Field(ge=400, le=599)
     kind: FailureKind
@@ -34,8 +38,7 @@ class InjectedFailure(BaseModel):
     skip: int = 0  # let this many matching calls through first
     models: list[str] = Field(default_factory=list)  # only when one of these models is asked for
     match_text: str | None = None  # only when the newest user message contains this text
-    # "chat" is any generation call (chat completions, Messages, Responses); "models" the catalog
-    endpoints: list[Literal["chat", "models"]] = Field(default_factory=lambda: ["chat"])
+    endpoints: list[Endpoint] = Field(default_factory=lambda: list[Endpoint](["chat"]))
     apis: list[Api] = Field(default_factory=list)  # only on these generation APIs; empty: all of them
     hold_s: float = 30.0  # for kind "timeout"
     message: str | None = None

@@ -1,6 +1,7 @@
 """Error bodies in the documented shapes of each provider family."""
 
 import json
+from typing import Any
 
 _OPENAI = {
     "auth": (
@@ -113,7 +114,7 @@ def error_body(
         return json.dumps({"type": "error", "error": {"type": etype, "message": message or text.format(model=model)}})
     if shape == "gemini":
         text, status_name, reason = _GEMINI[kind]
-        err: dict = {"code": status, "message": message or text.format(model=model), "status": status_name}
+        err: dict[str, Any] = {"code": status, "message": message or text.format(model=model), "status": status_name}
         details = []
         if reason:
             details.append(

@@ -3,6 +3,7 @@
 import asyncio
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -23,10 +24,10 @@ class SimulatorServer(InProcessServer):
     async def set_provider(self, name: str, provider: SimProvider) -> None:
         self.sim.set_provider(name, provider)
 
-    async def calls(self) -> list[dict]:
+    async def calls(self) -> list[dict[str, Any]]:
         return list(self.sim.calls)
 
-    async def model_calls(self) -> list[dict]:
+    async def model_calls(self) -> list[dict[str, Any]]:
         return list(self.sim.model_calls)
 
 
@@ -75,11 +76,13 @@ class RemoteSimulator:
             await self.http.put(f"{self.url}/admin/providers/{name}", json=provider.model_dump(mode="json"))
         ).raise_for_status()
 
-    async def calls(self) -> list[dict]:
-        return (await self.http.get(f"{self.url}/admin/calls")).json()
+    async def calls(self) -> list[dict[str, Any]]:
+        calls: list[dict[str, Any]] = (await self.http.get(f"{self.url}/admin/calls")).json()
+        return calls
 
-    async def model_calls(self) -> list[dict]:
-        return (await self.http.get(f"{self.url}/admin/model-calls")).json()
+    async def model_calls(self) -> list[dict[str, Any]]:
+        calls: list[dict[str, Any]] = (await self.http.get(f"{self.url}/admin/model-calls")).json()
+        return calls
 
 
 def load_config(path: Path | None) -> SimConfig:

@@ -169,12 +169,13 @@ def _gemini(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Respo
     usage = {"promptTokenCount": answer.input_tokens, "candidatesTokenCount": max(1, len(answer.text) // 4)}
     usage["totalTokenCount"] = usage["promptTokenCount"] + usage["candidatesTokenCount"]
 
-    def chunk(parts: list[dict], finish: str | None) -> dict:
+    def chunk(parts: list[dict[str, Any]], finish: str | None) -> dict[str, Any]:
         candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
         if finish:
             candidate["finishReason"] = finish
         return {"candidates": [candidate], "usageMetadata": usage, "modelVersion": answer.model}
 
+    parts: list[dict[str, Any]]
     if answer.tool:
         parts = [{"functionCall": {"name": answer.tool.name, "args": answer.tool.input}}]
     else:
@@ -223,7 +224,7 @@ def _chat(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Respons
             }
         )
 
-    def chunk(delta: dict, finish_reason: str | None = None) -> str:
+    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> str:
         return event(
             {
                 "id": "chatcmpl-s",

@@ -7,6 +7,7 @@ import contextlib
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 
@@ -125,6 +126,10 @@ def asked_once(stack, providers: list[str], tag: str, turns: int) -> None:
     assert len(newest) == RUNS * turns and set(newest.values()) == {1}, newest.most_common(3)
 
 
+def at_least(count: int) -> Callable[[int], bool]:
+    return lambda n: n >= count
+
+
 async def test_terminated_store_connections_under_20_runs(stack):
     started = time.monotonic()
     tag = f"term-{uuid.uuid4().hex[:6]}"
@@ -136,7 +141,7 @@ async def test_terminated_store_connections_under_20_runs(stack):
     try:
         for _ in range(4):  # while the runs are in flight, a few times: every connection of the store's database
             await eventually(
-                lambda: len(calls_to(stack, p["a"])), until=lambda n, k=len(terminated): n >= 10 * (k + 1),
+                lambda: len(calls_to(stack, p["a"])), until=at_least(10 * (len(terminated) + 1)),
                 timeout=30, what="runs in flight between terminations",
             )  # fmt: skip
             rows = await admin.fetch(

@@ -167,11 +167,11 @@ async def sim():
     await server.stop()
 
 
-async def turn(sim, tmp_path, outages, provider=SimProvider(), commit_then_drop=False):
+async def turn(sim, tmp_path, outages, provider=None, commit_then_drop=False):
     url = f"sqlite:///{tmp_path / 'office.db'}"
     await migrate(url)
     store = FlakyStore(url, outages, commit_then_drop)
-    await sim.set_provider("beta", provider)
+    await sim.set_provider("beta", provider or SimProvider())
     cand = Candidate(
         provider="beta",
         execution_profile="beta/standard",
