@@ -81,6 +81,7 @@ def attempt_row(rec: AttemptRecord) -> dict[str, Any]:
         "rule": failure.rule if failure else None,
         "excerpt": failure.excerpt if failure else None,
         "retry_after_s": failure.retry_after_s if failure else None,
+        "catalogue": (failure.catalogue or None) if failure else None,
         "decision": decision.kind.value if decision else None,
         "started_at": rec.started_at,
         "finished_at": rec.finished_at,

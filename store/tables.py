@@ -59,6 +59,7 @@ class AttemptRow(SQLModel, table=True):
     decision: str | None = Field(default=None, max_length=20)
     started_at: datetime = _ts()
     finished_at: datetime = _ts()
+    catalogue: str | None = Field(default=None, max_length=40)  # the rules catalogue that classified the failure
 
 
 class ProviderHealthRow(SQLModel, table=True):

@@ -9,7 +9,12 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlmodel import SQLModel
 
+from activities.attempts import store_attempt
+from contracts.activities import AttemptRecord
+from routing.classifier import CATALOGUE_VERSION, FailureSignal, classify
 from routing.config import AgentProfile, ExecutionProfile, WorkspaceConfig
+from routing.decider import RoutingContext, RunState, decide
+from routing.run import AttemptOutcome, Candidate
 from store.engine import make_engine
 from store.migrate import migrate
 from store.repository import Store
@@ -79,6 +84,23 @@ async def test_attempt_rows_are_idempotent_under_concurrent_retries(db_url):
     results = await asyncio.gather(*[store.record_attempt(dict(row)) for _ in range(5)])
     assert sorted(results) == [False, False, False, False, True]
     assert [(a.seq, a.code) for a in await store.list_attempts("r1")] == [(1, "auth_required")]
+    await store.close()
+
+
+async def test_a_failed_attempt_keeps_the_rules_catalogue_that_classified_it(db_url):
+    store = await migrated(db_url)
+    profile = ExecutionProfile(base_url="http://a")
+    cand = Candidate(provider="a", execution_profile="a/std", profile=profile, tier="std", requested_model="m")
+    failure = classify(FailureSignal(status=401, body='{"error":{"type":"authentication_error"}}'), T0)
+    state = RunState(attempts=1, max_attempts=8, other_candidate_eligible=True)
+    decision = decide(failure, RoutingContext.office, state, rand=0.5)
+    record = AttemptRecord(
+        run_id="r1", seq=1, candidate=cand, effective_model=None, outcome=AttemptOutcome.failed, failure=failure,
+        decision=decision, started_at=T0, finished_at=T0,
+    )  # fmt: skip
+    await store_attempt(store, record)
+    [row] = await store.list_attempts("r1")
+    assert row.catalogue == CATALOGUE_VERSION and row.code == failure.code.value
     await store.close()
 
 
