@@ -21,7 +21,7 @@ def beat(details: Any = None) -> None:
 def beat_interval_s(heartbeat_timeout_s: float) -> float:
     """A third of the heartbeat timeout: two beats may go missing before the server calls the worker lost. No
     shorter: the SDK sends the server at most one beat per 0.8 of the timeout anyway (its throttle), so more
-    frequent beats cost worker CPU (~0.5 ms each, 1,000 turns in flight) and tell the server nothing sooner."""
+    frequent beats cost worker CPU and tell the server nothing sooner."""
     return heartbeat_timeout_s / 3
 
 

@@ -1,7 +1,7 @@
 """A model of the amplification arm for the capacity rules, with no quota declared: 100 runs fall back within
 5 s onto a provider whose limit is a 60/min token bucket (burst 1, Retry-After = time to its next token), sends
 jitter after their pacing slot (a busy worker), and a refused call asks again after its Retry-After (or the
-decider's jitter). The issue's limits for the arm: at most 1.3 calls per run, the busiest minute at most 1.2x
+decider's jitter). The limits the arm is held to: at most 1.3 calls per run, the busiest minute at most 1.2x
 the quota. Pure: the routing.capacity functions and a heap of events, seeded; `python -m bench.capacity_model`
 prints it per seed and jitter, in a second (the real arm takes minutes and one jitter: the machine's load)."""
 

@@ -57,8 +57,8 @@ class WorkerSizing:
         )
 
 
-# One live Claude Code session (sandbox + claude-agent-acp bridge + CLI) measured ~320 MB RSS after a short turn;
-# the budget leaves room for a conversation's growth and the tools the agent runs.
+# What one live Claude Code session (sandbox + claude-agent-acp bridge + CLI) needs, with room for a conversation's
+# growth and the tools the agent runs (its measured size: docs/benchmarks.md).
 AGENT_BUDGET_MB = 512
 MEMORY_SHARE = 0.75  # of the worker's memory, for its agents: the rest for the worker itself and the OS
 

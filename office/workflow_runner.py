@@ -1,9 +1,8 @@
 """How a worker runs workflow code: outside the SDK's sandbox unless OFFICE_WORKFLOW_SANDBOX=1.
 
 The sandbox re-imports the workflow module for every run and runs every activation, and every payload's
-serialization context (several per command), through `exec` inside its importer: measured on the throughput
-bench, ~7 ms of worker CPU per happy run, a quarter of what the worker spends on one. What it guards here is
-small: its restrictions see only the workflow module itself, since everything that module imports (the rest of
+serialization context (several per command), through `exec` inside its importer, a large share of the worker's
+CPU per run (docs/benchmarks.md). What it guards here is small: its restrictions see only the workflow module itself, since everything that module imports (the rest of
 workflows/, routing, contracts) is passed through and calls the real modules unchecked. What keeps workflow code
 deterministic instead covers all of it, before any run:
 - workflows/ruff.toml bans the clock, randomness, ids, the environment, files, threads and sockets in workflows/
@@ -29,7 +28,7 @@ SWITCH = {"1": True, "true": True, "on": True, "0": False, "false": False, "off"
 def precompile() -> bool:
     """The sandbox re-imports the workflow package for every run. Where Python writes no bytecode of its own
     (PYTHONDONTWRITEBYTECODE, set by many container images and CI runners) every run would compile it from
-    source again, ~4.5 ms of worker CPU a run: write it once here. On a read-only tree runs keep compiling."""
+    source again: write it once here. On a read-only tree runs keep compiling."""
     return bool(compileall.compile_dir(Path(workflows.__file__).parent, maxlevels=0, quiet=2))
 
 

@@ -459,7 +459,7 @@ def pace(
 def held_rate(state: CapacityState, now: datetime, policy: CapacityPolicy = DEFAULT_POLICY) -> float | None:
     """While a 429's Retry-After floor holds callers and no rate is known yet (one 429 teaches none), they are
     released `held_spacing_s` apart, not all at once when it passes: a herd released together at a token
-    bucket's refill is refused all but one (seen: 75 calls in a second). Not by the Retry-After: a short one
+    bucket's refill is refused all but one (docs/benchmarks.md). Not by the Retry-After: a short one
     says only that the next token is near, not how far apart the tokens are. Only for a token bucket's short
     Retry-After (`held_max_retry_after_s`): a longer one is a window's reset, which refills at once. The cost on a
     fast provider that refused one call: the callers that came during that short floor go a second apart."""

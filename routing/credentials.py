@@ -26,7 +26,7 @@ DEFAULT_NAMES = (
     "GOOGLE_API_KEY",  # Gemini CLI's alternative
     "OPENROUTER_API_KEY",
     "AZURE_OPENAI_API_KEY",
-    "GIT_PUSH_TOKEN",  # the README's repository example
+    "GIT_PUSH_TOKEN",  # the repository example (docs/getting-started.md)
 )
 
 

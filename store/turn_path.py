@@ -1,8 +1,8 @@
 """A run's per-turn statements on PostgreSQL, through asyncpg itself.
 
 Every run reads its configuration at submit and at route resolution, and every turn is admitted (opening the
-turn) and closed (answer, attempt row, restored health). Through SQLAlchemy these were 17 round trips at
-~0.5 ms of worker CPU each, a third of the worker's CPU per run; here a happy turn takes 2 (one more when this
+turn) and closed (answer, attempt row, restored health). Through SQLAlchemy these were many round trips,
+each costly in worker CPU (docs/benchmarks.md); here a happy turn takes 2 (one more when this
 process has not seen the provider key's row yet), each a statement that commits on its own, no BEGIN/COMMIT:
 - admission reads the provider key's row, applies the pure capacity rules, and writes the new state only if the
   row still holds what was read (compare-and-set on every capacity column), opening the turn in that same

@@ -1,11 +1,12 @@
 """Agent adapters: one declarative entry per known ACP agent saying how to launch it against a provider.
 
 Each adapter names where the provider's base URL and the resolved credential go, the settings that switch the
-agent's own retries off (Temporal's attempts are the only retries), what it needs to start headless, and how
+agent's own retries off (the routing decider's short retries are the only ones: provider activities run once),
+what it needs to start headless, and how
 it relays provider failures. A profile names its adapter (`adapter: claude-code`) or it is recognised from the
 command; the profile's own `env` wins wherever it sets the same name.
 
-The repository is untrusted (DESIGN: nothing in a repository decides what program starts or which settings an
+The repository is untrusted (docs/security.md: nothing in a repository decides what program starts or which settings an
 agent loads). Each adapter also says which repository files its agent reads as configuration and how that is
 switched off (`repository_config`); instructions (AGENTS.md, CLAUDE.md, GEMINI.md) are text the model reads and
 may stay. What an adapter cannot switch off is listed in `repository_config_always`: a working copy holding one
@@ -116,7 +117,7 @@ CLAUDE_CODE = AgentAdapter(
     name="claude-code",
     recognise=("claude-code-acp", "claude-agent-acp"),
     settings={
-        "CLAUDE_CODE_MAX_RETRIES": "0",  # default 10: a 529 endpoint took 9 min 14 s and 33 calls
+        "CLAUDE_CODE_MAX_RETRIES": "0",  # default 10: its own retries would multiply the decider's
         # claude-agent-acp 0.23 runs as root without it, but then throws at session/new on a repository whose
         # .claude/settings.json says defaultMode bypassPermissions; with it the session starts and is reset to mode
         # default right after (activities/acp_session.py), and no bypass option is ever chosen (once options only).

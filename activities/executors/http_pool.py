@@ -3,14 +3,15 @@
 httpcore's pool (1.0.9, the newest) walks every connection it holds on each request and each release, once more per
 idle connection (O(n²)), and compares *all* its connections, not the idle ones, with `max_keepalive_connections`,
 so with more connections open than that every connection a finished request releases is closed
-(encode/httpcore#1035, open). A worker holds one streamed connection per turn in flight: at 1,000 the walks were
-30 % of its CPU and every turn opened a new TCP connection (with TLS, against a real provider).
+(encode/httpcore#1035, open). A worker holds one streamed connection per turn in flight, so with many turns in
+flight the walks dominate its CPU and every turn opens a new TCP connection (with TLS, against a real provider); the
+figures are on docs/benchmarks.md.
 
 Here requests go to the shard with the fewest in flight, so each pool holds about max_connections / shards
 connections (its walks are that much shorter) and keeps all of its idle ones alive for their keep-alive expiry.
 Every shard may hold the full bound, so no request waits for a connection while the transport as a whole has
 room; the bound itself is the worker's activity slots (one request at a time per turn). Transport retries stay
-off: Temporal's attempts are the only retries."""
+off: the routing decider's short retries are the only retries of a provider call."""
 
 import math
 from collections.abc import AsyncIterator, Callable

@@ -1,4 +1,5 @@
-"""OpenAI-compatible chat endpoints over httpx. No client-side retries: Temporal's attempts are the only ones."""
+"""OpenAI-compatible chat endpoints over httpx. No client-side retries: the routing decider's short retries are the
+only ones (the activity runs once)."""
 
 import json
 
