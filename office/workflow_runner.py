@@ -1,10 +1,10 @@
 """How a worker runs workflow code: outside the SDK's sandbox unless OFFICE_WORKFLOW_SANDBOX=1.
 
 The sandbox re-imports the workflow module for every run and runs every activation, and every payload's
-serialization context (several per command), through `exec` inside its importer, a large share of the worker's
-CPU per run (docs/benchmarks.md). What it guards here is small: its restrictions see only the workflow module
-itself, since everything that module imports (the rest of workflows/, routing, contracts) is passed through and calls the real modules unchecked. What keeps workflow code
-deterministic instead covers all of it, before any run:
+serialization context (several per command), through `exec` inside its importer, a large share of the worker's CPU
+per run (docs/benchmarks.md). What it guards here is small: its restrictions see only the workflow module itself,
+since everything that module imports (the rest of workflows/, routing, contracts) is passed through and calls the
+real modules unchecked. What keeps workflow code deterministic instead covers all of it, before any run:
 - workflows/ruff.toml bans the clock, randomness, ids, the environment, files, threads and sockets in workflows/
   (`make lint`), and the import contracts keep activities, the store and HTTP out of it;
 - the workflow logic tests and the replay of every recorded history run inside the sandbox, so a call it
