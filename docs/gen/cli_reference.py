@@ -21,6 +21,8 @@ EXIT_MEANINGS: dict[str, str] = {
     "`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE` or `OFFICE_CODEC_KEYS_FILE`.",
     "EXIT_UNAVAILABLE": "Temporal or the database cannot be reached (or the database has no office tables yet: "
     "`office db upgrade`).",
+    "EXIT_NOT_INSTALLED": "`office bench`: the benchmarks are not installed (they ship only with a source checkout, "
+    "not in the wheel); run `python -m office.cli bench …` from the checkout (`make bench`).",
     "EXIT_PARKED": "`submit --wait`: the run parked. It prints status `parked` and the reason; the run keeps "
     "waiting on the server: `office runs resume RUN` or `office runs decide RUN` continues it (a run waiting for "
     "capacity continues by itself).",
