@@ -4,7 +4,7 @@ Reads tests/heldout/*.jsonl (the corpus line format of tests/corpus/README.md) a
 tests/unit/test_corpus.py decides a training line: a FIRST failure of an office run with another provider eligible,
 at 2026-01-01T00:00Z. A line is right when its code AND its decision are among the accepted ones.
 
-    .venv/bin/python scripts/heldout_accuracy.py [--json] [--misses]
+    .venv/bin/python scripts/heldout_accuracy.py [--json] [--misses] [--set 'fresh_*.jsonl']
 
 Also counted, because they are the costly mistakes: a network, proxy or transport failure decided `fail` (a blip
 ends the run) and a long window (a line that must not be short-retried) short-retried (a retry storm)."""
@@ -56,9 +56,9 @@ def group_of(codes: list[str]) -> str:
     return "other"
 
 
-def load() -> list[dict[str, Any]]:
+def load(pattern: str = "*.jsonl") -> list[dict[str, Any]]:
     lines = []
-    for path in sorted(HELDOUT.glob("*.jsonl")):
+    for path in sorted(HELDOUT.glob(pattern)):
         lines += [json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines() if raw.strip()]
     return lines
 
@@ -100,8 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--misses", action="store_true", help="list the lines decided wrong")
+    parser.add_argument("--set", default="*.jsonl", help="which files of tests/heldout/ (a glob)")
     args = parser.parse_args(argv)
-    lines = load()
+    lines = load(args.set)
     if not lines:
         print(f"no held-out lines under {HELDOUT}", file=sys.stderr)
         return 2
