@@ -210,14 +210,20 @@ def claude_meta(cand: Candidate, config_dir: Path | None = None) -> dict[str, ob
     own defaults (claude-agent-acp createSession): no setting sources (the bridge's default, user + project + local,
     would load the repository's .claude/settings*.json hooks, permissions and env, CLAUDE.md, skills and agents),
     only the client's MCP servers (strictMcpConfig: no .mcp.json), a configuration directory of the session's own,
-    and the explicit fallback model when auto-fallback is off (it has no environment variable)."""
+    and the explicit fallback model when auto-fallback is off (it has no environment variable).
+
+    The fallback model is the only model Claude Code can switch a turn to by itself: the SDK passes
+    `--fallback-model` only when given one and the CLI has no default, setting or variable for it (claude-agent-sdk
+    0.2.83 sdk.mjs, cli.js 2.1.83 `WA=N==="default"?Tf():N`). So a profile without one, a pinned model (never
+    substituted) or a fallback equal to the requested model (the SDK refuses that) leaves Claude Code none."""
     if not is_claude_bridge(cand.profile):
         return None
     options: dict[str, object] = {"settingSources": [], "strictMcpConfig": True}
     if config_dir is not None:
         options["env"] = {"CLAUDE_CONFIG_DIR": str(config_dir)}
-    if cand.fallback_model and not cand.auto_fallback:
-        options["fallbackModel"] = cand.fallback_model
+    fallback = cand.fallback_model
+    if fallback and not cand.auto_fallback and not cand.model_pinned and fallback != cand.requested_model:
+        options["fallbackModel"] = fallback
     return {"claudeCode": {"options": options}}
 
 

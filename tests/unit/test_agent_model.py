@@ -234,3 +234,33 @@ def test_a_usage_limit_without_a_clock_is_still_a_quota():
 )
 def test_other_failures_are_left_as_they_are(text):
     assert usage_limit_signal(FailureSignal(error_text=text or None), NOW) is None
+
+
+# --- what Claude Code may switch to by itself ---------------------------------------------------------------
+
+CLAUDE_BRIDGE = ExecutionProfile(kind="acp", command=["/opt/agents/node_modules/.bin/claude-agent-acp"])
+
+
+@pytest.mark.parametrize(
+    "fields, fallback",
+    [
+        ({}, None),  # no fallback model: Claude Code has none (no default in the bridge, the SDK or the CLI)
+        ({"fallback_model": "sonnet"}, "sonnet"),
+        ({"fallback_model": "sonnet", "auto_fallback": True}, None),  # auto-fallback wins over fallback_model
+        ({"fallback_model": "sonnet", "model_pinned": True}, None),  # a pinned model is never substituted
+        ({"fallback_model": "opus"}, None),  # the requested model itself: the SDK refuses it
+    ],
+)
+def test_claude_code_may_fall_back_by_itself_only_to_the_profiles_fallback_model(fields, fallback):
+    from activities.acp_session import claude_meta
+
+    cand = Candidate(
+        provider="anthropic",
+        execution_profile="anthropic",
+        profile=CLAUDE_BRIDGE,
+        tier="standard",
+        requested_model="opus",
+        **fields,
+    )
+    meta = claude_meta(cand)
+    assert meta is not None and meta["claudeCode"]["options"].get("fallbackModel") == fallback  # type: ignore[index, union-attr]
