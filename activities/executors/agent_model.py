@@ -40,7 +40,12 @@ from routing.classifier import FailureSignal
 from routing.model_policy import ModelDecision, SelectionOutcome
 from routing.reset_hints import read_reset
 
-SYNTHETIC_MODEL = "<synthetic>"  # Claude Code's model name for messages it wrote itself (errors, notices)
+SYNTHETIC_MODEL = "<synthetic>"
+# The model names Claude Code resolves itself (cli.js 2.1.83 d4), with or without "[1m]"; it does not resolve the
+# fallback model it switches to (the query loop sets `mainLoopModel` to it as given), so an alias there is a 404.
+CLAUDE_MODEL_ALIASES = frozenset(
+    {"default", "best", "opus", "sonnet", "haiku", "opusplan"}
+)  # Claude Code's model name for messages it wrote itself (errors, notices)
 
 # Claude Code 2.1.83 (cli.js as9, rG6): "You've hit your {session limit|weekly limit|Opus limit|Sonnet limit|
 # limit|usage limit}[ · resets <clock> (<zone>)]" and "You're out of extra usage[ · resets …]".
@@ -51,6 +56,10 @@ _CLAUDE_USAGE_LIMIT = re.compile(
 )
 # What the classifier reads as a quota (routing/rules/neutral.py "quota": "usage limit reached").
 USAGE_LIMIT_NOTE = "usage limit reached: Claude subscription"
+
+
+def is_claude_alias(model: str) -> bool:
+    return re.sub(r"\[1m\]$", "", model.strip().lower()) in CLAUDE_MODEL_ALIASES
 
 
 def claude_transcript_pattern(config_dir: str, session_id: str) -> str:

@@ -245,9 +245,11 @@ CLAUDE_BRIDGE = ExecutionProfile(kind="acp", command=["/opt/agents/node_modules/
     "fields, fallback",
     [
         ({}, None),  # no fallback model: Claude Code has none (no default in the bridge, the SDK or the CLI)
-        ({"fallback_model": "sonnet"}, "sonnet"),
-        ({"fallback_model": "sonnet", "auto_fallback": True}, None),  # auto-fallback wins over fallback_model
-        ({"fallback_model": "sonnet", "model_pinned": True}, None),  # a pinned model is never substituted
+        ({"fallback_model": "claude-sonnet-4-6"}, "claude-sonnet-4-6"),
+        ({"fallback_model": "claude-sonnet-4-6", "auto_fallback": True}, None),  # auto-fallback wins
+        ({"fallback_model": "claude-sonnet-4-6", "model_pinned": True}, None),  # a pinned model is never substituted
+        ({"fallback_model": "sonnet"}, None),  # an alias: Claude Code would send it unresolved and get a 404
+        ({"fallback_model": "Sonnet[1m]"}, None),
         ({"fallback_model": "opus"}, None),  # the requested model itself: the SDK refuses it
     ],
 )
