@@ -128,11 +128,18 @@ def same_model(selected: str, reported: str) -> bool:
     return a.isalpha() and a in re.split(r"[-_.@]", b)
 
 
+def names_no_model(selected: str) -> bool:
+    """A selection that leaves the choice of model to the agent, so no reported model can contradict it: Claude
+    Code's "default", "best" and "opusplan" (Opus in plan mode, Sonnet otherwise), Gemini CLI's "auto…" routing."""
+    name = _plain(selected)
+    return name in ("default", "best", "opusplan") or name.startswith("auto")
+
+
 def answered_by(selected: str | None, reported: Iterable[str]) -> str | None:
     """The model that answered (part of) this turn in place of `selected`: the last reported model that is not
-    the selected one; None when every reported model is the selected one, nothing was reported, or nothing was
-    selected (the agent's default runs and its name is not known to compare with)."""
-    if not selected:
+    the selected one; None when every reported model is the selected one, nothing was reported, or the selection
+    names no model (nothing selected: the agent's default runs; or a name that leaves the agent the choice)."""
+    if not selected or names_no_model(selected):
         return None
     others = [m for m in reported if not same_model(selected, m)]
     return others[-1] if others else None

@@ -100,7 +100,6 @@ OTHER = [
     ("claude-opus-4", "claude-opus-4-1-20250805"),  # another version is another model
     ("gemini-2.5-pro", "gemini-2.5-flash"),
     ("gpt-5", "gpt-5-mini"),
-    ("default", "claude-sonnet-4-6"),
 ]
 
 
@@ -113,6 +112,11 @@ def test_the_selected_model_as_the_agent_resolved_it_is_the_same_model(selected,
 def test_another_model_is_another_model(selected, reported):
     assert not same_model(selected, reported)
     assert answered_by(selected, [reported]) == reported
+
+
+@pytest.mark.parametrize("selected", ["default", "best", "opusplan", "auto", "auto-gemini-2.5", "Default[1m]"])
+def test_a_selection_that_leaves_the_agent_the_choice_is_never_contradicted(selected):
+    assert answered_by(selected, ["claude-sonnet-4-6", "gemini-2.5-flash-lite"]) is None
 
 
 def test_the_last_model_that_was_not_the_selected_one_answered_the_turn():
