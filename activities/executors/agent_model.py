@@ -172,10 +172,12 @@ def usage_limit_window(text: str | None) -> str | None:
 def usage_limit_signal(signal: FailureSignal, now: datetime) -> FailureSignal | None:
     """The relayed usage-limit notice as the quota it is: HTTP 429 (Claude Code writes it only for a 429 with the
     unified rate-limit headers), the reset its clock names as Retry-After, and the text kept with a note naming
-    the limit. None when the signal is not that notice."""
+    the limit (once: a signal already read is returned as it is). None when the signal is not that notice."""
     window = usage_limit_window(signal.error_text)
     if window is None:
         return None
+    if USAGE_LIMIT_NOTE in (signal.error_text or ""):
+        return signal
     headers = dict(signal.headers)
     reset_s = read_reset(signal.error_text, None, now)
     if reset_s is not None and "retry-after" not in {k.lower() for k in headers}:

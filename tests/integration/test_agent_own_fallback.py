@@ -6,6 +6,7 @@ session/prompt); what reached the endpoint is read from the simulator's call log
 import asyncio
 import glob
 import os
+import re
 import time
 import uuid
 from pathlib import Path
@@ -206,7 +207,9 @@ async def test_a_subscription_usage_limit_is_relayed_at_once_as_a_quota_with_its
         # no pause until the reset: one request, no retry, and the turn ends with Claude Code's notice
         assert generation_calls(stack, sim) == [(generation_calls(stack, sim)[0][0], 429)]
         assert relayed.jsonrpc_code == -32603 and relayed.error_text is not None
-        assert "You've hit your Opus limit · resets " in relayed.error_text and relayed.error_text.endswith("(UTC)")
+        assert re.search(
+            r"Internal error: You've hit your Opus limit · resets \d{1,2}(:\d\d)?[ap]m \(UTC\)", relayed.error_text
+        )
         signal = usage_limit_signal(relayed, utcnow())
         assert signal is not None
         result = classify(signal, utcnow())

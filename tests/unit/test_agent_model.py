@@ -221,6 +221,12 @@ def test_the_relayed_usage_limit_is_a_quota_with_its_reset(notice, window, reset
     assert alone.kind is DecisionKind.wait and alone.delay_s == pytest.approx(reset_s, abs=1)
 
 
+def test_a_usage_limit_is_read_once():
+    relayed = FailureSignal(error_text="Internal error: You've hit your session limit · resets 3pm (UTC)")
+    once = usage_limit_signal(relayed, NOW)
+    assert once is not None and usage_limit_signal(once, NOW) == once
+
+
 def test_a_usage_limit_without_a_clock_is_still_a_quota():
     signal = usage_limit_signal(FailureSignal(error_text="Internal error: You've hit your weekly limit"), NOW)
     assert signal is not None and "retry-after" not in signal.headers
