@@ -128,7 +128,10 @@ async def test_claude_code_answers_on_its_own_fallback_model_and_its_transcript_
         # the ACP client saw nothing of the switch; Claude Code's transcript names the model that answered
         models = await answered_models(config_dir, session)
         assert models == [fallback] and answered_by(cand.requested_model, models) == fallback
-        print(f"\nMEASURE claude-code own fallback: {len(calls)} calls, answered in {elapsed:.1f}s")
+        # the switch lasts one turn: the next prompt starts on the selected model again, and pays for it again
+        await asyncio.wait_for(session.prompt("And now?"), 120)
+        assert generation_calls(stack, sim)[len(calls) :] == calls
+        print(f"\nMEASURE claude-code own fallback: {len(calls)} calls per turn, answered in {elapsed:.1f}s")
     finally:
         await session.close()
 
