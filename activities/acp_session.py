@@ -21,6 +21,7 @@ from temporalio.exceptions import ApplicationError
 from activities import bookkeeping, workcopy
 from activities.boundary import RunBoundary
 from activities.executors.acp import METHOD_NOT_FOUND, AgentSession, is_claude_bridge
+from activities.executors.agent_model import is_claude_alias
 from activities.executors.agents import refused_repository_config
 from activities.executors.base import ProviderCallError
 from activities.executors.launcher import (
@@ -211,14 +212,23 @@ def claude_meta(cand: Candidate, config_dir: Path | None = None) -> dict[str, ob
     own defaults (claude-agent-acp createSession): no setting sources (the bridge's default, user + project + local,
     would load the repository's .claude/settings*.json hooks, permissions and env, CLAUDE.md, skills and agents),
     only the client's MCP servers (strictMcpConfig: no .mcp.json), a configuration directory of the session's own,
-    and the explicit fallback model when auto-fallback is off (it has no environment variable)."""
+    and the explicit fallback model when auto-fallback is off (it has no environment variable).
+
+    The fallback model is the only model Claude Code can switch a turn to by itself: the SDK passes
+    `--fallback-model` only when given one and the CLI has no default, setting or variable for it (claude-agent-sdk
+    0.2.83 sdk.mjs, cli.js 2.1.83 `WA=N==="default"?Tf():N`). So a profile without one, a pinned model (never
+    substituted) or a fallback equal to the requested model (the SDK refuses that) leaves Claude Code none. Nor
+    does one of Claude Code's aliases ("sonnet", "opus", …): it switches to the fallback as given, unresolved
+    (cli.js query loop `mainLoopModel=w`), and the API refuses an alias (404, "issue with the selected model")."""
     if not is_claude_bridge(cand.profile):
         return None
     options: dict[str, object] = {"settingSources": [], "strictMcpConfig": True}
     if config_dir is not None:
         options["env"] = {"CLAUDE_CONFIG_DIR": str(config_dir)}
-    if cand.fallback_model and not cand.auto_fallback:
-        options["fallbackModel"] = cand.fallback_model
+    fallback = cand.fallback_model
+    own = fallback and not is_claude_alias(fallback) and fallback != cand.requested_model
+    if own and not cand.auto_fallback and not cand.model_pinned:
+        options["fallbackModel"] = fallback
     return {"claudeCode": {"options": options}}
 
 

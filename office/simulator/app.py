@@ -160,6 +160,7 @@ class Simulator:
                 model,
                 injected.retry_after_s,
                 injected.message,
+                window=injected.window if injected.kind == "subscription_limit" else None,
             )
         if turn.requested_model and not any(fnmatch.fnmatchcase(turn.requested_model, m) for m in prov.models):
             return Failure(404, "model_not_found", self.shape(turn.api, prov), model)
@@ -242,7 +243,7 @@ class Simulator:
         for index, failure in enumerate(prov.failures):
             if endpoint not in failure.endpoints or (api and failure.apis and api not in failure.apis):
                 continue
-            if failure.models and model not in failure.models:
+            if failure.models and not any(fnmatch.fnmatchcase(model or "", m) for m in failure.models):
                 continue
             if failure.match_text is not None and failure.match_text not in last_user:
                 continue

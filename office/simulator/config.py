@@ -22,7 +22,13 @@ FailureKind = Literal[
     "content_policy",
     "bad_request",
     "timeout",  # hold the request for hold_s seconds, then answer 504: the caller's timeout should fire first
+    # A claude.ai subscription window used up: 429 with the anthropic-ratelimit-unified-* headers (status rejected,
+    # the window's reset as epoch seconds retry_after_s from now, the window as the representative claim).
+    "subscription_limit",
 ]
+# The windows of a claude.ai subscription as `anthropic-ratelimit-unified-representative-claim` names them
+# (Claude Code 2.1.83 cli.js: as9 words each one: session, weekly, Opus, Sonnet limit, extra usage).
+UnifiedWindow = Literal["five_hour", "seven_day", "seven_day_opus", "seven_day_sonnet", "overage"]
 
 
 # "chat" is any generation call (chat completions, Messages, Responses); "models" the catalog.
@@ -36,11 +42,12 @@ class InjectedFailure(BaseModel):
     retry_after_s: float | None = None
     times: int | None = None  # fail this many matching calls, then stop; None: always
     skip: int = 0  # let this many matching calls through first
-    models: list[str] = Field(default_factory=list)  # only when one of these models is asked for
+    models: list[str] = Field(default_factory=list)  # only when one of these models (or patterns) is asked for
     match_text: str | None = None  # only when the newest user message contains this text
     endpoints: list[Endpoint] = Field(default_factory=lambda: list[Endpoint](["chat"]))
     apis: list[Api] = Field(default_factory=list)  # only on these generation APIs; empty: all of them
     hold_s: float = 30.0  # for kind "timeout"
+    window: UnifiedWindow = "five_hour"  # for kind "subscription_limit"
     message: str | None = None
 
 

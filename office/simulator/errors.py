@@ -46,6 +46,11 @@ _OPENAI = {
     ),
     "bad_request": ("Invalid request.", "invalid_request_error", None),
     "timeout": ("Gateway timeout.", "server_error", None),
+    "subscription_limit": (
+        "You exceeded your current quota, please check your plan and billing details.",
+        "insufficient_quota",
+        "insufficient_quota",
+    ),
 }
 _ANTHROPIC = {
     "auth": ("invalid x-api-key", "authentication_error"),
@@ -69,6 +74,9 @@ _ANTHROPIC = {
     "content_policy": ("Output blocked by content filtering policy", "invalid_request_error"),
     "bad_request": ("messages: field required", "invalid_request_error"),
     "timeout": ("Request timed out", "timeout_error"),
+    # The body of a subscription window's 429 is a plain rate-limit error; what the window is and when it resets
+    # travels in the anthropic-ratelimit-unified-* headers (office/simulator/wire.py subscription_limit_headers).
+    "subscription_limit": ("Number of requests has exceeded your rate limit.", "rate_limit_error"),
 }
 _GEMINI = {
     "auth": ("API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT", "API_KEY_INVALID"),
@@ -101,6 +109,11 @@ _GEMINI = {
     "content_policy": ("The prompt was blocked due to safety reasons.", "INVALID_ARGUMENT", None),
     "bad_request": ("Invalid JSON payload received.", "INVALID_ARGUMENT", None),
     "timeout": ("Deadline exceeded.", "DEADLINE_EXCEEDED", None),
+    "subscription_limit": (
+        "Quota exceeded for metric: generativelanguage.googleapis.com/generate_requests_per_model_per_day",
+        "RESOURCE_EXHAUSTED",
+        None,
+    ),
 }
 
 

@@ -35,6 +35,7 @@ class Failure:
     denied: bool = False  # the caller's credential was refused (not an injected failure)
     # The token bucket's own rate-limit headers, sent as they are; None: an injected failure's sample headers.
     rate_headers: dict[str, str] | None = None
+    window: str | None = None  # a subscription_limit's window (the unified representative claim)
 
 
 @dataclass

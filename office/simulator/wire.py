@@ -98,10 +98,32 @@ def parse(api: str, provider: str, body: dict[str, Any], credential: str | None)
 # Errors -------------------------------------------------------------------------------------------------------
 
 
+# The unified window headers Claude Code reads per window (cli.js BWq: `anthropic-ratelimit-unified-5h-*`, `-7d-*`).
+_UNIFIED_ABBREVIATION = {"five_hour": "5h", "seven_day": "7d"}
+
+
+def subscription_limit_headers(window: str, reset_in_s: float, now: float | None = None) -> dict[str, str]:
+    """A claude.ai subscription window used up, as the Anthropic API states it on a 429 and Claude Code reads it
+    (cli.js gWq and gG8): status rejected, the reset as epoch seconds, the window as the representative claim.
+    No Retry-After: Claude Code does not retry a subscriber's 429 and takes the reset from these headers."""
+    reset = str(int((time.time() if now is None else now) + reset_in_s))
+    headers = {
+        "anthropic-ratelimit-unified-status": "rejected",
+        "anthropic-ratelimit-unified-reset": reset,
+        "anthropic-ratelimit-unified-representative-claim": window,
+    }
+    if (abbreviation := _UNIFIED_ABBREVIATION.get(window)) is not None:
+        headers[f"anthropic-ratelimit-unified-{abbreviation}-utilization"] = "1.0"
+        headers[f"anthropic-ratelimit-unified-{abbreviation}-reset"] = reset
+    return headers
+
+
 def error_response(failure: Failure) -> Response:
     headers: dict[str, str] = {"request-id": f"req_sim_{uuid.uuid4().hex[:16]}"}
     ra = failure.retry_after_s
-    if ra is not None:
+    if failure.kind == "subscription_limit":
+        headers |= subscription_limit_headers(failure.window or "five_hour", ra if ra is not None else 3 * 3600)
+    elif ra is not None:
         headers["retry-after"] = str(max(1, math.ceil(ra)))
         if failure.shape != "anthropic":
             headers["retry-after-ms"] = str(int(ra * 1000))

@@ -45,8 +45,8 @@ def test_secrets_are_refused_in_plain_profile_env():
 
 def test_explicit_fallback_reaches_the_claude_bridge_only_when_auto_fallback_is_off():
     profile = ExecutionProfile(kind="acp", command=CLAUDE)
-    options = claude_meta(candidate(profile, fallback_model="sonnet"))["claudeCode"]["options"]
-    assert options["fallbackModel"] == "sonnet"
+    options = claude_meta(candidate(profile, fallback_model="claude-sonnet-4-6"))["claudeCode"]["options"]
+    assert options["fallbackModel"] == "claude-sonnet-4-6"
     assert (
         "fallbackModel"
         not in claude_meta(candidate(profile, fallback_model="sonnet", auto_fallback=True))["claudeCode"]["options"]
