@@ -4,10 +4,12 @@ worker's own task queue, so every later turn reaches the process that holds the 
 
 import asyncio
 import contextlib
+import glob
 import logging
 import os
 import re
 import shutil
+import stat
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -21,7 +23,13 @@ from temporalio.exceptions import ApplicationError
 from activities import bookkeeping, workcopy
 from activities.boundary import RunBoundary
 from activities.executors.acp import METHOD_NOT_FOUND, AgentSession, is_claude_bridge
-from activities.executors.agent_model import is_claude_alias
+from activities.executors.agent_model import (
+    answered_by,
+    claude_transcript_pattern,
+    claude_turn_models,
+    is_claude_alias,
+    reported_models,
+)
 from activities.executors.agents import refused_repository_config
 from activities.executors.base import ProviderCallError
 from activities.executors.launcher import (
@@ -205,6 +213,28 @@ def claude_config_dir(cwd: str, run_id: str) -> Path:
     Removed when the session ends (`end_session`)."""
     work = Path(cwd)
     return work.parent / f".{work.name}.claude-{_safe(run_id)}"
+
+
+TRANSCRIPT_WRITE_S = 2.0  # how long Claude Code may take to append an answer it has already sent
+TRANSCRIPT_READ_BYTES = 1 << 20  # what a turn's transcript lines are read of, at most (the agent writes them)
+MODEL_NAME_CHARS = 200  # a reported model longer than a model column is not a model name
+
+
+def _plausible_model(name: str) -> bool:
+    """A model name as an agent reports it: short and printable (the agent writes what reports it)."""
+    return 0 < len(name) <= MODEL_NAME_CHARS and name.isprintable()
+
+
+def _read_appended(path: Path, offset: int) -> str:
+    """The bytes after `offset` of a regular file, never through a link, at most TRANSCRIPT_READ_BYTES."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        os.lseek(fd, offset, os.SEEK_SET)
+        return os.read(fd, TRANSCRIPT_READ_BYTES).decode(errors="replace")
+    finally:
+        os.close(fd)
 
 
 def claude_meta(cand: Candidate, config_dir: Path | None = None) -> dict[str, object] | None:
@@ -487,14 +517,50 @@ class AgentExecutor:
         text, normalisations = prompt_text(transcript, fresh, self.cand.provider, full_history)
         if fresh and session.note:  # where the files are: the branch at the last completed turn
             text = f"{session.note}\n\n{text}"
+        transcript_file = await asyncio.to_thread(self._claude_transcript)
+        offset = transcript_file.stat().st_size if transcript_file is not None else 0
         answer = await session.prompt(text)
+        appended = await self._claude_answer_lines(transcript_file, offset)
+        reported = [m for m in reported_models(session.last_answer, appended) if _plausible_model(m)]
         counts = session.collector.counts
         return TurnAnswer(
             answer,
-            started.effective_model,
+            answered_by(started.effective_model, reported) or started.effective_model,
             normalisations,
             permissions=counts if counts != PermissionCounts() else None,
         )
+
+    def _claude_transcript(self) -> Path | None:
+        """Claude Code's transcript of this session in its configuration directory (the sandbox's home, or the
+        directory beside the working copy), once it exists; only a regular file inside that directory (the agent
+        writes there and could leave a link leading out of it)."""
+        session = self.session
+        if not is_claude_bridge(self.cand.profile) or not session.session_id:
+            return None
+        sandbox = session.launched.sandbox if session.launched is not None else None
+        if sandbox is not None:
+            config_dir = sandbox.root / "home" / ".claude"
+        else:
+            config_dir = claude_config_dir(session.collector.cwd or "", session.run_id)
+        root = os.path.realpath(config_dir)
+        for found in glob.glob(claude_transcript_pattern(str(config_dir), session.session_id)):
+            real = os.path.realpath(found)
+            if real.startswith(root + os.sep) and os.path.isfile(real):
+                return Path(real)
+        return None
+
+    async def _claude_answer_lines(self, transcript_file: Path | None, offset: int) -> str | None:
+        """What this turn appended to Claude Code's transcript (at most TRANSCRIPT_READ_BYTES). Claude Code answers
+        before it writes the answer's line, so the line is waited for, briefly; without it nothing is reported."""
+        transcript_file = transcript_file or await asyncio.to_thread(self._claude_transcript)
+        if transcript_file is None:
+            return None
+        deadline = time.monotonic() + TRANSCRIPT_WRITE_S
+        while True:
+            appended = await asyncio.to_thread(_read_appended, transcript_file, offset)
+            if claude_turn_models(appended) or time.monotonic() >= deadline:
+                return appended
+            await asyncio.sleep(0.05)
 
     def progress(self) -> dict[str, int]:
         return self.session.progress()

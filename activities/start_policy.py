@@ -9,6 +9,8 @@ from temporalio.exceptions import ApplicationError
 
 from activities import metrics
 from activities.bookkeeping import store_retrying
+from activities.executors.agent_model import answered_by, switch_decision
+from contracts.activities import SessionStarted
 from contracts.failures import STORE_REJECTED, provider_failure
 from routing.classifier import FailureSignal, classify
 from routing.codes import Phase
@@ -80,6 +82,25 @@ async def settle_start(
         )
     if not decision.differs:
         return None
+    return await persist_warning(store, run_id, agent, cand, decision)
+
+
+async def settle_answer(
+    store: Store, run_id: str, agent: str, cand: Candidate, started: SessionStarted, reported: str | None
+) -> WarningView | None:
+    """A turn answered by another model than the one its session selected (an agent's own fallback, a provider that
+    routed elsewhere): the run's one warning for that model, as at session start, since no silent model fallback
+    holds inside an agent too. None when the answer names the selected model (or a dated id of it) or none."""
+    answered = answered_by(started.effective_model, [reported] if reported else [])
+    if answered is None:
+        return None
+    return await persist_warning(store, run_id, agent, cand, switch_decision(started.decision, answered))
+
+
+async def persist_warning(
+    store: Store, run_id: str, agent: str, cand: Candidate, decision: ModelDecision
+) -> WarningView:
+    """The warning for `decision`, persisted once per run and decision (idempotent by its key)."""
     warning = warning_for(run_id, agent, cand, decision)
     payload = warning.model_dump(mode="json")
     try:  # idempotent by key; a store outage is waited out like any bookkeeping, bad data never fails the turn

@@ -27,6 +27,7 @@ from activities.admission import accounted, admit_and_open, note_stated_rate
 from activities.attempts import close_answered, succeeded
 from activities.executors.base import ProviderCallError
 from activities.heartbeat import heartbeating
+from activities.start_policy import settle_answer
 from contracts.activities import AcpTurnInput, SessionOutput, SessionStarted, SessionTurnInput, SessionTurnOutput
 from contracts.failures import provider_failure
 from routing.classifier import classify
@@ -101,6 +102,7 @@ class Turn:
     full_history: bool = True
     is_retry: bool = False  # counts against the provider key's shared retry budget
     started: SessionStarted | None = None  # the live session on this candidate, if any: no start then
+    agent: str = ""  # the agent profile's name, for the warning a turn answered on another model gets
 
     @classmethod
     def of(cls, inp: SessionTurnInput | AcpTurnInput, candidate: Candidate, started: SessionStarted | None) -> "Turn":
@@ -114,6 +116,7 @@ class Turn:
             full_history=inp.full_history,
             is_retry=inp.is_retry,
             started=started,
+            agent=inp.agent if isinstance(inp, SessionTurnInput) else "",
         )
 
     @property
@@ -145,6 +148,7 @@ async def run_turn(store: Store, turn: Turn, executor: Executor) -> SessionTurnO
         async with accounted(store, turn.run_id, cand, admission), heartbeating(_details(executor)):
             started, answer = await _call(turn, executor, transcript)
         await note_stated_rate(store, cand, admission, answer.limit_rpm)
+        warning = await settle_answer(store, turn.run_id, turn.agent, cand, started, answer.model)
         effective = answer.model or started.effective_model
         committed = await executor.commit(turn.number, effective)
         stage = _Stage.closing
@@ -160,6 +164,7 @@ async def run_turn(store: Store, turn: Turn, executor: Executor) -> SessionTurnO
             commit=committed.commit,
             result=committed.result,
             permissions=answer.permissions,
+            warning=warning,
         )
         # The answer is in hand: a store outage now is waited out, never a reason to ask again.
         return await close_answered(store, answered, record)

@@ -77,6 +77,7 @@ class SessionTurnOutput(BaseModel):
     commit: TurnCommit | None = None  # a run with a repository: what this turn left on the run's branch
     result: RunResult | None = None  # …and the run's branch as a whole after it (commit ids and counts only)
     permissions: PermissionCounts | None = None  # this turn's permission requests by kind
+    warning: WarningView | None = None  # the turn was answered on another model than the session's: its one warning
 
 
 def provider_queue(base: str, provider: str) -> str:

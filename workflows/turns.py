@@ -176,6 +176,8 @@ class AgentTurns:
                 if not store_unavailable(failed.error):
                     return classify_failure(failed.error, cand, failed.phase, failed.queue)
                 await workflow.sleep(STORE_WAIT, summary="waiting for the store")  # the same attempt, uncounted
+        if out.warning is not None:  # answered on another model than the session's (an agent's own fallback)
+            self._view().note_start(out.warning.effective_model, out.warning)
         self._note_files(out)
         return out.output
 

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError, text_block
@@ -26,7 +27,8 @@ from acp.schema import (
 from opentelemetry import trace
 
 from activities import workcopy
-from activities.executors.agents import AgentAdapter, adapter_for, read_relayed
+from activities.executors.agent_model import usage_limit_signal
+from activities.executors.agents import CLAUDE_CODE, AgentAdapter, adapter_for, read_relayed
 from activities.executors.base import ProviderCallError
 from activities.executors.launcher import LaunchedAgent, adapter_of, launch, launch_command
 from activities.executors.sandbox import SandboxPlan
@@ -255,6 +257,7 @@ class AgentSession:
     profile: ExecutionProfile | None = None  # what it was launched from (the store's): its turns account to it
     note: str | None = None  # the continuation note the first prompt of a fresh session starts with
     launched: LaunchedAgent | None = None  # the process with its sandbox: reaped together
+    last_answer: dict[str, Any] = field(default_factory=dict)  # the last session/prompt result, as the agent sent it
 
     @classmethod
     async def launch(
@@ -374,6 +377,7 @@ class AgentSession:
             {"sessionId": self.session_id, "prompt": [text_block(text).model_dump(by_alias=True, exclude_none=True)]},
             Phase.after_start,
         )
+        self.last_answer = answer
         if answer.get("stopReason") not in (None, "end_turn", "max_tokens", "max_turn_requests"):
             raise ProviderCallError(
                 FailureSignal(
@@ -444,7 +448,10 @@ class AgentSession:
         )
 
     def _signal(self, phase: Phase, **kw: Any) -> FailureSignal:
-        return read_relayed(self.adapter, FailureSignal(phase=phase, provider=self.provider, **kw))
+        signal = read_relayed(self.adapter, FailureSignal(phase=phase, provider=self.provider, **kw))
+        if self.adapter is CLAUDE_CODE:  # a subscription window's notice: a quota with the reset its clock names
+            signal = usage_limit_signal(signal, datetime.now(UTC)) or signal
+        return signal
 
     async def close(self) -> None:
         """Always reaps: stdin closed (a well-behaved agent exits by itself), then the launcher ends the rest."""

@@ -10,7 +10,8 @@ CLAUDE_CODE = table(
         # subscription windows: "You've hit your session limit · resets 3pm (America/Bogota)", "5-hour limit reached"
         (
             "session_limit",
-            r"you(?:'|’)ve hit your (?:[\w ]{0,25} )?limit|\b(?:weekly|session|\d+-hour) limit reached",
+            r"you(?:'|’)ve hit your (?:[\w ]{0,25} )?limit|you(?:'|’)re out of extra usage"
+            r"|\b(?:weekly|session|\d+-hour) limit reached",
             E.quota_limited,
             0.98,
         ),

@@ -152,7 +152,6 @@ async def test_without_a_fallback_model_claude_code_never_switches(stack, tmp_pa
         await session.close()
 
 
-@pytest.mark.xfail(strict=True, reason="wiring pending: AgentExecutor.prompt reports the model the agent answered with")
 async def test_the_executor_reports_the_model_that_answered_the_turn(stack, tmp_path):
     sim = await simulated(stack, "anthropic-reported", claude_own_fallback("claude-opus-*", api_key=KEY))
     profile = claude_profile(stack, tmp_path, sim, **OWN_RETRIES)
@@ -171,7 +170,6 @@ async def test_the_executor_reports_the_model_that_answered_the_turn(stack, tmp_
         await session.close()
 
 
-@pytest.mark.xfail(strict=True, reason="wiring pending: a turn on another model persists the one warning")
 async def test_a_run_whose_turns_claude_code_answers_on_its_fallback_keeps_one_warning(stack, tmp_path):
     sim = await simulated(stack, "anthropic-run-fallback", claude_own_fallback("claude-opus-*", api_key=KEY))
     profile = claude_profile(stack, tmp_path, sim, **OWN_RETRIES)
