@@ -16,8 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from activities import workcopy
-from activities.workcopy import DEV_MODE_ENV
+from activities.git import workcopy
+from activities.git.mirrors import Mirrors
+from activities.git.runner import DEV_MODE_ENV
 from routing.repository import RepositoryConfig
 
 _ENV = {**os.environ, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@localhost",
@@ -75,7 +76,7 @@ async def run(files: int = 2000, turns: int = 10, concurrent: int = 10) -> dict[
         where = Path(tmp)
         bare = await asyncio.to_thread(make_repository, where, files)
         config = RepositoryConfig(url=str(bare))
-        root = where / "worker"
+        root = Mirrors(where / "worker")
 
         t = time.monotonic()
         wc = await workcopy.prepare("bench-run", config, None, root)
@@ -97,7 +98,7 @@ async def run(files: int = 2000, turns: int = 10, concurrent: int = 10) -> dict[
         mirror_blocks = _blocks(wc.mirror)
 
         t = time.monotonic()
-        other = await workcopy.prepare("bench-run", config, wc.head, where / "worker-b")
+        other = await workcopy.prepare("bench-run", config, wc.head, Mirrors(where / "worker-b"))
         fallback_prepare = time.monotonic() - t
         note = await workcopy.continuation_note(other)
         await workcopy.remove(other)
