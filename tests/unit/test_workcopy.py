@@ -171,6 +171,33 @@ async def test_twenty_runs_at_once_each_get_a_branch_with_only_their_own_change(
     assert len(list((worker.root / "mirrors").glob("*.git"))) == 1  # one mirror shared by the worker's runs
 
 
+async def test_runs_starting_together_on_a_worker_share_one_fetch_and_a_later_run_fetches_again(
+    repo, config, tmp_path, monkeypatch
+):
+    fetches: list[str] = []
+    real = asyncio.create_subprocess_exec
+
+    async def spy(*args, **kw):
+        if "fetch" in args:
+            fetches.append(str(kw.get("cwd")))
+        return await real(*args, **kw)
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", spy)
+    worker, other = Mirrors(tmp_path / "worker"), Mirrors(tmp_path / "other")
+    together = await asyncio.gather(*(workcopy.prepare(f"run-t{i}", config, None, worker) for i in range(6)))
+    assert len(fetches) == 1  # one fetch saw everything the six runs needed
+    seed = tmp_path / "seed"
+    (seed / "app.py").write_text("print('newer')\n")
+    git("commit", "-q", "-am", "newer", cwd=seed)
+    git("push", "-q", str(repo), "main", cwd=seed)
+
+    later = await workcopy.prepare("run-later", config, None, worker)
+    elsewhere = await workcopy.prepare("run-elsewhere", config, None, other)  # another worker: its own mirror
+    assert len(fetches) == 3
+    assert later.base_commit == elsewhere.base_commit == remote(repo, "rev-parse", "main").strip()
+    assert later.base_commit != together[0].base_commit and (later.path / "app.py").read_text() == "print('newer')\n"
+
+
 async def test_a_stale_worker_cannot_overwrite_newer_work(repo, config, tmp_path):
     a = await workcopy.prepare("run-5", config, None, Mirrors(tmp_path / "worker-a"))
     (a.path / "one.txt").write_text("1\n")
