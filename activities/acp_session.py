@@ -11,7 +11,6 @@ import shutil
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
@@ -20,8 +19,6 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities import bookkeeping
-from activities.admission import accounted, admit, heartbeating
-from activities.attempts import close_answered, succeeded
 from activities.boundary import RunBoundary
 from activities.executors.acp import METHOD_NOT_FOUND, AgentSession, is_claude_bridge
 from activities.executors.agents import refused_repository_config
@@ -37,8 +34,10 @@ from activities.executors.sandbox import HOME as SANDBOX_HOME
 from activities.executors.sandbox import SandboxUnavailable
 from activities.git import workcopy
 from activities.git.mirrors import Mirrors
-from activities.session import as_entries, settle_start
+from activities.heartbeat import heartbeating
 from activities.shutdown import fails_on_worker_shutdown
+from activities.start_policy import settle_start
+from activities.turn_pipeline import Turn, TurnAnswer, TurnCommitted, run_turn
 from activities.workdir import default_work_dir, private_dir
 from contracts.activities import (
     AcpCloseInput,
@@ -46,7 +45,6 @@ from contracts.activities import (
     AcpStartInput,
     AcpTurnInput,
     Activity,
-    SessionOutput,
     SessionStarted,
     SessionTurnOutput,
 )
@@ -59,13 +57,12 @@ from routing.repository import (
     BranchMovedError,
     RepositoryConfigError,
     RepositoryUnavailableError,
-    RunResult,
-    TurnCommit,
 )
 from routing.run import Candidate
 from routing.sandbox import NO_SANDBOX_WARNING, SandboxSettings
 from routing.transcript import Entry, forward
-from store.repository import Store, utcnow
+from store.repository import Store
+from store.rows import utcnow
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -210,7 +207,7 @@ def claude_config_dir(cwd: str, run_id: str) -> Path:
     return work.parent / f".{work.name}.claude-{_safe(run_id)}"
 
 
-def claude_meta(cand: Candidate, config_dir: Path | None = None) -> dict | None:
+def claude_meta(cand: Candidate, config_dir: Path | None = None) -> dict[str, object] | None:
     """session/new's `_meta` for Claude's bridge, which hands `claudeCode.options` to the Claude Agent SDK over its
     own defaults (claude-agent-acp createSession): no setting sources (the bridge's default, user + project + local,
     would load the repository's .claude/settings*.json hooks, permissions and env, CLAUDE.md, skills and agents),
@@ -294,7 +291,10 @@ class AcpActivities:
             async with heartbeating():
                 if wc is not None and inp.start_commit is not None:  # a fallback or another worker continues
                     session.note = await workcopy.continuation_note(wc)
-                started = await self._start(inp, session, cwd)
+                try:
+                    started = await AgentExecutor(self.store, session, cand, inp.agent).start(cwd)
+                except ProviderCallError as err:
+                    raise provider_failure(classify(err.signal, utcnow())) from err
         except BaseException:
             async with heartbeating():  # reaping can outlast a heartbeat timeout: never look like a lost worker
                 await end_session(session)
@@ -339,72 +339,13 @@ class AcpActivities:
         except RepositoryConfigError as err:
             raise repository_failure(err, inp.candidate.provider, Phase.session_start) from err
 
-    async def _start(self, inp: AcpStartInput, session: AgentSession, cwd: str) -> SessionStarted:
-        cand = inp.candidate
-        claude = is_claude_bridge(cand.profile)
-        sandboxed = session.launched is not None and session.launched.sandbox is not None
-        if not claude:
-            config_dir = None
-        elif sandboxed:  # the sandbox's home is the session's own, and the only place outside its working copy
-            config_dir = Path(SANDBOX_HOME) / ".claude"
-        else:
-            config_dir = private_dir(claude_config_dir(cwd, inp.run_id))
-        try:
-            await session.start(cwd, claude_meta(cand, config_dir))
-            if claude:  # the bridge took permissions.defaultMode from the repository's .claude/settings*.json
-                await session.request(
-                    AGENT_METHODS["session_set_mode"],
-                    {"sessionId": session.session_id, "modeId": "default"},
-                    Phase.session_start,
-                )
-        except ProviderCallError as err:
-            raise provider_failure(classify(err.signal, utcnow())) from err
-        choice = session.choice
-        if choice.catalog is not None:
-            await bookkeeping.store_retrying(
-                lambda: self.store.observe_catalog(cand.provider, choice.catalog, inp.run_id),
-                f"recording the catalog of {cand.provider}",
-            )
-        plan = plan_model(
-            cand.requested_model,
-            cand.fallback_model,
-            cand.auto_fallback,
-            choice.catalog,
-            selection_supported=choice.catalog is not None,
-        )
-        apply_error, reported, unsupported = None, choice.current, False
-        if plan.select is not None:
-            try:
-                reported = await session.select_model(plan.select)
-            except ProviderCallError as err:
-                if err.signal.jsonrpc_code == METHOD_NOT_FOUND:  # the agent cannot select: its default runs
-                    unsupported = True
-                    plan = plan_model(
-                        cand.requested_model,
-                        cand.fallback_model,
-                        cand.auto_fallback,
-                        choice.catalog,
-                        selection_supported=False,
-                    )
-                else:
-                    apply_error = err.signal.error_text or "selection failed"
-        decision = settle_model(plan, apply_error, reported)
-        if unsupported:  # the one call was made; the decision says so
-            decision = decision.model_copy(update={"set_model_called": True})
-        warning = await settle_start(self.store, inp.run_id, inp.agent, cand, decision, plan.select)
-        return SessionStarted(
-            decision=decision,
-            model_to_send=plan.select if apply_error is None else None,
-            effective_model=decision.effective,
-            warning=warning,
-        )
-
     @activity.defn(name=Activity.acp_turn)
     @fails_on_worker_shutdown
     async def acp_turn(self, inp: AcpTurnInput) -> SessionTurnOutput:
-        """One prompt on the live session; the answer and the attempt row are stored together."""
+        """One prompt on the live session, through the turn pipeline; the answer and the attempt row are stored
+        together. A failed turn ends the session at once (the run never uses it again), so its place under the
+        worker's live agent limit frees now, not after the idle TTL."""
         await self.boundary.check_run(inp.run_id)
-        started_at = utcnow()
         session = self.agents.get(inp.session_key)
         if session is None or session.run_id != inp.run_id:
             raise provider_failure(
@@ -417,70 +358,24 @@ class AcpActivities:
                     utcnow(),
                 )
             )
-        if session.profile is not None:  # accounted to what the agent was launched from (the store's profile)
-            cand = inp.candidate.model_copy(update={"provider": session.provider, "profile": session.profile})
-            inp = inp.model_copy(update={"candidate": cand})
-        try:
-            return await self._answer(inp, session, started_at)
-        except BaseException:
-            # The run never uses a session again once its turn failed (a store wait, a timeout, a refusal): end it
-            # now, so its place under the worker's live agent limit frees at once, not after the idle TTL.
-            await self._end(session, inp.session_key)
-            raise
-
-    async def _answer(self, inp: AcpTurnInput, session: AgentSession, started_at: datetime) -> SessionTurnOutput:
         cand = inp.candidate
-        try:  # the same shared breaker, budget and pacer as the HTTP executor, per provider key
-            await admit(self.store, inp.run_id, cand, inp.is_retry, Phase.after_start)
-        except ApplicationError:  # refused: this session ends here, the decider picks what is next
-            await self._end(session, inp.session_key)
-            raise
-        snapshot = await bookkeeping.open_turn(self.store, inp.run_id, inp.user_seq, inp.user_text)
-        fresh = session.prompts == 0
-        text, normalisations = prompt_text(as_entries(snapshot), fresh, cand.provider, inp.full_history)
-        if fresh and session.note:  # where the files are: the branch at the last completed turn
-            text = f"{session.note}\n\n{text}"
-        async with accounted(self.store, inp.run_id, cand):  # a relayed provider failure counts in its window
-            try:
-                async with heartbeating(session.progress):
-                    answer = await session.prompt(text)
-            except ProviderCallError as err:  # the session is over: the decider picks the next route
-                await self._end(session, inp.session_key, inp.attempt_seq)
-                raise provider_failure(classify(err.signal, utcnow())) from err
-            except asyncio.CancelledError:  # the run was cancelled or this activity timed out: stop and reap
-                await session.cancel()
-                await self._end(session, inp.session_key, inp.attempt_seq)
-                raise
-        effective = inp.started.effective_model
-        commit, result = await self._commit(inp, session, effective)
-        record = succeeded(inp.run_id, inp.attempt_seq, cand, effective, started_at)
-        answer = bookkeeping.clean_text(answer)
-        turn = SessionTurnOutput(
+        if session.profile is not None:  # accounted to what the agent was launched from (the store's profile)
+            cand = cand.model_copy(update={"provider": session.provider, "profile": session.profile})
+        turn = Turn(
+            run_id=inp.run_id,
+            attempt_seq=inp.attempt_seq,
+            candidate=cand,
+            user_seq=inp.user_seq,
+            user_text=inp.user_text,
+            full_history=inp.full_history,
+            is_retry=inp.is_retry,
             started=inp.started,
-            normalisations=normalisations,
-            output=SessionOutput(text=answer, reported_model=effective, transcript_seq=inp.user_seq + 1),
-            commit=commit,
-            result=result,
-            permissions=session.collector.counts if session.collector.counts != PermissionCounts() else None,
         )
-        # The answer is in hand: a store outage now is waited out, never a reason to ask the agent again.
-        return await close_answered(self.store, turn, record)
 
-    async def _commit(
-        self, inp: AcpTurnInput, session: AgentSession, model: str | None
-    ) -> tuple[TurnCommit | None, RunResult | None]:
-        """A completed turn is durable: committed and pushed to the run's branch before the turn counts as done."""
-        wc = session.workcopy
-        if wc is None:
-            return None, None
-        turn, provider = inp.user_seq // 2 + 1, inp.candidate.provider
-        try:
-            async with heartbeating():
-                commit = await durably(lambda: workcopy.commit_turn(wc, turn, provider, model), f"pushing {wc.branch}")
-                return commit, await durably(lambda: workcopy.result(wc), f"reading {wc.branch}")
-        except (RepositoryConfigError, BranchMovedError) as err:
-            await self._end(session, inp.session_key, inp.attempt_seq)
-            raise repository_failure(err, provider, Phase.after_start) from err
+        async def end(keep_changes_of: int | None) -> None:
+            await self._end(session, inp.session_key, keep_changes_of)
+
+        return await run_turn(self.store, turn, AgentExecutor(self.store, session, cand, end=end))
 
     async def _end(self, session: AgentSession | None, key: str, seq: int | None = None) -> None:
         """Ends a failed turn's session (keeping its partial changes when `seq` is given), heartbeating: this
@@ -509,6 +404,125 @@ class AcpActivities:
         if session is not None and session.run_id != run_id:
             raise refused("a session is closed only by its own run")
         return await self.agents.close(inp.session_key)
+
+
+class AgentExecutor:
+    """A live ACP agent session as the turn pipeline's executor (activities.turn_pipeline): its start is the session
+    in the agent (session/new, the one model selection, the start-model policy), its turns are prompts, and a turn
+    with a repository ends with a commit pushed to the run's branch."""
+
+    admission_phase = Phase.after_start
+
+    def __init__(
+        self,
+        store: Store,
+        session: AgentSession,
+        cand: Candidate,
+        agent: str = "",
+        end: Callable[[int | None], Awaitable[None]] | None = None,
+    ) -> None:
+        self.store, self.session, self.cand, self.agent = store, session, cand, agent
+        self._end = end
+
+    async def start(self, cwd: str | None = None) -> SessionStarted:
+        """session/new in `cwd` (the working copy) → the advertised models → at most one selection call → the
+        start-model policy and its one warning."""
+        cand, session, run_id = self.cand, self.session, self.session.run_id
+        cwd = cwd or session.collector.cwd or ""
+        claude = is_claude_bridge(cand.profile)
+        sandboxed = session.launched is not None and session.launched.sandbox is not None
+        if not claude:
+            config_dir = None
+        elif sandboxed:  # the sandbox's home is the session's own, and the only place outside its working copy
+            config_dir = Path(SANDBOX_HOME) / ".claude"
+        else:
+            config_dir = private_dir(claude_config_dir(cwd, run_id))
+        await session.start(cwd, claude_meta(cand, config_dir))
+        if claude:  # the bridge took permissions.defaultMode from the repository's .claude/settings*.json
+            await session.request(
+                AGENT_METHODS["session_set_mode"], {"sessionId": session.session_id, "modeId": "default"},
+                Phase.session_start,
+            )  # fmt: skip
+        choice = session.choice
+        if (catalog := choice.catalog) is not None:
+            await bookkeeping.store_retrying(
+                lambda: self.store.observe_catalog(cand.provider, catalog, run_id),
+                f"recording the catalog of {cand.provider}",
+            )
+        plan = plan_model(
+            cand.requested_model,
+            cand.fallback_model,
+            cand.auto_fallback,
+            choice.catalog,
+            selection_supported=choice.catalog is not None,
+        )
+        apply_error, reported, unsupported = None, choice.current, False
+        if plan.select is not None:
+            try:
+                reported = await session.select_model(plan.select)
+            except ProviderCallError as err:
+                if err.signal.jsonrpc_code == METHOD_NOT_FOUND:  # the agent cannot select: its default runs
+                    unsupported = True
+                    plan = plan_model(
+                        cand.requested_model,
+                        cand.fallback_model,
+                        cand.auto_fallback,
+                        choice.catalog,
+                        selection_supported=False,
+                    )
+                else:
+                    apply_error = err.signal.error_text or "selection failed"
+        decision = settle_model(plan, apply_error, reported)
+        if unsupported:  # the one call was made; the decision says so
+            decision = decision.model_copy(update={"set_model_called": True})
+        warning = await settle_start(self.store, run_id, self.agent, cand, decision, plan.select)
+        return SessionStarted(
+            decision=decision,
+            model_to_send=plan.select if apply_error is None else None,
+            effective_model=decision.effective,
+            warning=warning,
+        )
+
+    async def prompt(self, transcript: list[Entry], started: SessionStarted, full_history: bool) -> TurnAnswer:
+        """A fresh session on a run that already has a conversation gets the run's transcript (and where its files
+        are) in its first prompt; a live one only the new turn."""
+        session = self.session
+        fresh = session.prompts == 0
+        text, normalisations = prompt_text(transcript, fresh, self.cand.provider, full_history)
+        if fresh and session.note:  # where the files are: the branch at the last completed turn
+            text = f"{session.note}\n\n{text}"
+        answer = await session.prompt(text)
+        counts = session.collector.counts
+        return TurnAnswer(
+            answer,
+            started.effective_model,
+            normalisations,
+            permissions=counts if counts != PermissionCounts() else None,
+        )
+
+    def progress(self) -> dict[str, int]:
+        return self.session.progress()
+
+    async def cancel(self) -> None:
+        await self.session.cancel()
+
+    async def commit(self, turn: int, model: str | None) -> TurnCommitted:
+        """A completed turn is durable: committed and pushed to the run's branch before the turn counts as done."""
+        wc = self.session.workcopy
+        if wc is None:
+            return TurnCommitted()
+        try:
+            async with heartbeating():
+                commit = await durably(
+                    lambda: workcopy.commit_turn(wc, turn, self.cand.provider, model), f"pushing {wc.branch}"
+                )
+                return TurnCommitted(commit, await durably(lambda: workcopy.result(wc), f"reading {wc.branch}"))
+        except (RepositoryConfigError, BranchMovedError) as err:
+            raise repository_failure(err, self.cand.provider, Phase.after_start) from err
+
+    async def close(self, keep_changes_of: int | None) -> None:
+        if self._end is not None:
+            await self._end(keep_changes_of)
 
 
 async def reap_idle_forever(agents: LiveAgents, every_s: float = 60.0) -> None:

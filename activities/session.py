@@ -1,126 +1,28 @@
-"""Session start (catalog + start-model policy + warning) and session run (heartbeating provider call).
+"""OpenAI-compatible endpoints as the turn pipeline's executor (activities.turn_pipeline): the session start
+(catalog + start-model policy + warning) and the turn share one activity, since no process lives between them."""
 
-Every store call of a turn (admission, the transcript, the warning, the answer and its attempt row) waits out a
-store outage (activities.bookkeeping.store_retrying); an outage is never classified as the provider's. Once the
-provider has answered, the answer is held here and recorded as soon as the store is back: it is never asked of
-the provider again."""
-
-import hashlib
 import logging
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 import httpx
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
 
-from activities import bookkeeping, metrics
-from activities.admission import accounted, admit_and_open, heartbeating, note_stated_rate
-from activities.attempts import close_answered, succeeded
-from activities.bookkeeping import clean_text, store_retrying
 from activities.boundary import RunBoundary
-from activities.executors.base import ProviderCallError
-from activities.executors.openai_compat import ChatResult, OpenAICompatExecutor
+from activities.executors.openai_compat import OpenAICompatExecutor
 from activities.shutdown import fails_on_worker_shutdown
-from contracts.activities import (
-    Activity,
-    SessionOutput,
-    SessionStarted,
-    SessionTurnInput,
-    SessionTurnOutput,
-)
-from contracts.failures import STORE_REJECTED, config_error, provider_failure
-from routing.classifier import FailureSignal, classify
+from activities.start_policy import settle_start
+from activities.turn_pipeline import Turn, TurnAnswer, TurnCommitted, run_turn
+from contracts.activities import Activity, SessionStarted, SessionTurnInput, SessionTurnOutput
+from contracts.failures import config_error
 from routing.codes import Phase
 from routing.config import ExecutorKind
-from routing.messages import PROVIDER_DEFAULT
-from routing.model_policy import ModelDecision, SelectionOutcome, plan_model, settle_model
-from routing.run import Candidate, WarningView
+from routing.model_policy import plan_model, settle_model
+from routing.run import Candidate
 from routing.transcript import Entry, forward
-from store.repository import Store, TurnOpening, utcnow
+from store.repository import Store
 
 log = logging.getLogger(__name__)
-
-REMEDIATION = [
-    "check the executor's credentials (the profile's credential_env on the worker)",
-    "check the agent configuration if it was copied from another workspace or machine",
-    "check the agent or executor version: its model catalog may have changed",
-]
-
-
-def warning_for(run_id: str, agent: str, cand: Candidate, decision: ModelDecision) -> WarningView:
-    """The key is derived from the decision, not the attempt: a retry, a restarted worker or a replay that
-    reaches the same decision on the same route cannot add a second warning."""
-    basis = "|".join(
-        [
-            run_id,
-            cand.execution_profile,
-            decision.requested,
-            decision.fallback or "",
-            decision.effective or "",
-            decision.outcome,
-            decision.reason or "",
-        ]
-    )
-    return WarningView(
-        kind="model_selection_warning",
-        reason=(decision.reason or decision.outcome).__str__(),
-        requested_model=decision.requested,
-        effective_model=decision.effective or PROVIDER_DEFAULT,
-        fallback_model=decision.fallback,
-        agent=agent,
-        executor_type=cand.profile.kind.value,
-        execution_profile=cand.execution_profile,
-        remediation=REMEDIATION,
-        idempotency_key="msw:" + hashlib.sha256(basis.encode()).hexdigest()[:32],
-    )
-
-
-def as_entries(rows: Any) -> list[Entry]:
-    """The run's transcript rows as the pure router's entries (what `forward` normalises)."""
-    return [Entry(seq=r.seq, role=r.role, content=r.content, provider=r.provider) for r in rows]
-
-
-async def settle_start(
-    store: Store, run_id: str, agent: str, cand: Candidate, decision: ModelDecision, selected: str | None
-) -> WarningView | None:
-    """Every executor ends its session start here: a pinned model is never silently substituted, an
-    advertised model that failed to apply fails the start, and a differing model gets its one warning."""
-    if cand.model_pinned and decision.effective != cand.requested_model:
-        # The user pinned this model: running on another one would be a silent substitution.
-        raise provider_failure(
-            classify(
-                FailureSignal(
-                    phase=Phase.session_start,
-                    provider=cand.provider,
-                    status=404,
-                    error_text=f"pinned model {cand.requested_model} is not available on {cand.provider} "
-                    f"(model not found in the advertised catalog)",
-                ),
-                utcnow(),
-            )
-        )
-    if decision.outcome is SelectionOutcome.failed:
-        raise ApplicationError(
-            f"model {selected} failed to apply: {decision.apply_error}", type="ModelApplyFailed", non_retryable=True
-        )
-    if not decision.differs:
-        return None
-    warning = warning_for(run_id, agent, cand, decision)
-    payload = warning.model_dump(mode="json")
-    try:  # idempotent by key; a store outage is waited out like any bookkeeping, bad data never fails the turn
-        if await store_retrying(
-            lambda: store.add_run_message(warning.idempotency_key, run_id, warning.kind, payload),
-            f"persisting the model warning of {run_id}",
-        ):
-            metrics.warnings.add(1, {"reason": warning.reason, "provider": cand.provider})
-    except ApplicationError as err:
-        if err.type != STORE_REJECTED:
-            raise  # StoreUnavailable: the workflow waits for the store
-        log.warning("could not persist model-selection warning for run %s: %s", run_id, err.message)
-    except Exception:
-        log.exception("could not persist model-selection warning for run %s", run_id)
-    return warning
 
 
 class SessionActivities:
@@ -143,17 +45,9 @@ class SessionActivities:
         except Exception:
             log.exception("could not record the catalog of %s", provider)
 
-    def _executor(self, cand: Candidate) -> OpenAICompatExecutor:
-        if cand.profile.kind is not ExecutorKind.openai:
-            raise config_error(f"executor kind {cand.profile.kind} is not available on this worker")
-        return OpenAICompatExecutor(cand.provider, cand.profile, self.http)
-
-    async def _start(self, run_id: str, agent: str, cand: Candidate) -> SessionStarted:
+    async def start(self, run_id: str, agent: str, cand: Candidate, executor: OpenAICompatExecutor) -> SessionStarted:
         """The executor's catalog now (never a cache) → the start-model policy → one warning if it differs."""
-        try:
-            catalog = await self._executor(cand).list_models()
-        except ProviderCallError as err:
-            raise provider_failure(classify(err.signal, utcnow())) from err
+        catalog = await executor.list_models()
         await self._observe(cand.provider, catalog, run_id)
         plan = plan_model(cand.requested_model, cand.fallback_model, cand.auto_fallback, catalog)
         # For an OpenAI-compatible endpoint, selecting a model is naming it in the request; it cannot fail here.
@@ -164,36 +58,57 @@ class SessionActivities:
             decision=decision, model_to_send=plan.select or default, effective_model=decision.effective, warning=warning
         )
 
+    def endpoint(self, cand: Candidate) -> OpenAICompatExecutor:
+        if cand.profile.kind is not ExecutorKind.openai:
+            raise config_error(f"executor kind {cand.profile.kind} is not available on this worker")
+        return OpenAICompatExecutor(cand.provider, cand.profile, self.http)
+
     @activity.defn(name=Activity.session_turn)
     @fails_on_worker_shutdown
     async def session_turn(self, inp: SessionTurnInput) -> SessionTurnOutput:
         """Admission by the shared breaker and budget, then session start and the turn, then its attempt row."""
         cand = (await self.boundary.configured(inp.run_id, inp.workspace, inp.candidate)).candidate
-        started_at = utcnow()
-        opening = TurnOpening(inp.run_id, inp.user_seq, clean_text(inp.user_text))
-        admission, snapshot = await admit_and_open(self.store, inp.run_id, cand, inp.is_retry, opening=opening)
-        if snapshot is None:  # the call waited for its slot: the turn opens now
-            snapshot = await bookkeeping.open_turn(self.store, inp.run_id, inp.user_seq, inp.user_text)
-        # The shared breaker learns of a failure now; one heartbeat loop covers the catalog read and the call.
-        async with accounted(self.store, inp.run_id, cand, admission), heartbeating():
-            started = inp.session or await self._start(inp.run_id, inp.agent, cand)
-            forwarded = forward(as_entries(snapshot), cand.provider, inp.full_history)
-            result = await self._call(cand, started.model_to_send, forwarded.messages)
-        await note_stated_rate(self.store, cand, admission, result.limit_rpm)
-        effective = result.model or started.effective_model
-        record = succeeded(inp.run_id, inp.attempt_seq, cand, effective, started_at)
-        # The provider has answered: from here on only bookkeeping is left, and the answer is held until the
-        # store has it (a StoreUnavailable past the bound carries it back to the workflow as `held`).
-        text = clean_text(result.text)
-        output = SessionOutput(text=text, reported_model=result.model, transcript_seq=inp.user_seq + 1)
-        turn = SessionTurnOutput(
-            started=started, output=output, normalisations=forwarded.normalisations, probe=admission.probe
+        turn = Turn(
+            run_id=inp.run_id,
+            attempt_seq=inp.attempt_seq,
+            candidate=cand,
+            user_seq=inp.user_seq,
+            user_text=inp.user_text,
+            full_history=inp.full_history,
+            is_retry=inp.is_retry,
+            started=inp.session,
         )
-        return await close_answered(self.store, turn, record)
+        executor = self.endpoint(cand)
+        return await run_turn(
+            self.store, turn, EndpointSession(executor, lambda: self.start(inp.run_id, inp.agent, cand, executor))
+        )
 
-    async def _call(self, cand: Candidate, model: str | None, messages: list[dict[str, str]]) -> ChatResult:
-        """The provider call; the caller heartbeats around it."""
-        try:
-            return await self._executor(cand).chat(model, messages)
-        except ProviderCallError as err:
-            raise provider_failure(classify(err.signal, utcnow())) from err
+
+class EndpointSession:
+    """An OpenAI-compatible endpoint as the turn pipeline's executor: stateless, so a session is the model the
+    start-model policy chose, and every turn sends the run's forwarded transcript."""
+
+    admission_phase = Phase.session_start
+
+    def __init__(self, endpoint: OpenAICompatExecutor, start: Callable[[], Awaitable[SessionStarted]]) -> None:
+        self.endpoint, self._start = endpoint, start
+
+    async def start(self) -> SessionStarted:
+        return await self._start()
+
+    async def prompt(self, transcript: list[Entry], started: SessionStarted, full_history: bool) -> TurnAnswer:
+        forwarded = forward(transcript, self.endpoint.provider, full_history)
+        result = await self.endpoint.chat(started.model_to_send, forwarded.messages)
+        return TurnAnswer(result.text, result.model, forwarded.normalisations, result.limit_rpm)
+
+    def progress(self) -> None:
+        return None
+
+    async def cancel(self) -> None:
+        """Nothing to tell: the HTTP request ends with the cancelled task."""
+
+    async def commit(self, turn: int, model: str | None) -> TurnCommitted:
+        return TurnCommitted()
+
+    async def close(self, keep_changes_of: int | None) -> None:
+        """Nothing lives between turns."""

@@ -9,7 +9,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from acp import PROTOCOL_VERSION, RequestError, connect_to_agent, text_block
+from acp import PROTOCOL_VERSION, RequestError, text_block
+from acp.client.router import build_client_router
+from acp.connection import Connection
 from acp.meta import AGENT_METHODS
 from acp.schema import (
     AllowedOutcome,
@@ -242,7 +244,7 @@ class AgentSession:
     run_id: str
     provider: str
     process: asyncio.subprocess.Process
-    conn: Any
+    conn: Connection
     collector: _Collector
     session_id: str = ""
     choice: ModelChoice = field(default_factory=lambda: ModelChoice(None, None))
@@ -283,7 +285,9 @@ class AgentSession:
             ) from err
         collector = _Collector(narrow(policy or PermissionPolicy(), profile.permissions), cwd)
         process = launched.process
-        conn = connect_to_agent(collector, process.stdin, process.stdout)
+        # The library's own connection, driven by raw requests: fields of newer or older protocol versions are read,
+        # not dropped by a typed model.
+        conn = Connection(build_client_router(collector), process.stdin, process.stdout)
         session = cls(run_id, provider, process, conn, collector, adapter=adapter_of(profile), profile=profile)
         session.launched = launched
         session.stderr_reader = asyncio.create_task(session._drain_stderr())  # an unread pipe would block it
@@ -312,7 +316,7 @@ class AgentSession:
             "agent.request", attributes={"office.provider": self.provider, "rpc.method": method}
         ) as span:
             try:
-                return await self._guard(self.conn._conn.send_request(method, params), phase) or {}
+                return await self._guard(self.conn.send_request(method, params), phase) or {}
             except ProviderCallError as err:
                 span.set_attribute("rpc.jsonrpc.error_code", err.signal.jsonrpc_code or 0)
                 span.set_status(trace.Status(trace.StatusCode.ERROR, str(err)))
@@ -390,7 +394,7 @@ class AgentSession:
     async def cancel(self) -> None:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(
-                self.conn._conn.send_notification(AGENT_METHODS["session_cancel"], {"sessionId": self.session_id}), 1.0
+                self.conn.send_notification(AGENT_METHODS["session_cancel"], {"sessionId": self.session_id}), 1.0
             )
 
     async def _guard(self, call: Any, phase: Phase) -> Any:

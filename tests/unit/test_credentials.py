@@ -86,7 +86,8 @@ async def test_a_forged_credential_name_is_refused_by_the_session_activity_and_n
     async with httpx.AsyncClient(transport=transport) as http:
         sessions = SessionActivities(store=None, http=http, boundary=None)  # type: ignore[arg-type]  # never reached
         with pytest.raises(ApplicationError) as err:
-            await sessions._start("r", "a", candidate(forged))  # the catalog read resolves the credential
+            cand = candidate(forged)
+            await sessions.start("r", "a", cand, sessions.endpoint(cand))  # the catalog read resolves the credential
     assert requests == []  # nothing reached the endpoint
     assert err.value.non_retryable and err.value.type == "ConfigError"
     failure = Classification.model_validate(err.value.details[0])
