@@ -76,10 +76,10 @@ async def run(files: int = 2000, turns: int = 10, concurrent: int = 10) -> dict[
         where = Path(tmp)
         bare = await asyncio.to_thread(make_repository, where, files)
         config = RepositoryConfig(url=str(bare))
-        root = Mirrors(where / "worker")
+        worker = Mirrors(where / "worker")
 
         t = time.monotonic()
-        wc = await workcopy.prepare("bench-run", config, None, root)
+        wc = await workcopy.prepare("bench-run", config, None, worker)
         cold_prepare = time.monotonic() - t
 
         per_turn: list[float] = []
@@ -108,7 +108,7 @@ async def run(files: int = 2000, turns: int = 10, concurrent: int = 10) -> dict[
 
         async def one(i: int) -> float:
             t0 = time.monotonic()
-            w = await workcopy.prepare(f"bench-{i:02d}", config, None, root)
+            w = await workcopy.prepare(f"bench-{i:02d}", config, None, worker)
             t1 = time.monotonic()
             (w.path / f"run_{i}.txt").write_text(f"{i}\n")
             await workcopy.commit_turn(w, 1, "alpha", "bench-model")
