@@ -20,7 +20,7 @@ from acp.meta import AGENT_METHODS
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities import bookkeeping, workcopy
+from activities import bookkeeping
 from activities.boundary import RunBoundary
 from activities.executors.acp import METHOD_NOT_FOUND, AgentSession, is_claude_bridge
 from activities.executors.agent_model import (
@@ -41,6 +41,8 @@ from activities.executors.launcher import (
 )
 from activities.executors.sandbox import HOME as SANDBOX_HOME
 from activities.executors.sandbox import SandboxUnavailable
+from activities.git import workcopy
+from activities.git.mirrors import Mirrors
 from activities.heartbeat import heartbeating
 from activities.shutdown import fails_on_worker_shutdown
 from activities.start_policy import settle_start
@@ -283,9 +285,11 @@ class AcpActivities:
         boundary: RunBoundary,
         cwd: str | None = None,
         work_dir: str | None = None,
+        mirrors: Mirrors | None = None,
     ):
         self.store, self.worker_queue, self.agents, self.cwd = store, worker_queue, agents, cwd
         self.work_dir = work_dir or default_work_dir()
+        self.mirrors = mirrors or Mirrors(self.work_dir)  # the worker's (office.worker_runtime)
         self.boundary = boundary
 
     @activity.defn(name=Activity.acp_start)
@@ -367,7 +371,7 @@ class AcpActivities:
             async with heartbeating():
                 return await durably(
                     lambda: workcopy.prepare(
-                        inp.run_id, repo, inp.start_commit, self.work_dir, base_commit=inp.base_commit
+                        inp.run_id, repo, inp.start_commit, self.mirrors, base_commit=inp.base_commit
                     ),
                     f"preparing a working copy of {repo.url}",
                 )

@@ -3,9 +3,9 @@
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities import workcopy
 from activities.attempts import store_attempt
 from activities.boundary import RunBoundary, local_only
+from activities.git import workcopy
 from contracts.activities import Activity, AttemptRecord, RouteRequest
 from contracts.failures import config_error
 from routing.repository import RepositoryConfig, RepositoryConfigError, RepositoryUnavailableError

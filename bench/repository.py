@@ -16,8 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from activities import workcopy
-from activities.workcopy import DEV_MODE_ENV
+from activities.git import workcopy
+from activities.git.mirrors import Mirrors
+from activities.git.runner import DEV_MODE_ENV
 from bench.errors import BenchFailed
 from routing.repository import RepositoryConfig
 
@@ -76,10 +77,10 @@ async def run(files: int = 2000, turns: int = 10, concurrent: int = 10) -> dict[
         where = Path(tmp)
         bare = await asyncio.to_thread(make_repository, where, files)
         config = RepositoryConfig(url=str(bare))
-        root = where / "worker"
+        worker = Mirrors(where / "worker")
 
         t = time.monotonic()
-        wc = await workcopy.prepare("bench-run", config, None, root)
+        wc = await workcopy.prepare("bench-run", config, None, worker)
         cold_prepare = time.monotonic() - t
 
         per_turn: list[float] = []
@@ -99,7 +100,7 @@ async def run(files: int = 2000, turns: int = 10, concurrent: int = 10) -> dict[
         mirror_blocks = _blocks(wc.mirror)
 
         t = time.monotonic()
-        other = await workcopy.prepare("bench-run", config, wc.head, where / "worker-b")
+        other = await workcopy.prepare("bench-run", config, wc.head, Mirrors(where / "worker-b"))
         fallback_prepare = time.monotonic() - t
         note = await workcopy.continuation_note(other)
         await workcopy.remove(other)
@@ -109,7 +110,7 @@ async def run(files: int = 2000, turns: int = 10, concurrent: int = 10) -> dict[
 
         async def one(i: int) -> float:
             t0 = time.monotonic()
-            w = await workcopy.prepare(f"bench-{i:02d}", config, None, root)
+            w = await workcopy.prepare(f"bench-{i:02d}", config, None, worker)
             t1 = time.monotonic()
             (w.path / f"run_{i}.txt").write_text(f"{i}\n")
             await workcopy.commit_turn(w, 1, "alpha", "bench-model")

@@ -15,7 +15,7 @@ from rich.console import Console
 from temporalio.client import Client
 from temporalio.common import WorkflowIDReusePolicy
 
-from activities.workcopy import DEV_MODE_ENV
+from activities.git.runner import DEV_MODE_ENV
 from activities.workdir import private_dir
 from contracts.activities import TASK_QUEUE
 from office.codec import KEYS_FILE_ENV, CodecKeyError, codec_from_env, ensure_key_file

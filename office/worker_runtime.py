@@ -18,6 +18,7 @@ from activities.acp_session import AcpActivities, LiveAgents, reap_idle_forever,
 from activities.boundary import RunBoundary
 from activities.executors.http_pool import ShardedTransport
 from activities.executors.sandbox import SandboxUnavailable, check_bubblewrap
+from activities.git.mirrors import Mirrors
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
@@ -134,7 +135,8 @@ async def office_worker(
         sessions = SessionActivities(store, http, boundary)
         watchdog = WatchdogActivities(store, boundary)
         own_queue = worker_queue(task_queue)
-        acp = AcpActivities(store, own_queue, agents, boundary, agent_cwd, work_dir)
+        mirrors = Mirrors(work_dir)  # this worker's repository mirrors: one lock and fetch record per mirror
+        acp = AcpActivities(store, own_queue, agents, boundary, agent_cwd, work_dir, mirrors)
         slots = AgentSlots(sizing.live_agents_limit(), agents.count)
         agents.on_exit = slots.changed
         log.info(

@@ -15,7 +15,7 @@ from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 
-from activities.workcopy import DEV_MODE_ENV
+from activities.git.runner import DEV_MODE_ENV
 from contracts.activities import TASK_QUEUE
 from office.simulator.config import SimConfig, SimProvider
 from office.simulator.server import RemoteSimulator, SimulatorServer

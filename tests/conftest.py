@@ -1,6 +1,6 @@
 import pytest
 
-from activities.workcopy import DEV_MODE_ENV
+from activities.git.runner import DEV_MODE_ENV
 from testkit.stack import ephemeral_stack
 from tests.postgres import fresh_database
 

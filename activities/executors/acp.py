@@ -26,12 +26,13 @@ from acp.schema import (
 )
 from opentelemetry import trace
 
-from activities import workcopy
+from activities.executors import acp_fs
 from activities.executors.agent_model import usage_limit_signal
 from activities.executors.agents import CLAUDE_CODE, AgentAdapter, adapter_for, read_relayed
 from activities.executors.base import ProviderCallError
 from activities.executors.launcher import LaunchedAgent, adapter_of, launch, launch_command
 from activities.executors.sandbox import SandboxPlan
+from activities.git import workcopy
 from routing.classifier import ANSWER_TOO_LARGE, FailureSignal
 from routing.codes import ANSWER_LIMIT_BYTES, Phase, limit_text
 from routing.config import ExecutionProfile
@@ -204,11 +205,11 @@ class _Collector:
     ) -> ReadTextFileResponse:
         root = self._fs("read", path)
         try:
-            content = await asyncio.to_thread(workcopy.read_text_file, root, path, line, limit)
+            content = await asyncio.to_thread(acp_fs.read_text_file, root, path, line, limit)
         except PermissionError as err:
             raise RequestError(FS_REFUSED, str(err), {"path": path}) from err
-        except workcopy.FileTooLargeError as err:
-            raise RequestError(FS_REFUSED, str(err), {"path": path, "limit_bytes": workcopy.MAX_READ_BYTES}) from err
+        except acp_fs.FileTooLargeError as err:
+            raise RequestError(FS_REFUSED, str(err), {"path": path, "limit_bytes": acp_fs.MAX_READ_BYTES}) from err
         except OSError as err:
             raise RequestError.resource_not_found(path) from err
         return ReadTextFileResponse(content=content)
@@ -216,7 +217,7 @@ class _Collector:
     async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> WriteTextFileResponse:
         root = self._fs("edit", path)
         try:
-            await asyncio.to_thread(workcopy.write_text_file, root, path, content)
+            await asyncio.to_thread(acp_fs.write_text_file, root, path, content)
         except PermissionError as err:
             raise RequestError(FS_REFUSED, str(err), {"path": path}) from err
         except OSError as err:  # a directory, a FIFO with no reader, a full disk: the agent hears why

@@ -222,8 +222,9 @@ def runs_resume(run_id: str) -> None:
 
 async def run_diff(services: Services, run_id: str, stat: bool = False) -> str:
     """The run's changes, base..head of its branch, read from the repository (the working copy is gone)."""
-    from activities import workcopy
+    from activities.git.mirrors import Mirrors
     from office.settings import work_dir_from_env
+    from routing.repository import RepositoryConfigError
 
     view = await _show(services, run_id)
     if view.result is None:
@@ -233,10 +234,10 @@ async def run_diff(services: Services, run_id: str, stat: bool = False) -> str:
     if workspace is None or workspace.repository is None:
         fail(f"workspace {view.workspace!r} has no repository setting any more; the branch is {view.result.branch}")
     try:
-        return await workcopy.diff(
-            workspace.repository, work_dir_from_env(), view.result.base_commit, view.result.head_commit, stat=stat
+        return await Mirrors(work_dir_from_env()).diff(
+            workspace.repository, view.result.base_commit, view.result.head_commit, stat=stat
         )
-    except workcopy.RepositoryConfigError as err:
+    except RepositoryConfigError as err:
         fail(f"workspace {view.workspace!r}, setting {err.setting}: {err}")
 
 

@@ -4,7 +4,7 @@ any checkout, each time as a configuration failure naming the setting, never a p
 
 import pytest
 
-from activities.workcopy import DEV_MODE_ENV
+from activities.git.runner import DEV_MODE_ENV
 from office.simulator.config import SimProvider
 from routing.run import RunStatus
 from tests.unit.test_git_trust import SECRETS, SERVER_HOOKS, hostile_repository

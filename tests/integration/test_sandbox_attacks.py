@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from activities import workcopy
 from activities.executors.acp import AgentSession
 from activities.executors.launcher import launch
 from activities.executors.sandbox import SandboxPlan
+from activities.git import workcopy
+from activities.git.mirrors import Mirrors
 from routing.config import ExecutionProfile
 from routing.repository import RepositoryConfig
 from routing.sandbox import Endpoint
@@ -68,7 +69,7 @@ async def test_an_agent_cannot_make_the_workers_git_run_its_command(tmp_path):
     git("commit", "-q", "-m", "initial", cwd=seed)
     git("clone", "-q", "--bare", str(seed), str(bare))
     work = tmp_path / "worker"
-    wc = await workcopy.prepare("run-git-escape", RepositoryConfig(url=str(bare), base_ref="main"), None, work)
+    wc = await workcopy.prepare("run-git-escape", RepositoryConfig(url=str(bare), base_ref="main"), None, Mirrors(work))
     escaped = tmp_path / "ran-on-the-worker.txt"
     hostile = (
         f"rm -f .git && git init -q . && git config core.fsmonitor 'id > {escaped}; false' && echo work > change.txt"

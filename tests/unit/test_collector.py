@@ -12,7 +12,7 @@ import pytest
 from acp import RequestError
 from acp.schema import AgentMessageChunk, TextContentBlock, ToolCallLocation, ToolCallUpdate
 
-from activities import workcopy
+from activities.executors import acp_fs
 from activities.executors.acp import FS_REFUSED, AgentSession, _Collector
 from activities.executors.base import ProviderCallError
 from activities.executors.launcher import launch_environment, sandbox_plan
@@ -111,7 +111,7 @@ async def test_no_git_directory_is_written_at_any_depth(wc):
         with pytest.raises(RequestError):
             await collector.write_text_file("s", path, hook)
         with pytest.raises(PermissionError, match=r"\.git"):
-            workcopy.write_text_file(wc, path, hook)  # the fs layer refuses it too, on its own
+            acp_fs.write_text_file(wc, path, hook)  # the fs layer refuses it too, on its own
     assert (wc / "sub" / ".git" / "config").read_text() == before
     assert await asked(collector, "read", {"file_path": "sub/.git/config"}) == "yes"  # reading is harmless
 
@@ -145,7 +145,7 @@ async def test_a_huge_file_is_refused_from_its_size_without_being_read(wc):
         await collector.read_text_file("s", "big.bin")
     grown = peak_rss() - before
     assert err.value.code == FS_REFUSED and "8 MiB" in str(err.value) and "line and limit" in str(err.value)
-    assert err.value.data["limit_bytes"] == workcopy.MAX_READ_BYTES == 8 * MiB
+    assert err.value.data["limit_bytes"] == acp_fs.MAX_READ_BYTES == 8 * MiB
     print(f"\nMEASURE peak RSS growth refusing a 200 MB file: {grown / MiB:.1f} MiB")
     assert grown < 16 * MiB
 
@@ -175,7 +175,7 @@ def test_line_and_limit_edges(tmp_path):
     (tmp_path / "f").write_text("a\nb\r\nc")
 
     def read(**kw):
-        return workcopy.read_text_file(tmp_path, "f", **kw)
+        return acp_fs.read_text_file(tmp_path, "f", **kw)
 
     assert read() == "a\nb\r\nc"
     assert read(line=2) == "b\r\nc"
@@ -185,9 +185,9 @@ def test_line_and_limit_edges(tmp_path):
     assert read(limit=0) == ""
     os.mkfifo(tmp_path / "fifo")
     with pytest.raises(PermissionError, match="not a regular file"):  # never blocks the worker's thread
-        workcopy.read_text_file(tmp_path, "fifo")
+        acp_fs.read_text_file(tmp_path, "fifo")
     with pytest.raises(OSError):  # no reader: refused at once (ENXIO), never a blocked thread either
-        workcopy.write_text_file(tmp_path, "fifo", "x")
+        acp_fs.write_text_file(tmp_path, "fifo", "x")
 
 
 # --------------------------------------------------------------------------------------------------- answers

@@ -1,4 +1,4 @@
-"""Git on the worker trusts neither the repository nor its own environment (activities/workcopy.py): a hostile
+"""Git on the worker trusts neither the repository nor its own environment (activities/git/): a hostile
 repository's server-side hooks see none of the worker's secrets, a repository on the worker's disk is refused
 unless the worker runs for development, and the push token goes only over https to the configured host."""
 
@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from activities import workcopy
+from activities.git import runner, workcopy
+from activities.git.mirrors import Mirrors
 from routing.repository import RepositoryConfig, RepositoryConfigError
 
 SECRETS = {
@@ -65,12 +66,12 @@ async def test_a_hostile_repositorys_hooks_see_none_of_the_workers_secrets(tmp_p
     bare = hostile_repository(tmp_path, marker)
     config = RepositoryConfig(url=str(bare), push_credential_env="GIT_PUSH_TOKEN")
 
-    wc = await workcopy.prepare("run-hostile", config, None, tmp_path / "worker")
+    wc = await workcopy.prepare("run-hostile", config, None, Mirrors(tmp_path / "worker"))
     (wc.path / "change.txt").write_text("a turn's work\n")
     turn = await workcopy.commit_turn(wc, 1, "alpha", "m")  # push: every server-side hook runs
     (wc.path / "half.txt").write_text("partial\n")
     assert await workcopy.keep_failed(wc, 2)  # another push, to a side ref
-    assert "change.txt" in await workcopy.diff(config, tmp_path / "cli", wc.base_commit, turn.commit)
+    assert "change.txt" in await Mirrors(tmp_path / "cli").diff(config, wc.base_commit, turn.commit)
 
     seen = marker.read_text()
     ran = {line.removeprefix("== ") for line in seen.splitlines() if line.startswith("== ")}
@@ -89,21 +90,21 @@ async def test_a_hostile_repositorys_hooks_see_none_of_the_workers_secrets(tmp_p
 
 @pytest.mark.parametrize("form", ["path", "file-url", "relative"])
 async def test_a_production_worker_refuses_a_repository_on_its_own_disk(tmp_path, monkeypatch, form):
-    monkeypatch.delenv(workcopy.DEV_MODE_ENV, raising=False)
+    monkeypatch.delenv(runner.DEV_MODE_ENV, raising=False)
     marker = tmp_path / "hooks-saw.txt"
     bare = hostile_repository(tmp_path, marker)
     url = {"path": str(bare), "file-url": f"file://{bare}", "relative": "../hostile.git"}[form]
     config = RepositoryConfig(url=url)
     for attempt in (
         workcopy.check(config, tmp_path / "worker"),
-        workcopy.prepare("run-prod", config, None, tmp_path / "worker"),
-        workcopy.diff(config, tmp_path / "worker", "a" * 40, "b" * 40),
+        workcopy.prepare("run-prod", config, None, Mirrors(tmp_path / "worker")),
+        Mirrors(tmp_path / "worker").diff(config, "a" * 40, "b" * 40),
     ):
         with pytest.raises(RepositoryConfigError) as err:
             await attempt
         assert err.value.setting == "repository.url"
         message = str(err.value)
-        assert "\n" not in message and f"{workcopy.DEV_MODE_ENV}=1" in message and url in message, message
+        assert "\n" not in message and f"{runner.DEV_MODE_ENV}=1" in message and url in message, message
         assert "https:// or ssh URL" in message
     assert not list((tmp_path / "worker").glob("mirrors/*.git")) and not marker.exists()
 
@@ -115,7 +116,7 @@ def test_which_urls_are_on_the_workers_disk():
         "http://git.example.com/a.git": "http", "ssh://git@host/a.git": "ssh", "git@github.com:o/r.git": "ssh",
         "host:repo.git": "ssh", "git://host/a.git": "git",
     }  # fmt: skip
-    assert {url: workcopy.transport(url) for url in cases} == cases
+    assert {url: runner.transport(url) for url in cases} == cases
 
 
 def test_git_runs_with_an_environment_built_from_nothing(tmp_path, monkeypatch):
@@ -124,7 +125,7 @@ def test_git_runs_with_an_environment_built_from_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("GIT_DIR", "/somewhere/else")  # the worker's own git settings are not git's either
     monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'core.hooksPath'='/tmp/evil'")
     config = RepositoryConfig(url="https://git.example.com/team/app.git")
-    local, net = workcopy._env(config, tmp_path), workcopy._env(config, tmp_path, network=True)
+    local, net = runner.git_env(config, tmp_path), runner.git_env(config, tmp_path, network=True)
     for env in (local, net):
         assert not set(SECRETS) & set(env) and not set(SECRETS.values()) & set(env.values())
         assert "GIT_DIR" not in env and "GIT_CONFIG_PARAMETERS" not in env
@@ -132,8 +133,8 @@ def test_git_runs_with_an_environment_built_from_nothing(tmp_path, monkeypatch):
         assert env["GIT_CONFIG_GLOBAL"] == "/dev/null" and env["LC_ALL"] == "C"
     assert (tmp_path / "git-home").stat().st_mode & 0o777 == 0o700
     assert local["GIT_ALLOW_PROTOCOL"] == "file:git:http:https:ssh"  # this test runs for development
-    monkeypatch.delenv(workcopy.DEV_MODE_ENV)
-    assert "file" not in workcopy._env(config, tmp_path, network=True)["GIT_ALLOW_PROTOCOL"].split(":")
+    monkeypatch.delenv(runner.DEV_MODE_ENV)
+    assert "file" not in runner.git_env(config, tmp_path, network=True)["GIT_ALLOW_PROTOCOL"].split(":")
 
 
 # ------------------------------------------------------------------------------ the token and an HTTP server
@@ -221,7 +222,7 @@ def basic(token: str) -> str:
 
 async def attempt(config: RepositoryConfig, root: Path) -> RepositoryConfigError:
     with pytest.raises(RepositoryConfigError) as err:
-        await workcopy.prepare("run-http", config, None, root)
+        await workcopy.prepare("run-http", config, None, Mirrors(root))
     return err.value
 
 
@@ -229,7 +230,11 @@ async def test_the_token_is_never_sent_over_plain_http(tmp_path, monkeypatch, se
     monkeypatch.setenv("OFFICE_CRED_TEST_PUSH_TOKEN", TOKEN)
     server = serve("challenge")
     config = RepositoryConfig(url=f"{server.url()}/app.git", push_credential_env="OFFICE_CRED_TEST_PUSH_TOKEN")
-    for call in (workcopy.check(config, tmp_path / "w"), workcopy.prepare("run-http", config, None, tmp_path / "w")):
+    calls = (
+        workcopy.check(config, tmp_path / "w"),
+        workcopy.prepare("run-http", config, None, Mirrors(tmp_path / "w")),
+    )
+    for call in calls:
         with pytest.raises(RepositoryConfigError) as err:
             await call
         assert err.value.setting == "repository.url" and "only over https" in str(err.value)
@@ -292,13 +297,14 @@ async def test_the_workers_own_git_runs_no_hooks_or_filters_whatever_its_user_co
     monkeypatch.setenv("HOME", str(home))
     config = RepositoryConfig(url=str(bare))
 
-    wc = await workcopy.prepare("run-nohooks", config, None, tmp_path / "worker")
+    worker = Mirrors(tmp_path / "worker")
+    wc = await workcopy.prepare("run-nohooks", config, None, worker)
     for name in names:
         (wc.mirror / "hooks" / name).write_text(f'#!/bin/sh\necho "mirror {name}" >> {marker}\n')
         (wc.mirror / "hooks" / name).chmod(0o755)
     (wc.path / "new.txt").write_text("new\n")
     turn = await workcopy.commit_turn(wc, 1, "alpha", "m")
     await workcopy.remove(wc)
-    again = await workcopy.prepare("run-nohooks", config, turn.commit, tmp_path / "worker")
+    again = await workcopy.prepare("run-nohooks", config, turn.commit, worker)
     assert (again.path / "new.txt").read_text() == "new\n"
     assert not marker.exists(), marker.read_text()

@@ -1,4 +1,4 @@
-"""Runs that change a repository, against real bare repositories made in tmp_path (activities/workcopy.py)."""
+"""Runs that change a repository, against real bare repositories made in tmp_path (activities/git/)."""
 
 import asyncio
 import os
@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from activities import workcopy
+from activities.executors import acp_fs
+from activities.git import runner, workcopy
+from activities.git.mirrors import Mirrors
 from routing.repository import (
     BranchMovedError,
     RepositoryConfig,
@@ -58,7 +60,7 @@ def config(repo) -> RepositoryConfig:
 
 
 async def test_a_turns_file_lands_in_a_commit_on_the_runs_branch_in_the_repository(repo, config, tmp_path):
-    wc = await workcopy.prepare("run-1", config, None, tmp_path / "worker-a")
+    wc = await workcopy.prepare("run-1", config, None, Mirrors(tmp_path / "worker-a"))
     assert wc.branch == "office/run-1" and (wc.path / "app.py").exists()
     assert git("rev-parse", "--abbrev-ref", "HEAD", cwd=wc.path).strip() == "office/run-1"
     assert wc.base_commit == remote(repo, "rev-parse", "main").strip() == wc.head
@@ -77,7 +79,7 @@ async def test_a_turns_file_lands_in_a_commit_on_the_runs_branch_in_the_reposito
 
 
 async def test_a_turn_that_changed_nothing_makes_no_commit_but_the_branch_exists(repo, config, tmp_path):
-    wc = await workcopy.prepare("run-idle", config, None, tmp_path / "w")
+    wc = await workcopy.prepare("run-idle", config, None, Mirrors(tmp_path / "w"))
     turn = await workcopy.commit_turn(wc, 1, "alpha", None)
     assert not turn.changed and turn.commit == wc.base_commit and turn.files_changed == 0
     assert remote(repo, "rev-parse", "office/run-idle").strip() == wc.base_commit  # pushed, with no empty commit
@@ -87,13 +89,13 @@ async def test_a_turn_that_changed_nothing_makes_no_commit_but_the_branch_exists
 
 
 async def test_another_worker_continues_from_the_last_completed_turn(repo, config, tmp_path):
-    first = await workcopy.prepare("run-2", config, None, tmp_path / "worker-a")
+    first = await workcopy.prepare("run-2", config, None, Mirrors(tmp_path / "worker-a"))
     (first.path / "notes.md").write_text("step 1 done\n")
     t1 = await workcopy.commit_turn(first, 1, "alpha", "m1")
     await workcopy.remove(first)  # the first worker is gone; only the branch remains
 
     # a fallback on another worker (its own root, its own mirror), given only the commit id from history
-    second = await workcopy.prepare("run-2", config, t1.commit, tmp_path / "worker-b")
+    second = await workcopy.prepare("run-2", config, t1.commit, Mirrors(tmp_path / "worker-b"))
     assert (second.path / "notes.md").read_text() == "step 1 done\n"
     assert second.base_commit == first.base_commit  # read from the branch itself (Office-Base trailer)
     assert second.path != first.path
@@ -110,12 +112,13 @@ async def test_another_worker_continues_from_the_last_completed_turn(repo, confi
         "branch": "office/run-2", "base_commit": first.base_commit, "head_commit": t2.commit,
         "files_changed": 1, "insertions": 2, "deletions": 0,
     }  # fmt: skip
-    text = await workcopy.diff(config, tmp_path / "cli", res.base_commit, res.head_commit)
+    text = await Mirrors(tmp_path / "cli").diff(config, res.base_commit, res.head_commit)
     assert "+step 2 done" in text and "notes.md" in text
 
 
 async def test_a_failed_turns_partial_change_is_only_on_its_side_ref(repo, config, tmp_path):
-    wc = await workcopy.prepare("run-3", config, None, tmp_path / "w")
+    worker = Mirrors(tmp_path / "w")
+    wc = await workcopy.prepare("run-3", config, None, worker)
     (wc.path / "done.txt").write_text("complete\n")
     t1 = await workcopy.commit_turn(wc, 1, "alpha", "m")
     (wc.path / "half.txt").write_text("partial\n")
@@ -127,7 +130,7 @@ async def test_a_failed_turns_partial_change_is_only_on_its_side_ref(repo, confi
     assert "half.txt" in files_at(repo, "office-failed/run-3-2")
     assert remote(repo, "rev-parse", "office/run-3").strip() == t1.commit  # the branch did not move
     assert "half.txt" not in files_at(repo, "office/run-3")
-    retry = await workcopy.prepare("run-3", config, t1.commit, tmp_path / "w")  # same worker, next attempt
+    retry = await workcopy.prepare("run-3", config, t1.commit, worker)  # same worker, next attempt
     assert not (retry.path / "half.txt").exists()
     assert (retry.path / "done.txt").read_text() == "complete\n"
     assert not wc.path.exists()  # the earlier attempt's working copy on this worker is gone
@@ -136,7 +139,7 @@ async def test_a_failed_turns_partial_change_is_only_on_its_side_ref(repo, confi
 
 
 async def test_a_retry_in_the_same_session_is_reset_to_the_last_completed_turn(config, tmp_path):
-    wc = await workcopy.prepare("run-4", config, None, tmp_path / "w")
+    wc = await workcopy.prepare("run-4", config, None, Mirrors(tmp_path / "w"))
     (wc.path / "a.txt").write_text("a\n")
     t1 = await workcopy.commit_turn(wc, 1, "alpha", "m")
     (wc.path / "a.txt").write_text("broken\n")
@@ -147,11 +150,11 @@ async def test_a_retry_in_the_same_session_is_reset_to_the_last_completed_turn(c
 
 
 async def test_twenty_runs_at_once_each_get_a_branch_with_only_their_own_change(repo, config, tmp_path):
-    root = tmp_path / "worker"
+    worker = Mirrors(tmp_path / "worker")
     runs = [f"run-{i:02d}" for i in range(20)]
 
     async def one(run_id: str):
-        wc = await workcopy.prepare(run_id, config, None, root)
+        wc = await workcopy.prepare(run_id, config, None, worker)
         (wc.path / f"{run_id}.txt").write_text(f"{run_id}\n")
         turn = await workcopy.commit_turn(wc, 1, "alpha", "m")
         await workcopy.remove(wc)
@@ -165,15 +168,42 @@ async def test_twenty_runs_at_once_each_get_a_branch_with_only_their_own_change(
         assert remote(repo, "rev-parse", f"office/{run_id}").strip() == turn.commit
         assert files_at(repo, f"office/{run_id}") == base | {f"{run_id}.txt"}
         assert not wc.path.exists()
-    assert len(list((root / "mirrors").glob("*.git"))) == 1  # one mirror shared by the worker's runs
+    assert len(list((worker.root / "mirrors").glob("*.git"))) == 1  # one mirror shared by the worker's runs
+
+
+async def test_runs_starting_together_on_a_worker_share_one_fetch_and_a_later_run_fetches_again(
+    repo, config, tmp_path, monkeypatch
+):
+    fetches: list[str] = []
+    real = asyncio.create_subprocess_exec
+
+    async def spy(*args, **kw):
+        if "fetch" in args:
+            fetches.append(str(kw.get("cwd")))
+        return await real(*args, **kw)
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", spy)
+    worker, other = Mirrors(tmp_path / "worker"), Mirrors(tmp_path / "other")
+    together = await asyncio.gather(*(workcopy.prepare(f"run-t{i}", config, None, worker) for i in range(6)))
+    assert len(fetches) == 1  # one fetch saw everything the six runs needed
+    seed = tmp_path / "seed"
+    (seed / "app.py").write_text("print('newer')\n")
+    git("commit", "-q", "-am", "newer", cwd=seed)
+    git("push", "-q", str(repo), "main", cwd=seed)
+
+    later = await workcopy.prepare("run-later", config, None, worker)
+    elsewhere = await workcopy.prepare("run-elsewhere", config, None, other)  # another worker: its own mirror
+    assert len(fetches) == 3
+    assert later.base_commit == elsewhere.base_commit == remote(repo, "rev-parse", "main").strip()
+    assert later.base_commit != together[0].base_commit and (later.path / "app.py").read_text() == "print('newer')\n"
 
 
 async def test_a_stale_worker_cannot_overwrite_newer_work(repo, config, tmp_path):
-    a = await workcopy.prepare("run-5", config, None, tmp_path / "worker-a")
+    a = await workcopy.prepare("run-5", config, None, Mirrors(tmp_path / "worker-a"))
     (a.path / "one.txt").write_text("1\n")
     t1 = await workcopy.commit_turn(a, 1, "alpha", "m")
     # worker A is presumed lost; the run continues on worker B from the recorded commit
-    b = await workcopy.prepare("run-5", config, t1.commit, tmp_path / "worker-b")
+    b = await workcopy.prepare("run-5", config, t1.commit, Mirrors(tmp_path / "worker-b"))
     (b.path / "two.txt").write_text("2\n")
     t2 = await workcopy.commit_turn(b, 2, "beta", "m")
     # worker A comes back and finishes its (stale) turn
@@ -184,7 +214,7 @@ async def test_a_stale_worker_cannot_overwrite_newer_work(repo, config, tmp_path
 
 
 async def test_commits_the_agent_made_itself_are_part_of_the_turn(repo, config, tmp_path):
-    wc = await workcopy.prepare("run-6", config, None, tmp_path / "w")
+    wc = await workcopy.prepare("run-6", config, None, Mirrors(tmp_path / "w"))
     (wc.path / "x.txt").write_text("x\n")
     git("add", "x.txt", cwd=wc.path)
     git("commit", "-q", "-m", "agent's own commit", cwd=wc.path)
@@ -195,7 +225,9 @@ async def test_commits_the_agent_made_itself_are_part_of_the_turn(repo, config, 
 
 
 async def test_base_ref_may_be_a_tag_and_run_ids_become_safe_branch_names(repo, tmp_path):
-    wc = await workcopy.prepare("user run: fix #12", RepositoryConfig(url=str(repo), base_ref="v1"), None, tmp_path)
+    wc = await workcopy.prepare(
+        "user run: fix #12", RepositoryConfig(url=str(repo), base_ref="v1"), None, Mirrors(tmp_path)
+    )
     assert wc.branch == branch_for("user run: fix #12") and wc.branch.startswith("office/user-run-fix-12-")
     assert branch_for("user run: fix #12") != branch_for("user run: fix #13")
     await workcopy.commit_turn(wc, 1, "alpha", "m")
@@ -215,7 +247,7 @@ async def test_base_ref_may_be_a_tag_and_run_ids_become_safe_branch_names(repo, 
 async def test_bad_settings_fail_at_once_naming_the_setting(repo, tmp_path, settings, setting, words):
     config = RepositoryConfig(**{"url": str(repo), **settings})
     with pytest.raises(RepositoryConfigError) as err:
-        await workcopy.prepare("run-bad", config, None, tmp_path / "w")
+        await workcopy.prepare("run-bad", config, None, Mirrors(tmp_path / "w"))
     assert err.value.setting == setting
     assert words in str(err.value)
     if setting == "repository.base_ref":
@@ -228,7 +260,7 @@ async def test_a_working_copy_that_cannot_be_created_is_a_configuration_error(co
     root.mkdir()
     (root / "worktrees").write_text("a file where the working copies should go\n")
     with pytest.raises(RepositoryConfigError, match="cannot be created") as err:
-        await workcopy.prepare("run-nowhere", config, None, root)
+        await workcopy.prepare("run-nowhere", config, None, Mirrors(root))
     assert err.value.setting == "repository"
 
 
@@ -255,7 +287,7 @@ async def test_the_push_credential_reaches_git_only_through_the_environment(repo
         return await real(*args, **kw)
 
     monkeypatch.setattr(asyncio, "create_subprocess_exec", spy)
-    wc = await workcopy.prepare("run-cred", config, None, tmp_path / "w")
+    wc = await workcopy.prepare("run-cred", config, None, Mirrors(tmp_path / "w"))
     (wc.path / "f.txt").write_text("f\n")
     await workcopy.commit_turn(wc, 1, "alpha", "m")
     assert seen and not any(secret in a for argv, _ in seen for a in argv)
@@ -268,9 +300,9 @@ HTTPS = RepositoryConfig(url="https://git.example.com/team/app.git", push_creden
 
 def test_the_token_is_in_the_environment_of_fetch_and_push_only(tmp_path, monkeypatch):
     monkeypatch.setenv("OFFICE_CRED_TEST_PUSH_TOKEN", "tok-very-secret-1234")
-    net, local = workcopy._env(HTTPS, tmp_path, network=True), workcopy._env(HTTPS, tmp_path)
-    assert net[workcopy.TOKEN_VAR] == "tok-very-secret-1234" and net[workcopy.HOST_VAR] == "git.example.com"
-    assert "tok-very-secret-1234" not in local.values() and workcopy.TOKEN_VAR not in local
+    net, local = runner.git_env(HTTPS, tmp_path, network=True), runner.git_env(HTTPS, tmp_path)
+    assert net[runner.TOKEN_VAR] == "tok-very-secret-1234" and net[runner.HOST_VAR] == "git.example.com"
+    assert "tok-very-secret-1234" not in local.values() and runner.TOKEN_VAR not in local
 
 
 @pytest.mark.parametrize(
@@ -295,9 +327,9 @@ def test_the_credential_helper_answers_only_https_on_the_configured_host(
 def credential_fill(config: RepositoryConfig, root: Path, request: str) -> str:
     """What `git credential fill` answers with the office's options and environment (a helper that says nothing
     leaves git asking a terminal, which is off: then the output is empty)."""
-    env = workcopy._env(config, root, network=True)
+    env = runner.git_env(config, root, network=True)
     return subprocess.run(
-        ["git", *workcopy._net_args(env), "credential", "fill"],
+        ["git", *runner.net_args(env), "credential", "fill"],
         input=request,
         env=env,
         capture_output=True,
@@ -306,7 +338,7 @@ def credential_fill(config: RepositoryConfig, root: Path, request: str) -> str:
 
 
 async def test_removing_a_working_copy_frees_its_disk_and_keeps_the_branch(repo, config, tmp_path):
-    wc = await workcopy.prepare("run-7", config, None, tmp_path / "w")
+    wc = await workcopy.prepare("run-7", config, None, Mirrors(tmp_path / "w"))
     (wc.path / "big.bin").write_bytes(os.urandom(200_000))
     await workcopy.commit_turn(wc, 1, "alpha", "m")
     assert workcopy.disk_bytes(wc.path) >= 200_000
@@ -325,16 +357,16 @@ def test_fs_methods_are_confined_to_the_working_copy(tmp_path):
     (outside / "secret.txt").write_text("secret\n")
     (wc / "link").symlink_to(outside)
 
-    workcopy.write_text_file(wc, str(wc / "src" / "new" / "m.py"), "a\nb\nc\n")
-    assert workcopy.read_text_file(wc, "src/new/m.py") == "a\nb\nc\n"
-    assert workcopy.read_text_file(wc, str(wc / "src/new/m.py"), line=2, limit=1) == "b\n"
+    acp_fs.write_text_file(wc, str(wc / "src" / "new" / "m.py"), "a\nb\nc\n")
+    assert acp_fs.read_text_file(wc, "src/new/m.py") == "a\nb\nc\n"
+    assert acp_fs.read_text_file(wc, str(wc / "src/new/m.py"), line=2, limit=1) == "b\n"
     for path in (str(outside / "secret.txt"), "../outside/secret.txt", "link/secret.txt", "~/x"):
         with pytest.raises(PermissionError):
-            workcopy.read_text_file(wc, path)
+            acp_fs.read_text_file(wc, path)
         with pytest.raises(PermissionError):
-            workcopy.write_text_file(wc, path, "pwned\n")
+            acp_fs.write_text_file(wc, path, "pwned\n")
     with pytest.raises(PermissionError, match=r"\.git"):
-        workcopy.write_text_file(wc, ".git", "gitdir: /etc\n")
+        acp_fs.write_text_file(wc, ".git", "gitdir: /etc\n")
     assert (outside / "secret.txt").read_text() == "secret\n"
 
 
@@ -383,7 +415,7 @@ async def test_a_200_mb_file_of_zeros_is_refused_before_checkout(tmp_path):
     root = tmp_path / "worker"
     started = time.monotonic()
     with pytest.raises(RepositoryConfigError) as err:
-        await workcopy.prepare("run-big", RepositoryConfig(url=str(bare)), None, root)
+        await workcopy.prepare("run-big", RepositoryConfig(url=str(bare)), None, Mirrors(root))
     elapsed = time.monotonic() - started
     assert err.value.setting == "repository.max_file_bytes"
     message = str(err.value)
@@ -398,16 +430,17 @@ async def test_a_200_mb_file_of_zeros_is_refused_before_checkout(tmp_path):
 async def test_the_limits_are_the_workspaces_to_set(tmp_path):
     bare = committed(tmp_path, "sized", {"a.bin": 300_000, "b.bin": 300_000, "c.bin": 300_000})
     exact = RepositoryConfig(url=str(bare), max_file_bytes=300_000, max_checkout_bytes=3 * 303_104)
-    wc = await workcopy.prepare("run-fits", exact, None, tmp_path / "w")  # at the limits: fine
+    worker = Mirrors(tmp_path / "w")
+    wc = await workcopy.prepare("run-fits", exact, None, worker)  # at the limits: fine
     assert (wc.path / "c.bin").stat().st_size == 300_000
 
     with pytest.raises(RepositoryConfigError) as err:
-        await workcopy.prepare("run-file", exact.model_copy(update={"max_file_bytes": 299_999}), None, tmp_path / "w")
+        await workcopy.prepare("run-file", exact.model_copy(update={"max_file_bytes": 299_999}), None, worker)
     assert err.value.setting == "repository.max_file_bytes" and "a.bin" in str(err.value)
 
     tight = exact.model_copy(update={"max_checkout_bytes": 800_000})  # each file fits, the three together do not
     with pytest.raises(RepositoryConfigError) as err:
-        await workcopy.prepare("run-total", tight, None, tmp_path / "w")
+        await workcopy.prepare("run-total", tight, None, worker)
     assert err.value.setting == "repository.max_checkout_bytes"
     assert "909,312 bytes on disk (3 files)" in str(err.value), str(err.value)
     assert "raise repository.max_checkout_bytes" in str(err.value)
@@ -417,18 +450,18 @@ async def test_many_tiny_files_count_as_the_disk_they_take(tmp_path):
     bare = committed(tmp_path, "tiny", {f"d{i % 10}/f{i}.txt": 1 for i in range(300)})
     config = RepositoryConfig(url=str(bare), max_checkout_bytes=1024 * 1024)  # 300 × 4 KiB blocks > 1 MiB
     with pytest.raises(RepositoryConfigError) as err:
-        await workcopy.prepare("run-tiny", config, None, tmp_path / "w")
+        await workcopy.prepare("run-tiny", config, None, Mirrors(tmp_path / "w"))
     assert err.value.setting == "repository.max_checkout_bytes" and "(300 files)" in str(err.value)
 
 
 async def test_a_continuation_is_measured_on_the_runs_own_branch(repo, config, tmp_path):
-    wc = await workcopy.prepare("run-grew", config, None, tmp_path / "a")
+    wc = await workcopy.prepare("run-grew", config, None, Mirrors(tmp_path / "a"))
     with (wc.path / "dump.bin").open("wb") as fh:
         fh.truncate(2_000_000)
     turn = await workcopy.commit_turn(wc, 1, "alpha", "m")
     small = config.model_copy(update={"max_file_bytes": 1_000_000})
     with pytest.raises(RepositoryConfigError) as err:
-        await workcopy.prepare("run-grew", small, turn.commit, tmp_path / "b")
+        await workcopy.prepare("run-grew", small, turn.commit, Mirrors(tmp_path / "b"))
     assert err.value.setting == "repository.max_file_bytes"
     assert "dump.bin in office/run-grew" in str(err.value)
 
