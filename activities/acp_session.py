@@ -442,6 +442,7 @@ class AgentExecutor:
     with a repository ends with a commit pushed to the run's branch."""
 
     admission_phase = Phase.after_start
+    paced_by_admission = False  # the agent makes its own calls: none of them was paced by the turn's admission
 
     def __init__(
         self,

@@ -80,6 +80,7 @@ class EndpointSession:
     start-model policy chose, and every turn sends the run's forwarded transcript."""
 
     admission_phase = Phase.session_start
+    paced_by_admission = True
 
     def __init__(self, endpoint: OpenAICompatExecutor, start: Callable[[], Awaitable[SessionStarted]]) -> None:
         self.endpoint, self._start = endpoint, start

@@ -64,6 +64,9 @@ class Executor(Protocol):
     `ProviderCallError` (the raw signal; the pipeline classifies it); anything else propagates as it is."""
 
     admission_phase: Phase  # how a refused admission is classified: before or after the session started
+    # Whether the provider call is the one the admission paced (an endpoint's request), so a rate limit it meets
+    # is judged against the rate of its slot; an agent makes calls of its own that no admission paced.
+    paced_by_admission: bool
 
     async def start(self) -> SessionStarted:
         """The session on this candidate: the catalog the executor advertises, the start-model policy, its warning."""
@@ -145,7 +148,8 @@ async def run_turn(store: Store, turn: Turn, executor: Executor) -> SessionTurnO
         transcript = [Entry(seq=r.seq, role=r.role, content=r.content, provider=r.provider) for r in snapshot]
         stage = _Stage.calling
         # The shared window learns of a failure at once; one heartbeat loop covers the start and the call.
-        async with accounted(store, turn.run_id, cand, admission), heartbeating(_details(executor)):
+        paced = admission if executor.paced_by_admission else None
+        async with accounted(store, turn.run_id, cand, paced), heartbeating(_details(executor)):
             started, answer = await _call(turn, executor, transcript)
         await note_stated_rate(store, cand, admission, answer.limit_rpm)
         warning = await settle_answer(store, turn.run_id, turn.agent, cand, started, answer.model)

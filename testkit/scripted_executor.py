@@ -37,6 +37,7 @@ class ScriptedExecutor:
     hang: bool = False
     commits: TurnCommitted | Exception = field(default_factory=TurnCommitted)
     admission_phase: Phase = Phase.after_start
+    paced_by_admission: bool = True
     # What the pipeline asked of it, in order.
     starts: int = 0
     prompts: list[list[Entry]] = field(default_factory=list)

@@ -23,10 +23,10 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 import activities.acp_session as acp_session
-from activities import workcopy
 from activities.acp_session import AcpActivities, LiveAgents
 from activities.executors.acp import AgentSession, _Collector
 from activities.executors.base import ProviderCallError
+from activities.git import workcopy
 from contracts.activities import AcpTurnInput
 from contracts.failures import STORE_UNAVAILABLE, provider_failure_of
 from routing.capacity import Admission, Verdict
@@ -71,6 +71,8 @@ class StandInSession:
     workcopy: Any = dataclasses.field(default_factory=lambda: SimpleNamespace(branch="office/r1"))  # its git: stood in
     collector: Any = dataclasses.field(default_factory=lambda: SimpleNamespace(counts=PermissionCounts(), cwd=None))
     adapter: Any = dataclasses.field(default_factory=lambda: SimpleNamespace(name="stand-in"))
+    last_answer: dict[str, Any] = dataclasses.field(default_factory=dict)  # the prompt's result: reports no model
+    session_id: str = "s1"
     cancels: int = 0
     closes: int = 0
 
