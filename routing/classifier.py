@@ -115,6 +115,9 @@ _TEXT_STATUS = [
         re.I,
     ),
     re.compile(r"\bError:?\s*\[?(\d{3})\b"),
+    # a CDN's error page as text: Google Front End "502. That’s an error.", CloudFront "502 ERROR"
+    re.compile(r"\b(\d{3})\.\s+That.s an error\b"),
+    re.compile(r"\b(\d{3}) ERROR\b"),
 ]
 
 

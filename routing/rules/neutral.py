@@ -135,10 +135,29 @@ NEUTRAL = table(
             # exception class names: openai/anthropic SDKs, httpx, aiohttp, requests/urllib3, Node, Dart, hyper
             r"|APIConnectionError|ClientConnectorError|ServerDisconnectedError|ClientOSError|RemoteDisconnected"
             r"|NewConnectionError|RemoteProtocolError|ConnectTimeoutError|SocketException|SocketError"
-            r"|hyper(?:_util)?::[\w:]*Error\(|max retries exceeded|cannot connect to host",
+            r"|hyper(?:_util)?::[\w:]*Error\(|max retries exceeded|cannot connect to host"
+            # agent CLIs' own wording and Bun's error codes ("Unable to connect to API (ConnectionRefused)")
+            r"|unable to connect to|\b(?:ConnectionRefused|ConnectionClosed|FailedToOpenSocket)\b"
+            # Windows sockets: Go's wsarecv/wsasend, Python's WinError, WSAECONNRESET (10054) and its kin
+            r"|forcibly closed by the remote host|\bwsa(?:recv|send|connect)\b|\bWSAE[A-Z]+\b|WinError 100\d\d",
             E.network_unavailable,
             0.8,
         ),
+        # HTTP/2: a peer that reset the stream (RST_STREAM) or the connection (GOAWAY), as Go's x/net/http2, Rust's
+        # h2, nghttp2 and Node word it
+        (
+            "http2_reset",
+            r"stream error(?: received| sent)?: (?:stream ID \d+; )?(?:[A-Z_]+_ERROR|REFUSED_STREAM|CANCEL)\b"
+            r"|\bRST_STREAM\b|\bGOAWAY\b|; received from peer|\bNGHTTP2_[A-Z_]+|\bERR_HTTP2_[A-Z_]+"
+            r"|unspecific protocol error detected|connection error: PROTOCOL_ERROR",
+            E.network_unavailable,
+            0.8,
+        ),
+        # curl's own exit codes for a transport failure: 6 resolve, 7 connect, 35 TLS, 52 empty reply, 55/56
+        # send/receive, 18 partial transfer, 92 HTTP/2 stream
+        ("curl", r"\bcurl: \((?:6|7|18|35|52|55|56|92)\)", E.network_unavailable, 0.8),
+        # an agent's stream retry loop waiting for the network to come back (Codex "Reconnecting... 2/5")
+        ("reconnecting", r"\breconnecting\.{3}|waiting for network", E.network_unavailable, 0.8),
         (
             "dns",
             r"failed host lookup|no such host|nodename nor servname|could not resolve host|dns error"
@@ -149,7 +168,15 @@ NEUTRAL = table(
         (
             "tls",
             r"\bSSL(?:EOF)?Error\b|CERTIFICATE_VERIFY_FAILED|certificate verify failed|tls handshake"
-            r"|EOF occurred in violation of protocol|before secure TLS connection",
+            r"|EOF occurred in violation of protocol|before secure TLS connection"
+            # certificate verification in each runtime's words: Node/Bun error codes and messages, Go crypto/x509,
+            # rustls/webpki
+            r"|\b(?:UNABLE_TO_(?:GET_ISSUER_CERT|VERIFY_LEAF_SIGNATURE)\w*|SELF_SIGNED_CERT_IN_CHAIN"
+            r"|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_HAS_EXPIRED|CERT_UNTRUSTED|ERR_TLS_CERT_ALTNAME_INVALID)\b"
+            r"|unable to (?:get|verify) (?:the )?(?:local )?(?:issuer|first) cert|self[- ]signed certificate"
+            r"|certificate verification (?:error|failed)|SSL certificate (?:error|problem)|\bx509: "
+            r"|certificate (?:has expired|signed by unknown authority|is not trusted|is valid for)"
+            r"|does not match certificate|invalid peer certificate|\bUnknownIssuer\b",
             E.network_unavailable,
             0.8,
         ),
@@ -173,6 +200,15 @@ NEUTRAL = table(
             r"service unavailable|temporarily unavailable|bad gateway|internal server error|server error|upstream",
             E.provider_unavailable,
             0.75,
+        ),
+        # a CDN's or front door's error page rendered as text: Google Front End, CloudFront, Azure Front Door
+        (
+            "gateway_page",
+            r"services aren.t available right now|request could not be satisfied"
+            r"|(?:wasn.t able|was not able|couldn.t|could not|unable) to connect to the origin"
+            r"|establish a connection with the origin|server encountered a temporary error|That.s an error\.",
+            E.provider_unavailable,
+            0.8,
         ),
     ],
 )
@@ -205,6 +241,13 @@ BODY = table(
             0.95,
         ),
         ("overloaded_error", r"overloaded_error", E.provider_overloaded, 0.95),
+        # a Node/libuv system error's name in a relayed cause object (`{"code": "EAI_AGAIN", "syscall": …}`)
+        (
+            "errno",
+            r"e(?:connreset|connrefused|connaborted|notfound|ai_again|hostunreach|netunreach|pipe)|und_err_\w+",
+            E.network_unavailable,
+            0.8,
+        ),
         # DashScope: the account is in arrears
         ("arrearage", r"arrearage", E.subscription_required, 0.96),
         # generic keys (0.55): any specific message beats them
