@@ -12,7 +12,7 @@ Forms read (each one appears in tests/corpus/ or a provider's documentation):
   `reset after 20h6m52s`, `resets in 4h 32m`, `try again in 2 days 3 hours 4 minutes`, `in ~5 hours`;
 - body fields: Gemini `"retryDelay": "17s"`, Codex `"resets_in_seconds": 1234` / `"resets_at": <epoch>`;
 - epoch suffixes: Claude Code's `Claude AI usage limit reached|1749924000`;
-- ISO timestamps after a reset phrase: `resets at 2026-01-01T05:00:00Z`;
+- ISO timestamps after a reset phrase: `resets at 2026-01-01T05:00:00Z`, or before a Chinese one (`… 07:41:44 重置`);
 - wall-clock times, with an optional date and IANA zone: Claude Code `resets 3pm (America/Bogota)`,
   `Your limit will reset at 12am.`, Codex `Try again at 3:04 PM.` / `Try again at Jan 2nd, 2026 3:04 PM.`
   A time without a zone is read in UTC (the scheduler runs agents with TZ=UTC) and means its next occurrence.
@@ -51,6 +51,8 @@ _ISO = re.compile(
     r"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|UTC|[+-]\d{2}:?\d{2})?)",
     re.I,
 )
+# Chinese providers name the reset after its time (Zhipu: "您的限额将在 2026-08-25 07:41:44 重置"); read as zoneless
+_ISO_CJK = re.compile(r"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?)\s*重置")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _WALL = re.compile(
     r"(?:reset(?:s)?|try\s+again|available(?:\s+again)?|until)\s+(?:at\s+|on\s+)?"
@@ -261,7 +263,7 @@ def reset_from_text(text: str | None, now: datetime | None) -> float | None:
         m = pattern.search(text)
         if m:
             return _epoch_or_delta(m[1], now)
-    m = _ISO.search(text)
+    m = _ISO.search(text) or _ISO_CJK.search(text)
     if m:
         return _iso(m[1], now)
     for m in _WALL.finditer(text):

@@ -11,14 +11,22 @@ NEUTRAL = table(
         (
             "credit_balance",
             r"credit balance (?:is )?too low|insufficient (?:credits?|balance|funds)|insufficient_funds"
-            r"|payment required|out of credits|(?:no|not enough) credits|used all available credits|spending limit",
+            r"|payment required|out of credits|(?:no|not enough) credits|used all available credits|spending limit"
+            # credits in a provider's own words: xAI "doesn't have any credits or licenses", Hugging Face "exceeded
+            # your monthly included credits"
+            r"|(?:does|do)(?:n.t| not) have (?:any |enough )?credits|credits or licenses"
+            r"|exceeded your [\w ]{0,20}credits"
+            # arrears and balance: DashScope Arrearage / overdue payment, SiliconFlow "paid balance is insufficient"
+            r"|arrearage|in good standing|overdue[- ](?:payment|account)|balance is (?:insufficient|not enough)",
             E.subscription_required,
             0.96,
         ),
         (
             "plan_required",
             r"subscription (?:is )?required|upgrade your plan|plan does not (?:include|allow)"
-            r"|not available on your plan|upgrade to (?:plus|pro|a paid)",
+            r"|not available on your plan|upgrade to (?:plus|pro|a paid)"
+            # a tier the account has not reached (Together "build tier 2 and above"), a card the provider needs
+            r"|build tier \d|upgrade your tier|tier not high enough|credit card on file",
             E.subscription_required,
             0.95,
         ),
@@ -26,7 +34,9 @@ NEUTRAL = table(
             "quota",
             r"exceeded your current quota|insufficient[_ ]quota|quota (?:has been )?(?:exceeded|exhausted)"
             r"|usage limit (?:reached|exceeded)|billing (?:hard )?limit|exhausted your (?:daily |monthly )?quota"
-            r"|you have no quota",
+            r"|you have no quota"
+            # a cap in Chinese (Zhipu 1308 "已达到 5 小时的使用上限")
+            r"|已达到.{0,20}上限",
             E.quota_limited,
             0.96,
         ),
@@ -60,10 +70,15 @@ NEUTRAL = table(
             "auth",
             r"invalid[ _-]?(?:x-)?api[ _-]?key|api key not valid|incorrect api key|unauthori[sz]ed|authentication"
             r"|access denied|invalid subscription key|not logged in|please (?:log ?in|login|authenticate)"
-            r"|api key (?:has )?expired|expired (?:api )?key|renew the api key",
+            r"|api key (?:has )?expired|expired (?:api )?key|renew the api key"
+            # AWS SigV4 (UnrecognizedClientException), a revoked OAuth token, a key whose user is gone (OpenRouter)
+            r"|security token included in the request is invalid|UnrecognizedClientException"
+            r"|token (?:has been |was )?revoked|run /login",
             E.auth_required,
             0.92,
         ),
+        # the key's owner is gone (OpenRouter 401 "User not found."): a credential, even beside a model's name
+        ("user_not_found", r"\b(?:user|account) not found", E.auth_required, 0.93),
         # terminal
         (
             "content_policy",
@@ -71,7 +86,11 @@ NEUTRAL = table(
             r"|blocked due to safety|flagged|moderation"
             # relays' and regional providers' words (DashScope, Zhipu, DeepSeek, z.ai)
             r"|inappropriate content|data_?inspection_?failed|content exists risk|content security"
-            r"|(?:unsafe|sensitive) content|不安全或敏感内容",
+            r"|(?:unsafe|sensitive) content|不安全或敏感内容"
+            # Kimi "considered high risk", new-api relays "sensitive words detected", MiniMax 1026/1027
+            # "new_sensitive", Bedrock guardrails
+            r"|considered high risk|sensitive words? detected|new_sensitive|输入内容涉敏"
+            r"|guardrail_intervened|guardrailAction\W{0,5}INTERVENED|blocked by [\w ]{0,20}guardrail",
             E.content_policy,
             0.95,
         ),
@@ -79,9 +98,22 @@ NEUTRAL = table(
             "context_length",
             r"context[_ ]length|maximum context|context (?:window|size|limit|overflow)|prompt is too long"
             r"|input is too long|exceeds the maximum number of tokens|exceeds? (?:the )?(?:available )?context"
-            r"|must have less than \d+ tokens",
+            r"|must have less than \d+ tokens"
+            # "Prompt tokens too long", "Input token length too long", "Input prompt (N tokens) is too long"
+            r"|(?:prompt|input)(?: prompt)?(?: \(\d+ tokens\)| tokens?(?: length)?) (?:is )?too long"
+            # Cerebras "Current length is 42328 while limit is 40000", Writer "Total number of tokens exceeded"
+            r"|current length is \d+ while limit is \d+|reduce the length of the (?:messages|prompt|input)"
+            r"|total number of tokens\b.{0,40}exceed",
             E.context_length_exceeded,
             0.92,
+        ),
+        # input and output together over the model's window (TGI "`inputs` tokens + `max_new_tokens` must be <= N",
+        # Anthropic "input length and max_tokens exceed context limit"): one step above the output limit below
+        (
+            "input_plus_output",
+            r"\binputs?\W{0,2} (?:tokens?|length) (?:\+|and) \W?max_(?:new_)?tokens\W{0,2} (?:must be <=|exceed)",
+            E.context_length_exceeded,
+            0.93,
         ),
         # a limit on the answer's length the request asked beyond: the same request fails wherever the model runs
         (
@@ -116,6 +148,19 @@ NEUTRAL = table(
         ("overloaded", r"overloaded|high demand", E.provider_overloaded, 0.9),
         # a hosted model still being loaded onto a server: its estimated wait is read as the reset
         ("model_loading", r"\bis (?:currently |still )?loading\b", E.model_capacity, 0.9),
+        # a local server (LM Studio) with no model in memory: this route cannot answer until someone loads one
+        (
+            "model_not_loaded",
+            r"no models? (?:is |are )?loaded|model (?:with key )?\S+ (?:is )?not loaded|model is unloaded",
+            E.model_unavailable,
+            0.93,
+        ),
+        (
+            "limit_reached",
+            r"(?:reached|hit|exceeded) (?:your|the) (?:[\w-]+ ){0,3}limit\b|\blimit (?:has been )?(?:reached|hit)\b",
+            E.rate_limited,
+            0.8,
+        ),
         (
             "rate_limit",
             r"rate[ _-]?limit|too many requests|requests per min|tokens per min|\bRPM\b|\bTPM\b",
