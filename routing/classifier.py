@@ -464,13 +464,14 @@ def _limit_candidates(text: str, candidates: list[Candidate], retry_after: float
     if over_budget(text):
         return [Candidate(OVER_BUDGET, ErrorCode.quota_limited, 0.975, 0)]
     limits = [c.confidence for c in candidates if c.code is ErrorCode.rate_limited]
-    if not limits:
-        return []
+    long_wait = retry_after is not None and retry_after >= LONG_WINDOW_S
+    if not limits:  # a wait of hours asked for with no reason given is still a window: weakest of all signals
+        return [Candidate(WAIT_IS_WINDOW, ErrorCode.quota_limited, 0.6, 0)] if long_wait else []
     confidence = min(0.99, max(limits) + 0.01)
     window = window_of(text)
     if window is not None and window.seconds >= LONG_WINDOW_S:
         return [Candidate(f"window.{window.name}", ErrorCode.quota_limited, confidence, 0)]
-    if retry_after is not None and retry_after >= LONG_WINDOW_S:  # a wait of hours is a window of hours
+    if long_wait:  # a wait of hours is a window of hours
         return [Candidate(WAIT_IS_WINDOW, ErrorCode.quota_limited, confidence, 0)]
     return []
 

@@ -66,7 +66,8 @@ COPILOT_CLI = table(
         # the monthly premium-request allowance, however the client words it (allowance, limit, no overages)
         (
             "premium_allowance",
-            r"exceeded your premium request (?:allowance|limit)|monthly limit for premium requests",
+            r"exceeded your (?:copilot )?premium request|monthly limit for premium requests"
+            r"|premium requests?\b[^.]{0,60}\b(?:overages?|allowance)",
             E.quota_limited,
             0.98,
         ),

@@ -10,7 +10,8 @@ NEUTRAL = table(
         # billing, credit, plan, quota (0.96: beats any status)
         (
             "credit_balance",
-            r"credit balance (?:is )?too low|insufficient (?:credits?|balance|funds)|insufficient_funds"
+            r"credit balance (?:is )?too low|insufficient (?:account |paid )?(?:credits?|balance|funds)"
+            r"|insufficient_funds"
             r"|payment required|out of credits|(?:no|not enough) credits|used all available credits|spending limit"
             # credits in a provider's own words: xAI "doesn't have any credits or licenses", Hugging Face "exceeded
             # your monthly included credits"
@@ -72,8 +73,8 @@ NEUTRAL = table(
             r"|access denied|invalid subscription key|not logged in|please (?:log ?in|login|authenticate)"
             r"|api key (?:has )?expired|expired (?:api )?key|renew the api key"
             # AWS SigV4 (UnrecognizedClientException), a revoked OAuth token, a key whose user is gone (OpenRouter)
-            r"|security token included in the request is invalid|UnrecognizedClientException"
-            r"|token (?:has been |was )?revoked|run /login",
+            r"|security token included in the request is (?:invalid|expired)|UnrecognizedClientException"
+            r"|ExpiredTokenException|\brevoked\b|run /login",
             E.auth_required,
             0.92,
         ),
@@ -90,7 +91,8 @@ NEUTRAL = table(
             # Kimi "considered high risk", new-api relays "sensitive words detected", MiniMax 1026/1027
             # "new_sensitive", Bedrock guardrails
             r"|considered high risk|sensitive words? detected|new_sensitive|输入内容涉敏"
-            r"|guardrail_intervened|guardrailAction\W{0,5}INTERVENED|blocked by [\w ]{0,20}guardrail",
+            r"|guardrail_intervened|guardrailAction\W{0,5}INTERVENED|blocked by [\w ]{0,20}guardrail"
+            r"|model cannot answer this question|敏感词|违规内容",
             E.content_policy,
             0.95,
         ),
@@ -103,7 +105,9 @@ NEUTRAL = table(
             r"|(?:prompt|input)(?: prompt)?(?: \(\d+ tokens\)| tokens?(?: length)?) (?:is )?too long"
             # Cerebras "Current length is 42328 while limit is 40000", Writer "Total number of tokens exceeded"
             r"|current length is \d+ while limit is \d+|reduce the length of the (?:messages|prompt|input)"
-            r"|total number of tokens\b.{0,40}exceed",
+            r"|total number of tokens\b.{0,40}exceed"
+            # a local server naming its window parameter (vLLM max_model_len, llama.cpp n_ctx, max_seq_len)
+            r"|(?:prompt|input)\w*\W.{0,60}\b(?:max_seq_len|max_model_len|n_ctx)\b",
             E.context_length_exceeded,
             0.92,
         ),
@@ -192,9 +196,9 @@ NEUTRAL = table(
         # h2, nghttp2 and Node word it
         (
             "http2_reset",
-            r"stream error(?: received| sent)?: (?:stream ID \d+; )?(?:[A-Z_]+_ERROR|REFUSED_STREAM|CANCEL)\b"
+            r"(?:stream|connection) error (?:received|sent):|stream error: stream ID \d+"
             r"|\bRST_STREAM\b|\bGOAWAY\b|; received from peer|\bNGHTTP2_[A-Z_]+|\bERR_HTTP2_[A-Z_]+"
-            r"|unspecific protocol error detected|connection error: PROTOCOL_ERROR",
+            r"|connection error: PROTOCOL_ERROR",
             E.network_unavailable,
             0.8,
         ),
@@ -206,7 +210,9 @@ NEUTRAL = table(
         (
             "dns",
             r"failed host lookup|no such host|nodename nor servname|could not resolve host|dns error"
-            r"|lookup \S+ on \S+",
+            r"|lookup \S+ on \S+"
+            # Go's resolver over musl or glibc: "lookup api.example.com: Try again", "…: server misbehaving"
+            r"|lookup \S+: (?:try again|temporary failure|server misbehaving)",
             E.network_unavailable,
             0.8,
         ),
@@ -293,8 +299,8 @@ BODY = table(
             E.network_unavailable,
             0.8,
         ),
-        # DashScope: the account is in arrears
-        ("arrearage", r"arrearage", E.subscription_required, 0.96),
+        # billing kinds: DashScope's account in arrears, a relay's or provider's INSUFFICIENT_BALANCE
+        ("billing", r"arrearage|insufficient_(?:balance|funds|credits?)", E.subscription_required, 0.96),
         # generic keys (0.55): any specific message beats them
         ("server_error", r"server_error|api_error|internal|unavailable", E.provider_unavailable, 0.55),
     ],

