@@ -241,7 +241,9 @@ NEUTRAL = table(
         (
             "stream_cut",
             r"stream (?:ended|closed|terminated|truncated|disconnected)|incomplete (?:chunked )?read|broken pipe"
-            r"|premature(?:ly)? (?:end|close)|without a final",
+            r"|premature(?:ly)? (?:end|close)|without a final"
+            # Claude Code: "Connection closed mid-response. The response above may be incomplete."
+            r"|closed mid-(?:response|stream)",
             E.stream_truncated,
             0.75,
         ),

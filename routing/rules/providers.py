@@ -29,7 +29,9 @@ GOOGLE = table(
         (
             "prompt_blocked",
             r"block_?reason\W{0,3}(?:BlockedReason\.)?(?:SAFETY|PROHIBITED_CONTENT|BLOCKLIST|OTHER|SPII|IMAGE_SAFETY)"
-            r"|(?:response|prompt|candidate) was blocked due to [A-Z_]+",
+            # the SDKs' enum names: Python BlockedReason.PROHIBITED_CONTENT, Go BlockedReasonProhibitedContent
+            r"|\bBlockedReason\.?_?(?:prohibited_?content|safety|other|blocklist|spii)"
+            r"|\bblocked\b[^.]{0,20}\bdue to (?:PROHIBITED_CONTENT|SAFETY|OTHER|BLOCKLIST|SPII)\b",
             E.content_policy,
             0.95,
         ),
