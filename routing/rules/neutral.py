@@ -275,7 +275,8 @@ BODY = table(
         ("invalid_api_key", r"invalid_api_key|api_key_invalid", E.auth_required, 0.95),
         ("authentication_error", r"authentication_error|unauthenticated", E.auth_required, 0.95),
         ("permission_error", r"permission_error|permission_denied", E.auth_required, 0.9),
-        ("insufficient_quota", r"insufficient_quota", E.quota_limited, 0.96),
+        # quota kinds: OpenAI insufficient_quota, Google ErrorInfo reason QUOTA_EXHAUSTED, Copilot quota_exceeded
+        ("insufficient_quota", r"insufficient_quota|quota_exhausted|quota_exceeded", E.quota_limited, 0.96),
         ("rate_limit", r"rate_limit_exceeded|rate_limit_error", E.rate_limited, 0.95),
         ("resource_exhausted", r"resource_exhausted", E.rate_limited, 0.85),
         # AWS error types (`__type`, `x-amzn-ErrorType`, an SDK's `name`) and other providers' throttle types
