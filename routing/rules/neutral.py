@@ -105,7 +105,7 @@ NEUTRAL = table(
             r"|(?:prompt|input)(?: prompt)?(?: \(\d+ tokens\)| tokens?(?: length)?) (?:is )?too long"
             # Cerebras "Current length is 42328 while limit is 40000", Writer "Total number of tokens exceeded"
             r"|current length is \d+ while limit is \d+|reduce the length of the (?:messages|prompt|input)"
-            r"|total number of tokens\b.{0,40}exceed"
+            r"|total number of tokens\b.{0,40}exceed|maximum (?:prompt|input) length is \d+"
             # a local server naming its window parameter (vLLM max_model_len, llama.cpp n_ctx, max_seq_len)
             r"|(?:prompt|input)\w*\W.{0,60}\b(?:max_seq_len|max_model_len|n_ctx)\b",
             E.context_length_exceeded,
@@ -185,8 +185,9 @@ NEUTRAL = table(
             r"|APIConnectionError|ClientConnectorError|ServerDisconnectedError|ClientOSError|RemoteDisconnected"
             r"|NewConnectionError|RemoteProtocolError|ConnectTimeoutError|SocketException|SocketError"
             r"|hyper(?:_util)?::[\w:]*Error\(|max retries exceeded|cannot connect to host"
-            # agent CLIs' own wording and Bun's error codes ("Unable to connect to API (ConnectionRefused)")
-            r"|unable to connect to|\b(?:ConnectionRefused|ConnectionClosed|FailedToOpenSocket)\b"
+            # agent CLIs' own wording and Bun's ("Unable to connect. Is the computer able to access the url?",
+            # "Unable to connect to API (ConnectionRefused)")
+            r"|unable to connect\b|\b(?:ConnectionRefused|ConnectionClosed|FailedToOpenSocket)\b"
             # Windows sockets: Go's wsarecv/wsasend, Python's WinError, WSAECONNRESET (10054) and its kin
             r"|forcibly closed by the remote host|\bwsa(?:recv|send|connect)\b|\bWSAE[A-Z]+\b|WinError 100\d\d",
             E.network_unavailable,
