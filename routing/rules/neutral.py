@@ -18,7 +18,8 @@ NEUTRAL = table(
             r"|(?:does|do)(?:n.t| not) have (?:any |enough )?credits|credits or licenses"
             r"|exceeded your [\w ]{0,20}credits"
             # arrears and balance: DashScope Arrearage / overdue payment, SiliconFlow "paid balance is insufficient"
-            r"|arrearage|in good standing|overdue[- ](?:payment|account)|balance is (?:insufficient|not enough)",
+            r"|arrearage|in good standing|overdue[- ](?:payment|account)|balance is (?:insufficient|not enough)"
+            r"|requires? (?:a )?paid balance",
             E.subscription_required,
             0.96,
         ),
@@ -74,7 +75,7 @@ NEUTRAL = table(
             r"|api key (?:has )?expired|expired (?:api )?key|renew the api key"
             # AWS SigV4 (UnrecognizedClientException), a revoked OAuth token, a key whose user is gone (OpenRouter)
             r"|security token included in the request is (?:invalid|expired)|UnrecognizedClientException"
-            r"|ExpiredTokenException|\brevoked\b|run /login",
+            r"|ExpiredTokenException|\b(?:token|key|credentials?|access|grant)\b[^.]{0,30}\brevoked\b|run /login",
             E.auth_required,
             0.92,
         ),
@@ -115,7 +116,8 @@ NEUTRAL = table(
         # Anthropic "input length and max_tokens exceed context limit"): one step above the output limit below
         (
             "input_plus_output",
-            r"\binputs?\W{0,2} (?:tokens?|length) (?:\+|and) \W?max_(?:new_)?tokens\W{0,2} (?:must be <=|exceed)",
+            r"\b(?:inputs?|prompt)\W{0,2}(?: (?:tokens?|length))? (?:\+|and) "
+            r"\W?max_(?:new_)?tokens(?:_to_sample)?\W{0,2} (?:must be <=|exceed)",
             E.context_length_exceeded,
             0.93,
         ),
@@ -227,6 +229,7 @@ NEUTRAL = table(
             r"|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_HAS_EXPIRED|CERT_UNTRUSTED|ERR_TLS_CERT_ALTNAME_INVALID)\b"
             r"|unable to (?:get|verify) (?:the )?(?:local )?(?:issuer|first) cert|self[- ]signed certificate"
             r"|certificate verification (?:error|failed)|SSL certificate (?:error|problem)|\bx509: "
+            r"|failed to verify certificate"
             r"|certificate (?:has expired|signed by unknown authority|is not trusted|is valid for)"
             r"|does not match certificate|invalid peer certificate|\bUnknownIssuer\b",
             E.network_unavailable,
