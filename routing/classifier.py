@@ -115,6 +115,9 @@ _TEXT_STATUS = [
         re.I,
     ),
     re.compile(r"\bError:?\s*\[?(\d{3})\b"),
+    # a CDN's error page as text: Google Front End "502. That’s an error.", CloudFront "502 ERROR"
+    re.compile(r"\b(\d{3})\.\s+That.s an error\b"),
+    re.compile(r"\b(\d{3}) ERROR\b"),
 ]
 
 
@@ -231,6 +234,8 @@ def _scalar(name: str, value: Any, fields: "BodyFields") -> None:
         fields.keys.append(_key_name(text))
     elif name == "quotaid":  # google.rpc.QuotaFailure: which quota (per minute, per day)
         fields.messages.append(f"[quotaId: {text}]")
+    elif name == "blockreason":  # Gemini promptFeedback.blockReason: a refusal even inside a 200 or a relayed 429
+        fields.messages.append(f"[blockReason: {text}]")
     elif name in _MESSAGE_FIELDS and text:
         fields.messages.append(text)
         if name == "error" and re.fullmatch(r"[a-z_]+", text):  # `{"error": "rate_limit_exceeded"}`
@@ -433,7 +438,7 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
             candidates.append(Candidate(f"{prefix}.{status}", code_conf[0], code_conf[1], 0))
 
     candidates += _structured_candidates(signal)
-    candidates += _limit_candidates(text, candidates)
+    candidates += _limit_candidates(text, candidates, retry_after)
     if any(c.rule == OVER_BUDGET for c in candidates):
         retry_after = None  # no reset lets it fit: the reset the text names is not worth waiting for
     return Evaluation(
@@ -449,16 +454,26 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
 OVER_BUDGET = "budget.request_over_limit"
 
 
-def _limit_candidates(text: str, candidates: list[Candidate]) -> list[Candidate]:
+WAIT_IS_WINDOW = "window.wait"
+
+
+def _limit_candidates(text: str, candidates: list[Candidate], retry_after: float | None) -> list[Candidate]:
     """A limit read as data: a request over its whole budget, or a rate limit over a window no short retry
-    outlasts, is a quota (wait for the reset or fall back), whatever wording named it."""
+    outlasts (named, or measured by the wait it asks for), is a quota (wait for the reset or fall back), whatever
+    wording named it."""
     if over_budget(text):
         return [Candidate(OVER_BUDGET, ErrorCode.quota_limited, 0.975, 0)]
     limits = [c.confidence for c in candidates if c.code is ErrorCode.rate_limited]
-    window = window_of(text) if limits else None
-    if window is None or window.seconds < LONG_WINDOW_S:
-        return []
-    return [Candidate(f"window.{window.name}", ErrorCode.quota_limited, min(0.99, max(limits) + 0.01), 0)]
+    long_wait = retry_after is not None and retry_after >= LONG_WINDOW_S
+    if not limits:  # a wait of hours asked for with no reason given is still a window: weakest of all signals
+        return [Candidate(WAIT_IS_WINDOW, ErrorCode.quota_limited, 0.6, 0)] if long_wait else []
+    confidence = min(0.99, max(limits) + 0.01)
+    window = window_of(text)
+    if window is not None and window.seconds >= LONG_WINDOW_S:
+        return [Candidate(f"window.{window.name}", ErrorCode.quota_limited, confidence, 0)]
+    if long_wait:  # a wait of hours is a window of hours
+        return [Candidate(WAIT_IS_WINDOW, ErrorCode.quota_limited, confidence, 0)]
+    return []
 
 
 def _result(

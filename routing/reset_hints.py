@@ -9,10 +9,11 @@ Forms read (each one appears in tests/corpus/ or a provider's documentation):
   (OpenAI/Groq durations such as `6m0s`, `2m59.56s`, `20ms`), `anthropic-ratelimit-*-reset` (RFC 3339),
   `x-ratelimit-reset` / `ratelimit-reset` (epoch seconds, epoch milliseconds, or delta seconds);
 - durations after a retry/reset phrase: `try again in 20s`, `retry after 3 seconds`, `Please retry in 17.82s`,
-  `reset after 20h6m52s`, `resets in 4h 32m`, `try again in 2 days 3 hours 4 minutes`, `in ~5 hours`;
+  `reset after 20h6m52s`, `resets in 4h 32m`, `try again in 2 days 3 hours 4 minutes`, `in ~5 hours`,
+  `wait 10 hours 58 minutes`;
 - body fields: Gemini `"retryDelay": "17s"`, Codex `"resets_in_seconds": 1234` / `"resets_at": <epoch>`;
 - epoch suffixes: Claude Code's `Claude AI usage limit reached|1749924000`;
-- ISO timestamps after a reset phrase: `resets at 2026-01-01T05:00:00Z`;
+- ISO timestamps after a reset phrase: `resets at 2026-01-01T05:00:00Z`, or before a Chinese one (`… 07:41:44 重置`);
 - wall-clock times, with an optional date and IANA zone: Claude Code `resets 3pm (America/Bogota)`,
   `Your limit will reset at 12am.`, Codex `Try again at 3:04 PM.` / `Try again at Jan 2nd, 2026 3:04 PM.`
   A time without a zone is read in UTC (the scheduler runs agents with TZ=UTC) and means its next occurrence.
@@ -39,6 +40,8 @@ _RELATIVE = re.compile(
     r"(" + _DURATION + r")",
     re.I,
 )
+# "Please wait 10 hours 58 minutes": a wait named with no preposition
+_WAIT = re.compile(r"\bwait\s+(?:for\s+)?(?:about\s+|approximately\s+|~)?(" + _DURATION + r")", re.I)
 _RETRY_AFTER_TEXT = re.compile(r"retry[-_ ]after(?:[-_ ]ms)?[\"']?\s*[:=]\s*[\"']?(\d+(?:\.\d+)?)\b", re.I)
 _RETRY_DELAY_FIELD = re.compile(r"\"retryDelay\"\s*:\s*\"([^\"]+)\"")
 _RESETS_IN_FIELD = re.compile(r"\"resets?_in_seconds\"\s*:\s*(\d+(?:\.\d+)?)")
@@ -51,6 +54,8 @@ _ISO = re.compile(
     r"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|UTC|[+-]\d{2}:?\d{2})?)",
     re.I,
 )
+# Chinese providers name the reset after its time (Zhipu: "您的限额将在 2026-08-25 07:41:44 重置"); read as zoneless
+_ISO_CJK = re.compile(r"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?)\s*重置")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _WALL = re.compile(
     r"(?:reset(?:s)?|try\s+again|available(?:\s+again)?|until)\s+(?:at\s+|on\s+)?"
@@ -248,7 +253,7 @@ def reset_from_text(text: str | None, now: datetime | None) -> float | None:
     m = _RESETS_IN_FIELD.search(text) or _ESTIMATED_FIELD.search(text)
     if m:
         return _clamp(float(m[1]))
-    m = _RELATIVE.search(text)
+    m = _RELATIVE.search(text) or _WAIT.search(text)
     if m and (d := parse_duration(m[1])) is not None:
         return d
     m = _RETRY_AFTER_TEXT.search(text)
@@ -261,7 +266,7 @@ def reset_from_text(text: str | None, now: datetime | None) -> float | None:
         m = pattern.search(text)
         if m:
             return _epoch_or_delta(m[1], now)
-    m = _ISO.search(text)
+    m = _ISO.search(text) or _ISO_CJK.search(text)
     if m:
         return _iso(m[1], now)
     for m in _WALL.finditer(text):

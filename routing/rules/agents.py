@@ -17,6 +17,14 @@ CLAUDE_CODE = table(
         ),
         # two processes refreshing one OAuth token: the other one finishes, then this one can go on
         ("oauth_refresh_contention", r"another [\w ]{0,40}process is refreshing", E.provider_unavailable, 0.95),
+        # extra usage (pay-as-you-go beyond the plan): required for a feature, or spent until its reset
+        (
+            "extra_usage_required",
+            r"extra usage is required|draw from (?:your )?extra usage",
+            E.subscription_required,
+            0.97,
+        ),
+        ("extra_usage_spent", r"out of extra usage", E.quota_limited, 0.98),
         # the CLI's rewording of a 404 not_found_error for the model
         ("selected_model", r"issue with the selected model", E.model_unavailable, 0.95),
     ],
@@ -56,7 +64,14 @@ COPILOT_CLI = table(
     "copilot-cli",
     "agent",
     [
-        ("premium_allowance", r"exceeded your premium request allowance", E.quota_limited, 0.98),
+        # the monthly premium-request allowance, however the client words it (allowance, limit, no overages)
+        (
+            "premium_allowance",
+            r"exceeded your (?:copilot )?premium request|monthly limit for premium requests"
+            r"|premium requests?\b[^.]{0,60}\b(?:overages?|allowance)",
+            E.quota_limited,
+            0.98,
+        ),
         ("no_model_policy", r"no model available\. check policy", E.provider_not_configured, 0.95),
         ("no_auth_info", r"no authentication information found", E.missing_credentials, 0.95),
         # the organisation's Copilot policy blocks the model or the CLI: an admin's setting, never a retry

@@ -10,15 +10,25 @@ NEUTRAL = table(
         # billing, credit, plan, quota (0.96: beats any status)
         (
             "credit_balance",
-            r"credit balance (?:is )?too low|insufficient (?:credits?|balance|funds)|insufficient_funds"
-            r"|payment required|out of credits|(?:no|not enough) credits|used all available credits|spending limit",
+            r"credit balance (?:is )?too low|insufficient (?:account |paid )?(?:credits?|balance|funds)"
+            r"|insufficient_funds"
+            r"|payment required|out of credits|(?:no|not enough) credits|used all available credits|spending limit"
+            # credits in a provider's own words: xAI "doesn't have any credits or licenses", Hugging Face "exceeded
+            # your monthly included credits"
+            r"|(?:does|do)(?:n.t| not) have (?:any |enough )?credits|credits or licenses"
+            r"|exceeded your [\w ]{0,20}credits"
+            # arrears and balance: DashScope Arrearage / overdue payment, SiliconFlow "paid balance is insufficient"
+            r"|arrearage|in good standing|overdue[- ](?:payment|account)|balance is (?:insufficient|not enough)"
+            r"|requires? (?:a )?paid balance",
             E.subscription_required,
             0.96,
         ),
         (
             "plan_required",
             r"subscription (?:is )?required|upgrade your plan|plan does not (?:include|allow)"
-            r"|not available on your plan|upgrade to (?:plus|pro|a paid)",
+            r"|not available on your plan|upgrade to (?:plus|pro|a paid)"
+            # a tier the account has not reached (Together "build tier 2 and above"), a card the provider needs
+            r"|build tier \d|upgrade your tier|tier not high enough|credit card on file",
             E.subscription_required,
             0.95,
         ),
@@ -26,7 +36,9 @@ NEUTRAL = table(
             "quota",
             r"exceeded your current quota|insufficient[_ ]quota|quota (?:has been )?(?:exceeded|exhausted)"
             r"|usage limit (?:reached|exceeded)|billing (?:hard )?limit|exhausted your (?:daily |monthly )?quota"
-            r"|you have no quota",
+            r"|you have no quota"
+            # a cap in Chinese (Zhipu 1308 "已达到 5 小时的使用上限")
+            r"|已达到.{0,20}上限",
             E.quota_limited,
             0.96,
         ),
@@ -60,10 +72,15 @@ NEUTRAL = table(
             "auth",
             r"invalid[ _-]?(?:x-)?api[ _-]?key|api key not valid|incorrect api key|unauthori[sz]ed|authentication"
             r"|access denied|invalid subscription key|not logged in|please (?:log ?in|login|authenticate)"
-            r"|api key (?:has )?expired|expired (?:api )?key|renew the api key",
+            r"|api key (?:has )?expired|expired (?:api )?key|renew the api key"
+            # AWS SigV4 (UnrecognizedClientException), a revoked OAuth token, a key whose user is gone (OpenRouter)
+            r"|security token included in the request is (?:invalid|expired)|UnrecognizedClientException"
+            r"|ExpiredTokenException|\b(?:token|key|credentials?|access|grant)\b[^.]{0,30}\brevoked\b|run /login",
             E.auth_required,
             0.92,
         ),
+        # the key's owner is gone (OpenRouter 401 "User not found."): a credential, even beside a model's name
+        ("user_not_found", r"\b(?:user|account) not found", E.auth_required, 0.93),
         # terminal
         (
             "content_policy",
@@ -71,7 +88,12 @@ NEUTRAL = table(
             r"|blocked due to safety|flagged|moderation"
             # relays' and regional providers' words (DashScope, Zhipu, DeepSeek, z.ai)
             r"|inappropriate content|data_?inspection_?failed|content exists risk|content security"
-            r"|(?:unsafe|sensitive) content|不安全或敏感内容",
+            r"|(?:unsafe|sensitive) content|不安全或敏感内容"
+            # Kimi "considered high risk", new-api relays "sensitive words detected", MiniMax 1026/1027
+            # "new_sensitive", Bedrock guardrails
+            r"|considered high risk|sensitive words? detected|new_sensitive|输入内容涉敏"
+            r"|guardrail_intervened|guardrailAction\W{0,5}INTERVENED|blocked by [\w ]{0,20}guardrail"
+            r"|model cannot answer this question|敏感词|违规内容",
             E.content_policy,
             0.95,
         ),
@@ -79,9 +101,25 @@ NEUTRAL = table(
             "context_length",
             r"context[_ ]length|maximum context|context (?:window|size|limit|overflow)|prompt is too long"
             r"|input is too long|exceeds the maximum number of tokens|exceeds? (?:the )?(?:available )?context"
-            r"|must have less than \d+ tokens",
+            r"|must have less than \d+ tokens"
+            # "Prompt tokens too long", "Input token length too long", "Input prompt (N tokens) is too long"
+            r"|(?:prompt|input)(?: prompt)?(?: \(\d+ tokens\)| tokens?(?: length)?) (?:is )?too long"
+            # Cerebras "Current length is 42328 while limit is 40000", Writer "Total number of tokens exceeded"
+            r"|current length is \d+ while limit is \d+|reduce the length of the (?:messages|prompt|input)"
+            r"|total number of tokens\b.{0,40}exceed|maximum (?:prompt|input) length is \d+"
+            # a local server naming its window parameter (vLLM max_model_len, llama.cpp n_ctx, max_seq_len)
+            r"|(?:prompt|input)\w*\W.{0,60}\b(?:max_seq_len|max_model_len|n_ctx)\b",
             E.context_length_exceeded,
             0.92,
+        ),
+        # input and output together over the model's window (TGI "`inputs` tokens + `max_new_tokens` must be <= N",
+        # Anthropic "input length and max_tokens exceed context limit"): one step above the output limit below
+        (
+            "input_plus_output",
+            r"\b(?:inputs?|prompt)\W{0,2}(?: (?:tokens?|length))? (?:\+|and) "
+            r"\W?max_(?:new_)?tokens(?:_to_sample)?\W{0,2} (?:must be <=|exceed)",
+            E.context_length_exceeded,
+            0.93,
         ),
         # a limit on the answer's length the request asked beyond: the same request fails wherever the model runs
         (
@@ -116,6 +154,19 @@ NEUTRAL = table(
         ("overloaded", r"overloaded|high demand", E.provider_overloaded, 0.9),
         # a hosted model still being loaded onto a server: its estimated wait is read as the reset
         ("model_loading", r"\bis (?:currently |still )?loading\b", E.model_capacity, 0.9),
+        # a local server (LM Studio) with no model in memory: this route cannot answer until someone loads one
+        (
+            "model_not_loaded",
+            r"no models? (?:is |are )?loaded|model (?:with key )?\S+ (?:is )?not loaded|model is unloaded",
+            E.model_unavailable,
+            0.93,
+        ),
+        (
+            "limit_reached",
+            r"(?:reached|hit|exceeded) (?:your|the) (?:[\w-]+ ){0,3}limit\b|\blimit (?:has been )?(?:reached|hit)\b",
+            E.rate_limited,
+            0.8,
+        ),
         (
             "rate_limit",
             r"rate[ _-]?limit|too many requests|requests per min|tokens per min|\bRPM\b|\bTPM\b",
@@ -135,21 +186,52 @@ NEUTRAL = table(
             # exception class names: openai/anthropic SDKs, httpx, aiohttp, requests/urllib3, Node, Dart, hyper
             r"|APIConnectionError|ClientConnectorError|ServerDisconnectedError|ClientOSError|RemoteDisconnected"
             r"|NewConnectionError|RemoteProtocolError|ConnectTimeoutError|SocketException|SocketError"
-            r"|hyper(?:_util)?::[\w:]*Error\(|max retries exceeded|cannot connect to host",
+            r"|hyper(?:_util)?::[\w:]*Error\(|max retries exceeded|cannot connect to host"
+            # agent CLIs' own wording and Bun's ("Unable to connect. Is the computer able to access the url?",
+            # "Unable to connect to API (ConnectionRefused)")
+            r"|unable to connect\b|\b(?:ConnectionRefused|ConnectionClosed|FailedToOpenSocket)\b"
+            # Windows sockets: Go's wsarecv/wsasend, Python's WinError, WSAECONNRESET (10054) and its kin
+            r"|forcibly closed by the remote host|\bwsa(?:recv|send|connect)\b|\bWSAE[A-Z]+\b|WinError 100\d\d",
             E.network_unavailable,
             0.8,
         ),
+        # HTTP/2: a peer that reset the stream (RST_STREAM) or the connection (GOAWAY), as Go's x/net/http2, Rust's
+        # h2, nghttp2 and Node word it
+        (
+            "http2_reset",
+            r"(?:stream|connection) error (?:received|sent):|stream error: stream ID \d+"
+            r"|\bRST_STREAM\b|\bGOAWAY\b|; received from peer|\bNGHTTP2_[A-Z_]+|\bERR_HTTP2_[A-Z_]+"
+            r"|connection error: PROTOCOL_ERROR",
+            E.network_unavailable,
+            0.8,
+        ),
+        # curl's own exit codes for a transport failure: 6 resolve, 7 connect, 35 TLS, 52 empty reply, 55/56
+        # send/receive, 18 partial transfer, 92 HTTP/2 stream
+        ("curl", r"\bcurl: \((?:6|7|18|35|52|55|56|92)\)", E.network_unavailable, 0.8),
+        # an agent's stream retry loop waiting for the network to come back (Codex "Reconnecting... 2/5")
+        ("reconnecting", r"\breconnecting\.{3}|waiting for network", E.network_unavailable, 0.8),
         (
             "dns",
             r"failed host lookup|no such host|nodename nor servname|could not resolve host|dns error"
-            r"|lookup \S+ on \S+",
+            r"|lookup \S+ on \S+"
+            # Go's resolver over musl or glibc: "lookup api.example.com: Try again", "…: server misbehaving"
+            r"|lookup \S+: (?:try again|temporary failure|server misbehaving)",
             E.network_unavailable,
             0.8,
         ),
         (
             "tls",
             r"\bSSL(?:EOF)?Error\b|CERTIFICATE_VERIFY_FAILED|certificate verify failed|tls handshake"
-            r"|EOF occurred in violation of protocol|before secure TLS connection",
+            r"|EOF occurred in violation of protocol|before secure TLS connection"
+            # certificate verification in each runtime's words: Node/Bun error codes and messages, Go crypto/x509,
+            # rustls/webpki
+            r"|\b(?:UNABLE_TO_(?:GET_ISSUER_CERT|VERIFY_LEAF_SIGNATURE)\w*|SELF_SIGNED_CERT_IN_CHAIN"
+            r"|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_HAS_EXPIRED|CERT_UNTRUSTED|ERR_TLS_CERT_ALTNAME_INVALID)\b"
+            r"|unable to (?:get|verify) (?:the )?(?:local )?(?:issuer|first) cert|self[- ]signed certificate"
+            r"|certificate verification (?:error|failed)|SSL certificate (?:error|problem)|\bx509: "
+            r"|failed to verify certificate"
+            r"|certificate (?:has expired|signed by unknown authority|is not trusted|is valid for)"
+            r"|does not match certificate|invalid peer certificate|\bUnknownIssuer\b",
             E.network_unavailable,
             0.8,
         ),
@@ -163,7 +245,9 @@ NEUTRAL = table(
         (
             "stream_cut",
             r"stream (?:ended|closed|terminated|truncated|disconnected)|incomplete (?:chunked )?read|broken pipe"
-            r"|premature(?:ly)? (?:end|close)|without a final",
+            r"|premature(?:ly)? (?:end|close)|without a final"
+            # Claude Code: "Connection closed mid-response. The response above may be incomplete."
+            r"|closed mid-(?:response|stream)",
             E.stream_truncated,
             0.75,
         ),
@@ -173,6 +257,15 @@ NEUTRAL = table(
             r"service unavailable|temporarily unavailable|bad gateway|internal server error|server error|upstream",
             E.provider_unavailable,
             0.75,
+        ),
+        # a CDN's or front door's error page rendered as text: Google Front End, CloudFront, Azure Front Door
+        (
+            "gateway_page",
+            r"services aren.t available right now|request could not be satisfied"
+            r"|(?:wasn.t able|was not able|couldn.t|could not|unable) to connect to the origin"
+            r"|establish a connection with the origin|server encountered a temporary error|That.s an error\.",
+            E.provider_unavailable,
+            0.8,
         ),
     ],
 )
@@ -186,7 +279,8 @@ BODY = table(
         ("invalid_api_key", r"invalid_api_key|api_key_invalid", E.auth_required, 0.95),
         ("authentication_error", r"authentication_error|unauthenticated", E.auth_required, 0.95),
         ("permission_error", r"permission_error|permission_denied", E.auth_required, 0.9),
-        ("insufficient_quota", r"insufficient_quota", E.quota_limited, 0.96),
+        # quota kinds: OpenAI insufficient_quota, Google ErrorInfo reason QUOTA_EXHAUSTED, Copilot quota_exceeded
+        ("insufficient_quota", r"insufficient_quota|quota_exhausted|quota_exceeded", E.quota_limited, 0.96),
         ("rate_limit", r"rate_limit_exceeded|rate_limit_error", E.rate_limited, 0.95),
         ("resource_exhausted", r"resource_exhausted", E.rate_limited, 0.85),
         # AWS error types (`__type`, `x-amzn-ErrorType`, an SDK's `name`) and other providers' throttle types
@@ -205,8 +299,16 @@ BODY = table(
             0.95,
         ),
         ("overloaded_error", r"overloaded_error", E.provider_overloaded, 0.95),
-        # DashScope: the account is in arrears
-        ("arrearage", r"arrearage", E.subscription_required, 0.96),
+        # a Node/libuv system error's name in a relayed cause object (`{"code": "EAI_AGAIN", "syscall": …}`)
+        (
+            "errno",
+            r"e(?:connreset|connrefused|connaborted|notfound|ai_again|hostunreach|netunreach|pipe|timedout)"
+            r"|esockettimedout|und_err_\w+",
+            E.network_unavailable,
+            0.8,
+        ),
+        # billing kinds: DashScope's account in arrears, a relay's or provider's INSUFFICIENT_BALANCE
+        ("billing", r"arrearage|insufficient_(?:balance|funds|credits?)", E.subscription_required, 0.96),
         # generic keys (0.55): any specific message beats them
         ("server_error", r"server_error|api_error|internal|unavailable", E.provider_unavailable, 0.55),
     ],

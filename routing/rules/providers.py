@@ -25,7 +25,16 @@ GOOGLE = table(
         ),
         ("resource_exhausted", r"resource (?:has been )?exhausted", E.rate_limited, 0.9),
         ("service_disabled", r"has not been used in project|SERVICE_DISABLED", E.provider_not_configured, 0.96),
-        ("prompt_blocked", r"block_?reason\W{0,3}(?:SAFETY|PROHIBITED_CONTENT|BLOCKLIST)", E.content_policy, 0.95),
+        # promptFeedback.blockReason (any body, the Python SDK's repr) and the JS SDK's "was blocked due to OTHER"
+        (
+            "prompt_blocked",
+            r"block_?reason\W{0,3}(?:BlockedReason\.)?(?:SAFETY|PROHIBITED_CONTENT|BLOCKLIST|OTHER|SPII|IMAGE_SAFETY)"
+            # the SDKs' enum names: Python BlockedReason.PROHIBITED_CONTENT, Go BlockedReasonProhibitedContent
+            r"|\bBlockedReason\.?_?(?:prohibited_?content|safety|other|blocklist|spii)"
+            r"|\bblocked\b[^.]{0,20}\bdue to (?:PROHIBITED_CONTENT|SAFETY|OTHER|BLOCKLIST|SPII)\b",
+            E.content_policy,
+            0.95,
+        ),
     ],
 )
 

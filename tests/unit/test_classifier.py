@@ -567,7 +567,7 @@ def test_an_answer_the_office_would_not_keep_is_its_own_finding_whatever_the_tex
 
 # Each rules catalogue version and the fingerprint of the rules it names. A rule change without a new version fails
 # here: add the new version with its fingerprint (never edit an old one: recorded attempts name it).
-CATALOGUES = {"errors-2026.12.1": "844d7bab274cd6c8", "errors-2026.12.2": "847c1b1e4e814dd5"}
+CATALOGUES = {"errors-2026.12.1": "844d7bab274cd6c8", "errors-2026.12.2": "6a74d2f9fde4beb6"}
 
 
 def test_every_rule_change_bumps_the_catalogue_version():
@@ -611,6 +611,20 @@ def test_a_classification_names_its_catalogue_and_an_older_record_still_reads():
          ErrorCode.timeout),
         (FailureSignal(error_text="API Error (523 <!DOCTYPE html><head><title>x | 523: Origin is unreachable</title>"),
          ErrorCode.network_unavailable),
+        # Gemini's prompt-level refusal in a 200 body, at any depth, even inside a relay's 429
+        (FailureSignal(status=200, body='{"promptFeedback":{"blockReason":"SAFETY"},"modelVersion":"m"}'),
+         ErrorCode.content_policy),
+        (FailureSignal(status=429, body='{"error":{"upstream":{"promptFeedback":{"blockReason":"OTHER"}}}}'),
+         ErrorCode.content_policy),
+        # a Node cause object names the failure only by its errno, in `code`
+        (FailureSignal(body='{"cause":{"errno":-3001,"code":"EAI_AGAIN","syscall":"getaddrinfo"}}'),
+         ErrorCode.network_unavailable),
+        (FailureSignal(body='{"message":"x","cause":{"name":"ConnectTimeoutError","code":"UND_ERR_CONNECT_TIMEOUT"}}'),
+         ErrorCode.network_unavailable),
+        # a CDN's error page as text: the status leads it, however the page words it
+        (FailureSignal(error_text="502. That’s an error.\nThe server encountered a temporary error"),
+         ErrorCode.provider_unavailable),
+        (FailureSignal(error_text="503 ERROR\nThe request could not be satisfied."), ErrorCode.provider_unavailable),
     ],
 )  # fmt: skip
 def test_structure_is_read_before_wording(signal, code):
@@ -625,6 +639,19 @@ NETWORK_VOCABULARY = [
     "Failed host lookup", "[SSL: CERTIFICATE_VERIFY_FAILED]", "tls handshake eof", "SSLEOFError",
     "peer closed connection without sending complete message body (incomplete chunked read)",
     "HTTP/2 stream closed with error code CANCEL", "Server disconnected without sending a response",
+    # certificate verification as Node, Bun, Go and rustls word it
+    "UNABLE_TO_GET_ISSUER_CERT_LOCALLY", "unable to get local issuer certificate", "SELF_SIGNED_CERT_IN_CHAIN",
+    "self signed certificate in certificate chain", "x509: certificate signed by unknown authority",
+    "x509: certificate is valid for a.example, not b.example", "invalid peer certificate: UnknownIssuer",
+    "CERT_HAS_EXPIRED", "unknown certificate verification error",
+    # DNS, refused, Windows sockets, HTTP/2 resets, curl
+    "Temporary failure in name resolution", "Unable to connect to API (ConnectionRefused)",
+    "wsarecv: An existing connection was forcibly closed by the remote host.", "WSAECONNRESET",
+    "[WinError 10054] An existing connection was forcibly closed by the remote host",
+    "stream error: stream ID 3; INTERNAL_ERROR; received from peer",
+    "stream error received: unspecific protocol error detected",
+    "RST_STREAM", "NGHTTP2_INTERNAL_ERROR", "curl: (52) Empty reply from server", "curl: (56) Recv failure",
+    "curl: (7) Failed to connect to localhost port 1234",
 ]  # fmt: skip
 
 
@@ -645,6 +672,24 @@ def test_a_rate_limit_over_a_long_window_is_never_short_retried(window, seconds)
     failure = text(f"429 Rate limit reached for model m in organization o on {window}: try again in {seconds}s.")
     decision = decide(failure, RoutingContext.office, RunState(attempts=1, max_attempts=8), 0.5)
     assert failure.code is ErrorCode.quota_limited and decision.kind is not DecisionKind.short_retry
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 47), st.integers(0, 59))
+def test_a_wait_of_hours_is_a_window_of_hours_whatever_names_it(hours, minutes):
+    """A rate limit that names no window but asks for a wait of an hour or more is a quota: never short-retried."""
+    failure = text(f"429 Too Many Requests: rate limit reached. Please try again in {hours}h{minutes}m.")
+    assert failure.code is ErrorCode.quota_limited and failure.retry_after_s == hours * 3600 + minutes * 60
+    decision = decide(failure, RoutingContext.office, RunState(attempts=1, max_attempts=8), 0.5)
+    assert decision.kind is not DecisionKind.short_retry
+
+
+def test_a_wait_of_hours_with_no_reason_given_is_a_window_but_a_short_one_stays_unknown():
+    failure = text("Please wait 10 hours 58 minutes before trying again.")
+    assert (failure.code, failure.retry_after_s) == (ErrorCode.quota_limited, 39480)
+    assert text("Please wait 5 seconds before trying again.").code is ErrorCode.unknown
+    # a transient failure that names a long wait keeps its own code; only the wait decides how long
+    assert text("Service Unavailable. Please retry after 2 hours.").code is ErrorCode.provider_unavailable
 
 
 @settings(max_examples=200, deadline=None)

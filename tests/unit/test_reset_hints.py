@@ -108,6 +108,14 @@ def test_every_reset_in_the_corpus_parses_to_its_seconds():
     assert checked > 0
 
 
+def test_a_wait_named_with_no_preposition_is_read():
+    assert read_reset("Please wait 10 hours 58 minutes before trying again.", {}, NOW) == 10 * 3600 + 58 * 60
+
+
+def test_a_chinese_reset_stamp_is_read_as_a_zoneless_time():
+    assert read_reset("您的限额将在 2026-01-01 05:00:00 重置。", {}, NOW) == 5 * 3600
+
+
 def test_needs_now_for_clock_forms_only():
     assert read_reset("resets 3pm (America/Bogota)", None, None) is None
     assert read_reset("try again in 20s", None, None) == 20
