@@ -243,9 +243,13 @@ class Sandbox:
         directories hidden where one of them lies inside), writable paths, and last its working copy."""
         bwrap = shutil.which("bwrap") or "bwrap"
         python = os.path.realpath(sys.executable)  # runs the relay (sandbox_init.py) when there is a network
-        readable = [*installation_roots(command[0]), *(installation_roots(python) if forwards else []), *plan.read_only]
+        roots = [*installation_roots(command[0]), *(installation_roots(python) if forwards else [])]
         # Real paths: a symlinked path must not slip a private directory past the check below.
-        readable = [os.path.realpath(p) for p in readable]
+        readable = [os.path.realpath(p) for p in [*roots, *plan.read_only]]
+        # An installation reached through a symlink (a linked checkout, a linked tool directory) runs by the path it
+        # was found at (its launcher's shebang may name it too): its real directory is shown there as well.
+        aliases = {os.path.abspath(p): os.path.realpath(p) for p in roots}
+        aliases = {alias: real for alias, real in aliases.items() if alias != real}
         readable = [path for path in dict.fromkeys(readable) if not _covered(path, list(SYSTEM_DIRS))]
         for path in [p for p in readable if _covered(p, private)]:  # a path inside the worker's private directories
             log.warning("sandbox: %s lies in the worker's private directories and is not given to the agent", path)
@@ -259,6 +263,9 @@ class Sandbox:
         argv += ["--bind", str(self.root / "tmp"), "/tmp", "--bind", str(self.root / "home"), HOME]
         for path in readable:
             argv += ["--ro-bind-try", path, path]
+        for alias, real in aliases.items():
+            if real in readable and not _covered(alias, list(SYSTEM_DIRS)):
+                argv += ["--ro-bind-try", real, alias]
         for path in private:  # e.g. a data directory inside a checkout the agent may read
             if _covered(path, readable) and os.path.isdir(path):
                 argv += ["--tmpfs", path]

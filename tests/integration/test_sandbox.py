@@ -117,6 +117,32 @@ async def test_a_sandboxed_program_sees_its_own_world_and_reaches_only_what_is_a
     assert not (tmp_path / "state" / "sandboxes").exists() or not any((tmp_path / "state" / "sandboxes").iterdir())
 
 
+async def test_an_agent_installed_behind_a_symlink_runs_by_the_path_it_was_found_at(tmp_path):
+    """A checkout or tool directory reached through a link (a worktree's `.cache` linked to another checkout's):
+    the agent's launcher is found at the linked path, and its shebang may name that path too."""
+    real = tmp_path / "real-tools"
+    (real / "node_modules" / ".bin").mkdir(parents=True)
+    tool = real / "node_modules" / ".bin" / "agent"
+    tool.write_text(f"#!{tool.parent / 'interpreter'}\n")
+    interpreter = real / "node_modules" / ".bin" / "interpreter"
+    interpreter.write_text('#!/bin/sh\necho ran "$0"\n')
+    tool.chmod(0o755)
+    interpreter.chmod(0o755)
+    linked = tmp_path / "checkout"
+    linked.mkdir()
+    (linked / "tools").symlink_to(real)
+    found_at = linked / "tools" / "node_modules" / ".bin" / "agent"
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    agent = await launch(
+        [str(found_at)], {"PATH": "/usr/bin:/bin"}, str(cwd), SandboxPlan(endpoints=[]), str(tmp_path / "state")
+    )
+    out, err = await asyncio.wait_for(agent.process.communicate(), 60)
+    await agent.reap()
+    assert agent.process.returncode == 0, err.decode()
+    assert out.decode().startswith("ran ")
+
+
 async def test_the_workers_private_directories_stay_hidden_inside_a_path_the_agent_may_read(tmp_path, monkeypatch):
     """A checkout given read-only (the demo's scripted agent) may hold the worker's data directory: its codec keys,
     its embedded store and its work directory (every run's working copy) are hidden all the same."""
