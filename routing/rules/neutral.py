@@ -19,7 +19,17 @@ NEUTRAL = table(
             r"|exceeded your [\w ]{0,20}credits"
             # arrears and balance: DashScope Arrearage / overdue payment, SiliconFlow "paid balance is insufficient"
             r"|arrearage|in good standing|overdue[- ](?:payment|account)|balance is (?:insufficient|not enough)"
-            r"|requires? (?:a )?paid balance",
+            r"|requires? (?:a )?paid balance"
+            # a balance or allowance smaller than the request's cost
+            r"|(?:credits?|balance|allowance) (?:cannot|can.t|does not|doesn.t) cover",
+            E.subscription_required,
+            0.96,
+        ),
+        # access paused or suspended until an invoice is paid (OpenAI's overdue invoice, a paused subscription)
+        (
+            "billing_paused",
+            r"(?:access|subscription|account) (?:has been |is )?(?:temporarily )?(?:paused|suspended)\b[^.]{0,80}"
+            r"\b(?:invoice|billing|payment|balance)|overdue invoice|pay (?:your|any) (?:outstanding )?invoices?",
             E.subscription_required,
             0.96,
         ),
@@ -34,13 +44,21 @@ NEUTRAL = table(
         ),
         (
             "quota",
-            r"exceeded your current quota|insufficient[_ ]quota|quota (?:has been )?(?:exceeded|exhausted)"
+            r"exceeded (?:your )?current quota|insufficient[_ ]quota|quota (?:has been )?(?:exceeded|exhausted)"
             r"|usage limit (?:reached|exceeded)|billing (?:hard )?limit|exhausted your (?:daily |monthly )?quota"
             r"|you have no quota"
             # a cap in Chinese (Zhipu 1308 "已达到 5 小时的使用上限")
             r"|已达到.{0,20}上限",
             E.quota_limited,
             0.96,
+        ),
+        # a quota over a one-minute window (Vertex/Gemini quota metrics, "your current quota of tokens per minute"):
+        # worded as a quota, reset within a minute, so one step above the quota wording above
+        (
+            "minute_quota",
+            r"quota\b[^.\n]{0,120}\bper[ _-]?min(?:ute)?\b|\bper[ _-]?min(?:ute)?\b[^.\n]{0,120}\bquota",
+            E.rate_limited,
+            0.97,
         ),
         # credentials
         (
@@ -79,6 +97,9 @@ NEUTRAL = table(
             E.auth_required,
             0.92,
         ),
+        # a cloud IAM refusal (Google's PERMISSION_DENIED: "Permission 'aiplatform.endpoints.predict' denied on
+        # resource …", "Permission denied on resource project …"): the credential lacks a grant, the user's to give
+        ("iam_denied", r"\bdenied on resource\b", E.auth_required, 0.92),
         # the key's owner is gone (OpenRouter 401 "User not found."): a credential, even beside a model's name
         ("user_not_found", r"\b(?:user|account) not found", E.auth_required, 0.93),
         # terminal
@@ -93,7 +114,9 @@ NEUTRAL = table(
             # "new_sensitive", Bedrock guardrails
             r"|considered high risk|sensitive words? detected|new_sensitive|输入内容涉敏"
             r"|guardrail_intervened|guardrailAction\W{0,5}INTERVENED|blocked by [\w ]{0,20}guardrail"
-            r"|model cannot answer this question|敏感词|违规内容",
+            r"|model cannot answer this question|敏感词|违规内容"
+            # image and text safety checkers (diffusers, Replicate's cog models)
+            r"|\bNSFW\b|safety checker",
             E.content_policy,
             0.95,
         ),
@@ -108,7 +131,9 @@ NEUTRAL = table(
             r"|current length is \d+ while limit is \d+|reduce the length of the (?:messages|prompt|input)"
             r"|total number of tokens\b.{0,40}exceed|maximum (?:prompt|input) length is \d+"
             # a local server naming its window parameter (vLLM max_model_len, llama.cpp n_ctx, max_seq_len)
-            r"|(?:prompt|input)\w*\W.{0,60}\b(?:max_seq_len|max_model_len|n_ctx)\b",
+            r"|(?:prompt|input)\w*\W.{0,60}\b(?:max_seq_len|max_model_len|n_ctx)\b"
+            # Cohere "too many tokens: size limit exceeded by 11326 tokens"
+            r"|size limit exceeded by \d[\d,]* tokens",
             E.context_length_exceeded,
             0.92,
         ),
@@ -132,7 +157,9 @@ NEUTRAL = table(
         (
             "model_gone",
             r"\bmodels?\b.*\b(?:not found|does not exist|not supported|is not available|has been deprecated"
-            r"|decommissioned)|(?:unknown|invalid) model|DeploymentNotFound|no such model",
+            r"|decommissioned)|(?:unknown|invalid) model|DeploymentNotFound|no such model"
+            # Bedrock "The provided model identifier is invalid", a fine-tuned model not deployed yet (Cohere)
+            r"|model (?:identifier|id)\b[^.]{0,10}\bis invalid|\bmodel\b[^.]{0,60}\bnot ready for serving",
             E.model_unavailable,
             0.92,
         ),
@@ -152,8 +179,27 @@ NEUTRAL = table(
             0.9,
         ),
         ("overloaded", r"overloaded|high demand", E.provider_overloaded, 0.9),
+        # a server whose slots or queue are all taken (llama.cpp and Ollama slots, Ollama's OLLAMA_MAX_QUEUE,
+        # DeepSeek's "The server is busy"): free again as soon as a request ends
+        (
+            "server_busy",
+            r"\bserver (?:is )?busy\b|\bllm busy\b|\bno (?:free |idle )?slots? (?:is |are )?available"
+            r"|maximum pending requests|\bqueue (?:is )?full\b",
+            E.provider_overloaded,
+            0.9,
+        ),
         # a hosted model still being loaded onto a server: its estimated wait is read as the reset
         ("model_loading", r"\bis (?:currently |still )?loading\b", E.model_capacity, 0.9),
+        # a local server that cannot hold the model in its memory (Ollama "model requires more system memory (5.0 GiB)
+        # than is available", llama.cpp "unable to fit model into system memory"): no retry here frees the memory,
+        # another route may serve the run
+        (
+            "model_too_large",
+            r"requires more (?:system |gpu |video |device )?memory|(?:unable|failed) to fit (?:the )?model"
+            r"|(?:insufficient|not enough) (?:system |gpu |video |device )?memory (?:to|for) (?:load|run)",
+            E.model_unavailable,
+            0.93,
+        ),
         # a local server (LM Studio) with no model in memory: this route cannot answer until someone loads one
         (
             "model_not_loaded",
@@ -190,6 +236,8 @@ NEUTRAL = table(
             # agent CLIs' own wording and Bun's ("Unable to connect. Is the computer able to access the url?",
             # "Unable to connect to API (ConnectionRefused)")
             r"|unable to connect\b|\b(?:ConnectionRefused|ConnectionClosed|FailedToOpenSocket)\b"
+            # Cloudflare Workers' fetch ("Network connection lost."), relayed by gateways built on it
+            r"|network connection (?:was )?lost"
             # Windows sockets: Go's wsarecv/wsasend, Python's WinError, WSAECONNRESET (10054) and its kin
             r"|forcibly closed by the remote host|\bwsa(?:recv|send|connect)\b|\bWSAE[A-Z]+\b|WinError 100\d\d",
             E.network_unavailable,
@@ -280,7 +328,12 @@ BODY = table(
         ("authentication_error", r"authentication_error|unauthenticated", E.auth_required, 0.95),
         ("permission_error", r"permission_error|permission_denied", E.auth_required, 0.9),
         # quota kinds: OpenAI insufficient_quota, Google ErrorInfo reason QUOTA_EXHAUSTED, Copilot quota_exceeded
-        ("insufficient_quota", r"insufficient_quota|quota_exhausted|quota_exceeded", E.quota_limited, 0.96),
+        (
+            "insufficient_quota",
+            r"insufficient_quota|quota_exhausted|quota_exceeded|exceeded_current_quota(?:_error)?",
+            E.quota_limited,
+            0.96,
+        ),
         ("rate_limit", r"rate_limit_exceeded|rate_limit_error", E.rate_limited, 0.95),
         ("resource_exhausted", r"resource_exhausted", E.rate_limited, 0.85),
         # AWS error types (`__type`, `x-amzn-ErrorType`, an SDK's `name`) and other providers' throttle types
@@ -333,6 +386,9 @@ EXCEPTIONS = table(
             E.network_unavailable,
             0.9,
         ),
+        # google-api-core's PermissionDenied, the OpenAI SDK's PermissionDeniedError (403): a wording that names
+        # billing or a quota still outranks it
+        ("permission_denied", r"^PermissionDenied(?:Error)?$", E.auth_required, 0.85),
     ],
     target="exception",
 )
