@@ -108,6 +108,7 @@ _TEXT_STATUS = [
     re.compile(r"\b(\d{3})\s+status code\b", re.I),
     re.compile(r"\berror code:?\s*(\d{3})\b", re.I),
     re.compile(r"\"?httpStatusCode\"?\s*[:=]\s*(\d{3})\b"),
+    re.compile(r"\b(?:rejected|failed)\s*\((\d{3})\)", re.I),  # Claude Code "Request rejected (429)"
     re.compile(
         r"\b(\d{3})\s*(?:Too Many Requests|Unauthorized|Forbidden|Not Found|Bad Request|Payment Required"
         r"|Request Timeout|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout"
@@ -172,7 +173,7 @@ def catalogue_fingerprint() -> str:
     parts += [[p.pattern for p in _TEXT_STATUS], sorted(OWN_EXCEPTIONS), sorted(OFFICE_FINDINGS)]
     parts += [[(w.name, w.pattern.pattern, w.seconds) for w in WINDOWS], LONG_WINDOW_S, BUDGET.pattern]
     parts += [sorted(_KEY_FIELDS), sorted(_STATUS_FIELDS), sorted(_MESSAGE_FIELDS), list(_MESSAGE_SUFFIXES)]
-    parts += [sorted(GRPC_CODES.items()), _GRPC_STATUS.pattern]
+    parts += [sorted(GRPC_CODES.items()), _GRPC_STATUS.pattern, _GRPC_NAME.pattern]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
@@ -219,6 +220,9 @@ GRPC_CODES: dict[int, str] = {
     16: "UNAUTHENTICATED",
 }
 _GRPC_STATUS = re.compile(r"\bgrpc[_-]status\W{0,3}(\d{1,2})\b", re.I)
+# gRPC status names as the runtimes print them: Python `StatusCode.PERMISSION_DENIED`, Java
+# `StatusRuntimeException: RESOURCE_EXHAUSTED: …`.
+_GRPC_NAME = re.compile(r"\bStatusCode\.([A-Z_]{4,})\b|StatusRuntimeException: ([A-Z_]{4,}):")
 
 
 def _key_name(value: str) -> str:
@@ -385,7 +389,8 @@ def _in_text(text: str) -> BodyFields:
 
 def _grpc_keys(text: str) -> list[str]:
     """The gRPC status names a gRPC debug string gives by number (`grpc_status:7` is PERMISSION_DENIED)."""
-    return [GRPC_CODES[int(m[1])] for m in _GRPC_STATUS.finditer(text) if int(m[1]) in GRPC_CODES]
+    numbered = [GRPC_CODES[int(m[1])] for m in _GRPC_STATUS.finditer(text) if int(m[1]) in GRPC_CODES]
+    return numbered + [m[1] or m[2] for m in _GRPC_NAME.finditer(text)]
 
 
 def _status_in_text(text: str) -> int | None:

@@ -158,8 +158,8 @@ NEUTRAL = table(
             "model_gone",
             r"\bmodels?\b.*\b(?:not found|does not exist|not supported|is not available|has been deprecated"
             r"|decommissioned)|(?:unknown|invalid) model|DeploymentNotFound|no such model"
-            # Bedrock "The provided model identifier is invalid", a fine-tuned model not deployed yet (Cohere)
-            r"|model (?:identifier|id)\b[^.]{0,10}\bis invalid|\bmodel\b[^.]{0,60}\bnot ready for serving",
+            # Bedrock "The provided model identifier is invalid"
+            r"|model (?:identifier|id)\b[^.]{0,10}\bis invalid",
             E.model_unavailable,
             0.92,
         ),
@@ -174,7 +174,7 @@ NEUTRAL = table(
         (
             "model_capacity",
             r"model is (?:currently )?(?:overloaded|at capacity)|at capacity|capacity (?:is )?(?:exceeded|constraints)"
-            r"|no capacity available",
+            r"|no capacity available|out of capacity",
             E.model_capacity,
             0.9,
         ),
@@ -189,7 +189,14 @@ NEUTRAL = table(
             0.9,
         ),
         # a hosted model still being loaded onto a server: its estimated wait is read as the reset
-        ("model_loading", r"\bis (?:currently |still )?loading\b", E.model_capacity, 0.9),
+        # a model still being deployed or warmed up ("finetuned model … is not ready for serving", TorchServe's
+        # "Model with name mnist is not ready."): it will serve once it is up
+        (
+            "model_loading",
+            r"\bis (?:currently |still )?loading\b|\bmodel\b[^.]{0,60}\bnot ready\b",
+            E.model_capacity,
+            0.9,
+        ),
         # a local server that cannot hold the model in its memory (Ollama "model requires more system memory (5.0 GiB)
         # than is available", llama.cpp "unable to fit model into system memory"): no retry here frees the memory,
         # another route may serve the run
@@ -215,7 +222,9 @@ NEUTRAL = table(
         ),
         (
             "rate_limit",
-            r"rate[ _-]?limit|too many requests|requests per min|tokens per min|\bRPM\b|\bTPM\b",
+            r"rate[ _-]?limit|too many requests|requests per min|tokens per min|\bRPM\b|\bTPM\b"
+            # Bedrock Agents "Your request rate is too high. Reduce the frequency of requests."
+            r"|request rate is too high|reduce the frequency of (?:your )?requests",
             E.rate_limited,
             0.85,
         ),
