@@ -29,7 +29,8 @@ NEUTRAL = table(
         (
             "billing_paused",
             r"(?:access|subscription|account) (?:has been |is )?(?:temporarily )?(?:paused|suspended)\b[^.]{0,80}"
-            r"\b(?:invoice|billing|payment|balance)|overdue invoice|pay (?:your|any) (?:outstanding )?invoices?",
+            r"\b(?:invoice|billing|payment|balance)|overdue invoice|pay (?:your|any) (?:outstanding )?invoices?"
+            r"|\bapi access (?:has been |is |was )?(?:temporarily )?(?:paused|suspended)",
             E.subscription_required,
             0.96,
         ),
@@ -56,7 +57,8 @@ NEUTRAL = table(
         # worded as a quota, reset within a minute, so one step above the quota wording above
         (
             "minute_quota",
-            r"quota\b[^.\n]{0,120}\bper[ _-]?min(?:ute)?\b|\bper[ _-]?min(?:ute)?\b[^.\n]{0,120}\bquota",
+            # per minute as words or inside a metric's name (`…_requests_per_minute_per_project`, `…PerMinute…`)
+            r"quota\b[^.\n]{0,120}per[ _-]?(?:minute|min\b)|per[ _-]?(?:minute|min\b)[^.\n]{0,120}\bquota",
             E.rate_limited,
             0.97,
         ),
@@ -203,7 +205,9 @@ NEUTRAL = table(
         (
             "model_too_large",
             r"requires more (?:system |gpu |video |device )?memory|(?:unable|failed) to fit (?:the )?model"
-            r"|(?:insufficient|not enough) (?:system |gpu |video |device )?memory (?:to|for) (?:load|run)",
+            r"|(?:insufficient|not enough) (?:system |gpu |video |device )?memory (?:to|for) (?:load|run)"
+            # the accelerator's own allocator ("llama runner process has terminated: CUDA error: out of memory")
+            r"|\b(?:CUDA|cudaMalloc|hipMalloc|ROCm|Metal|GPU)\b[^.\n]{0,30}\bout of memory",
             E.model_unavailable,
             0.93,
         ),
@@ -334,8 +338,14 @@ BODY = table(
     [
         # specific keys (0.95)
         ("invalid_api_key", r"invalid_api_key|api_key_invalid", E.auth_required, 0.95),
-        ("authentication_error", r"authentication_error|unauthenticated", E.auth_required, 0.95),
-        ("permission_error", r"permission_error|permission_denied", E.auth_required, 0.9),
+        # AWS names the kind in `__type` / `x-amzn-ErrorType` / an SDK's `name`, also at a 400
+        (
+            "authentication_error",
+            r"authentication_error|unauthenticated|unrecognizedclientexception|expiredtokenexception",
+            E.auth_required,
+            0.95,
+        ),
+        ("permission_error", r"permission_error|permission_denied|accessdeniedexception", E.auth_required, 0.9),
         # quota kinds: OpenAI insufficient_quota, Google ErrorInfo reason QUOTA_EXHAUSTED, Copilot quota_exceeded
         (
             "insufficient_quota",
@@ -346,8 +356,14 @@ BODY = table(
         ("rate_limit", r"rate_limit_exceeded|rate_limit_error", E.rate_limited, 0.95),
         ("resource_exhausted", r"resource_exhausted", E.rate_limited, 0.85),
         # AWS error types (`__type`, `x-amzn-ErrorType`, an SDK's `name`) and other providers' throttle types
-        ("throttling", r"throttlingexception|too_many_requests|rate_limit_reached_error", E.rate_limited, 0.9),
-        ("model_not_found", r"model_not_found|deploymentnotfound", E.model_unavailable, 0.95),
+        # (a service quota's window, when the text names one, still decides between a short retry and a quota)
+        (
+            "throttling",
+            r"throttlingexception|too_many_requests|rate_limit_reached_error|servicequotaexceededexception",
+            E.rate_limited,
+            0.9,
+        ),
+        ("model_not_found", r"model_not_found|deploymentnotfound|resourcenotfoundexception", E.model_unavailable, 0.95),
         (
             "context_length_exceeded",
             r"context_length_exceeded|request_too_large|exceed_context_size_error",
@@ -372,7 +388,13 @@ BODY = table(
         # billing kinds: DashScope's account in arrears, a relay's or provider's INSUFFICIENT_BALANCE
         ("billing", r"arrearage|insufficient_(?:balance|funds|credits?)", E.subscription_required, 0.96),
         # generic keys (0.55): any specific message beats them
-        ("server_error", r"server_error|api_error|internal|unavailable", E.provider_unavailable, 0.55),
+        (
+            "server_error",
+            r"server_error|api_error|internal|unavailable"
+            r"|internalserverexception|serviceunavailableexception|modelerrorexception|modelstreamerrorexception",
+            E.provider_unavailable,
+            0.55,
+        ),
     ],
     target="key",
 )
