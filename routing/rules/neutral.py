@@ -58,7 +58,7 @@ NEUTRAL = table(
         (
             "minute_quota",
             # per minute as words or inside a metric's name (`…_requests_per_minute_per_project`, `…PerMinute…`)
-            r"quota\b[^.\n]{0,120}per[ _-]?(?:minute|min\b)|per[ _-]?(?:minute|min\b)[^.\n]{0,120}\bquota",
+            r"quota\b[^\n]{0,160}per[ _-]?(?:minute|min\b)|per[ _-]?(?:minute|min\b)[^\n]{0,160}\bquota",
             E.rate_limited,
             0.97,
         ),
