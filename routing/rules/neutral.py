@@ -206,6 +206,8 @@ NEUTRAL = table(
             "model_too_large",
             r"requires more (?:system |gpu |video |device )?memory|(?:unable|failed) to fit (?:the )?model"
             r"|(?:insufficient|not enough) (?:system |gpu |video |device )?memory (?:to|for) (?:load|run)"
+            # LM Studio's load guardrail ("insufficient system resources", "Not enough resources to load the model")
+            r"|insufficient system resources|not enough resources to (?:load|run) (?:the )?model"
             # the accelerator's own allocator ("llama runner process has terminated: CUDA error: out of memory")
             r"|\b(?:CUDA|cudaMalloc|hipMalloc|ROCm|Metal|GPU)\b[^.\n]{0,30}\bout of memory",
             E.model_unavailable,
