@@ -108,7 +108,7 @@ NEUTRAL = table(
         (
             "content_policy",
             r"content (?:management |filtering )?policy|content_filter|safety (?:system|filter|reasons)"
-            r"|blocked due to safety|flagged|moderation"
+            r"|blocked due to safety|flagged|moderation|\b(?:request|content|prompt|output) moderated\b"
             # relays' and regional providers' words (DashScope, Zhipu, DeepSeek, z.ai)
             r"|inappropriate content|data_?inspection_?failed|content exists risk|content security"
             r"|(?:unsafe|sensitive) content|不安全或敏感内容"
@@ -161,7 +161,9 @@ NEUTRAL = table(
             r"\bmodels?\b.*\b(?:not found|does not exist|not supported|is not available|has been deprecated"
             r"|decommissioned)|(?:unknown|invalid) model|DeploymentNotFound|no such model"
             # Bedrock "The provided model identifier is invalid"
-            r"|model (?:identifier|id)\b[^.]{0,10}\bis invalid",
+            r"|model (?:identifier|id)\b[^.]{0,10}\bis invalid"
+            # AWS's own validation of the id's shape: "Value '…' at 'modelId' failed to satisfy constraint"
+            r"|\bmodel_?id\W{0,3} failed to satisfy constraint",
             E.model_unavailable,
             0.92,
         ),
