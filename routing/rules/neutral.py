@@ -47,7 +47,7 @@ NEUTRAL = table(
             "quota",
             r"exceeded (?:your )?current quota|insufficient[_ ]quota|quota (?:has been )?(?:exceeded|exhausted)"
             r"|usage limit (?:reached|exceeded)|billing (?:hard )?limit|exhausted your (?:daily |monthly )?quota"
-            r"|you have no quota"
+            r"|you have no quota|(?:reached|hit|used up) (?:your|our|the) (?:[\w.-]+ ){0,3}quota\b(?! limit)"
             # a cap in Chinese (Zhipu 1308 "已达到 5 小时的使用上限")
             r"|已达到.{0,20}上限",
             E.quota_limited,
@@ -224,7 +224,7 @@ NEUTRAL = table(
         ),
         (
             "limit_reached",
-            r"(?:reached|hit|exceeded) (?:your|the) (?:[\w-]+ ){0,3}limit\b|\blimit (?:has been )?(?:reached|hit)\b",
+            r"(?:reached|hit|exceeded) (?:your|the) (?:[\w.-]+ ){0,3}limit\b|\blimit (?:has been )?(?:reached|hit)\b",
             E.rate_limited,
             0.8,
         ),
