@@ -16,7 +16,7 @@ NEUTRAL = table(
             # credits in a provider's own words: xAI "doesn't have any credits or licenses", Hugging Face "exceeded
             # your monthly included credits"
             r"|(?:does|do)(?:n.t| not) have (?:any |enough )?credits|credits or licenses"
-            r"|exceeded your [\w ]{0,20}credits"
+            r"|exceeded (?:your|its|the) [\w ]{0,20}credits"
             # arrears and balance: DashScope Arrearage / overdue payment, SiliconFlow "paid balance is insufficient"
             r"|arrearage|in good standing|overdue[- ](?:payment|account)|balance is (?:insufficient|not enough)"
             r"|requires? (?:a )?paid balance"
@@ -211,7 +211,9 @@ NEUTRAL = table(
             # LM Studio's load guardrail ("insufficient system resources", "Not enough resources to load the model")
             r"|insufficient system resources|not enough resources to (?:load|run) (?:the )?model"
             # the accelerator's own allocator ("llama runner process has terminated: CUDA error: out of memory")
-            r"|\b(?:CUDA|cudaMalloc|hipMalloc|ROCm|Metal|GPU)\b[^.\n]{0,30}\bout of memory",
+            r"|\b(?:CUDA|cudaMalloc|hipMalloc|ROCm|Metal|GPU)\b[^.\n]{0,30}\bout of memory"
+            # llama.cpp's loader: "error loading model: unable to allocate CUDA0 buffer"
+            r"|unable to allocate \w+ buffer",
             E.model_unavailable,
             0.93,
         ),
