@@ -161,7 +161,7 @@ NEUTRAL = table(
             r"\bmodels?\b.*\b(?:not found|does not exist|not supported|is not available|has been deprecated"
             r"|decommissioned)|(?:unknown|invalid) model|DeploymentNotFound|no such model"
             # Bedrock "The provided model identifier is invalid"
-            r"|model (?:identifier|id)\b[^.]{0,10}\bis invalid"
+            r"|model (?:identifier|id)\b[^.]{0,10}\bis (?:invalid|not valid)"
             # AWS's own validation of the id's shape: "Value '…' at 'modelId' failed to satisfy constraint"
             r"|\bmodel_?id\W{0,3} failed to satisfy constraint",
             E.model_unavailable,
@@ -188,7 +188,7 @@ NEUTRAL = table(
         (
             "server_busy",
             r"\bserver (?:is )?busy\b|\bllm busy\b|\bno (?:free |idle )?slots? (?:is |are )?available"
-            r"|maximum pending requests|\bqueue (?:is )?full\b",
+            r"|maximum pending requests|\bqueue (?:is )?full\b|\ball slots (?:are )?(?:busy|occupied|in use)",
             E.provider_overloaded,
             0.9,
         ),
@@ -197,7 +197,7 @@ NEUTRAL = table(
         # "Model with name mnist is not ready."): it will serve once it is up
         (
             "model_loading",
-            r"\bis (?:currently |still )?loading\b|\bmodel\b[^.]{0,60}\bnot ready\b",
+            r"\bis (?:currently |still )?loading\b|\bmodel\b[^.]{0,60}\bnot ready\b|ModelNotReadyException",
             E.model_capacity,
             0.9,
         ),
@@ -365,7 +365,8 @@ BODY = table(
         # (a service quota's window, when the text names one, still decides between a short retry and a quota)
         (
             "throttling",
-            r"throttlingexception|too_many_requests|rate_limit_reached_error|servicequotaexceededexception",
+            r"throttlingexception|too_many_requests|rate_limit_reached_error|servicequotaexceededexception"
+            r"|toomanyrequestsexception",
             E.rate_limited,
             0.9,
         ),
