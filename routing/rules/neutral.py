@@ -118,7 +118,8 @@ NEUTRAL = table(
             r"|guardrail_intervened|guardrailAction\W{0,5}INTERVENED|blocked by [\w ]{0,20}guardrail"
             r"|model cannot answer this question|敏感词|违规内容"
             # image and text safety checkers (diffusers, Replicate's cog models)
-            r"|\bNSFW\b|safety checker",
+            # (NSFW *content*: a model's own name may carry the word, e.g. "qwen3-vl-8b-nsfw-caption-v4")
+            r"|\bNSFW content\b|safety checker",
             E.content_policy,
             0.95,
         ),
