@@ -108,6 +108,7 @@ _TEXT_STATUS = [
     re.compile(r"\b(\d{3})\s+status code\b", re.I),
     re.compile(r"\berror code:?\s*(\d{3})\b", re.I),
     re.compile(r"\"?httpStatusCode\"?\s*[:=]\s*(\d{3})\b"),
+    re.compile(r"\b(?:rejected|failed)\s*\((\d{3})\)", re.I),  # Claude Code "Request rejected (429)"
     re.compile(
         r"\b(\d{3})\s*(?:Too Many Requests|Unauthorized|Forbidden|Not Found|Bad Request|Payment Required"
         r"|Request Timeout|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout"
@@ -171,7 +172,8 @@ def catalogue_fingerprint() -> str:
     ]
     parts += [[p.pattern for p in _TEXT_STATUS], sorted(OWN_EXCEPTIONS), sorted(OFFICE_FINDINGS)]
     parts += [[(w.name, w.pattern.pattern, w.seconds) for w in WINDOWS], LONG_WINDOW_S, BUDGET.pattern]
-    parts += [sorted(_KEY_FIELDS), sorted(_STATUS_FIELDS), sorted(_MESSAGE_FIELDS)]
+    parts += [sorted(_KEY_FIELDS), sorted(_STATUS_FIELDS), sorted(_MESSAGE_FIELDS), list(_MESSAGE_SUFFIXES)]
+    parts += [sorted(GRPC_CODES.items()), _GRPC_STATUS.pattern, _GRPC_NAME.pattern]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
@@ -205,7 +207,22 @@ _STATUS_FIELDS = frozenset(
 _MESSAGE_FIELDS = frozenset(
     {"message", "detail", "error", "error_description", "errormessage", "error_message", "msg", "raw", "title"}
 )
+# A field named for a message in a gateway's own style (Portkey's `html-message`) carries words too.
+_MESSAGE_SUFFIXES = ("-message", "_message", "message")
 _MAX_DEPTH = 8
+
+# gRPC status numbers (`grpc_status:7` in a gRPC debug string), read as their names so the body keys decide.
+GRPC_CODES: dict[int, str] = {
+    4: "DEADLINE_EXCEEDED",
+    7: "PERMISSION_DENIED",
+    8: "RESOURCE_EXHAUSTED",
+    14: "UNAVAILABLE",
+    16: "UNAUTHENTICATED",
+}
+_GRPC_STATUS = re.compile(r"\bgrpc[_-]status\W{0,3}(\d{1,2})\b", re.I)
+# gRPC status names as the runtimes print them: Python `StatusCode.PERMISSION_DENIED`, Java
+# `StatusRuntimeException: RESOURCE_EXHAUSTED: …`.
+_GRPC_NAME = re.compile(r"\bStatusCode\.([A-Z_]{4,})\b|StatusRuntimeException: ([A-Z_]{4,}):")
 
 
 def _key_name(value: str) -> str:
@@ -236,7 +253,7 @@ def _scalar(name: str, value: Any, fields: "BodyFields") -> None:
         fields.messages.append(f"[quotaId: {text}]")
     elif name == "blockreason":  # Gemini promptFeedback.blockReason: a refusal even inside a 200 or a relayed 429
         fields.messages.append(f"[blockReason: {text}]")
-    elif name in _MESSAGE_FIELDS and text:
+    elif (name in _MESSAGE_FIELDS or name.endswith(_MESSAGE_SUFFIXES)) and text:
         fields.messages.append(text)
         if name == "error" and re.fullmatch(r"[a-z_]+", text):  # `{"error": "rate_limit_exceeded"}`
             fields.keys.append(text)
@@ -370,6 +387,12 @@ def _in_text(text: str) -> BodyFields:
     return _embedded_json(text)
 
 
+def _grpc_keys(text: str) -> list[str]:
+    """The gRPC status names a gRPC debug string gives by number (`grpc_status:7` is PERMISSION_DENIED)."""
+    numbered = [GRPC_CODES[int(m[1])] for m in _GRPC_STATUS.finditer(text) if int(m[1]) in GRPC_CODES]
+    return numbered + [m[1] or m[2] for m in _GRPC_NAME.finditer(text)]
+
+
 def _status_in_text(text: str) -> int | None:
     for pattern in _TEXT_STATUS:
         for m in pattern.finditer(text):
@@ -417,8 +440,9 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
     text = " ".join(
         t for t in (body.message, embedded.message, signal.exception_type or "", signal.error_text or "") if t
     )
-    keys = [k.lower() for k in (*body.keys, *embedded.keys, *_header_keys(signal.headers)) if k]
     reset_text = " ".join(t for t in (signal.error_text or "", raw_body) if t)
+    grpc = _grpc_keys(reset_text)
+    keys = [k.lower() for k in (*body.keys, *embedded.keys, *_header_keys(signal.headers), *grpc) if k]
     retry_after = read_reset(reset_text, signal.headers, now)
 
     candidates = [

@@ -16,10 +16,21 @@ NEUTRAL = table(
             # credits in a provider's own words: xAI "doesn't have any credits or licenses", Hugging Face "exceeded
             # your monthly included credits"
             r"|(?:does|do)(?:n.t| not) have (?:any |enough )?credits|credits or licenses"
-            r"|exceeded your [\w ]{0,20}credits"
+            r"|exceeded (?:your|its|the) [\w ]{0,20}credits"
             # arrears and balance: DashScope Arrearage / overdue payment, SiliconFlow "paid balance is insufficient"
             r"|arrearage|in good standing|overdue[- ](?:payment|account)|balance is (?:insufficient|not enough)"
-            r"|requires? (?:a )?paid balance",
+            r"|requires? (?:a )?paid balance"
+            # a balance or allowance smaller than the request's cost
+            r"|(?:credits?|balance|allowance) (?:cannot|can.t|does not|doesn.t) cover",
+            E.subscription_required,
+            0.96,
+        ),
+        # access paused or suspended until an invoice is paid (OpenAI's overdue invoice, a paused subscription)
+        (
+            "billing_paused",
+            r"(?:access|subscription|account) (?:has been |is )?(?:temporarily )?(?:paused|suspended)\b[^.]{0,80}"
+            r"\b(?:invoice|billing|payment|balance)|overdue invoice|pay (?:your|any) (?:outstanding )?invoices?"
+            r"|\bapi access (?:has been |is |was )?(?:temporarily )?(?:paused|suspended)",
             E.subscription_required,
             0.96,
         ),
@@ -34,13 +45,22 @@ NEUTRAL = table(
         ),
         (
             "quota",
-            r"exceeded your current quota|insufficient[_ ]quota|quota (?:has been )?(?:exceeded|exhausted)"
+            r"exceeded (?:your )?current quota|insufficient[_ ]quota|quota (?:has been )?(?:exceeded|exhausted)"
             r"|usage limit (?:reached|exceeded)|billing (?:hard )?limit|exhausted your (?:daily |monthly )?quota"
-            r"|you have no quota"
+            r"|you have no quota|(?:reached|hit|used up) (?:your|our|the) (?:[\w.-]+ ){0,3}quota\b(?! limit)"
             # a cap in Chinese (Zhipu 1308 "已达到 5 小时的使用上限")
             r"|已达到.{0,20}上限",
             E.quota_limited,
             0.96,
+        ),
+        # a quota over a one-minute window (Vertex/Gemini quota metrics, "your current quota of tokens per minute"):
+        # worded as a quota, reset within a minute, so one step above the quota wording above
+        (
+            "minute_quota",
+            # per minute as words or inside a metric's name (`…_requests_per_minute_per_project`, `…PerMinute…`)
+            r"quota\b[^\n]{0,160}per[ _-]?(?:minute|min\b)|per[ _-]?(?:minute|min\b)[^\n]{0,160}\bquota",
+            E.rate_limited,
+            0.97,
         ),
         # credentials
         (
@@ -79,13 +99,16 @@ NEUTRAL = table(
             E.auth_required,
             0.92,
         ),
+        # a cloud IAM refusal (Google's PERMISSION_DENIED: "Permission 'aiplatform.endpoints.predict' denied on
+        # resource …", "Permission denied on resource project …"): the credential lacks a grant, the user's to give
+        ("iam_denied", r"\bdenied on resource\b", E.auth_required, 0.92),
         # the key's owner is gone (OpenRouter 401 "User not found."): a credential, even beside a model's name
         ("user_not_found", r"\b(?:user|account) not found", E.auth_required, 0.93),
         # terminal
         (
             "content_policy",
             r"content (?:management |filtering )?policy|content_filter|safety (?:system|filter|reasons)"
-            r"|blocked due to safety|flagged|moderation"
+            r"|blocked due to safety|flagged|moderation|\b(?:request|content|prompt|output) moderated\b"
             # relays' and regional providers' words (DashScope, Zhipu, DeepSeek, z.ai)
             r"|inappropriate content|data_?inspection_?failed|content exists risk|content security"
             r"|(?:unsafe|sensitive) content|不安全或敏感内容"
@@ -93,7 +116,10 @@ NEUTRAL = table(
             # "new_sensitive", Bedrock guardrails
             r"|considered high risk|sensitive words? detected|new_sensitive|输入内容涉敏"
             r"|guardrail_intervened|guardrailAction\W{0,5}INTERVENED|blocked by [\w ]{0,20}guardrail"
-            r"|model cannot answer this question|敏感词|违规内容",
+            r"|model cannot answer this question|敏感词|违规内容"
+            # image and text safety checkers (diffusers, Replicate's cog models)
+            # (NSFW *content*: a model's own name may carry the word, e.g. "qwen3-vl-8b-nsfw-caption-v4")
+            r"|\bNSFW content\b|safety checker",
             E.content_policy,
             0.95,
         ),
@@ -108,7 +134,9 @@ NEUTRAL = table(
             r"|current length is \d+ while limit is \d+|reduce the length of the (?:messages|prompt|input)"
             r"|total number of tokens\b.{0,40}exceed|maximum (?:prompt|input) length is \d+"
             # a local server naming its window parameter (vLLM max_model_len, llama.cpp n_ctx, max_seq_len)
-            r"|(?:prompt|input)\w*\W.{0,60}\b(?:max_seq_len|max_model_len|n_ctx)\b",
+            r"|(?:prompt|input)\w*\W.{0,60}\b(?:max_seq_len|max_model_len|n_ctx)\b"
+            # Cohere "too many tokens: size limit exceeded by 11326 tokens"
+            r"|size limit exceeded by \d[\d,]* tokens",
             E.context_length_exceeded,
             0.92,
         ),
@@ -132,7 +160,11 @@ NEUTRAL = table(
         (
             "model_gone",
             r"\bmodels?\b.*\b(?:not found|does not exist|not supported|is not available|has been deprecated"
-            r"|decommissioned)|(?:unknown|invalid) model|DeploymentNotFound|no such model",
+            r"|decommissioned)|(?:unknown|invalid) model|DeploymentNotFound|no such model"
+            # Bedrock "The provided model identifier is invalid"
+            r"|model (?:identifier|id)\b[^.]{0,10}\bis (?:invalid|not valid)"
+            # AWS's own validation of the id's shape: "Value '…' at 'modelId' failed to satisfy constraint"
+            r"|\bmodel_?id\W{0,3} failed to satisfy constraint",
             E.model_unavailable,
             0.92,
         ),
@@ -147,13 +179,45 @@ NEUTRAL = table(
         (
             "model_capacity",
             r"model is (?:currently )?(?:overloaded|at capacity)|at capacity|capacity (?:is )?(?:exceeded|constraints)"
-            r"|no capacity available",
+            r"|no capacity available|out of capacity",
             E.model_capacity,
             0.9,
         ),
         ("overloaded", r"overloaded|high demand", E.provider_overloaded, 0.9),
+        # a server whose slots or queue are all taken (llama.cpp and Ollama slots, Ollama's OLLAMA_MAX_QUEUE,
+        # DeepSeek's "The server is busy"): free again as soon as a request ends
+        (
+            "server_busy",
+            r"\bserver (?:is )?busy\b|\bllm busy\b|\bno (?:free |idle )?slots? (?:is |are )?available"
+            r"|maximum pending requests|\bqueue (?:is )?full\b|\ball slots (?:are )?(?:busy|occupied|in use)",
+            E.provider_overloaded,
+            0.9,
+        ),
         # a hosted model still being loaded onto a server: its estimated wait is read as the reset
-        ("model_loading", r"\bis (?:currently |still )?loading\b", E.model_capacity, 0.9),
+        # a model still being deployed or warmed up ("finetuned model … is not ready for serving", TorchServe's
+        # "Model with name mnist is not ready."): it will serve once it is up
+        (
+            "model_loading",
+            r"\bis (?:currently |still )?loading\b|\bmodel\b[^.]{0,60}\bnot ready\b|ModelNotReadyException",
+            E.model_capacity,
+            0.9,
+        ),
+        # a local server that cannot hold the model in its memory (Ollama "model requires more system memory (5.0 GiB)
+        # than is available", llama.cpp "unable to fit model into system memory"): no retry here frees the memory,
+        # another route may serve the run
+        (
+            "model_too_large",
+            r"requires more (?:system |gpu |video |device )?memory|(?:unable|failed) to fit (?:the )?model"
+            r"|(?:insufficient|not enough) (?:system |gpu |video |device )?memory (?:to|for) (?:load|run)"
+            # LM Studio's load guardrail ("insufficient system resources", "Not enough resources to load the model")
+            r"|insufficient system resources|not enough resources to (?:load|run) (?:the )?model"
+            # the accelerator's own allocator ("llama runner process has terminated: CUDA error: out of memory")
+            r"|\b(?:CUDA|cudaMalloc|hipMalloc|ROCm|Metal|GPU)\b[^.\n]{0,30}\bout of memory"
+            # llama.cpp's loader: "error loading model: unable to allocate CUDA0 buffer"
+            r"|unable to allocate \w+ buffer",
+            E.model_unavailable,
+            0.93,
+        ),
         # a local server (LM Studio) with no model in memory: this route cannot answer until someone loads one
         (
             "model_not_loaded",
@@ -163,13 +227,15 @@ NEUTRAL = table(
         ),
         (
             "limit_reached",
-            r"(?:reached|hit|exceeded) (?:your|the) (?:[\w-]+ ){0,3}limit\b|\blimit (?:has been )?(?:reached|hit)\b",
+            r"(?:reached|hit|exceeded) (?:your|the) (?:[\w.-]+ ){0,3}limit\b|\blimit (?:has been )?(?:reached|hit)\b",
             E.rate_limited,
             0.8,
         ),
         (
             "rate_limit",
-            r"rate[ _-]?limit|too many requests|requests per min|tokens per min|\bRPM\b|\bTPM\b",
+            r"rate[ _-]?limit|too many requests|requests per min|tokens per min|\bRPM\b|\bTPM\b"
+            # Bedrock Agents "Your request rate is too high. Reduce the frequency of requests."
+            r"|request rate is too high|reduce the frequency of (?:your )?requests",
             E.rate_limited,
             0.85,
         ),
@@ -190,6 +256,8 @@ NEUTRAL = table(
             # agent CLIs' own wording and Bun's ("Unable to connect. Is the computer able to access the url?",
             # "Unable to connect to API (ConnectionRefused)")
             r"|unable to connect\b|\b(?:ConnectionRefused|ConnectionClosed|FailedToOpenSocket)\b"
+            # Cloudflare Workers' fetch ("Network connection lost."), relayed by gateways built on it
+            r"|network connection (?:was )?lost"
             # Windows sockets: Go's wsarecv/wsasend, Python's WinError, WSAECONNRESET (10054) and its kin
             r"|forcibly closed by the remote host|\bwsa(?:recv|send|connect)\b|\bWSAE[A-Z]+\b|WinError 100\d\d",
             E.network_unavailable,
@@ -277,15 +345,33 @@ BODY = table(
     [
         # specific keys (0.95)
         ("invalid_api_key", r"invalid_api_key|api_key_invalid", E.auth_required, 0.95),
-        ("authentication_error", r"authentication_error|unauthenticated", E.auth_required, 0.95),
-        ("permission_error", r"permission_error|permission_denied", E.auth_required, 0.9),
+        # AWS names the kind in `__type` / `x-amzn-ErrorType` / an SDK's `name`, also at a 400
+        (
+            "authentication_error",
+            r"authentication_error|unauthenticated|unrecognizedclientexception|expiredtokenexception",
+            E.auth_required,
+            0.95,
+        ),
+        ("permission_error", r"permission_error|permission_denied|accessdeniedexception", E.auth_required, 0.9),
         # quota kinds: OpenAI insufficient_quota, Google ErrorInfo reason QUOTA_EXHAUSTED, Copilot quota_exceeded
-        ("insufficient_quota", r"insufficient_quota|quota_exhausted|quota_exceeded", E.quota_limited, 0.96),
+        (
+            "insufficient_quota",
+            r"insufficient_quota|quota_exhausted|quota_exceeded|exceeded_current_quota(?:_error)?",
+            E.quota_limited,
+            0.96,
+        ),
         ("rate_limit", r"rate_limit_exceeded|rate_limit_error", E.rate_limited, 0.95),
         ("resource_exhausted", r"resource_exhausted", E.rate_limited, 0.85),
         # AWS error types (`__type`, `x-amzn-ErrorType`, an SDK's `name`) and other providers' throttle types
-        ("throttling", r"throttlingexception|too_many_requests|rate_limit_reached_error", E.rate_limited, 0.9),
-        ("model_not_found", r"model_not_found|deploymentnotfound", E.model_unavailable, 0.95),
+        # (a service quota's window, when the text names one, still decides between a short retry and a quota)
+        (
+            "throttling",
+            r"throttlingexception|too_many_requests|rate_limit_reached_error|servicequotaexceededexception"
+            r"|toomanyrequestsexception",
+            E.rate_limited,
+            0.9,
+        ),
+        ("model_not_found", r"model_not_found|deploymentnotfound|resourcenotfoundexception", E.model_unavailable, 0.95),
         (
             "context_length_exceeded",
             r"context_length_exceeded|request_too_large|exceed_context_size_error",
@@ -310,7 +396,13 @@ BODY = table(
         # billing kinds: DashScope's account in arrears, a relay's or provider's INSUFFICIENT_BALANCE
         ("billing", r"arrearage|insufficient_(?:balance|funds|credits?)", E.subscription_required, 0.96),
         # generic keys (0.55): any specific message beats them
-        ("server_error", r"server_error|api_error|internal|unavailable", E.provider_unavailable, 0.55),
+        (
+            "server_error",
+            r"server_error|api_error|internal|unavailable"
+            r"|internalserverexception|serviceunavailableexception|modelerrorexception|modelstreamerrorexception",
+            E.provider_unavailable,
+            0.55,
+        ),
     ],
     target="key",
 )
@@ -333,6 +425,9 @@ EXCEPTIONS = table(
             E.network_unavailable,
             0.9,
         ),
+        # google-api-core's PermissionDenied, the OpenAI SDK's PermissionDeniedError (403): a wording that names
+        # billing or a quota still outranks it
+        ("permission_denied", r"^PermissionDenied(?:Error)?$", E.auth_required, 0.85),
     ],
     target="exception",
 )

@@ -61,7 +61,14 @@ BEDROCK = table(
             0.96,
         ),
         ("on_demand_unsupported", r"on-demand throughput isn.t supported", E.provider_not_configured, 0.95),
-        ("throttling", r"ThrottlingException|too many tokens, please wait", E.rate_limited, 0.9),
+        # ThrottlingException and its message, also as an agent relays it ("Too many tokens per day, please wait"); the
+        # window it names decides between a short retry and a quota
+        (
+            "throttling",
+            r"ThrottlingException|too many (?:tokens|requests)(?: per \w+)?,? please wait",
+            E.rate_limited,
+            0.9,
+        ),
         (
             "unavailable",
             r"ServiceUnavailableException|is unable to process your request",

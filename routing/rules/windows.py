@@ -24,10 +24,14 @@ def _window(name: str, pattern: str, seconds: float) -> Window:
 WINDOWS: tuple[Window, ...] = (
     _window("month", r"per[ _-]?month|\bmonthly\b|\b30[- ]day\b", 30 * 86400.0),
     _window("week", r"per[ _-]?week|\bweekly\b|\b7[- ]day\b", 7 * 86400.0),
-    _window("day", r"per[ _-]?day\b|\b[RT]PD\b|\bdaily\b|\b24[- ]hours?\b|-per-day\b|\btomorrow\b|每[天日]", 86400.0),
+    _window(
+        "day",
+        r"per[ _-]?day(?![a-oq-z])|\b[RT]PD\b|\bdaily\b|\b24[- ]hours?\b|-per-day\b|\btomorrow\b|每[天日]",
+        86400.0,
+    ),
     _window("5h", r"\b5[- ]hours?\b(?! \d)|\bfive[- ]hour\b|\b5\s*个?小时", 5 * 3600.0),
-    _window("hour", r"per[ _-]?hour\b|\b[RT]PH\b|\bhourly\b", 3600.0),
-    _window("minute", r"per[ _-]?min(?:ute)?\b|\b[RT]PM\b|/min\b", 60.0),
+    _window("hour", r"per[ _-]?hour(?![a-oq-z])|\b[RT]PH\b|\bhourly\b", 3600.0),
+    _window("minute", r"per[ _-]?(?:minute|min\b)|\b[RT]PM\b|/min\b", 60.0),
 )
 
 # From this long a window is a quota: nothing a short retry waits for resets it.

@@ -567,7 +567,11 @@ def test_an_answer_the_office_would_not_keep_is_its_own_finding_whatever_the_tex
 
 # Each rules catalogue version and the fingerprint of the rules it names. A rule change without a new version fails
 # here: add the new version with its fingerprint (never edit an old one: recorded attempts name it).
-CATALOGUES = {"errors-2026.12.1": "844d7bab274cd6c8", "errors-2026.12.2": "6a74d2f9fde4beb6"}
+CATALOGUES = {
+    "errors-2026.12.1": "844d7bab274cd6c8",
+    "errors-2026.12.2": "6a74d2f9fde4beb6",
+    "errors-2026.12.3": "efe1f4831aef951c",
+}
 
 
 def test_every_rule_change_bumps_the_catalogue_version():
@@ -705,3 +709,54 @@ def test_a_request_larger_than_its_whole_budget_falls_back_and_waits_for_no_rese
         assert decide(failure, RoutingContext.office, alone_or_not, 0.5).kind is DecisionKind.fallback
     else:
         assert (failure.code, failure.retry_after_s) == (ErrorCode.rate_limited, 2)
+
+
+METRIC_WINDOWS = [
+    ("generate_content_requests_per_minute_per_project", False),
+    ("GenerateContentRequestsPerMinutePerProjectPerRegion", False),
+    ("GenerateContentInputTokensPerModelPerMinute-FreeTier", False),
+    ("requests per minute", False),
+    ("generate_content_requests_per_day_per_project", True),
+    ("GenerateRequestsPerDayPerProjectPerModel", True),
+    ("requests per day", True),
+]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.sampled_from(METRIC_WINDOWS), st.sampled_from(["Quota exceeded for ", "429 Quota exceeded for quota metric "])
+)
+def test_a_quota_is_judged_by_the_window_its_metric_names(metric, prefix):
+    """A per-minute quota resets within a short retry however the metric spells it; a per-day one never does."""
+    (name, long_window) = metric
+    failure = text(f"{prefix}aiplatform.googleapis.com/{name}. Please submit a quota increase request.")
+    decision = decide(failure, RoutingContext.office, RunState(attempts=1, max_attempts=8), 0.5)
+    if long_window:
+        assert failure.code is ErrorCode.quota_limited and decision.kind is not DecisionKind.short_retry
+    else:
+        assert failure.code is ErrorCode.rate_limited and decision.kind is DecisionKind.short_retry
+
+
+@pytest.mark.parametrize(
+    "number,name,code",
+    [
+        (7, "PERMISSION_DENIED", ErrorCode.auth_required),
+        (16, "UNAUTHENTICATED", ErrorCode.auth_required),
+        (8, "RESOURCE_EXHAUSTED", ErrorCode.rate_limited),
+        (14, "UNAVAILABLE", ErrorCode.provider_unavailable),
+    ],
+)
+def test_a_grpc_status_is_read_by_number_and_by_name(number, name, code):
+    """gRPC runtimes print a status by number (`grpc_status:7`) or by name; either decides like a body key."""
+    assert text(f'Error received from peer {{grpc_status:{number}, grpc_message:"request failed"}}').code is code
+    assert text(f'<_InactiveRpcError: status = StatusCode.{name} details = "request failed">').code is code
+    assert text(f"io.grpc.StatusRuntimeException: {name}: request failed").code is code
+
+
+@pytest.mark.parametrize("field", ["html-message", "error_message", "errorMessage", "message"])
+def test_a_gateway_s_own_message_field_is_read_even_inside_a_200(field):
+    failure = http(200, {"status": 200, "body": {field: "Network connection lost."}})
+    assert failure.code is ErrorCode.network_unavailable
+    assert decide(failure, RoutingContext.office, RunState(attempts=1, max_attempts=8), 0.5).kind is (
+        DecisionKind.short_retry
+    )
