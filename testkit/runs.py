@@ -15,11 +15,14 @@ from routing.run import RunView
 from testkit.stack import Stack
 
 PROMPT = "Fix the failing test"
+Handle = WorkflowHandle[Any, Any]
 
 
-class SubmitOptions(TypedDict, total=False):
-    """The keyword arguments of `office.runs.submit`."""
+class RunOptions(TypedDict, total=False):
+    """The keyword arguments of `office.runs.submit`, and the client to submit through (by default the stack's:
+    another for an encrypting client or another server)."""
 
+    client: Client
     run_id: str | None
     tier: str | None
     task_queue: str
@@ -30,33 +33,20 @@ class SubmitOptions(TypedDict, total=False):
     full_history: bool
 
 
-async def submit_run(
-    stack: Stack,
-    workspace: str,
-    agent: str,
-    prompt: str = PROMPT,
-    *,
-    client: Client | None = None,
-    **options: Unpack[SubmitOptions],
-) -> WorkflowHandle[Any, Any]:
-    """Starts a run through `client` (by default the stack's) on the stack's task queue unless `task_queue` says
-    otherwise; returns its handle."""
-    options.setdefault("task_queue", stack.task_queue)
-    return await submit(client or stack.client, stack.store, workspace, agent, prompt, **options)
+class EndOptions(RunOptions, total=False):
+    within_s: float | None  # fail with TimeoutError unless the run has ended by then
 
 
-async def run_to_end(
-    stack: Stack,
-    workspace: str,
-    agent: str,
-    prompt: str = PROMPT,
-    *,
-    client: Client | None = None,
-    within_s: float | None = None,
-    **options: Unpack[SubmitOptions],
-) -> RunView:
-    """Submits a run as `submit_run` does and returns its view once it has ended (completed, failed or cancelled);
-    `within_s`: fail with TimeoutError if it has not ended by then."""
-    handle = await submit_run(stack, workspace, agent, prompt, client=client, **options)
-    async with asyncio.timeout(within_s):
-        return await wait_for_view(client or stack.client, handle.id)
+async def submit_run(stack: Stack, ws: str, agent: str, prompt: str = PROMPT, **options: Unpack[RunOptions]) -> Handle:
+    """Starts a run on the stack's task queue unless `task_queue` says otherwise; returns its handle."""
+    settings: dict[str, Any] = {"task_queue": stack.task_queue, **options}
+    client = settings.pop("client", stack.client)
+    return await submit(client, stack.store, ws, agent, prompt, **settings)
+
+
+async def run_to_end(stack: Stack, ws: str, agent: str, prompt: str = PROMPT, **options: Unpack[EndOptions]) -> RunView:
+    """Submits a run as `submit_run` does and returns its view once it has ended (completed, failed or cancelled)."""
+    settings: dict[str, Any] = dict(options)
+    async with asyncio.timeout(settings.pop("within_s", None)):
+        handle = await submit_run(stack, ws, agent, prompt, **settings)
+        return await wait_for_view(settings.get("client", stack.client), handle.id)

@@ -291,7 +291,7 @@ async def test_claude_code_tree_dies_with_its_worker_and_a_restarted_worker_reap
         # 3. Without a sandbox, worker and guard killed at once: the bridge and the CLI are orphans, and a
         #    restarted worker's start-up reap takes them. They are stopped first: claude-agent-acp may also exit by
         #    itself once its stdin closes, and this is about the orphans that do not.
-        worker, third, tree = await mid_turn("hang on, third", unsandboxed[0], unsandboxed[1])
+        worker, third, tree = await mid_turn("hang on, third", unsandboxed.name, unsandboxed.agent)
         [guard] = [pid for pid in tree if is_guard(pid)]
         for pid in tree:
             if pid != guard:
