@@ -1,6 +1,8 @@
 """The scripted agent in tests: its sandbox (it runs from this checkout and may write its log) and its processes."""
 
+import json
 from pathlib import Path
+from typing import Any
 
 from routing.sandbox import ProfileSandbox
 
@@ -28,3 +30,8 @@ def running(marker: str | Path) -> list[int]:
             continue
         found.append(int(entry.name))
     return found
+
+
+def received(log: Path) -> list[dict[str, Any]]:
+    """Every call the scripted agent logged to `log`, in order (none before it started)."""
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []

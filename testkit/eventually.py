@@ -8,10 +8,32 @@ a failure says how far the system got."""
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast, overload
 
 T = TypeVar("T")
 _NOTHING_YET: Any = object()
+
+
+@overload
+async def eventually(
+    probe: Callable[[], Awaitable[T]],
+    *,
+    timeout: float,  # noqa: ASYNC109
+    what: str,
+    until: Callable[[T], object] = bool,
+    interval: float = 0.05,
+) -> T: ...
+
+
+@overload
+async def eventually(
+    probe: Callable[[], T],
+    *,
+    timeout: float,  # noqa: ASYNC109
+    what: str,
+    until: Callable[[T], object] = bool,
+    interval: float = 0.05,
+) -> T: ...
 
 
 async def eventually(
@@ -33,7 +55,7 @@ async def eventually(
                 value = probe()
                 last = await value if inspect.isawaitable(value) else value
                 if until(last):
-                    return last
+                    return cast(T, last)
                 await asyncio.sleep(interval)
     except TimeoutError:
         if not deadline.expired():

@@ -5,7 +5,7 @@ import os
 import uuid
 from collections.abc import AsyncIterator
 
-import asyncpg
+import asyncpg  # type: ignore[import-untyped,unused-ignore]  # it ships no type information
 
 PG_HOST = os.environ.get("OFFICE_TEST_PG_HOST", "127.0.0.1")
 PG_PORT = int(os.environ.get("OFFICE_TEST_PG_PORT", "5432"))

@@ -9,6 +9,7 @@ import uuid
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
@@ -22,7 +23,8 @@ from office.simulator.server import RemoteSimulator, SimulatorServer
 from office.temporal_client import connect
 from office.temporal_server import TemporalDevServer
 from office.worker_runtime import office_worker
-from routing.config import AgentProfile, ExecutionProfile, WorkspaceConfig
+from routing.config import AgentProfile, ExecutionProfile, ProviderEntry, WorkspaceConfig
+from routing.sandbox import SandboxSettings
 from store.migrate import migrate
 from store.repository import Store
 from testkit.eventually import eventually
@@ -60,6 +62,14 @@ class WorkerProcess:
         return kib / 1024
 
 
+class Workspace(NamedTuple):
+    """What `Stack.workspace` created: unpacks as `ws, agent, p = await stack.workspace(...)`."""
+
+    name: str  # the workspace's
+    agent: str  # the agent profile's
+    providers: dict[str, str]  # the short name a test gave each provider -> its unique name in the workspace
+
+
 @dataclass
 class Stack:
     temporal: TemporalDevServer
@@ -80,14 +90,13 @@ class Stack:
         credential_env: str | None = None,
         emergency: tuple[str, ...] = (),
         default_models: dict[str, str] | None = None,
-        per_provider: dict[str, dict] | None = None,
+        per_provider: dict[str, dict[str, Any]] | None = None,
         sandbox: str | None = None,
-        **profile_fields: object,
-    ) -> tuple[str, str, dict[str, str]]:
+        **profile_fields: Any,
+    ) -> Workspace:
         """Creates uniquely named simulated providers, a workspace ordering them as given, and an agent.
         A provider given as an ExecutionProfile (an ACP agent) is used as it is; `sandbox="none"` runs the
-        workspace's agents outside the sandbox.
-        Returns (workspace, agent, {short name: provider name})."""
+        workspace's agents outside the sandbox."""
         tag = uuid.uuid4().hex[:8]
         names = {short: f"{short}-{tag}" for short in providers}
         given = {short: prov for short, prov in providers.items() if isinstance(prov, ExecutionProfile)}
@@ -96,7 +105,7 @@ class Stack:
                 await self.simulator.set_provider(names[short], prov)
         workspace = WorkspaceConfig(
             name=f"ws-{tag}",
-            provider_order=[{"provider": names[s], "emergency": s in emergency} for s in providers],  # type: ignore[misc]
+            provider_order=[ProviderEntry(provider=names[s], emergency=s in emergency) for s in providers],
             providers={
                 names[s]: given.get(s)
                 or ExecutionProfile(
@@ -107,14 +116,15 @@ class Stack:
                 )
                 for s in providers
             },
-            **({"sandbox": sandbox} if sandbox is not None else {}),
         )
+        if sandbox is not None:
+            workspace = workspace.model_copy(update={"sandbox": SandboxSettings.model_validate(sandbox)})
         agent = AgentProfile(
             name=f"agent-{tag}", model=model, fallback_model=fallback_model, auto_fallback=auto_fallback
         )
         await self.store.save_workspace(workspace)
         await self.store.save_agent(agent)
-        return workspace.name, agent.name, names
+        return Workspace(workspace.name, agent.name, names)
 
 
 @contextlib.asynccontextmanager

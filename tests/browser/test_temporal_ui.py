@@ -12,7 +12,7 @@ import pytest
 
 from office.simulator.config import SimProvider
 from testkit.eventually import eventually
-from tests.integration.helpers import run_to_end
+from testkit.runs import run_to_end
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT = ROOT / "artifacts" / "ui-fallback-runs.png"

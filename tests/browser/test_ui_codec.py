@@ -5,12 +5,12 @@ import uuid
 from office.asgi import free_port
 from office.codec import KEYS_FILE_ENV, codec_from_env, ensure_key_file
 from office.codec_server import CodecServer
-from office.runs import submit, wait_for_view
 from office.simulator.config import SimProvider
 from office.temporal_client import connect
 from office.temporal_server import TemporalDevServer
 from office.worker_runtime import office_worker
 from routing.run import RunStatus
+from testkit.runs import run_to_end
 from tests.browser.test_temporal_ui import _chromium
 
 
@@ -29,10 +29,9 @@ async def test_the_ui_decodes_an_encrypted_prompt_through_the_codec_server(stack
         ws, agent, _ = await stack.workspace({"a": SimProvider()})
         queue = f"ui-codec-{uuid.uuid4().hex[:6]}"
         async with office_worker(client, stack.database_url, queue):
-            handle = await submit(client, stack.store, ws, agent, f"Summarise {canary}", task_queue=queue)
-            view = await wait_for_view(client, handle.id)
+            view = await run_to_end(stack, ws, agent, f"Summarise {canary}", task_queue=queue, client=client)
         assert view.status is RunStatus.completed
-        dom = await _chromium("--dump-dom", f"{temporal.ui_url}/namespaces/default/workflows/{handle.id}")
+        dom = await _chromium("--dump-dom", f"{temporal.ui_url}/namespaces/default/workflows/{view.run_id}")
         assert canary in dom  # decoded in the browser by the codec server; the server itself holds ciphertext
     finally:
         temporal.stop()

@@ -3,18 +3,35 @@ import os
 import sys
 from pathlib import Path
 
-from office.runs import submit, wait_for_view
-from routing.run import RunView
+from office.runs import run_view
+from routing.run import RunStatus, RunView
+from testkit.eventually import eventually
 from testkit.stack import Stack
-
-
-async def run_to_end(stack: Stack, workspace: str, agent: str, prompt: str = "Fix the failing test") -> RunView:
-    handle = await submit(stack.client, stack.store, workspace, agent, prompt, task_queue=stack.task_queue)
-    return await wait_for_view(stack.client, handle.id)
 
 
 def calls_to(stack: Stack, provider: str) -> list[dict]:
     return [c for c in stack.simulator.sim.calls if c["provider"] == provider]
+
+
+async def wait_for_calls(stack: Stack, provider: str, count: int, within_s: float = 30) -> None:
+    """Until the simulator has received at least `count` calls for `provider`."""
+    await eventually(
+        lambda: len(calls_to(stack, provider)),
+        until=lambda n: n >= count,
+        timeout=within_s,
+        what=f"{count} call(s) to {provider}",
+    )
+
+
+async def wait_for_status(stack: Stack, run_id: str, status: RunStatus, within_s: float = 30) -> RunView:
+    """The run's view once it shows `status` (e.g. parked), as `office runs show` reads it."""
+    return await eventually(
+        lambda: run_view(stack.client, run_id),
+        until=lambda view: view.status is status,
+        timeout=within_s,
+        interval=0.1,
+        what=f"run {run_id} to be {status.value}",
+    )
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,12 +47,13 @@ def worker_env(stack: Stack, queue: str) -> dict[str, str]:
     }
 
 
-async def start_worker(stack: Stack, queue: str, log: Path) -> asyncio.subprocess.Process:
-    """A worker in its own process (`worker.py`), as a team runs them; tests kill and restart it."""
+async def start_worker(stack: Stack, queue: str, log: Path, **env: str) -> asyncio.subprocess.Process:
+    """A worker in its own process (`worker.py`), as a team runs them, with `env` added to its environment (e.g.
+    OFFICE_WORK_DIR); tests kill and restart it."""
     return await asyncio.create_subprocess_exec(
         sys.executable,
         str(ROOT / "worker.py"),
-        env=worker_env(stack, queue),
+        env=worker_env(stack, queue) | env,
         cwd=ROOT,
         stdout=log.open("ab"),
         stderr=asyncio.subprocess.STDOUT,

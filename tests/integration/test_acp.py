@@ -2,42 +2,25 @@
 side) records every call it received, so these tests see exactly what the scheduler sent."""
 
 import asyncio
-import json
 import os
 import signal
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
-from office.runs import submit, wait_for_view
+from office.runs import wait_for_view
 from office.simulator.config import SimProvider
-from routing.config import ExecutionProfile
 from routing.run import RunStatus
-from testkit.agents import running, scripted_sandbox
+from testkit.agents import received, running
 from testkit.eventually import eventually
+from testkit.factories import acp_profile, scripted_agent
+from testkit.runs import run_to_end, submit_run
 
-from .helpers import calls_to, run_to_end, start_worker, stop_workers
+from .helpers import calls_to, start_worker, stop_workers
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def scripted(log: Path, **script) -> ExecutionProfile:
-    return ExecutionProfile(
-        kind="acp",
-        # An ignored argument gives each test's agent its own provider identity (health is keyed by it).
-        command=[sys.executable, "-m", "office.scripted_agent", str(log)],
-        env={"SCRIPTED_AGENT": json.dumps({"log": str(log), **script}), "PYTHONPATH": str(ROOT)},
-        heartbeat_timeout_s=3,
-        timeout_s=30,
-        sandbox=scripted_sandbox(log),
-    )
-
-
-def received(log: Path) -> list[dict]:
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
 def methods(log: Path) -> list[str]:
@@ -46,7 +29,7 @@ def methods(log: Path) -> list[str]:
 
 async def test_advertised_model_is_applied_and_the_session_is_reaped(stack, tmp_path):
     log = tmp_path / "agent.jsonl"
-    ws, agent, _p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"])}, model="m2")
+    ws, agent, _p = await stack.workspace({"claude": scripted_agent(log, models=["m1", "m2"])}, model="m2")
     view = await run_to_end(stack, ws, agent, "Refactor the parser")
     assert view.status is RunStatus.completed and view.warnings == []
     assert methods(log) == ["initialize", "session/new", "session/set_config_option", "session/prompt"]
@@ -59,7 +42,7 @@ async def test_advertised_model_is_applied_and_the_session_is_reaped(stack, tmp_
 
 async def test_unadvertised_model_is_never_sent_and_one_warning_is_kept(stack, tmp_path):
     log = tmp_path / "agent.jsonl"
-    ws, agent, _p = await stack.workspace({"claude": scripted(log, models=["m1"])}, model="m9")
+    ws, agent, _p = await stack.workspace({"claude": scripted_agent(log, models=["m1"])}, model="m9")
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
     assert "session/set_config_option" not in methods(log)  # no speculative selection call
@@ -77,7 +60,7 @@ async def test_unadvertised_model_is_never_sent_and_one_warning_is_kept(stack, t
 @pytest.mark.parametrize("script, calls", [({}, 0), ({"models": ["m1"], "set_model": "method_not_found"}, 1)])
 async def test_selection_unsupported_continues_on_the_agent_default_with_a_warning(stack, tmp_path, script, calls):
     log = tmp_path / "agent.jsonl"
-    ws, agent, _p = await stack.workspace({"claude": scripted(log, **script)}, model="m1")
+    ws, agent, _p = await stack.workspace({"claude": scripted_agent(log, **script)}, model="m1")
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
     assert methods(log).count("session/set_config_option") == calls  # at most the one attempt
@@ -87,7 +70,9 @@ async def test_selection_unsupported_continues_on_the_agent_default_with_a_warni
 
 async def test_set_model_failure_fails_the_start_explicitly_unless_auto_fallback(stack, tmp_path):
     log = tmp_path / "strict.jsonl"
-    ws, agent, _p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"], set_model="error")}, model="m2")
+    ws, agent, _p = await stack.workspace(
+        {"claude": scripted_agent(log, models=["m1", "m2"], set_model="error")}, model="m2"
+    )
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.failed
     assert "session/prompt" not in methods(log)
@@ -95,7 +80,7 @@ async def test_set_model_failure_fails_the_start_explicitly_unless_auto_fallback
 
     log = tmp_path / "auto.jsonl"
     ws, agent, _p = await stack.workspace(
-        {"claude": scripted(log, models=["m1", "m2"], set_model="error")}, model="m2", auto_fallback=True
+        {"claude": scripted_agent(log, models=["m1", "m2"], set_model="error")}, model="m2", auto_fallback=True
     )
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed and view.output.startswith("[m1]")
@@ -106,7 +91,7 @@ async def test_set_model_failure_fails_the_start_explicitly_unless_auto_fallback
 
 async def test_auth_required_at_session_start_falls_back_to_the_next_provider(stack, tmp_path):
     log = tmp_path / "agent.jsonl"
-    ws, agent, p = await stack.workspace({"claude": scripted(log, auth_required=True), "beta": SimProvider()})
+    ws, agent, p = await stack.workspace({"claude": scripted_agent(log, auth_required=True), "beta": SimProvider()})
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
     assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
@@ -117,7 +102,7 @@ async def test_auth_required_at_session_start_falls_back_to_the_next_provider(st
 
 
 async def test_missing_agent_command_is_provider_not_configured_and_falls_back(stack):
-    profile = ExecutionProfile(kind="acp", command=[f"/nonexistent/agent-{uuid.uuid4().hex[:6]}"])
+    profile = acp_profile([f"/nonexistent/agent-{uuid.uuid4().hex[:6]}"])
     ws, agent, _p = await stack.workspace({"codex": profile, "beta": SimProvider()})
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
@@ -128,7 +113,7 @@ async def test_failure_after_output_falls_back_with_the_run_transcript(stack, tm
     log = tmp_path / "agent.jsonl"
     ws, agent, p = await stack.workspace(
         {
-            "claude": scripted(
+            "claude": scripted_agent(
                 log,
                 fail_match="release code?",
                 fail_after_output=True,
@@ -137,16 +122,9 @@ async def test_failure_after_output_falls_back_with_the_run_transcript(stack, tm
             "beta": SimProvider(),
         }
     )
-    handle = await submit(
-        stack.client,
-        stack.store,
-        ws,
-        agent,
-        "Remember: the release code is R-77.",
-        task_queue=stack.task_queue,
-        follow_ups=["What is the release code?"],
+    view = await run_to_end(
+        stack, ws, agent, "Remember: the release code is R-77.", follow_ups=["What is the release code?"]
     )
-    view = await wait_for_view(stack.client, handle.id)
     assert view.status is RunStatus.completed
     # 529 overload is transient: two fresh sessions on the same agent, then the next provider.
     assert [(a.provider, a.error_code) for a in view.attempts] == [
@@ -170,10 +148,10 @@ async def test_failure_after_output_falls_back_with_the_run_transcript(stack, tm
 async def test_worker_killed_while_the_agent_runs_recovers_and_leaks_no_process(stack, tmp_path):
     queue = f"acp-restart-{uuid.uuid4().hex[:6]}"
     log = tmp_path / "agent.jsonl"
-    ws, agent, _p = await stack.workspace({"claude": scripted(log, latency_s=4)})
+    ws, agent, _p = await stack.workspace({"claude": scripted_agent(log, latency_s=4)})
     first, second = await start_worker(stack, queue, tmp_path / "w1.log"), None
     try:
-        handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=queue)
+        handle = await submit_run(stack, ws, agent, "task", task_queue=queue)
         await eventually(
             lambda: methods(log), until=lambda m: "session/prompt" in m, timeout=60, what="the agent's session/prompt"
         )
@@ -200,7 +178,7 @@ async def test_real_claude_code_bridge_without_credentials_is_auth_required_then
         pytest.skip("run `make agents` to install @zed-industries/claude-agent-acp")
     home = tmp_path / "home"  # an empty home: no Claude login of whoever runs the tests can leak in
     home.mkdir()
-    claude = ExecutionProfile(kind="acp", command=[str(CLAUDE_BRIDGE)], env={"HOME": str(home)}, timeout_s=60)
+    claude = acp_profile([str(CLAUDE_BRIDGE)], env={"HOME": str(home)}, timeout_s=60)
     ws, agent, p = await stack.workspace({"claude": claude, "beta": SimProvider()}, model="sonnet")
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed and view.provider == p["beta"]
@@ -214,17 +192,8 @@ async def test_real_claude_code_bridge_without_credentials_is_auth_required_then
 
 async def test_follow_ups_reuse_the_live_session_and_send_only_the_new_turn(stack, tmp_path):
     log = tmp_path / "agent.jsonl"
-    ws, agent, _p = await stack.workspace({"claude": scripted(log, models=["m1"])}, model="m1")
-    handle = await submit(
-        stack.client,
-        stack.store,
-        ws,
-        agent,
-        "Plan the refactor",
-        task_queue=stack.task_queue,
-        follow_ups=["Now write step 1"],
-    )
-    view = await wait_for_view(stack.client, handle.id)
+    ws, agent, _p = await stack.workspace({"claude": scripted_agent(log, models=["m1"])}, model="m1")
+    view = await run_to_end(stack, ws, agent, "Plan the refactor", follow_ups=["Now write step 1"])
     assert view.status is RunStatus.completed and view.output == "[m1] turn 2: Now write step 1"
     assert methods(log) == [
         "initialize",
@@ -241,8 +210,8 @@ async def test_follow_ups_reuse_the_live_session_and_send_only_the_new_turn(stac
 
 async def test_cancelling_the_run_cancels_the_agent_turn_and_reaps_the_process(stack, tmp_path):
     log = tmp_path / "agent.jsonl"
-    ws, agent, _p = await stack.workspace({"claude": scripted(log, latency_s=60, stream_first=True)})
-    handle = await submit(stack.client, stack.store, ws, agent, "a long task", task_queue=stack.task_queue)
+    ws, agent, _p = await stack.workspace({"claude": scripted_agent(log, latency_s=60, stream_first=True)})
+    handle = await submit_run(stack, ws, agent, "a long task")
     progress = await eventually(  # the turn's progress shows on the pending activity, counts only
         lambda: _turn_progress(stack, handle),
         until=lambda progress: progress is not None and progress["message_chunks"] >= 1,
@@ -269,7 +238,7 @@ async def test_office_models_asks_an_acp_agent_what_it_advertises_now(stack, tmp
     from office.catalogs import live_catalog
 
     log = tmp_path / "agent.jsonl"
-    ws, _agent, p = await stack.workspace({"claude": scripted(log, models=["m1", "m2"])})
+    ws, _agent, p = await stack.workspace({"claude": scripted_agent(log, models=["m1", "m2"])})
     assert await live_catalog(stack.store, p["claude"], ws) == ["m1", "m2"]
     assert methods(log) == ["initialize", "session/new"] and not running(log)
     assert (await stack.store.observed_catalogs([p["claude"]]))[p["claude"]] == ["m1", "m2"]
@@ -277,12 +246,12 @@ async def test_office_models_asks_an_acp_agent_what_it_advertises_now(stack, tmp
 
 async def test_a_workspace_without_a_sandbox_says_so_in_the_run_view(stack, tmp_path):
     log = tmp_path / "agent.jsonl"
-    ws, agent, _p = await stack.workspace({"claude": scripted(log)}, sandbox="none")
+    ws, agent, _p = await stack.workspace({"claude": scripted_agent(log)}, sandbox="none")
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
     assert view.sandbox_note is not None and "sandbox is off" in view.sandbox_note and ws in view.sandbox_note
     assert [a.sandbox for a in view.attempts] == ["none"]
-    sandboxed_ws, sandboxed_agent, _ = await stack.workspace({"claude": scripted(tmp_path / "other.jsonl")})
+    sandboxed_ws, sandboxed_agent, _ = await stack.workspace({"claude": scripted_agent(tmp_path / "other.jsonl")})
     sandboxed = await run_to_end(stack, sandboxed_ws, sandboxed_agent)
     assert sandboxed.sandbox_note is None and [a.sandbox for a in sandboxed.attempts] == [None]
 
@@ -291,7 +260,7 @@ async def test_a_workspace_without_a_sandbox_says_so_in_the_run_view(stack, tmp_
 async def test_an_agent_that_exits_early_is_provider_unavailable_and_the_run_goes_on(stack, tmp_path, when):
     log = tmp_path / "agent.jsonl"
     script = {when: 3, "fail_turn": 1} if when == "exit_code" else {when: 3}
-    ws, agent, p = await stack.workspace({"claude": scripted(log, **script), "beta": SimProvider()})
+    ws, agent, p = await stack.workspace({"claude": scripted_agent(log, **script), "beta": SimProvider()})
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed, view.message
     *failed, last = [(a.provider, a.error_code) for a in view.attempts]

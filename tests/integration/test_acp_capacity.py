@@ -2,8 +2,6 @@
 agent opens the provider's breaker exactly as the same storm does on the OpenAI-compatible path, and later runs
 route around the provider without launching its agent or calling it."""
 
-import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,12 +11,13 @@ from routing.capacity import DEFAULT_POLICY
 from routing.config import ExecutionProfile
 from routing.run import RunStatus
 from store.repository import utcnow
-from testkit.agents import scripted_sandbox
+from testkit.agents import received
+from testkit.factories import scripted_agent
+from testkit.runs import run_to_end
 
-from .helpers import calls_to, run_to_end
+from .helpers import calls_to
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 STORM = "storm"
 # What Claude Code relays when the Anthropic API answers 529 (CLAUDE_CODE_MAX_RETRIES=0: no retries of its own).
 OVERLOADED = (
@@ -28,20 +27,11 @@ OVERLOADED = (
 
 def overloaded_agent(log: Path) -> ExecutionProfile:
     """The scripted ACP agent failing every prompt that mentions the storm with JSON-RPC -32603."""
-    script = {"log": str(log), "fail_match": STORM, "fail_code": -32603, "fail_message": OVERLOADED}
-    return ExecutionProfile(
-        kind="acp",
-        command=[sys.executable, "-m", "office.scripted_agent"],
-        env={"SCRIPTED_AGENT": json.dumps(script), "PYTHONPATH": str(ROOT)},
-        heartbeat_timeout_s=3,
-        timeout_s=30,
-        sandbox=scripted_sandbox(log),
-    )
+    return scripted_agent(log, fail_match=STORM, fail_code=-32603, fail_message=OVERLOADED)
 
 
 def launches(log: Path) -> int:
-    lines = log.read_text().splitlines() if log.exists() else []
-    return sum(json.loads(line)["method"] == "initialize" for line in lines)
+    return sum(c["method"] == "initialize" for c in received(log))
 
 
 @pytest.mark.parametrize("executor", ["openai", "acp"])

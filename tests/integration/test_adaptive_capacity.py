@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from office.runs import submit, wait_for_view
 from office.simulator.config import SimProvider
 from routing.run import RunStatus
+from testkit.runs import run_to_end
 
 from .helpers import calls_to
 
@@ -23,10 +23,7 @@ async def burst(stack, provider: SimProvider) -> tuple[list, list[dict], str]:
     ws, agent, names = await stack.workspace({"limited": provider})
     config = await stack.store.get_workspace(ws)
     await stack.store.save_workspace(config.model_copy(update={"max_attempts": 3}))
-    handles = await asyncio.gather(
-        *[submit(stack.client, stack.store, ws, agent, f"task {i}", task_queue=stack.task_queue) for i in range(RUNS)]
-    )
-    views = await asyncio.gather(*[wait_for_view(stack.client, h.id) for h in handles])
+    views = await asyncio.gather(*[run_to_end(stack, ws, agent, f"task {i}") for i in range(RUNS)])
     return views, calls_to(stack, names["limited"]), names["limited"]
 
 

@@ -2,27 +2,24 @@
 the limit wait in Temporal's task queue (no attempt made, nothing failed) and every run completes."""
 
 import asyncio
-import json
-import sys
 import threading
 import uuid
-from pathlib import Path
 
 import pytest
 from temporalio.api.enums.v1 import EventType, PendingActivityState
 
 from bench.bounded_agents import tree_of
 from contracts.activities import Activity
-from office.runs import submit, wait_for_view
+from office.runs import wait_for_view
 from office.settings import WorkerSizing
 from office.worker_runtime import office_worker
-from routing.config import ExecutionProfile
 from routing.run import RunStatus
-from testkit.agents import scripted_sandbox
+from testkit.agents import received
 from testkit.eventually import eventually
+from testkit.factories import scripted_agent
+from testkit.runs import submit_run
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
 LIMIT, RUNS, LATENCY_S = 3, 12, 0.4
 
 
@@ -68,21 +65,14 @@ async def waiting_start(handles) -> int:
 
 async def test_runs_beyond_the_live_agent_limit_wait_for_a_place_and_all_complete(stack, tmp_path):
     log, marker = tmp_path / "agent.jsonl", f"bounded-{uuid.uuid4().hex[:8]}"
-    agent_profile = ExecutionProfile(
-        kind="acp",
-        command=[sys.executable, "-m", "office.scripted_agent", marker],  # the marker: this test's agents
-        env={"SCRIPTED_AGENT": json.dumps({"log": str(log), "latency_s": LATENCY_S}), "PYTHONPATH": str(ROOT)},
-        heartbeat_timeout_s=3,
-        timeout_s=30,
-        sandbox=scripted_sandbox(log),
-    )
+    agent_profile = scripted_agent(log, identity=marker, latency_s=LATENCY_S)  # the marker: this test's agents
     ws, agent, p = await stack.workspace({"claude": agent_profile})
     queue = f"bounded-{uuid.uuid4().hex[:8]}"
     async with office_worker(stack.client, stack.database_url, queue, sizing=WorkerSizing(max_live_agents=LIMIT)):
         with Peak(marker) as peak:
             handles = await asyncio.gather(
                 *(
-                    submit(stack.client, stack.store, ws, agent, f"task {i}", task_queue=queue, follow_ups=["go on"])
+                    submit_run(stack, ws, agent, f"task {i}", task_queue=queue, follow_ups=["go on"])
                     for i in range(RUNS)
                 )
             )
@@ -117,5 +107,5 @@ async def test_runs_beyond_the_live_agent_limit_wait_for_a_place_and_all_complet
         waits.append((picked.event_time.ToDatetime() - scheduled.event_time.ToDatetime()).total_seconds())
     # Beyond the first LIMIT, a start waited at least until an earlier run's agent had answered its turns.
     assert sum(w >= LATENCY_S for w in waits) >= RUNS - LIMIT, sorted(waits)
-    started = {c["agent"] for c in map(json.loads, log.read_text().splitlines()) if c["method"] == "initialize"}
+    started = {c["agent"] for c in received(log) if c["method"] == "initialize"}
     assert len(started) == RUNS  # one agent process per run, each started once

@@ -15,12 +15,12 @@ from contracts import search_attributes as sa
 from contracts.converter import DATA_CONVERTER
 from office.codec import KEYS_FILE_ENV, codec_from_env, ensure_key_file
 from office.codec_server import CodecServer
-from office.runs import submit, wait_for_view
 from office.simulator.config import SimProvider
 from office.temporal_client import connect
 from office.temporal_server import temporal_binary
 from office.worker_runtime import office_worker
 from routing.run import RunStatus
+from testkit.runs import run_to_end
 
 pytestmark = pytest.mark.integration
 
@@ -51,17 +51,16 @@ async def test_a_canary_prompt_is_never_in_history_or_the_server_database_withou
         queue = f"enc-{uuid.uuid4().hex[:6]}"
         ws, agent, _ = await stack.workspace({"a": SimProvider()})
         async with office_worker(client, stack.database_url, queue):
-            handle = await submit(client, stack.store, ws, agent, f"Summarise {canary}", task_queue=queue)
-            view = await wait_for_view(client, handle.id)
+            view = await run_to_end(stack, ws, agent, f"Summarise {canary}", task_queue=queue, client=client)
         assert view.status is RunStatus.completed and view.output  # the worker read the prompt and answered
 
-        plain = await temporal_cli("workflow", "show", "-w", handle.id, "--address", address, "-o", "json")
+        plain = await temporal_cli("workflow", "show", "-w", view.run_id, "--address", address, "-o", "json")
         assert json.loads(plain)["events"] and canary not in plain
         stored = b"".join(p.read_bytes() for p in Path(tmp_path).glob("temporal.db*"))  # noqa: ASYNC240
         assert stored and canary.encode() not in stored
 
         decoded = await temporal_cli(
-            "workflow", "show", "-w", handle.id, "--address", address, "-o", "json", "--codec-endpoint", server.url
+            "workflow", "show", "-w", view.run_id, "--address", address, "-o", "json", "--codec-endpoint", server.url
         )
         [payload] = json.loads(decoded)["events"][0]["workflowExecutionStartedEventAttributes"]["input"]["payloads"]
         assert base64.b64decode(payload["metadata"]["encoding"]) == b"json/plain"

@@ -8,11 +8,11 @@ from datetime import timedelta
 import pytest
 
 from bench.continuity import Conversation, score
-from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
 from routing.decider import HealthState
 from routing.run import RunStatus
 from store.repository import utcnow
+from testkit.runs import run_to_end
 
 from .helpers import calls_to
 from .helpers import start_worker as _start_worker
@@ -37,10 +37,7 @@ async def test_no_bleed_with_100_concurrent_failovers_after_output(stack):
         conversations.append(Conversation(f"c{i}", canary, f"anchor is {i * 7919}", turns, 1, "5xx"))
 
     async def converse(c: Conversation):
-        handle = await submit(
-            stack.client, stack.store, ws, agent, c.turns[0], follow_ups=c.turns[1:], task_queue=stack.task_queue
-        )
-        return c, await wait_for_view(stack.client, handle.id)
+        return c, await run_to_end(stack, ws, agent, c.turns[0], follow_ups=c.turns[1:])
 
     results = await asyncio.gather(*[converse(c) for c in conversations])
     calls = calls_to(stack, p["a"]) + calls_to(stack, p["b"])
@@ -59,10 +56,7 @@ async def test_a_half_open_breaker_lets_exactly_one_probe_through(stack):
     await stack.store.set_health(
         p["a"], None, HealthState.degraded, utcnow() - timedelta(seconds=1), "provider_unavailable", "seed"
     )
-    handles = await asyncio.gather(
-        *[submit(stack.client, stack.store, ws, agent, f"task {i}", task_queue=stack.task_queue) for i in range(10)]
-    )
-    views = await asyncio.gather(*[wait_for_view(stack.client, h.id) for h in handles])
+    views = await asyncio.gather(*[run_to_end(stack, ws, agent, f"task {i}") for i in range(10)])
     assert all(v.status is RunStatus.completed for v in views)
     probes = [v for v in views if v.attempts[0].provider == p["a"] and v.attempts[0].outcome == "succeeded"]
     refused = [v for v in views if v.attempts[0].error_code == "circuit_open"]
@@ -82,8 +76,7 @@ async def test_a_worker_restart_does_not_reset_an_open_breaker(stack, tmp_path):
     for round_ in range(2):
         worker = await _start_worker(stack, queue, tmp_path / f"w{round_}.log")
         try:
-            handle = await submit(stack.client, stack.store, ws, agent, f"after restart {round_}", task_queue=queue)
-            view = await asyncio.wait_for(wait_for_view(stack.client, handle.id), timeout=60)
+            view = await run_to_end(stack, ws, agent, f"after restart {round_}", task_queue=queue, within_s=60)
         finally:
             worker.send_signal(signal.SIGKILL)
             await worker.wait()

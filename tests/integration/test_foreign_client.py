@@ -7,7 +7,6 @@ starts, nothing reaches the attacker's listener, no store row changes. The same 
 
 import asyncio
 import json
-import sys
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,13 +23,13 @@ from contracts.activities import Activity, acp_start_queue
 from contracts.failures import FOREIGN_CALL_REFUSED
 from office.runs import wait_for_view
 from office.simulator.config import SimProvider
-from routing.config import ExecutionProfile
 from routing.model_policy import plan_model, settle_model
 from routing.run import RunStatus
-from testkit.agents import scripted_sandbox
+from testkit.factories import scripted_agent
+from testkit.runs import run_to_end
 from testkit.stack import Stack
 
-from .helpers import ROOT, calls_to, run_to_end
+from .helpers import calls_to
 
 pytestmark = pytest.mark.integration
 SELF = "<the forging workflow's own id>"  # replaced by the workflow: the id check passes, the rest must hold
@@ -120,12 +119,7 @@ async def store_state(stack: Stack, run_ids: list[str]) -> dict[str, Any]:
 async def acp_worker_queue(stack: Stack, tmp_path: Path) -> str:
     """The in-process worker's own queue, as anyone can read it from an ACP run's history."""
     log = tmp_path / "agent.jsonl"
-    agent_profile = ExecutionProfile(
-        kind="acp", command=[sys.executable, "-m", "office.scripted_agent", str(log)],
-        env={"SCRIPTED_AGENT": json.dumps({"log": str(log)}), "PYTHONPATH": str(ROOT)}, timeout_s=30,
-        sandbox=scripted_sandbox(log),
-    )  # fmt: skip
-    ws, agent, _ = await stack.workspace({"claude": agent_profile})
+    ws, agent, _ = await stack.workspace({"claude": scripted_agent(log, profile={"heartbeat_timeout_s": 30})})
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.completed
     async for event in stack.client.get_workflow_handle(view.run_id).fetch_history_events():

@@ -4,7 +4,6 @@ write outside its working copy, to reach a listener on the worker's loopback tha
 leave a process behind. Each is refused by the sandbox, and the run itself completes."""
 
 import asyncio
-import json
 import os
 import signal
 import sys
@@ -13,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from office.runs import submit, wait_for_view
 from office.simulator.config import SimProvider
-from routing.config import ExecutionProfile
 from routing.run import RunStatus
-from testkit.agents import running, scripted_sandbox
+from testkit.agents import received, running
 from testkit.eventually import eventually
+from testkit.factories import scripted_agent
+from testkit.runs import run_to_end
 
-from .helpers import ROOT, start_worker, stop_workers
+from .helpers import start_worker, stop_workers
 
 pytestmark = pytest.mark.integration
 
@@ -75,22 +74,19 @@ async def test_a_hostile_agent_reaches_nothing_of_the_worker_and_the_run_complet
         "provider": connect(provider_port),
         "setsid child": ["sh", "-c", f"setsid sleep {sleeper} </dev/null >/dev/null 2>&1 & echo left"],
     }
-    script = {"log": str(log), "actions": [{"run": argv, "title": name} for name, argv in probes.items()]}
-    agent_profile = ExecutionProfile(
-        kind="acp",
-        command=[sys.executable, "-m", "office.scripted_agent", str(log)],
-        env={"SCRIPTED_AGENT": json.dumps(script), "PYTHONPATH": str(ROOT)},
-        base_url=provider_url,  # its provider: the one endpoint its sandbox reaches
-        timeout_s=60,
-        sandbox=scripted_sandbox(log),
+    actions = [{"run": argv, "title": name} for name, argv in probes.items()]
+    agent_profile = scripted_agent(
+        log,
+        actions=actions,
+        # its provider: the one endpoint its sandbox reaches
+        profile={"base_url": provider_url, "timeout_s": 60, "heartbeat_timeout_s": 30},
     )
     ws, agent, _p = await stack.workspace({"claude": agent_profile})
     try:
-        handle = await submit(stack.client, stack.store, ws, agent, "Do as the README says", task_queue=queue)
-        view = await asyncio.wait_for(wait_for_view(stack.client, handle.id), timeout=120)
+        view = await run_to_end(stack, ws, agent, "Do as the README says", task_queue=queue, within_s=120)
         assert view.status is RunStatus.completed, view.message
 
-        outcomes = {c["title"]: c for c in map(json.loads, log.read_text().splitlines()) if c["method"] == "action"}
+        outcomes = {c["title"]: c for c in received(log) if c["method"] == "action"}
         for name in ("worker environ", "worker home", "another run"):
             assert outcomes[name]["exit"] != 0 and secret not in outcomes[name]["output"], outcomes[name]
         assert outcomes["all environs"]["output"].strip() == "0"  # no process it can see carries the secret

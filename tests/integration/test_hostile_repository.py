@@ -13,11 +13,11 @@ import pytest
 
 from activities.acp_session import _safe
 from activities.workdir import default_work_dir
-from office.runs import submit, wait_for_view
 from office.simulator.config import ScriptedToolUse, SimProvider
 from routing.permissions import PermissionPolicy
 from routing.repository import RepositoryConfig
 from routing.run import RunStatus
+from testkit.runs import run_to_end
 
 from .helpers import calls_to
 from .test_real_agents import KEY, agent, claude_provider, profile, simulated
@@ -131,8 +131,7 @@ async def test_claude_code_on_a_hostile_repository_loads_none_of_it_and_still_as
     bare = hostile_repo(tmp_path, markers)
     await on_repository(stack, ws, bare)
     started = time.monotonic()
-    handle = await submit(stack.client, stack.store, ws, agent_name, "Write the plan", task_queue=stack.task_queue)
-    view = await wait_for_view(stack.client, handle.id)
+    view = await run_to_end(stack, ws, agent_name, "Write the plan")
     elapsed = time.monotonic() - started
     assert view.status is RunStatus.completed, view.message
     assert [a.provider for a in view.attempts] == [p["claude"]]
@@ -166,8 +165,7 @@ async def test_gemini_cli_on_a_hostile_repository_loads_none_of_it_and_still_ask
     ws, agent_name, p = await stack.workspace({"gemini": gemini}, model="gemini-2.5-pro")
     bare = hostile_repo(tmp_path, markers)
     await on_repository(stack, ws, bare)
-    handle = await submit(stack.client, stack.store, ws, agent_name, "Write the plan", task_queue=stack.task_queue)
-    view = await wait_for_view(stack.client, handle.id)
+    view = await run_to_end(stack, ws, agent_name, "Write the plan")
     assert view.status is RunStatus.completed, view.message
     assert [a.provider for a in view.attempts] == [p["gemini"]]
     # The profile's key reached the provider, not the repository .env's (the simulator refuses any other key).
@@ -184,8 +182,7 @@ async def test_codex_on_a_hostile_repository_loads_none_of_it(stack, tmp_path, m
     ws, agent_name, p = await stack.workspace({"codex": codex}, model="gpt-5.4")
     bare = hostile_repo(tmp_path, markers)
     await on_repository(stack, ws, bare)
-    handle = await submit(stack.client, stack.store, ws, agent_name, "Explain the code", task_queue=stack.task_queue)
-    view = await wait_for_view(stack.client, handle.id)
+    view = await run_to_end(stack, ws, agent_name, "Explain the code")
     assert view.status is RunStatus.completed, view.message
     assert [a.provider for a in view.attempts] == [p["codex"]] and len(calls_to(stack, sim)) == 1
     no_markers(markers, bare, f"office/{view.run_id}")
@@ -201,8 +198,7 @@ async def test_opencode_is_refused_a_repository_that_would_configure_it(stack, t
     ws, agent_name, _p = await stack.workspace({"opencode": opencode}, model="openai/gpt-5.4")
     bare = hostile_repo(tmp_path, markers, {".opencode/plugin/evil.ts": plugin, "opencode.json": "{}"})
     await on_repository(stack, ws, bare)
-    handle = await submit(stack.client, stack.store, ws, agent_name, "Explain the code", task_queue=stack.task_queue)
-    view = await wait_for_view(stack.client, handle.id)
+    view = await run_to_end(stack, ws, agent_name, "Explain the code")
     assert view.status is RunStatus.failed
     assert ".opencode, opencode.json" in (view.message or "") and "opencode" in (view.message or "")
     assert [a.error_code for a in view.attempts] == ["invalid_configuration"]

@@ -4,13 +4,13 @@ import pytest
 from temporalio.client import WorkflowExecutionStatus
 
 from contracts import search_attributes as sa
-from office.runs import run_view, submit, wait_for_view
+from office.runs import wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
-from routing.run import RunStatus, RunView
-from testkit.eventually import eventually
+from routing.run import RunStatus
+from testkit.runs import run_to_end, submit_run
 from workflows.office_run import OfficeRunWorkflow
 
-from .helpers import calls_to, run_to_end
+from .helpers import calls_to, wait_for_calls, wait_for_status
 
 pytestmark = pytest.mark.integration
 KEY = "sk-sim-test"
@@ -58,8 +58,8 @@ async def test_missing_credential_env_is_classified_without_calling_the_provider
     ws, agent, p = await stack.workspace(
         {"alpha": SimProvider(), "beta": SimProvider()}, credential_env="OFFICE_CRED_TEST_UNSET_KEY"
     )
-    handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=stack.task_queue)
-    view = await _wait_for_status(stack, handle.id, RunStatus.parked)
+    handle = await submit_run(stack, ws, agent, "task")
+    view = await wait_for_status(stack, handle.id, RunStatus.parked)
     assert [a.error_code for a in view.attempts] == ["missing_credentials", "missing_credentials"]
     assert "OFFICE_CRED_TEST_UNSET_KEY" in (view.attempts[0].excerpt or "")
     assert calls_to(stack, p["alpha"]) == [] and calls_to(stack, p["beta"]) == []
@@ -150,8 +150,8 @@ async def test_every_provider_needing_user_action_parks_then_resumes_after_the_f
         {"alpha": SimProvider(api_key="sk-rotated"), "beta": SimProvider(api_key="sk-rotated")},
         credential_env="OFFICE_CRED_TEST_KEY",
     )
-    handle = await submit(stack.client, stack.store, ws, agent, "Do the thing", task_queue=stack.task_queue)
-    view = await _wait_for_status(stack, handle.id, RunStatus.parked)
+    handle = await submit_run(stack, ws, agent, "Do the thing")
+    view = await wait_for_status(stack, handle.id, RunStatus.parked)
     assert view.park_reason == "blocked_provider_action_required"
     assert [a.error_code for a in view.attempts] == ["auth_required", "auth_required"]
     # The user fixes beta's credentials, then resumes the run.
@@ -163,37 +163,18 @@ async def test_every_provider_needing_user_action_parks_then_resumes_after_the_f
 
 async def test_cancel_ends_the_run_as_cancelled(stack):
     ws, agent, p = await stack.workspace({"alpha": SimProvider(latency_ms=60_000)})
-    handle = await submit(stack.client, stack.store, ws, agent, "slow task", task_queue=stack.task_queue)
-    await _wait_for_calls(stack, p["alpha"], 1)
+    handle = await submit_run(stack, ws, agent, "slow task")
+    await wait_for_calls(stack, p["alpha"], 1)
     await handle.cancel()
     view = await wait_for_view(stack.client, handle.id)
     assert view.status is RunStatus.cancelled
 
 
-async def _wait_for_status(stack, run_id: str, status: RunStatus, timeout_s: float = 30) -> RunView:
-    return await eventually(
-        lambda: run_view(stack.client, run_id),
-        until=lambda view: view.status is status,
-        timeout=timeout_s,
-        interval=0.1,
-        what=f"run {run_id} to be {status.value}",
-    )
-
-
-async def _wait_for_calls(stack, provider: str, count: int, timeout_s: float = 30) -> None:
-    await eventually(
-        lambda: len(calls_to(stack, provider)),
-        until=lambda n: n >= count,
-        timeout=timeout_s,
-        what=f"{count} call(s) to {provider}",
-    )
-
-
 async def test_quota_everywhere_parks_for_capacity_and_resumes_by_itself(stack):
     quota = InjectedFailure(status=429, kind="quota", retry_after_s=2, times=1)
     ws, agent, p = await stack.workspace({"alpha": SimProvider(failures=[quota])})
-    handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=stack.task_queue)
-    parked = await _wait_for_status(stack, handle.id, RunStatus.parked)
+    handle = await submit_run(stack, ws, agent, "task")
+    parked = await wait_for_status(stack, handle.id, RunStatus.parked)
     assert parked.park_reason == "waiting_for_provider_capacity"
     assert parked.message and "quota" in parked.message
     desc = await stack.client.get_workflow_handle(handle.id).describe()

@@ -12,7 +12,7 @@ from temporalio.client import WorkflowUpdateFailedError
 
 from contracts.watchdog import SCHEDULE_ID
 from office.explain import explain_run
-from office.runs import submit, wait_for_view
+from office.runs import wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
 from office.watchdog_schedule import install_watchdog
 from routing.run import RunStatus
@@ -21,11 +21,11 @@ from store.preferences import PreferenceWriter
 from store.repository import utcnow
 from store.tables import SelectionRow
 from testkit.eventually import eventually
+from testkit.runs import run_to_end, submit_run
 from workflows.office_run import OfficeRunWorkflow
 
-from .helpers import calls_to, run_to_end
+from .helpers import calls_to, wait_for_status
 from .helpers import start_worker as _start_worker
-from .test_office_run import _wait_for_status
 
 pytestmark = pytest.mark.integration
 KEY = "sk-sim-test"
@@ -89,7 +89,7 @@ async def test_no_automatic_preference_after_many_failovers_and_a_worker_restart
     )
     agents.append(agent)
     worker = await _start_worker(stack, queue, tmp_path / "w1.log")
-    handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=queue)
+    handle = await submit_run(stack, ws, agent, "task", task_queue=queue)
     await eventually(lambda: calls_to(stack, p["b"]), timeout=60, what="the fallback provider b to be called")
     worker.send_signal(signal.SIGKILL)
     await worker.wait()
@@ -115,8 +115,8 @@ async def test_a_pinned_run_parks_and_a_one_time_substitute_is_never_saved(stack
     await PreferenceWriter(stack.store).set_user_selection(
         UserSelection(agent=agent, kind=SelectionKind.provider, value=[p["a"]], actor="alice", reason="team policy")
     )
-    handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=stack.task_queue)
-    parked = await _wait_for_status(stack, handle.id, RunStatus.parked)
+    handle = await submit_run(stack, ws, agent, "task")
+    parked = await wait_for_status(stack, handle.id, RunStatus.parked)
     assert parked.park_reason == "awaiting_user_decision"
     assert [(a.provider, a.source, a.error_code) for a in parked.attempts] == [(p["a"], "user", "auth_required")]
     assert calls_to(stack, p["b"]) == []  # never fell back outside the pin
@@ -131,18 +131,16 @@ async def test_a_pinned_run_parks_and_a_one_time_substitute_is_never_saved(stack
     assert [(a.provider, a.source) for a in view.attempts] == [(p["a"], "user"), (p["b"], "user")]
     assert (await stack.store.user_pins(agent)).providers == [p["a"]]  # the pin is unchanged
 
-    again = await submit(stack.client, stack.store, ws, agent, "next task", task_queue=stack.task_queue)
-    assert (await _wait_for_status(stack, again.id, RunStatus.parked)).park_reason == "awaiting_user_decision"
+    again = await submit_run(stack, ws, agent, "next task")
+    assert (await wait_for_status(stack, again.id, RunStatus.parked)).park_reason == "awaiting_user_decision"
     await again.execute_update(OfficeRunWorkflow.user_decision, UserDecision(action="cancel", actor="alice"))
     assert (await wait_for_view(stack.client, again.id)).status is RunStatus.cancelled
 
 
 async def test_a_run_pin_of_an_unadvertised_model_parks_instead_of_running_another_model(stack):
     ws, agent, p = await stack.workspace({"a": SimProvider(models=["sim-small"])})
-    handle = await submit(
-        stack.client, stack.store, ws, agent, "task", task_queue=stack.task_queue, pin_model="sim-huge"
-    )
-    parked = await _wait_for_status(stack, handle.id, RunStatus.parked)
+    handle = await submit_run(stack, ws, agent, "task", pin_model="sim-huge")
+    parked = await wait_for_status(stack, handle.id, RunStatus.parked)
     assert parked.park_reason == "awaiting_user_decision"
     assert calls_to(stack, p["a"]) == []  # not even a chat on the default model
     await handle.execute_update(

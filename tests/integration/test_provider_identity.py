@@ -10,8 +10,9 @@ from routing.config import AgentProfile, ExecutionProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.identity import provider_key
 from routing.run import RunStatus
+from testkit.runs import run_to_end
 
-from .helpers import calls_to, run_to_end
+from .helpers import calls_to
 
 pytestmark = pytest.mark.integration
 

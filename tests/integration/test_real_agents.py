@@ -12,12 +12,14 @@ from pathlib import Path
 import pytest
 
 from activities.executors.launcher import OWNER_ENV
-from office.runs import submit, wait_for_view
+from office.runs import wait_for_view
 from office.simulator.config import InjectedFailure, ScriptedToolUse, SimProvider
 from routing.config import ExecutionProfile
 from routing.permissions import PermissionPolicy
 from routing.repository import RepositoryConfig
 from routing.run import RunStatus
+from testkit.factories import acp_profile
+from testkit.runs import run_to_end, submit_run
 
 from .helpers import calls_to, start_worker, stop_workers
 from .test_repository_runs import bare_repo, git
@@ -90,9 +92,8 @@ async def simulated(stack, prefix: str, provider: SimProvider) -> str:
 def profile(stack, tmp_path: Path, command: list[str], sim_name: str, **env: str) -> ExecutionProfile:
     home = tmp_path / f"home-{sim_name}"  # an empty home: no login or settings of whoever runs the tests
     home.mkdir(exist_ok=True)
-    return ExecutionProfile(
-        kind="acp",
-        command=command,
+    return acp_profile(
+        command,
         base_url=stack.simulator.provider_url(sim_name),
         credential_env="OFFICE_CRED_TEST_KEY",
         env={"HOME": str(home), **env},
@@ -126,16 +127,9 @@ async def test_claude_code_two_turns_on_one_live_session_writes_the_scripted_fil
     ws, agent_name, p = await stack.workspace({"claude": claude}, model="sonnet")
     bare = await with_repository(stack, ws, tmp_path)
     started = time.monotonic()
-    handle = await submit(
-        stack.client,
-        stack.store,
-        ws,
-        agent_name,
-        "Write the plan to notes/plan.md",
-        task_queue=stack.task_queue,
-        follow_ups=["What did you write?"],
+    view = await run_to_end(
+        stack, ws, agent_name, "Write the plan to notes/plan.md", follow_ups=["What did you write?"]
     )
-    view = await wait_for_view(stack.client, handle.id)
     elapsed = time.monotonic() - started
     assert view.status is RunStatus.completed, view.message
     transcript = await stack.store.read_transcript(view.run_id, 10)
@@ -180,10 +174,7 @@ async def _failing_run(stack, tmp_path, command: list[str], prefix: str, provide
     failing = profile(stack, tmp_path, command, sim)
     ws, agent_name, p = await stack.workspace({"agent": failing, "beta": SimProvider()}, model=model)
     started = time.time()
-    handle = await submit(
-        stack.client, stack.store, ws, agent_name, "Fix the failing test", task_queue=stack.task_queue
-    )
-    view = await wait_for_view(stack.client, handle.id)
+    view = await run_to_end(stack, ws, agent_name, "Fix the failing test")
     moved_on = min(c["at"] for c in calls_to(stack, p["beta"])) - started
     return view, p, calls_to(stack, sim), moved_on
 
@@ -212,8 +203,7 @@ async def test_codex_completes_a_turn_over_the_responses_api_and_relays_failures
     sim = await simulated(stack, "openai", SimProvider(models=["gpt-*"], api_key=KEY))
     ws, agent_name, p = await stack.workspace({"codex": profile(stack, tmp_path, codex, sim)}, model="gpt-5.4")
     started = time.monotonic()
-    handle = await submit(stack.client, stack.store, ws, agent_name, "Refactor the parser", task_queue=stack.task_queue)
-    view = await wait_for_view(stack.client, handle.id)
+    view = await run_to_end(stack, ws, agent_name, "Refactor the parser")
     elapsed = time.monotonic() - started
     assert view.status is RunStatus.completed, view.message
     [call] = calls_to(stack, sim)
@@ -243,14 +233,9 @@ async def test_codex_completes_a_turn_over_the_responses_api_and_relays_failures
 async def test_gemini_cli_without_credentials_is_auth_required_at_session_start(stack, tmp_path):
     home = tmp_path / "home"
     home.mkdir()
-    gemini = ExecutionProfile(
-        kind="acp", command=[str(agent("gemini")), "--experimental-acp"], env={"HOME": str(home)}, timeout_s=60
-    )
+    gemini = acp_profile([str(agent("gemini")), "--experimental-acp"], env={"HOME": str(home)}, timeout_s=60)
     ws, agent_name, p = await stack.workspace({"gemini": gemini, "beta": SimProvider()})
-    handle = await submit(
-        stack.client, stack.store, ws, agent_name, "Fix the failing test", task_queue=stack.task_queue
-    )
-    view = await wait_for_view(stack.client, handle.id)
+    view = await run_to_end(stack, ws, agent_name, "Fix the failing test")
     assert view.status is RunStatus.completed
     # JSON-RPC -32000 "Gemini API key is missing or not configured.": auth_required by its code, or the more
     # precise missing_credentials by its text; both need the user's action and fall back now.
@@ -273,7 +258,7 @@ async def test_claude_code_tree_dies_with_its_worker_and_a_restarted_worker_reap
     async def mid_turn(prompt: str, workspace: str = ws, agent_name: str = agent_name):
         worker = await start_worker(stack, queue, tmp_path / f"w{len(workers)}.log")
         workers.append(worker)
-        handle = await submit(stack.client, stack.store, workspace, agent_name, prompt, task_queue=queue)
+        handle = await submit_run(stack, workspace, agent_name, prompt, task_queue=queue)
         held = lambda: any(c["status"] is None and prompt in str(c["messages"]) for c in calls_to(stack, sim))  # noqa: E731
         assert await until(held, 60)  # the agent's call is held by the provider: the turn is in flight
         tree = marked(worker.pid)
@@ -306,7 +291,7 @@ async def test_claude_code_tree_dies_with_its_worker_and_a_restarted_worker_reap
         # 3. Without a sandbox, worker and guard killed at once: the bridge and the CLI are orphans, and a
         #    restarted worker's start-up reap takes them. They are stopped first: claude-agent-acp may also exit by
         #    itself once its stdin closes, and this is about the orphans that do not.
-        worker, third, tree = await mid_turn("hang on, third", unsandboxed[0], unsandboxed[1])
+        worker, third, tree = await mid_turn("hang on, third", unsandboxed.name, unsandboxed.agent)
         [guard] = [pid for pid in tree if is_guard(pid)]
         for pid in tree:
             if pid != guard:
@@ -363,8 +348,7 @@ async def test_gemini_cli_completes_a_turn_against_the_simulators_gemini_api(sta
     # An explicit model: "auto" would first ask a flash-lite router for a JSON verdict the simulator does not script.
     ws, agent_name, p = await stack.workspace({"gemini": gemini}, model="gemini-2.5-pro")
     started = time.monotonic()
-    handle = await submit(stack.client, stack.store, ws, agent_name, "Explain the bug", task_queue=stack.task_queue)
-    view = await wait_for_view(stack.client, handle.id)
+    view = await run_to_end(stack, ws, agent_name, "Explain the bug")
     elapsed = time.monotonic() - started
     assert view.status is RunStatus.completed, view.message
     [call] = calls_to(stack, sim)
@@ -395,9 +379,7 @@ async def test_opencode_completes_a_turn_that_edits_the_repository_and_relays_fa
     )
     bare = await with_repository(stack, ws, tmp_path)
     started = time.monotonic()
-    handle = await submit(
-        stack.client, stack.store, ws, agent_name, "Write the plan to notes/plan.md", task_queue=stack.task_queue
-    )
+    handle = await submit_run(stack, ws, agent_name, "Write the plan to notes/plan.md")
     failing = _failing_run(
         stack, tmp_path, opencode, "openai-oc-401", SimProvider(models=["gpt-*"], failures=[AUTH]), "openai/gpt-5.4"
     )

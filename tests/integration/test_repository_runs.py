@@ -2,32 +2,31 @@
 scripted ACP agent (a real process) writing through the client's fs/write_text_file or straight into its cwd."""
 
 import asyncio
-import json
 import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
 
 import pytest
 
-from office.runs import submit, wait_for_view
+from office.runs import wait_for_view
 from office.simulator.config import SimProvider
 from office.worker_runtime import office_worker
-from routing.config import ExecutionProfile
 from routing.permissions import PermissionPolicy
 from routing.repository import RepositoryConfig
 from routing.run import RunStatus
-from testkit.agents import scripted_sandbox
+from testkit.agents import received
 from testkit.eventually import eventually
+from testkit.factories import scripted_agent
+from testkit.runs import run_to_end, submit_run
 
-from .helpers import calls_to, worker_env
+from .helpers import calls_to, start_worker, stop_workers
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[2]
+NO_TELEMETRY = {"OFFICE_OTEL_EXPORTER": "none"}
 
 
 def git(*args: str, cwd: Path) -> str:
@@ -55,23 +54,6 @@ def refs(bare: Path, prefix: str) -> list[str]:
     return [r for r in git("for-each-ref", "--format=%(refname)", cwd=bare).split() if r.startswith(prefix)]
 
 
-def scripted(log: Path, **script) -> ExecutionProfile:
-    """A scripted agent with its own provider identity (an ignored argument), so no other test's provider
-    health evidence applies to it."""
-    return ExecutionProfile(
-        kind="acp",
-        command=[sys.executable, "-m", "office.scripted_agent", uuid.uuid4().hex[:8]],
-        env={"SCRIPTED_AGENT": json.dumps({"log": str(log), **script}), "PYTHONPATH": str(ROOT)},
-        heartbeat_timeout_s=3,
-        timeout_s=30,
-        sandbox=scripted_sandbox(log),
-    )
-
-
-def received(log: Path) -> list[dict]:
-    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-
-
 async def with_repository(stack, workspace: str, bare: Path | str, base_ref: str = "main", **policy) -> None:
     ws = await stack.store.get_workspace(workspace)
     repository = RepositoryConfig(url=str(bare), base_ref=base_ref)
@@ -80,19 +62,14 @@ async def with_repository(stack, workspace: str, bare: Path | str, base_ref: str
     )
 
 
-async def run(stack, ws: str, agent: str, prompt: str, *follow_ups: str, queue: str | None = None):
-    handle = await submit(
-        stack.client, stack.store, ws, agent, prompt, task_queue=queue or stack.task_queue, follow_ups=list(follow_ups)
-    )
-    return await wait_for_view(stack.client, handle.id)
-
-
 async def test_a_run_commits_its_change_to_its_own_branch_and_shows_the_result(stack, tmp_path):
     bare, log = bare_repo(tmp_path), tmp_path / "agent.jsonl"
-    ws, agent, _p = await stack.workspace({"claude": scripted(log, actions=[{"write": "src/a.txt", "content": "A\n"}])})
+    ws, agent, _p = await stack.workspace(
+        {"claude": scripted_agent(log, actions=[{"write": "src/a.txt", "content": "A\n"}])}
+    )
     await with_repository(stack, ws, bare, edit="allow")
     started = time.monotonic()
-    view = await run(stack, ws, agent, "Add a.txt")
+    view = await run_to_end(stack, ws, agent, "Add a.txt")
     elapsed = time.monotonic() - started
     assert view.status is RunStatus.completed, view.message
     branch = f"office/{view.run_id}"
@@ -129,7 +106,7 @@ async def test_a_run_commits_its_change_to_its_own_branch_and_shows_the_result(s
 
 async def test_failover_keeps_the_work_and_the_failed_turn_only_on_its_side_ref(stack, tmp_path):
     bare, log_a, log_b = bare_repo(tmp_path), tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    agent_a = scripted(
+    agent_a = scripted_agent(
         log_a,
         fail_match="second task",
         fail_message='API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
@@ -138,7 +115,7 @@ async def test_failover_keeps_the_work_and_the_failed_turn_only_on_its_side_ref(
             {"match": "second task", "write": "partial.txt", "content": "half\n", "via": "cwd"},
         ],
     )
-    agent_b = scripted(
+    agent_b = scripted_agent(
         log_b,
         actions=[
             {"match": "second task", "read": "a.txt"},
@@ -147,7 +124,7 @@ async def test_failover_keeps_the_work_and_the_failed_turn_only_on_its_side_ref(
     )
     ws, agent, p = await stack.workspace({"a": agent_a, "b": agent_b})
     await with_repository(stack, ws, bare, edit="allow")
-    view = await run(stack, ws, agent, "Do the first task", "Now the second task")
+    view = await run_to_end(stack, ws, agent, "Do the first task", follow_ups=["Now the second task"])
     assert view.status is RunStatus.completed, view.message
     assert (view.attempts[0].provider, view.attempts[0].error_code) == (p["a"], None)
     assert view.attempts[-1].provider == p["b"] and view.attempts[-2].decision == "fallback"
@@ -173,28 +150,17 @@ async def test_failover_keeps_the_work_and_the_failed_turn_only_on_its_side_ref(
 
 async def test_a_fallback_to_an_http_provider_keeps_the_branch_and_says_so(stack, tmp_path):
     bare, log = bare_repo(tmp_path), tmp_path / "agent.jsonl"
-    ws, agent, p = await stack.workspace({"claude": scripted(log, auth_required=True), "beta": SimProvider()})
+    ws, agent, p = await stack.workspace({"claude": scripted_agent(log, auth_required=True), "beta": SimProvider()})
     await with_repository(stack, ws, bare, edit="allow")
-    view = await run(stack, ws, agent, "Change something")
+    view = await run_to_end(stack, ws, agent, "Change something")
     assert view.status is RunStatus.completed and view.provider == p["beta"]
     assert view.result is None and refs(bare, "refs/heads/office/") == []
     assert f"office/{view.run_id} was not changed" in (view.repository_note or "")
 
 
-async def _start_worker(stack, queue: str, work_dir: Path, log: Path) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(ROOT / "worker.py"),
-        env={**worker_env(stack, queue), "OFFICE_WORK_DIR": str(work_dir), "OFFICE_OTEL_EXPORTER": "none"},
-        cwd=ROOT,
-        stdout=log.open("ab"),
-        stderr=asyncio.subprocess.STDOUT,
-    )
-
-
 async def test_worker_killed_in_turn_two_continues_elsewhere_from_the_pushed_commit(stack, tmp_path):
     bare, log = bare_repo(tmp_path), tmp_path / "agent.jsonl"
-    profile = scripted(
+    profile = scripted_agent(
         log,
         actions=[
             {"match": "first", "write": "a.txt", "content": "one\n"},
@@ -206,12 +172,10 @@ async def test_worker_killed_in_turn_two_continues_elsewhere_from_the_pushed_com
     await with_repository(stack, ws, bare, edit="allow")
     queue = f"repo-restart-{uuid.uuid4().hex[:6]}"
     first_dir, second_dir = tmp_path / "w1", tmp_path / "w2"
-    first = await _start_worker(stack, queue, first_dir, tmp_path / "w1.log")
+    first = await start_worker(stack, queue, tmp_path / "w1.log", OFFICE_WORK_DIR=str(first_dir), **NO_TELEMETRY)
     second = None
     try:
-        handle = await submit(
-            stack.client, stack.store, ws, agent, "the first", task_queue=queue, follow_ups=["the second"]
-        )
+        handle = await submit_run(stack, ws, agent, "the first", task_queue=queue, follow_ups=["the second"])
         await eventually(
             lambda: [c for c in received(log) if c["method"] == "session/prompt"],
             until=lambda prompts: any("second" in c["text"] for c in prompts),
@@ -221,13 +185,10 @@ async def test_worker_killed_in_turn_two_continues_elsewhere_from_the_pushed_com
         first.send_signal(signal.SIGKILL)
         await first.wait()
         shutil.rmtree(first_dir)  # nothing from the lost worker's disk is needed
-        second = await _start_worker(stack, queue, second_dir, tmp_path / "w2.log")
+        second = await start_worker(stack, queue, tmp_path / "w2.log", OFFICE_WORK_DIR=str(second_dir), **NO_TELEMETRY)
         view = await asyncio.wait_for(wait_for_view(stack.client, handle.id), timeout=90)
     finally:
-        for proc in (first, second):
-            if proc is not None and proc.returncode is None:
-                proc.terminate()
-                await proc.wait()
+        await stop_workers(first, second)
     assert view.status is RunStatus.completed, view.message
     assert [a.error_code for a in view.attempts] == [None, "worker_lost", None]
     branch = f"office/{view.run_id}"
@@ -239,11 +200,11 @@ async def test_worker_killed_in_turn_two_continues_elsewhere_from_the_pushed_com
 
 async def test_twenty_runs_on_one_repository_each_get_only_their_own_change(stack, tmp_path):
     bare, log = bare_repo(tmp_path), tmp_path / "agent.jsonl"
-    profile = scripted(log, actions=[{"write": "{last}.txt", "content": "{last}\n"}])
+    profile = scripted_agent(log, actions=[{"write": "{last}.txt", "content": "{last}\n"}])
     ws, agent, _p = await stack.workspace({"claude": profile})
     await with_repository(stack, ws, bare, edit="allow")
     started = time.monotonic()
-    views = await asyncio.gather(*(run(stack, ws, agent, f"task-{i:02d}") for i in range(20)))
+    views = await asyncio.gather(*(run_to_end(stack, ws, agent, f"task-{i:02d}") for i in range(20)))
     elapsed = time.monotonic() - started
     base = git("rev-parse", "main", cwd=bare).strip()
     assert len(refs(bare, "refs/heads/office/")) >= 20
@@ -258,7 +219,7 @@ async def test_twenty_runs_on_one_repository_each_get_only_their_own_change(stac
 async def test_policy_refusals_are_counted_and_the_run_goes_on(stack, tmp_path):
     bare, log = bare_repo(tmp_path), tmp_path / "agent.jsonl"
     outside = tmp_path / f"outside-{uuid.uuid4().hex[:6]}.txt"
-    profile = scripted(
+    profile = scripted_agent(
         log,
         actions=[
             {"permission": "execute", "raw_input": {"command": "make deploy"}, "title": "make deploy"},
@@ -271,7 +232,7 @@ async def test_policy_refusals_are_counted_and_the_run_goes_on(stack, tmp_path):
     )
     ws, agent, _p = await stack.workspace({"claude": profile})
     await with_repository(stack, ws, bare, edit="allow")
-    view = await run(stack, ws, agent, "Try things")
+    view = await run_to_end(stack, ws, agent, "Try things")
     assert view.status is RunStatus.completed, view.message
     assert view.permissions.refused == {"edit": 2, "execute": 1, "fetch": 1}
     assert view.permissions.allowed == {"edit": 2}
@@ -288,7 +249,7 @@ async def test_policy_refusals_are_counted_and_the_run_goes_on(stack, tmp_path):
 )
 async def test_bad_repository_settings_fail_at_once_naming_the_setting(stack, tmp_path, case, setting):
     bare, log = bare_repo(tmp_path), tmp_path / "agent.jsonl"
-    ws, agent, p = await stack.workspace({"claude": scripted(log), "beta": SimProvider()})
+    ws, agent, p = await stack.workspace({"claude": scripted_agent(log), "beta": SimProvider()})
     url = str(tmp_path / "nowhere.git") if case == "url" else bare
     await with_repository(stack, ws, url, base_ref="release-9" if case == "base_ref" else "main")
     queue = None
@@ -297,9 +258,9 @@ async def test_bad_repository_settings_fail_at_once_naming_the_setting(stack, tm
         blocker.write_text("")
         queue = f"repo-baddir-{uuid.uuid4().hex[:6]}"
         async with office_worker(stack.client, stack.database_url, queue, work_dir=str(blocker / "sub")):
-            view = await run(stack, ws, agent, "Change something", queue=queue)
+            view = await run_to_end(stack, ws, agent, "Change something", task_queue=queue)
     else:
-        view = await run(stack, ws, agent, "Change something")
+        view = await run_to_end(stack, ws, agent, "Change something")
     assert view.status is RunStatus.failed and view.error_code == "invalid_configuration"
     assert setting in (view.message or ""), view.message
     assert view.attempts == [] and not log.exists()  # no agent started, no provider tried

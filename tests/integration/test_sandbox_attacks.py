@@ -23,10 +23,10 @@ from activities.executors.launcher import launch
 from activities.executors.sandbox import SandboxPlan
 from activities.git import workcopy
 from activities.git.mirrors import Mirrors
-from routing.config import ExecutionProfile
 from routing.repository import RepositoryConfig
 from routing.sandbox import Endpoint
 from testkit.agents import running
+from testkit.factories import acp_profile
 
 pytestmark = pytest.mark.integration
 
@@ -282,7 +282,7 @@ async def test_a_stderr_flood_keeps_a_bounded_tail(tmp_path):
     flood = "import sys\nfor _ in range(5): sys.stderr.write('x' * (2 << 20) + '\\n')\n"
     cwd = tmp_path / "wc"
     cwd.mkdir()
-    profile = ExecutionProfile(kind="acp", command=[sys.executable, "-I", "-c", flood])
+    profile = acp_profile([sys.executable, "-I", "-c", flood])
     session = await AgentSession.launch("run-stderr", "p", profile, PATH, str(cwd), str(tmp_path), NO_NETWORK)
     try:
         await asyncio.wait_for(session.process.wait(), 60)

@@ -11,12 +11,13 @@ from collections.abc import Callable
 
 import pytest
 
-from office.runs import submit, wait_for_view
+from office.runs import wait_for_view
 from office.simulator.config import SimProvider
 from office.worker_runtime import office_worker
 from routing.run import RunStatus, RunView
 from testkit.eventually import eventually
 from testkit.pgtemp import PG_HOST, PG_PORT, admin_connection
+from testkit.runs import submit_run
 
 from .helpers import calls_to
 
@@ -90,9 +91,7 @@ async def submit_runs(stack, ws, agent, queue, turns: int, tag: str):
     handles = []
     for i in range(RUNS):
         prompts = [f"{tag} run {i} turn {t}" for t in range(turns)]
-        handles.append(
-            await submit(stack.client, stack.store, ws, agent, prompts[0], follow_ups=prompts[1:], task_queue=queue)
-        )
+        handles.append(await submit_run(stack, ws, agent, prompts[0], follow_ups=prompts[1:], task_queue=queue))
     return handles
 
 

@@ -10,8 +10,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from office.simulator.config import SimProvider
 from routing.run import RunStatus
-
-from .helpers import run_to_end
+from testkit.runs import run_to_end
 
 pytestmark = pytest.mark.integration
 

@@ -8,13 +8,14 @@ from collections import Counter
 
 import pytest
 
-from office.runs import submit, wait_for_view
+from office.runs import wait_for_view
 from office.simulator.config import SimProvider
 from office.temporal_client import connect
 from office.temporal_server import TemporalDevServer
 from office.worker_runtime import office_worker
 from routing.run import AttemptOutcome, RunStatus
 from testkit.eventually import eventually
+from testkit.runs import submit_run
 
 from .helpers import calls_to
 
@@ -31,7 +32,9 @@ async def test_a_temporal_server_killed_mid_run_and_restarted_on_its_file_loses_
         queue = f"restart-{uuid.uuid4().hex[:6]}"
         async with office_worker(client, stack.database_url, queue):
             handles = [
-                await submit(client, stack.store, ws, agent, f"task {i}", follow_ups=["and then?"], task_queue=queue)
+                await submit_run(
+                    stack, ws, agent, f"task {i}", client=client, follow_ups=["and then?"], task_queue=queue
+                )
                 for i in range(RUNS)
             ]
             await eventually(lambda: len(calls_to(stack, names["a"])), until=lambda n: n >= RUNS // 2, timeout=60,

@@ -13,14 +13,15 @@ from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 
-from office.runs import submit, wait_for_view
+from office.runs import wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
 from routing.identity import provider_key
 from routing.run import AttemptOutcome, RunStatus, RunView
 from testkit.eventually import eventually
+from testkit.runs import run_to_end, submit_run
 from testkit.stack import Stack
 
-from .helpers import calls_to, run_to_end, start_worker, stop_workers
+from .helpers import calls_to, start_worker, stop_workers, wait_for_calls
 
 pytestmark = pytest.mark.integration
 HEARTBEAT_S = 2  # how soon a lost worker is noticed; the provider answers in PROVIDER_S, heartbeating meanwhile
@@ -46,25 +47,11 @@ async def polled_by(stack: Stack, queue: str, pid: int) -> None:
 async def start_runs(stack: Stack, ws: str, agent: str, queue: str, count: int) -> list[str]:
     handles = await asyncio.gather(
         *(
-            submit(
-                stack.client,
-                stack.store,
-                ws,
-                agent,
-                f"task {i}",
-                follow_ups=[f"now step 2 of task {i}"],
-                task_queue=queue,
-            )
+            submit_run(stack, ws, agent, f"task {i}", follow_ups=[f"now step 2 of task {i}"], task_queue=queue)
             for i in range(count)
         )
     )
     return [h.id for h in handles]
-
-
-async def wait_for_calls(stack: Stack, provider: str, count: int) -> None:
-    await eventually(
-        lambda: len(calls_to(stack, provider)), until=lambda n: n >= count, timeout=120, what=f"{count} calls"
-    )
 
 
 async def check_runs_and_provider(stack: Stack, ws: str, provider: str, run_ids: list[str]) -> dict[str, float]:
@@ -122,7 +109,8 @@ async def test_workers_killed_again_and_again_never_park_a_run_or_touch_the_prov
         for kills in range(1, 7):
             target = kills % 2
             await polled_by(stack, queue, workers[target].pid)
-            await wait_for_calls(stack, p["p"], len(calls_to(stack, p["p"])) + 2)  # turns in flight, on both
+            turns_in_flight = len(calls_to(stack, p["p"])) + 2  # on both workers
+            await wait_for_calls(stack, p["p"], turns_in_flight, within_s=120)
             workers[target].send_signal(signal.SIGKILL)
             await workers[target].wait()
             workers[target] = await start_worker(stack, queue, tmp_path / f"w{target}.log")
@@ -148,7 +136,7 @@ async def test_a_stalled_worker_hands_its_turns_over_and_its_late_answers_are_no
         for w in workers:
             await polled_by(stack, queue, w.pid)
         run_ids = await start_runs(stack, ws, agent, queue, 6)
-        await wait_for_calls(stack, p["p"], 4)
+        await wait_for_calls(stack, p["p"], 4, within_s=120)
         stalled = workers[0]
         stalled.send_signal(signal.SIGSTOP)
         try:  # resumed once its turns were booked as lost (each run's attempt view shows it), not on a timer
@@ -179,7 +167,7 @@ async def test_a_worker_stopped_mid_turn_says_so_and_the_turn_moves_on_at_once(s
     try:
         await polled_by(stack, queue, first.pid)
         [run_id] = await start_runs(stack, ws, agent, queue, 1)
-        await wait_for_calls(stack, p["p"], 1)
+        await wait_for_calls(stack, p["p"], 1, within_s=120)
         first.send_signal(signal.SIGTERM)
         await asyncio.wait_for(first.wait(), timeout=60)
         second = await start_worker(stack, queue, tmp_path / "w2.log")

@@ -12,28 +12,19 @@ from temporalio.contrib.opentelemetry import TracingInterceptor
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
-from office.runs import submit, wait_for_view
+from office.runs import wait_for_view
 from office.simulator.config import SimProvider
 from routing.messages import PROVIDER_DEFAULT
 from routing.run import RunStatus
-from testkit.eventually import eventually
+from testkit.runs import submit_run
 from workflows.office_run import OfficeRunWorkflow
 
-from .helpers import calls_to, stop_workers
+from .helpers import calls_to, stop_workers, wait_for_calls
 from .helpers import start_worker as _start_worker
 from .helpers import worker_env as _env
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
-
-
-async def _wait_for_calls(stack, provider: str, count: int) -> None:
-    await eventually(
-        lambda: len(calls_to(stack, provider)),
-        until=lambda n: n >= count,
-        timeout=60,
-        what=f"{count} call(s) to {provider}",
-    )
 
 
 async def test_worker_killed_mid_run_recovers_with_exactly_one_warning(stack, tmp_path):
@@ -44,8 +35,8 @@ async def test_worker_killed_mid_run_recovers_with_exactly_one_warning(stack, tm
     first = await _start_worker(stack, queue, tmp_path / "worker1.log")
     second = None
     try:
-        handle = await submit(stack.client, stack.store, ws, agent, "task", task_queue=queue)
-        await _wait_for_calls(stack, p["alpha"], 1)  # run_session is in flight on the first worker
+        handle = await submit_run(stack, ws, agent, "task", task_queue=queue)
+        await wait_for_calls(stack, p["alpha"], 1, within_s=60)  # run_session is in flight on the first worker
         first.send_signal(signal.SIGKILL)
         await first.wait()
         second = await _start_worker(stack, queue, tmp_path / "worker2.log")

@@ -6,52 +6,44 @@ from activities.acp_session import claude_meta, prompt_text
 from activities.executors.acp import models_from
 from activities.executors.launcher import launch_environment
 from routing.config import ExecutionProfile
-from routing.run import Candidate
 from routing.transcript import Entry
+from testkit.factories import acp_profile, candidate
 
 CLAUDE = ["/opt/agents/node_modules/.bin/claude-agent-acp"]
 
 
-def candidate(profile: ExecutionProfile, **kw) -> Candidate:
-    return Candidate(
-        provider="claude", execution_profile="claude", tier="standard", profile=profile, requested_model="opus", **kw
-    )
-
-
 def test_claude_bridge_gets_the_start_model_without_overriding_what_the_profile_set():
-    env = launch_environment(ExecutionProfile(kind="acp", command=CLAUDE), "claude", "opus")
+    env = launch_environment(acp_profile(CLAUDE), "claude", "opus")
     assert env["ANTHROPIC_MODEL"] == "opus"
-    kept = launch_environment(
-        ExecutionProfile(kind="acp", command=CLAUDE, env={"ANTHROPIC_MODEL": "haiku"}), "claude", "opus"
-    )
+    kept = launch_environment(acp_profile(CLAUDE, env={"ANTHROPIC_MODEL": "haiku"}), "claude", "opus")
     assert kept["ANTHROPIC_MODEL"] == "haiku"
-    other = launch_environment(ExecutionProfile(kind="acp", command=["codex-acp"]), "codex", "opus")
+    other = launch_environment(acp_profile(["codex-acp"]), "codex", "opus")
     assert "ANTHROPIC_MODEL" not in other
 
 
 def test_launch_environment_carries_the_credential_reference_and_no_other_worker_secret(monkeypatch):
     monkeypatch.setenv("OFFICE_CRED_TEAM_ANTHROPIC_KEY", "sk-team")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-unrelated")
-    env = launch_environment(
-        ExecutionProfile(kind="acp", command=CLAUDE, credential_env="OFFICE_CRED_TEAM_ANTHROPIC_KEY"), "claude", "opus"
-    )
+    env = launch_environment(acp_profile(CLAUDE, credential_env="OFFICE_CRED_TEAM_ANTHROPIC_KEY"), "claude", "opus")
     assert env["OFFICE_CRED_TEAM_ANTHROPIC_KEY"] == "sk-team" and "OPENAI_API_KEY" not in env
 
 
 def test_secrets_are_refused_in_plain_profile_env():
     with pytest.raises(ValueError, match=r"ANTHROPIC_API_KEY looks like a secret.*credential_env"):
-        ExecutionProfile(kind="acp", command=CLAUDE, env={"ANTHROPIC_API_KEY": "sk-live"})
+        acp_profile(CLAUDE, env={"ANTHROPIC_API_KEY": "sk-live"})
 
 
 def test_explicit_fallback_reaches_the_claude_bridge_only_when_auto_fallback_is_off():
-    profile = ExecutionProfile(kind="acp", command=CLAUDE)
-    options = claude_meta(candidate(profile, fallback_model="claude-sonnet-4-6"))["claudeCode"]["options"]
+    profile = acp_profile(CLAUDE)
+    options = claude_meta(candidate("claude", profile, fallback_model="claude-sonnet-4-6"))["claudeCode"]["options"]
     assert options["fallbackModel"] == "claude-sonnet-4-6"
     assert (
         "fallbackModel"
-        not in claude_meta(candidate(profile, fallback_model="sonnet", auto_fallback=True))["claudeCode"]["options"]
+        not in claude_meta(candidate("claude", profile, fallback_model="sonnet", auto_fallback=True))["claudeCode"][
+            "options"
+        ]
     )
-    assert claude_meta(candidate(ExecutionProfile(kind="acp", command=["codex-acp"]))) is None
+    assert claude_meta(candidate("claude", acp_profile(["codex-acp"]))) is None
 
 
 def test_claude_code_takes_no_settings_from_the_repository_and_has_a_config_dir_of_its_own(tmp_path):
@@ -60,7 +52,7 @@ def test_claude_code_takes_no_settings_from_the_repository_and_has_a_config_dir_
     work = tmp_path / "worktrees" / "run-1-ab12"
     config_dir = claude_config_dir(str(work), "run/1")
     assert config_dir.parent == work.parent and not config_dir.is_relative_to(work)  # never in the working copy
-    assert claude_meta(candidate(ExecutionProfile(kind="acp", command=CLAUDE)), config_dir) == {
+    assert claude_meta(candidate("claude", acp_profile(CLAUDE)), config_dir) == {
         "claudeCode": {
             "options": {
                 "settingSources": [],  # the bridge's default is user, project, local
@@ -132,21 +124,20 @@ def test_the_readme_agent_workspace_example_is_valid():
 def test_the_adapter_is_recognised_from_the_command_or_named_by_the_profile():
     from activities.executors.launcher import adapter_of
 
-    assert adapter_of(ExecutionProfile(kind="acp", command=CLAUDE)).name == "claude-code"
-    assert adapter_of(ExecutionProfile(kind="acp", command=["/x/.bin/codex-acp"])).name == "codex"
-    assert adapter_of(ExecutionProfile(kind="acp", command=["gemini", "--experimental-acp"])).name == "gemini-cli"
-    assert adapter_of(ExecutionProfile(kind="acp", command=["/opt/agents/.bin/opencode", "acp"])).name == "opencode"
-    assert adapter_of(ExecutionProfile(kind="acp", command=["my-agent"])).name == "generic"
-    assert adapter_of(ExecutionProfile(kind="acp", command=["wrapper.sh"], adapter="claude-code")).name == "claude-code"
+    assert adapter_of(acp_profile(CLAUDE)).name == "claude-code"
+    assert adapter_of(acp_profile(["/x/.bin/codex-acp"])).name == "codex"
+    assert adapter_of(acp_profile(["gemini", "--experimental-acp"])).name == "gemini-cli"
+    assert adapter_of(acp_profile(["/opt/agents/.bin/opencode", "acp"])).name == "opencode"
+    assert adapter_of(acp_profile(["my-agent"])).name == "generic"
+    assert adapter_of(acp_profile(["wrapper.sh"], adapter="claude-code")).name == "claude-code"
     with pytest.raises(ValueError, match="acp executor only"):
         ExecutionProfile(base_url="http://x/v1", adapter="codex")
 
 
 def test_claude_code_is_pointed_at_the_provider_with_its_own_retries_off(monkeypatch):
     monkeypatch.setenv("OFFICE_CRED_TEAM_ANTHROPIC_KEY", "sk-team")
-    profile = ExecutionProfile(
-        kind="acp",
-        command=CLAUDE,
+    profile = acp_profile(
+        CLAUDE,
         base_url="http://127.0.0.1:9/p/claude/v1",
         credential_env="OFFICE_CRED_TEAM_ANTHROPIC_KEY",
         env={"CLAUDE_CODE_MAX_RETRIES": "2"},  # the user's own setting wins
@@ -161,9 +152,7 @@ def test_claude_code_is_pointed_at_the_provider_with_its_own_retries_off(monkeyp
 def test_codex_gets_a_responses_provider_with_request_and_stream_retries_off():
     from activities.executors.launcher import launch_command
 
-    profile = ExecutionProfile(
-        kind="acp", command=["codex-acp"], base_url="http://h/p/o/v1", credential_env="OFFICE_CRED_TEAM_OPENAI_KEY"
-    )
+    profile = acp_profile(["codex-acp"], base_url="http://h/p/o/v1", credential_env="OFFICE_CRED_TEAM_OPENAI_KEY")
     args = launch_command(profile)[1:]
     overrides = dict(a.split("=", 1) for a in args if a != "-c")
     assert overrides["model_provider"] == '"office"'
@@ -172,16 +161,15 @@ def test_codex_gets_a_responses_provider_with_request_and_stream_retries_off():
     assert overrides["model_providers.office.env_key"] == '"OFFICE_CRED_TEAM_OPENAI_KEY"'  # the key is read by name
     assert overrides["model_providers.office.request_max_retries"] == "0"
     assert overrides["model_providers.office.stream_max_retries"] == "0"
-    assert launch_command(ExecutionProfile(kind="acp", command=["codex-acp"])) == ["codex-acp"]  # its own login
+    assert launch_command(acp_profile(["codex-acp"])) == ["codex-acp"]  # its own login
 
 
 def test_opencode_is_pointed_at_the_provider_and_switched_off_from_the_repository(monkeypatch):
     import json
 
     monkeypatch.setenv("OFFICE_CRED_TEAM_OPENAI_KEY", "sk-team")
-    profile = ExecutionProfile(
-        kind="acp",
-        command=["opencode", "acp"],
+    profile = acp_profile(
+        ["opencode", "acp"],
         base_url="http://h/p/o/v1/",
         credential_env="OFFICE_CRED_TEAM_OPENAI_KEY",
     )
@@ -196,11 +184,7 @@ def test_opencode_is_pointed_at_the_provider_and_switched_off_from_the_repositor
     again = launch_environment(profile, "o", "openai/gpt-5.4")
     assert len(env["OPENCODE_SERVER_PASSWORD"]) >= 24
     assert again["OPENCODE_SERVER_PASSWORD"] != env["OPENCODE_SERVER_PASSWORD"]  # one per launch
-    own_login = json.loads(
-        launch_environment(ExecutionProfile(kind="acp", command=["opencode", "acp"]), "o", None)[
-            "OPENCODE_CONFIG_CONTENT"
-        ]
-    )
+    own_login = json.loads(launch_environment(acp_profile(["opencode", "acp"]), "o", None)["OPENCODE_CONFIG_CONTENT"])
     assert "provider" not in own_login and "enabled_providers" not in own_login
 
 
@@ -215,7 +199,7 @@ def test_a_working_copy_holding_what_opencode_always_loads_is_named(tmp_path):
 
 
 def test_gemini_cli_treats_the_working_copy_as_untrusted():
-    env = launch_environment(ExecutionProfile(kind="acp", command=["gemini", "--experimental-acp"]), "g", None)
+    env = launch_environment(acp_profile(["gemini", "--experimental-acp"]), "g", None)
     assert env["GEMINI_CLI_TRUST_WORKSPACE"] == "false"
 
 

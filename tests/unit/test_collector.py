@@ -2,10 +2,8 @@
 in a real git working copy, reads bounded in what they make the worker hold, an answer bounded in what it keeps."""
 
 import contextlib
-import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,12 +16,10 @@ from activities.executors.base import ProviderCallError
 from activities.executors.launcher import launch_environment, sandbox_plan
 from routing.classifier import classify
 from routing.codes import ANSWER_LIMIT_BYTES, ErrorClass, ErrorCode
-from routing.config import ExecutionProfile
 from routing.permissions import PermissionPolicy
 from routing.sandbox import SandboxSettings
-from testkit.agents import scripted_sandbox
+from testkit.factories import scripted_agent
 
-ROOT = Path(__file__).resolve().parents[2]
 ATTACKER = PermissionPolicy.model_validate({"edit": "allow", "execute": ["pytest", "cat"]})
 OPTIONS = [
     {"optionId": "always", "name": "Always", "kind": "allow_always"},
@@ -238,12 +234,7 @@ async def test_an_answer_is_measured_as_it_travels():
 
 async def test_a_real_agents_answer_past_the_limit_fails_its_turn(tmp_path):
     """The scripted agent (a real process) echoes the prompt: a 1.5 MiB prompt makes an answer past the limit."""
-    profile = ExecutionProfile(
-        kind="acp",
-        command=[sys.executable, "-m", "office.scripted_agent"],
-        env={"SCRIPTED_AGENT": json.dumps({}), "PYTHONPATH": str(ROOT)},
-        sandbox=scripted_sandbox(),
-    )
+    profile = scripted_agent()
     work = tmp_path / "work"
     work.mkdir()
     env = launch_environment(profile, "sim", None)

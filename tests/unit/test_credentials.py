@@ -10,9 +10,9 @@ from activities.executors.launcher import launch_environment
 from activities.session import SessionActivities
 from routing.classifier import Classification
 from routing.codes import ErrorCode
-from routing.config import ExecutionProfile, ExecutorKind, WorkspaceConfig
+from routing.config import ExecutionProfile, WorkspaceConfig
 from routing.credentials import ALLOW_SETTING, CredentialAllowList, credential_fields
-from routing.run import Candidate
+from testkit.factories import acp_profile, candidate
 
 DEFAULT = CredentialAllowList.parse(None)
 
@@ -74,10 +74,6 @@ def test_a_workspace_names_its_credentials_by_field():
     ]
 
 
-def candidate(profile: ExecutionProfile) -> Candidate:
-    return Candidate(provider="p", execution_profile="p", profile=profile, tier="default", requested_model="m")
-
-
 async def test_a_forged_credential_name_is_refused_by_the_session_activity_and_nothing_is_sent(monkeypatch):
     monkeypatch.setenv("OFFICE_DATABASE_URL", "postgresql://office:hunter2@db/office")
     requests: list[httpx.Request] = []
@@ -86,7 +82,7 @@ async def test_a_forged_credential_name_is_refused_by_the_session_activity_and_n
     async with httpx.AsyncClient(transport=transport) as http:
         sessions = SessionActivities(store=None, http=http, boundary=None)  # type: ignore[arg-type]  # never reached
         with pytest.raises(ApplicationError) as err:
-            cand = candidate(forged)
+            cand = candidate("p", forged)
             await sessions.start("r", "a", cand, sessions.endpoint(cand))  # the catalog read resolves the credential
     assert requests == []  # nothing reached the endpoint
     assert err.value.non_retryable and err.value.type == "ConfigError"
@@ -98,7 +94,7 @@ async def test_a_forged_credential_name_is_refused_by_the_session_activity_and_n
 
 def test_an_agent_is_never_launched_with_a_refused_credential(monkeypatch):
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-secret")
-    forged = ExecutionProfile(kind=ExecutorKind.acp, command=["agent"], credential_env="AWS_SECRET_ACCESS_KEY")
+    forged = acp_profile(["agent"], credential_env="AWS_SECRET_ACCESS_KEY")
     with pytest.raises(ApplicationError, match=f"does not allow; add AWS_SECRET_ACCESS_KEY to {ALLOW_SETTING}"):
         launch_environment(forged, "p", None)
     monkeypatch.setenv(ALLOW_SETTING, "AWS_SECRET_ACCESS_KEY")  # the operator allows it: it is resolved

@@ -5,26 +5,18 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from routing.classifier import Classification
-from routing.codes import ErrorCode, Phase, class_of
-from routing.config import AgentProfile, ExecutionProfile
+from routing.codes import ErrorCode
 from routing.cycle import RouteCycle, StepKind
 from routing.decider import Decision, DecisionKind, ParkReason
-from routing.run import Candidate, Ineligible, RoutePlan
+from routing.run import Ineligible
 from routing.selection import SelectionSource
+from testkit.factories import candidate, classification, plan
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def cand(provider: str, source: SelectionSource = SelectionSource.default) -> Candidate:
-    profile = ExecutionProfile(kind="openai", base_url="http://127.0.0.1:9/v1", credential_env="K")
-    return Candidate(provider=provider, execution_profile=provider, profile=profile, tier="t", requested_model="m",
-                     source=source)  # fmt: skip
-
-
 def cycle(*providers: str, pinned: bool = False, ineligible: list[Ineligible] | None = None) -> RouteCycle:
-    plan = RoutePlan(workspace="w", agent=AgentProfile(name="a", model="m"), tier="t", max_attempts=4,
-                     pinned=pinned, candidates=[cand(p) for p in providers], ineligible=ineligible or [])  # fmt: skip
-    return RouteCycle(plan=plan)
+    return RouteCycle(plan=plan(*providers, max_attempts=4, pinned=pinned, ineligible=ineligible or []))
 
 
 def decision(kind: DecisionKind, **kw: object) -> Decision:
@@ -67,7 +59,7 @@ def test_fallback_moves_to_the_next_candidate_and_marks_it_automatic():
 def test_a_user_chosen_route_stays_the_users_after_a_fallback():
     c = cycle("a")
     c.excluded.append("x")
-    assert c.source_of(cand("a", SelectionSource.user)) is SelectionSource.user
+    assert c.source_of(candidate("a", source=SelectionSource.user)) is SelectionSource.user
 
 
 def test_the_decider_is_told_failed_attempts_retries_and_whether_another_route_is_left():
@@ -112,11 +104,6 @@ def test_replan_makes_every_route_eligible_again_and_resets_route_retries():
 
 
 # --- capacity waits never count toward the attempt cap --------------------------------------------------
-def failure(code: str, rule: str = "r") -> Classification:
-    return Classification(code=code, error_class=class_of(ErrorCode(code)), confidence=1.0, phase=Phase.after_start,
-                          rule=rule)  # fmt: skip
-
-
 @pytest.mark.parametrize(
     "code, rule, counted",
     [
@@ -131,7 +118,7 @@ def failure(code: str, rule: str = "r") -> Classification:
 def test_only_real_failures_count_toward_the_attempt_cap(code, rule, counted):
     c = cycle("a", "b")
     for n in range(1, 20):
-        state = c.state_for_failure(cand("a"), failure(code, rule))
+        state = c.state_for_failure(candidate("a"), classification(code, rule=rule))
         assert state.attempts == (n if counted else 0)
 
 
@@ -143,33 +130,31 @@ def test_a_run_recorded_before_the_change_counts_capacity_waits_and_the_gate_is_
         return False
 
     c = cycle("a")
-    assert c.state_for_failure(cand("a"), failure("provider_unavailable"), gate).attempts == 1
+    assert c.state_for_failure(candidate("a"), classification("provider_unavailable"), gate).attempts == 1
     assert asked == []  # a real failure never asks (a happy or failing run records no marker)
-    assert c.state_for_failure(cand("a"), failure("rate_limited"), gate).attempts == 2
+    assert c.state_for_failure(candidate("a"), classification("rate_limited"), gate).attempts == 2
     assert asked == ["asked"]
 
 
 def test_a_retry_after_a_rate_limit_is_paced_not_budgeted():
     c = cycle("a")
-    c.state_for_failure(cand("a"), failure("rate_limited"))
-    c.after(decision(DecisionKind.short_retry, delay_s=1.0), cand("a"))
+    c.state_for_failure(candidate("a"), classification("rate_limited"))
+    c.after(decision(DecisionKind.short_retry, delay_s=1.0), candidate("a"))
     assert not c.spends_retry_budget()
-    c.state_for_failure(cand("a"), failure("provider_unavailable"))
-    c.after(decision(DecisionKind.short_retry, delay_s=1.0), cand("a"))
+    c.state_for_failure(candidate("a"), classification("provider_unavailable"))
+    c.after(decision(DecisionKind.short_retry, delay_s=1.0), candidate("a"))
     assert c.spends_retry_budget()
 
 
 def lost() -> Classification:
-    return Classification(code=ErrorCode.worker_lost, error_class=class_of(ErrorCode.worker_lost), confidence=1.0,
-                          phase=Phase.after_start, rule="worker.heartbeat_timeout")  # fmt: skip
+    return classification(ErrorCode.worker_lost, rule="worker.heartbeat_timeout")
 
 
 def test_a_lost_worker_costs_the_provider_nothing_and_is_counted_apart():
     """Not an attempt against the cap, not a short retry of the route, and its re-send is not a budgeted retry."""
     c = cycle("a", "b")
     a = c.plan.candidates[0]
-    transient = Classification(code=ErrorCode.timeout, error_class=class_of(ErrorCode.timeout), confidence=0.9,
-                               phase=Phase.after_start, rule="t")  # fmt: skip
+    transient = classification(ErrorCode.timeout, confidence=0.9)
     c.state_for_failure(a, transient)
     c.after(decision(DecisionKind.short_retry, delay_s=1.0), a)
     assert (c.failed, c.route_retries, c.spends_retry_budget()) == (1, 1, True)

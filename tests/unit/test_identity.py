@@ -5,10 +5,11 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from routing.config import AgentProfile, ExecutionProfile, ExecutorKind, WorkspaceConfig
+from routing.config import AgentProfile, ExecutionProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.identity import normalise_base_url, provider_key
 from routing.route import HealthRecord, resolve_route
+from testkit.factories import acp_profile
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 hosts = st.from_regex(r"[a-z][a-z0-9-]{0,20}(\.[a-z]{2,6}){1,2}", fullmatch=True)
@@ -39,7 +40,7 @@ def test_settings_that_do_not_identify_the_provider_do_not_change_the_key():
 
 
 def test_acp_agents_are_identified_by_their_command_and_credential():
-    claude = ExecutionProfile(kind=ExecutorKind.acp, command=["npx", "claude-code-acp"], credential_env="A_KEY")
+    claude = acp_profile(["npx", "claude-code-acp"], credential_env="A_KEY")
     other_key = claude.model_copy(update={"credential_env": "B_KEY"})
     codex = claude.model_copy(update={"command": ["npx", "codex-acp"]})
     assert len({provider_key(claude), provider_key(other_key), provider_key(codex)}) == 3

@@ -12,8 +12,8 @@ from pydantic import ValidationError
 from activities.executors import sandbox as sandbox_module
 from activities.executors.launcher import CommandRefused, resolve_command, sandbox_plan
 from activities.executors.sandbox import SandboxUnavailable, installation_roots
-from routing.config import ExecutionProfile
 from routing.sandbox import Endpoint, ProfileSandbox, SandboxSettings, allowed_endpoints, is_loopback
+from testkit.factories import acp_profile
 
 ANTHROPIC = ("api.anthropic.com",)
 
@@ -92,7 +92,7 @@ def test_bad_sandbox_settings_name_the_field_and_the_fix(value, field, fix):
 
 def test_sandbox_none_is_the_only_way_off_and_leaves_no_plan():
     assert SandboxSettings.model_validate("none").off and not SandboxSettings().off
-    profile = ExecutionProfile(kind="acp", command=["/opt/agent"], base_url="http://127.0.0.1:9/v1")
+    profile = acp_profile(["/opt/agent"], base_url="http://127.0.0.1:9/v1")
     assert sandbox_plan(profile, SandboxSettings.model_validate("none")) is None
     plan = sandbox_plan(profile, SandboxSettings(read_only=["/opt/tools"]))
     assert plan is not None and plan.endpoints == [Endpoint(host="127.0.0.1", port=9)]

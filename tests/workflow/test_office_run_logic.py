@@ -28,38 +28,18 @@ from contracts.activities import (
     SessionTurnOutput,
 )
 from contracts.converter import DATA_CONVERTER
-from contracts.failures import PROVIDER_FAILURE, WORKER_SHUTDOWN
+from contracts.failures import WORKER_SHUTDOWN
 from office.temporal_server import temporal_binary
 from office.workflow_runner import workflow_runner
-from routing.classifier import Classification
-from routing.codes import ErrorCode, Phase, class_of
-from routing.config import AgentProfile, ExecutionProfile
+from routing.codes import ErrorCode
 from routing.decider import ParkReason
 from routing.model_policy import plan_model, settle_model
-from routing.run import Candidate, Ineligible, RoutePlan, RunRequest, RunStatus, RunView
+from routing.run import Ineligible, RoutePlan, RunRequest, RunStatus, RunView
 from routing.selection import UserDecision
+from testkit.factories import plan, provider_failure
 from workflows.office_run import OfficeRunWorkflow
 
 SANDBOXED = workflow_runner(sandboxed=True)  # workers run outside it: here its restrictions check the workflow
-AGENT = AgentProfile(name="coder", model="m1")
-
-
-def candidate(provider: str) -> Candidate:
-    profile = ExecutionProfile(kind="openai", base_url="http://127.0.0.1:9/v1", credential_env="OFFICE_CRED_TEST_KEY")
-    return Candidate(provider=provider, execution_profile=provider, profile=profile, tier="default",
-                     requested_model="m1")  # fmt: skip
-
-
-def plan(*providers: str, max_attempts: int = 6, pinned: bool = False, ineligible=()) -> RoutePlan:
-    return RoutePlan(workspace="ws", agent=AGENT, tier="default", max_attempts=max_attempts, pinned=pinned,
-                     candidates=[candidate(p) for p in providers], ineligible=list(ineligible))  # fmt: skip
-
-
-def failure(code: ErrorCode, retry_after_s: float | None = None) -> ApplicationError:
-    found = Classification(code=code, error_class=class_of(code), confidence=1.0, phase=Phase.after_start,
-                           rule="test", retry_after_s=retry_after_s)  # fmt: skip
-    return ApplicationError(code.value, found.model_dump(mode="json"), type=f"{PROVIDER_FAILURE}.{code.value}",
-                            non_retryable=True)  # fmt: skip
 
 
 @dataclass
@@ -138,7 +118,7 @@ async def parked(handle: WorkflowHandle) -> RunView:
 async def test_attempt_cap_ends_the_run_with_the_actionable_message(run):
     fakes = FakeActivities(
         [plan("a", "b", max_attempts=2)],
-        turns={"a": [failure(ErrorCode.auth_required)], "b": [failure(ErrorCode.auth_required)]},
+        turns={"a": [provider_failure(ErrorCode.auth_required)], "b": [provider_failure(ErrorCode.auth_required)]},
     )
     handle = await run(fakes)
     with pytest.raises(WorkflowFailureError) as err:
@@ -151,10 +131,10 @@ async def test_attempt_cap_ends_the_run_with_the_actionable_message(run):
 
 
 async def test_rate_limits_never_count_toward_the_attempt_cap(run):
-    limited = failure(ErrorCode.rate_limited, retry_after_s=0.1)
+    limited = provider_failure(ErrorCode.rate_limited, retry_after_s=0.1)
     fakes = FakeActivities(
         [plan("a", "b", max_attempts=2)],
-        turns={"a": [limited, limited, limited], "b": [failure(ErrorCode.provider_unavailable)]},
+        turns={"a": [limited, limited, limited], "b": [provider_failure(ErrorCode.provider_unavailable)]},
     )
     handle = await run(fakes)
     done = await handle.result()  # with rate limits counted, the second of a's 429s would have ended the run
@@ -178,7 +158,7 @@ async def test_a_lost_worker_is_retried_on_the_same_route_at_no_cost_to_the_prov
 
 
 async def test_a_parked_run_waits_for_resume_then_re_resolves_its_route(run):
-    fakes = FakeActivities([plan("a"), plan("a")], turns={"a": [failure(ErrorCode.auth_required)]})
+    fakes = FakeActivities([plan("a"), plan("a")], turns={"a": [provider_failure(ErrorCode.auth_required)]})
     handle = await run(fakes)
     view = await parked(handle)
     assert view.park_reason is ParkReason.blocked_provider_action_required
@@ -190,7 +170,7 @@ async def test_a_parked_run_waits_for_resume_then_re_resolves_its_route(run):
 
 
 async def test_quota_with_a_reset_waits_durably_and_continues_without_the_user(run):
-    fakes = FakeActivities([plan("a")], turns={"a": [failure(ErrorCode.quota_limited, retry_after_s=2)]})
+    fakes = FakeActivities([plan("a")], turns={"a": [provider_failure(ErrorCode.quota_limited, retry_after_s=2)]})
     handle = await run(fakes)
     view = await parked(handle)
     assert view.park_reason is ParkReason.waiting_for_provider_capacity
@@ -200,7 +180,9 @@ async def test_quota_with_a_reset_waits_durably_and_continues_without_the_user(r
 
 
 async def test_a_pinned_run_asks_the_user_and_runs_the_approved_substitute_once(run):
-    fakes = FakeActivities([plan("a", pinned=True), plan("b")], turns={"a": [failure(ErrorCode.auth_required)]})
+    fakes = FakeActivities(
+        [plan("a", pinned=True), plan("b")], turns={"a": [provider_failure(ErrorCode.auth_required)]}
+    )
     handle = await run(fakes, pinned=True)
     view = await parked(handle)
     assert view.park_reason is ParkReason.awaiting_user_decision
@@ -211,7 +193,7 @@ async def test_a_pinned_run_asks_the_user_and_runs_the_approved_substitute_once(
 
 
 async def test_a_decision_is_refused_unless_the_run_awaits_one(run):
-    fakes = FakeActivities([plan("a")], turns={"a": [failure(ErrorCode.auth_required)]})
+    fakes = FakeActivities([plan("a")], turns={"a": [provider_failure(ErrorCode.auth_required)]})
     handle = await run(fakes)
     await parked(handle)  # parked for provider action, not for a decision
     with pytest.raises(WorkflowUpdateFailedError) as refused:
@@ -221,7 +203,7 @@ async def test_a_decision_is_refused_unless_the_run_awaits_one(run):
 
 
 async def test_cancelling_a_parked_run_ends_it_cancelled(run):
-    fakes = FakeActivities([plan("a")], turns={"a": [failure(ErrorCode.auth_required)]})
+    fakes = FakeActivities([plan("a")], turns={"a": [provider_failure(ErrorCode.auth_required)]})
     handle = await run(fakes)
     await parked(handle)
     await handle.cancel()
