@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from routing.codes import ErrorCode
+from routing.invariants import InvariantBroken
 
 Target = Literal["text", "key", "exception"]
 
@@ -75,5 +76,6 @@ def table(family: str, kind: str, rows: Iterable[Row], target: Target = "text") 
         for name, pattern, code, confidence in rows
     )
     names = [r.name for r in built]
-    assert len(names) == len(set(names)), f"duplicate rule names in {family}"
+    if len(names) != len(set(names)):  # a rule's name is what a recorded attempt names: never two alike
+        raise InvariantBroken(f"duplicate rule names in {family}")
     return built
