@@ -85,11 +85,19 @@ def attempt_row(rec: AttemptRecord) -> dict[str, Any]:
         "decision": decision.kind.value if decision else None,
         "started_at": rec.started_at,
         "finished_at": rec.finished_at,
+        "workspace": rec.workspace,
+        "agent": rec.agent,
+        "input_tokens": rec.usage.input_tokens if rec.usage else None,
+        "output_tokens": rec.usage.output_tokens if rec.usage else None,
+        "cache_read_tokens": rec.usage.cache_read_tokens if rec.usage else None,
+        "cache_write_tokens": rec.usage.cache_write_tokens if rec.usage else None,
+        "cost_usd": rec.cost_usd,
     }
 
 
 def count(rec: AttemptRecord) -> None:
     attrs = {"provider": rec.candidate.provider}
+    count_usage(rec)
     if rec.outcome is AttemptOutcome.succeeded:
         metrics.runs.add(1, attrs | {"outcome": "completed"})
         return
@@ -104,6 +112,24 @@ def count(rec: AttemptRecord) -> None:
         metrics.parks.add(1, attrs | {"reason": reason})
     else:
         metrics.runs.add(1, attrs | {"outcome": "failed", "code": code})
+
+
+def count_usage(rec: AttemptRecord) -> None:
+    """The attempt's tokens by kind and its cost, by provider and model (only what the executor reported)."""
+    if rec.usage is None:
+        return
+    attrs = {"provider": rec.candidate.provider, "model": rec.effective_model or rec.candidate.requested_model}
+    usage = rec.usage
+    for kind, tokens in (
+        ("input", usage.uncached_input_tokens),
+        ("cache_read", usage.cache_read_tokens),
+        ("cache_write", usage.cache_write_tokens),
+        ("output", usage.output_tokens),
+    ):
+        if tokens:
+            metrics.tokens.add(tokens, attrs | {"kind": kind})
+    if rec.cost_usd is not None:
+        metrics.cost.add(rec.cost_usd, attrs)
 
 
 async def close_answered(store: Store, turn: SessionTurnOutput, record: AttemptRecord) -> SessionTurnOutput:

@@ -259,6 +259,7 @@ class AgentSession:
     note: str | None = None  # the continuation note the first prompt of a fresh session starts with
     launched: LaunchedAgent | None = None  # the process with its sandbox: reaped together
     last_answer: dict[str, Any] = field(default_factory=dict)  # the last session/prompt result, as the agent sent it
+    agent: str = ""  # the run's agent profile (attempt rows count usage by agent)
 
     @classmethod
     async def launch(
