@@ -42,13 +42,17 @@ class Usage(BaseModel):
 class ModelPrice(BaseModel):
     """A negotiated or local model's price in USD per million tokens (cache prices default to the input price)."""
 
-    input_per_million: float = Field(ge=0, description="USD per million uncached input tokens")
-    output_per_million: float = Field(ge=0, description="USD per million output tokens (reasoning included)")
+    input_per_million: float = Field(ge=0, description="USD per million uncached input tokens.")
+    output_per_million: float = Field(ge=0, description="USD per million output tokens (reasoning included).")
     cache_read_per_million: float | None = Field(
-        default=None, ge=0, description="USD per million input tokens read from the prompt cache (default: input)"
+        default=None,
+        ge=0,
+        description="USD per million input tokens read from the prompt cache (default: the input price).",
     )
     cache_write_per_million: float | None = Field(
-        default=None, ge=0, description="USD per million input tokens written to the prompt cache (default: input)"
+        default=None,
+        ge=0,
+        description="USD per million input tokens written to the prompt cache (default: the input price).",
     )
 
     def cost(self, usage: Usage) -> float:

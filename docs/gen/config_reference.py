@@ -413,6 +413,7 @@ SECTIONS = (
     ("Repository", lambda path: path.startswith("repository.")),
     ("Permissions", lambda path: path.startswith("permissions.")),
     ("Sandbox", lambda path: path.startswith("sandbox.")),
+    ("Prices", lambda path: path.startswith("prices.")),
 )
 
 

@@ -92,7 +92,9 @@ def parse(api: str, provider: str, body: dict[str, Any], credential: str | None)
         )
     messages = body.get("messages") or []
     tool_result = bool(messages) and messages[-1].get("role") == "tool"
-    return Turn(api, provider, body.get("model"), messages, stream, credential, tool_result)
+    options = body.get("stream_options")
+    include_usage = stream and isinstance(options, dict) and options.get("include_usage") is True
+    return Turn(api, provider, body.get("model"), messages, stream, credential, tool_result, include_usage)
 
 
 # Errors -------------------------------------------------------------------------------------------------------
@@ -216,8 +218,20 @@ def _tool_id(prefix: str, call_number: int) -> str:
     return f"{prefix}{call_number:06d}{uuid.uuid4().hex[:10]}"
 
 
+def chat_usage(answer: Answer) -> dict[str, Any]:
+    """Chat completions' `usage` as OpenAI sends it: `prompt_tokens` includes the cached ones."""
+    completion = len(answer.text) // 4
+    return {
+        "prompt_tokens": answer.input_tokens,
+        "completion_tokens": completion,
+        "total_tokens": answer.input_tokens + completion,
+        "prompt_tokens_details": {"cached_tokens": answer.cached_tokens},
+    }
+
+
 def _chat(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Response:
     created, model = int(time.time()), answer.model
+    usage = chat_usage(answer)
     tool = answer.tool
     tool_calls = (
         [
@@ -242,26 +256,31 @@ def _chat(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Respons
                 "created": created,
                 "model": model,
                 "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                "usage": {"prompt_tokens": answer.input_tokens, "completion_tokens": len(answer.text) // 4},
+                "usage": usage,
             }
         )
+    if answer.include_usage:
+        call["usage"] = usage  # what the stream reports, for tests to compare with what a run records
 
     def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> str:
-        return event(
-            {
-                "id": "chatcmpl-s",
-                "object": "chat.completion.chunk",
-                "created": created,
-                "model": model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
-            }
-        )
+        data = {
+            "id": "chatcmpl-s",
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+        }
+        return event(data | {"usage": None} if answer.include_usage else data)
+
+    # With `include_usage` the API sends one more chunk before [DONE]: no choices, the request's usage.
+    last = {"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": created, "model": model, "choices": []}
+    tail = [event(last | {"usage": usage})] if answer.include_usage else []
 
     if tool_calls:
         deltas = [chunk({"role": "assistant", "tool_calls": [{"index": 0, **tool_calls[0]}]})]
     else:
         deltas = [chunk({"content": piece}) for piece in _pieces(answer.text)]
-    frames = [*deltas, chunk({}, finish), event("[DONE]")]
+    frames = [*deltas, chunk({}, finish), *tail, event("[DONE]")]
     return _streamed(frames, 0, answer, call)
 
 
