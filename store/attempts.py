@@ -44,9 +44,9 @@ class AttemptRepository:
             AttemptRow, values, ["run_id", "seq"], where=col(AttemptRow.outcome) == "succeeded"
         )
 
-    async def usage_since(self, since: datetime) -> list[UsageGroup]:
-        """Tokens and cost of the attempts that finished at or after `since`, by workspace, agent, provider and
-        model (the effective model, else the requested one), largest cost first."""
+    async def usage_since(self, since: datetime, workspace: str | None = None) -> list[UsageGroup]:
+        """Tokens and cost of the attempts that finished at or after `since` (in `workspace` only, when given), by
+        workspace, agent, provider and model (the effective model, else the requested one), largest cost first."""
         model = func.coalesce(col(AttemptRow.effective_model), col(AttemptRow.requested_model))
         keys = (col(AttemptRow.workspace), col(AttemptRow.agent), col(AttemptRow.provider), model)
         sums = [
@@ -60,6 +60,8 @@ class AttemptRepository:
             .where(col(AttemptRow.finished_at) >= since)
             .group_by(*keys)
         )
+        if workspace is not None:
+            query = query.where(col(AttemptRow.workspace) == workspace)
         async with self.database.db() as s:
             rows: list[Any] = list((await s.execute(query)).all())
         groups = [

@@ -118,8 +118,8 @@ class Store:
     async def list_attempts(self, run_id: str) -> list[AttemptRow]:
         return await self.attempts.list_attempts(run_id)
 
-    async def usage_since(self, since: datetime) -> list[UsageGroup]:
-        return await self.attempts.usage_since(since)
+    async def usage_since(self, since: datetime, workspace: str | None = None) -> list[UsageGroup]:
+        return await self.attempts.usage_since(since, workspace)
 
     async def register_run(self, workflow_run_id: str, run_id: str, workspace: str) -> None:
         await self.runs.register_run(workflow_run_id, run_id, workspace)

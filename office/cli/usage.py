@@ -66,6 +66,7 @@ def report(groups: "list[UsageGroup]", since: datetime, until: datetime) -> dict
 
 def usage(
     since: Annotated[str, typer.Option(help=SINCE_HELP)] = "24h",
+    workspace: Annotated[str | None, typer.Option(help="Only this workspace's attempts.")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Tokens and cost by workspace, agent, provider and model since a time (every attempt, failed ones too)."""
@@ -74,7 +75,7 @@ def usage(
         start = parse_since(since, now)
     except ValueError as err:
         fail(str(err))
-    groups = run_with_services(lambda s: s.store.usage_since(start), store=True)
+    groups = run_with_services(lambda s: s.store.usage_since(start, workspace), store=True)
     data = report(groups, start, now)
     if as_json:
         print_json(data)

@@ -53,6 +53,8 @@ async def test_usage_groups_attempts_by_workspace_agent_provider_and_model(db_ur
         assert (beta.attempts, beta.input_tokens, beta.cost_usd, beta.unpriced) == (1, 0, None, 0)
         everything = await store.usage_since(T0 - timedelta(days=3))
         assert sum(g.input_tokens for g in everything) == 157 + 999
+        [other] = await store.usage_since(T0 - timedelta(days=3), workspace="other")
+        assert (other.workspace, other.provider) == ("other", "beta")
     finally:
         await store.close()
 

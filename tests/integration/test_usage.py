@@ -1,0 +1,141 @@
+"""Usage and cost per attempt through the real stack: the simulator's reported tokens are what the run and its
+attempt rows record, the cost is the workspace's price for them, and `office usage --json` sums the runs."""
+
+import asyncio
+import json
+import os
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from office.runs import submit, wait_for_view
+from office.simulator.config import SimProvider
+from routing.run import RunStatus, RunView
+from routing.usage import ModelPrice, Usage
+
+from .helpers import calls_to
+
+pytestmark = pytest.mark.integration
+OFFICE = str(Path(sys.executable).parent / "office")
+PRICE = ModelPrice(input_per_million=3.0, output_per_million=15.0, cache_read_per_million=0.3)
+
+
+async def office(stack, *args: str) -> tuple[int, str, str]:
+    env = {
+        **os.environ,
+        "TEMPORAL_ADDRESS": stack.temporal.address,
+        "TEMPORAL_NAMESPACE": "default",
+        "OFFICE_DATABASE_URL": stack.database_url,
+    }
+    proc = await asyncio.create_subprocess_exec(
+        OFFICE, *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
+    return proc.returncode or 0, out.decode(), err.decode()
+
+
+def reported(call: dict) -> Usage:
+    """The simulator's chat usage for one call, as routing.usage counts it."""
+    usage = call["usage"]
+    return Usage(
+        input_tokens=usage["prompt_tokens"],
+        output_tokens=usage["completion_tokens"],
+        cache_read_tokens=usage["prompt_tokens_details"]["cached_tokens"],
+    )
+
+
+async def priced_workspace(stack) -> tuple[str, str, dict[str, str]]:
+    """alpha refuses the worker's key (a failed attempt, no answer), beta answers; sim-small at PRICE."""
+    ws, agent, p = await stack.workspace(
+        {"alpha": SimProvider(api_key="sk-other"), "beta": SimProvider(api_key="sk-sim-test")},
+        credential_env="OFFICE_CRED_TEST_KEY",
+    )
+    config = await stack.store.get_workspace(ws)
+    await stack.store.save_workspace(config.model_copy(update={"prices": {"sim-small": PRICE}}))
+    return ws, agent, p
+
+
+async def run(stack, ws: str, agent: str, follow_ups: list[str]) -> RunView:
+    handle = await submit(
+        stack.client, stack.store, ws, agent, "Explain the parser", task_queue=stack.task_queue, follow_ups=follow_ups
+    )
+    return await wait_for_view(stack.client, handle.id)
+
+
+async def test_attempts_carry_the_reported_tokens_and_their_cost_and_usage_sums_the_runs(stack):
+    since = datetime.now(UTC) - timedelta(minutes=1)
+    ws, agent, p = await priced_workspace(stack)
+    first = await run(stack, ws, agent, ["And the lexer?"])
+    second = await run(stack, ws, agent, [])
+    assert first.status is RunStatus.completed and second.status is RunStatus.completed
+
+    answered = [c for c in calls_to(stack, p["beta"]) if c["status"] == 200]
+    assert len(answered) == 3  # two turns of the first run, one of the second
+    failed = first.attempts[0]  # alpha refused the key; the second run does not try it again (its health says so)
+    assert (failed.provider, failed.error_code, failed.usage, failed.cost_usd) == (
+        p["alpha"],
+        "auth_required",
+        None,
+        None,
+    )
+    for view, attempts, calls in ((first, first.attempts[1:], answered[:2]), (second, second.attempts, answered[2:])):
+        assert [a.provider for a in attempts] == [p["beta"]] * len(calls)
+        assert [a.usage for a in attempts] == [reported(c) for c in calls]
+        assert [a.cost_usd for a in attempts] == [pytest.approx(PRICE.cost(reported(c))) for c in calls]
+        assert view.usage == sum((reported(c) for c in calls), Usage())
+        assert view.cost_usd == pytest.approx(sum(PRICE.cost(reported(c)) for c in calls))
+        assert view.unpriced_attempts == 0
+    # the second turn resent the first one: the provider read it from its prompt cache
+    assert first.attempts[2].usage is not None and first.attempts[2].usage.cache_read_tokens > 0
+
+    rows = await stack.store.list_attempts(first.run_id)
+    assert [(r.outcome, r.input_tokens, r.output_tokens, r.cache_read_tokens) for r in rows] == [
+        ("failed", None, None, None),
+        *[("succeeded", u.input_tokens, u.output_tokens, u.cache_read_tokens) for u in map(reported, answered[:2])],
+    ]
+    assert {(r.workspace, r.agent) for r in rows} == {(ws, agent)}
+
+    code, out, err = await office(stack, "runs", "show", first.run_id, "--json")
+    assert code == 0, err
+    shown = json.loads(out)
+    assert first.usage is not None and shown["usage"] == first.usage.model_dump()
+    assert shown["cost_usd"] == pytest.approx(first.cost_usd)
+    code, out, err = await office(stack, "runs", "show", first.run_id)
+    assert code == 0, err
+    assert "cost $" in out and f"in {first.usage.input_tokens:,}" in out
+
+    code, out, err = await office(stack, "usage", "--json", "--since", since.isoformat(), "--workspace", ws)
+    assert code == 0, err
+    report = json.loads(out)
+    total = first.usage + second.usage
+    by_provider = {g["provider"]: g for g in report["groups"]}
+    assert by_provider[p["alpha"]]["attempts"] == 1 and by_provider[p["alpha"]]["input_tokens"] == 0
+    assert by_provider[p["beta"]]["attempts"] == 3 and by_provider[p["beta"]]["model"] == "sim-small"
+    assert (by_provider[p["beta"]]["workspace"], by_provider[p["beta"]]["agent"]) == (ws, agent)
+    totals = report["totals"]
+    assert (totals["input_tokens"], totals["output_tokens"], totals["cache_read_tokens"]) == (
+        total.input_tokens, total.output_tokens, total.cache_read_tokens,
+    )  # fmt: skip
+    assert totals["cost_usd"] == pytest.approx(first.cost_usd + second.cost_usd)
+    assert totals["unpriced"] == 0
+
+    code, _, err = await office(stack, "usage", "--since", "last tuesday")
+    assert code == 2 and "--since 'last tuesday'" in err
+
+
+async def test_a_model_without_a_price_has_tokens_and_no_cost(stack):
+    ws, agent, p = await stack.workspace(
+        {"alpha": SimProvider(api_key="sk-sim-test")}, credential_env="OFFICE_CRED_TEST_KEY"
+    )
+    view = await run(stack, ws, agent, [])
+    assert view.status is RunStatus.completed
+    [attempt] = view.attempts
+    [call] = calls_to(stack, p["alpha"])
+    assert attempt.usage == reported(call) and attempt.cost_usd is None  # sim-small is in no price table
+    assert (view.cost_usd, view.unpriced_attempts) == (None, 1)
+    code, out, err = await office(stack, "usage", "--json", "--workspace", ws)
+    assert code == 0, err
+    totals = json.loads(out)["totals"]
+    assert (totals["input_tokens"], totals["cost_usd"], totals["unpriced"]) == (attempt.usage.input_tokens, None, 1)
