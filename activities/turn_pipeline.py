@@ -201,12 +201,16 @@ async def run_turn(store: Store, turn: Turn, executor: Executor) -> SessionTurnO
 
 
 async def _call(turn: Turn, executor: Executor, transcript: list[Entry]) -> tuple[SessionStarted, TurnAnswer]:
-    """The session start (when the run has none on this candidate) and the prompt, failures classified."""
+    """The session start (when the run has none on this candidate) and the prompt, failures classified (with
+    what the failed call used and its cost, when the executor knows it)."""
+    started = turn.started
     try:
-        started = turn.started or await executor.start()
+        started = started or await executor.start()
         return started, await executor.prompt(transcript, started, turn.full_history)
     except ProviderCallError as err:
-        raise provider_failure(classify(err.signal, utcnow())) from err
+        model = (started.effective_model if started else None) or turn.candidate.requested_model
+        cost = cost_usd(turn.candidate.provider, model, err.usage, turn.prices)
+        raise provider_failure(classify(err.signal, utcnow()), err.usage, cost) from err
     except asyncio.CancelledError:
         await executor.cancel()
         raise

@@ -157,13 +157,17 @@ class OfficeRunWorkflow:
         self, req: RunRequest, seq: int, cand: Candidate, cycle: RouteCycle, failure: Classification,
         decision: Decision, started_at: datetime,
     ) -> None:  # fmt: skip
-        self._view.attempts.append(cycle.attempt_view(seq, cand, self._view.effective_model, failure, decision))
+        usage, cost = self._turns.spent  # what the failed call used, when its executor knew
+        model = self._view.effective_model
+        self._view.attempts.append(cycle.attempt_view(seq, cand, model, failure, decision, usage, cost))
         self._view.attempts[-1].sandbox = "none" if self._turns.unsandboxed else None
+        self._view.note_usage(usage, cost)
         await workflow.execute_local_activity(
             stubs.record_attempt,
-            AttemptRecord(run_id=req.run_id, seq=seq, candidate=cand, effective_model=self._view.effective_model,
+            AttemptRecord(run_id=req.run_id, seq=seq, candidate=cand, effective_model=model,
                           outcome=AttemptOutcome.failed, failure=failure, decision=decision, started_at=started_at,
-                          finished_at=workflow.now(), workspace=req.workspace, agent=req.agent),
+                          finished_at=workflow.now(), workspace=req.workspace, agent=req.agent, usage=usage,
+                          cost_usd=cost),
             start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY,
         )  # fmt: skip
 

@@ -16,6 +16,7 @@ from routing.run import RunStatus, RunView
 from routing.usage import ModelPrice, Usage
 
 from .helpers import calls_to
+from .test_acp import received, scripted
 
 pytestmark = pytest.mark.integration
 OFFICE = str(Path(sys.executable).parent / "office")
@@ -139,3 +140,35 @@ async def test_a_model_without_a_price_has_tokens_and_no_cost(stack):
     assert code == 0, err
     totals = json.loads(out)["totals"]
     assert (totals["input_tokens"], totals["cost_usd"], totals["unpriced"]) == (attempt.usage.input_tokens, None, 1)
+
+
+async def test_an_agents_reported_usage_is_recorded_for_answered_and_refused_turns(stack, tmp_path):
+    """The scripted ACP agent reports usage as claude-agent-acp does (input without the cache, the cache apart);
+    a turn it refuses still reports what it used, and that failed attempt carries it too."""
+    log = tmp_path / "agent.jsonl"
+    agent_profile = scripted(log, models=["m1"], usage={"cached_read": 64, "cached_write": 8}, stop_match="refuse")
+    ws, agent, p = await stack.workspace({"claude": agent_profile}, model="m1")
+    config = await stack.store.get_workspace(ws)
+    await stack.store.save_workspace(config.model_copy(update={"prices": {"m1": PRICE}}))
+    view = await run(stack, ws, agent, ["now refuse it"])
+    reports = [c for c in received(log) if c["method"] == "usage"]
+    expected = [
+        Usage(
+            input_tokens=r["inputTokens"] + 64 + 8, output_tokens=r["outputTokens"], cache_read_tokens=64,
+            cache_write_tokens=8,
+        )
+        for r in reports
+    ]  # fmt: skip
+    assert len(view.attempts) == len(reports) >= 2
+    answered, *refused = view.attempts
+    assert answered.outcome == "succeeded" and answered.usage == expected[0] and expected[0].output_tokens > 0
+    assert all(a.outcome == "failed" and a.error_code for a in refused)
+    assert [a.usage for a in refused] == expected[1:]  # a refused turn's tokens are known, and recorded
+    assert [a.cost_usd for a in view.attempts] == [pytest.approx(PRICE.cost(u)) for u in expected]
+    assert view.usage == sum(expected, Usage())
+    rows = await stack.store.list_attempts(view.run_id)
+    assert [(r.outcome, r.input_tokens, r.cache_read_tokens, r.cache_write_tokens) for r in rows] == [
+        (a.outcome, u.input_tokens, 64, 8) for a, u in zip(view.attempts, expected, strict=True)
+    ]
+    assert [r.cost_usd for r in rows] == [pytest.approx(PRICE.cost(u)) for u in expected]
+    assert {r.provider for r in rows} == {p["claude"]}
