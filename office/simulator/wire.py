@@ -192,6 +192,7 @@ def _gemini(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Respo
     """Gemini generateContent / streamGenerateContent?alt=sse: candidates with parts, finishReason STOP last."""
     usage = {"promptTokenCount": answer.input_tokens, "candidatesTokenCount": max(1, len(answer.text) // 4)}
     usage["totalTokenCount"] = usage["promptTokenCount"] + usage["candidatesTokenCount"]
+    call["usage"] = usage  # what the answer reports, for tests to compare with what a run records
 
     def chunk(parts: list[dict[str, Any]], finish: str | None) -> dict[str, Any]:
         candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
@@ -294,9 +295,12 @@ def _messages(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Res
         blocks.append({"type": "text", "text": answer.text})
     stop_reason = "tool_use" if tool else "end_turn"
     output_tokens = max(1, len(answer.text) // 4)
-    # The cache counters are always present on the real API (claude-agent-acp adds them up: a missing one is NaN).
-    cache = {"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-    usage = {"input_tokens": answer.input_tokens, "output_tokens": output_tokens, **cache}
+    # The cache counters are always present on the real API (claude-agent-acp adds them up: a missing one is NaN);
+    # Anthropic's input_tokens leaves out the tokens read from the cache.
+    cache = {"cache_creation_input_tokens": 0, "cache_read_input_tokens": answer.cached_tokens}
+    uncached = answer.input_tokens - answer.cached_tokens
+    usage = {"input_tokens": uncached, "output_tokens": output_tokens, **cache}
+    call["usage"] = usage  # what the answer reports, for tests to compare with what a run records
     if not stream:
         return JSONResponse(
             {
@@ -320,7 +324,7 @@ def _messages(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Res
             "content": [],
             "stop_reason": None,
             "stop_sequence": None,
-            "usage": {"input_tokens": answer.input_tokens, "output_tokens": 1, **cache},
+            "usage": {"input_tokens": uncached, "output_tokens": 1, **cache},
         },
     }
     frames = [event(start, "message_start")]
@@ -398,11 +402,12 @@ def _responses(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Re
     output_tokens = max(1, len(answer.text) // 4)
     usage = {
         "input_tokens": answer.input_tokens,
-        "input_tokens_details": {"cached_tokens": 0},
+        "input_tokens_details": {"cached_tokens": answer.cached_tokens},
         "output_tokens": output_tokens,
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": answer.input_tokens + output_tokens,
     }
+    call["usage"] = usage  # what the answer reports, for tests to compare with what a run records
     response = {
         "id": resp_id,
         "object": "response",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from office.runs import submit, wait_for_view
+from office.runs import run_view, submit, wait_for_view
 from office.simulator.config import SimProvider
 from routing.run import RunStatus, RunView
 from routing.usage import ModelPrice, Usage
@@ -20,6 +20,8 @@ from .test_acp import received, scripted
 
 pytestmark = pytest.mark.integration
 OFFICE = str(Path(sys.executable).parent / "office")
+# The agents' real directory (.cache may be a link): a sandbox binds the installation, never a link to it.
+AGENTS = Path(os.path.realpath(Path(__file__).resolve().parents[2] / ".cache" / "agents" / "node_modules" / ".bin"))
 PRICE = ModelPrice(input_per_million=3.0, output_per_million=15.0, cache_read_per_million=0.3)
 
 
@@ -62,7 +64,11 @@ async def run(stack, ws: str, agent: str, follow_ups: list[str]) -> RunView:
     handle = await submit(
         stack.client, stack.store, ws, agent, "Explain the parser", task_queue=stack.task_queue, follow_ups=follow_ups
     )
-    return await wait_for_view(stack.client, handle.id)
+    try:
+        return await asyncio.wait_for(wait_for_view(stack.client, handle.id), timeout=180)
+    except TimeoutError:
+        view = await run_view(stack.client, handle.id)
+        pytest.fail(f"run {handle.id} did not end: {view.status} {view.park_reason} {view.message} {view.attempts}")
 
 
 async def test_attempts_carry_the_reported_tokens_and_their_cost_and_usage_sums_the_runs(stack):
@@ -172,3 +178,52 @@ async def test_an_agents_reported_usage_is_recorded_for_answered_and_refused_tur
     ]
     assert [r.cost_usd for r in rows] == [pytest.approx(PRICE.cost(u)) for u in expected]
     assert {r.provider for r in rows} == {p["claude"]}
+
+
+# --- the real agents (`make agents`) against the simulator's native APIs: what they report is what runs record ---
+REAL_AGENTS = [
+    # (agent binary and arguments, simulator provider prefix, its models, the profile's model)
+    (["claude-agent-acp"], "anthropic", ["claude-*"], "claude-sonnet-4-5"),
+    (["gemini", "--experimental-acp"], "google", ["gemini-*"], "gemini-2.5-pro"),
+    (["opencode", "acp"], "openai-oc", ["gpt-*"], "openai/gpt-5.4"),
+]
+
+
+def answered_usage(call: dict) -> Usage:
+    """One simulator answer's usage, on whichever native API it went (Messages, Gemini, Responses)."""
+    u = call["usage"]
+    if "promptTokenCount" in u:
+        return Usage(input_tokens=u["promptTokenCount"], output_tokens=u["candidatesTokenCount"])
+    read, write = u.get("cache_read_input_tokens", 0), u.get("cache_creation_input_tokens", 0)
+    if "input_tokens_details" in u:  # Responses: input_tokens includes the cached ones
+        cached = u["input_tokens_details"]["cached_tokens"]
+        return Usage(input_tokens=u["input_tokens"], output_tokens=u["output_tokens"], cache_read_tokens=cached)
+    return Usage(  # Messages: input_tokens leaves the cache out
+        input_tokens=u["input_tokens"] + read + write, output_tokens=u["output_tokens"], cache_read_tokens=read,
+        cache_write_tokens=write,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(("command", "prefix", "models", "model"), REAL_AGENTS, ids=["claude", "gemini", "opencode"])
+async def test_a_real_agents_reported_usage_is_what_the_run_records(stack, tmp_path, command, prefix, models, model):
+    from .test_real_agents import KEY, agent, profile, simulated
+
+    sim = await simulated(stack, prefix, SimProvider(models=models, api_key=KEY))
+    found = agent(command[0])  # the real directory: a sandbox sees the installation, not a link to it
+    executable = [str(AGENTS / found.name), *command[1:]]
+    ws, agent_name, _ = await stack.workspace({"agent": profile(stack, tmp_path, executable, sim)}, model=model)
+    view = await run(stack, ws, agent_name, ["And what comes next?"])  # the second turn resends the first
+    assert view.status is RunStatus.completed, view.message
+    calls = [c for c in calls_to(stack, sim) if c["status"] == 200]
+    provider = [answered_usage(c) for c in calls]
+    recorded = [a.usage for a in view.attempts]
+    print(f"\nMEASURE usage {prefix}: {len(calls)} calls, simulator {provider}, recorded {recorded}")
+    assert len(view.attempts) == len(calls) == 2  # one provider call per turn
+    assert recorded == provider
+    assert view.usage == provider[0] + provider[1]
+    if prefix != "google":  # Gemini CLI reports the prompt's tokens, cached ones included, without the cache's count
+        assert provider[1].cache_read_tokens > 0
+    rows = await stack.store.list_attempts(view.run_id)
+    assert [(r.input_tokens, r.output_tokens, r.cache_read_tokens) for r in rows] == [
+        (u.input_tokens, u.output_tokens, u.cache_read_tokens) for u in provider
+    ]
