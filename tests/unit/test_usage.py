@@ -1,12 +1,18 @@
 """Usage as each executor reports it, its arithmetic, and its price: the workspace's own, else the maintained
 table, else unknown (never a guess)."""
 
+from datetime import UTC, datetime
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from activities import metrics
+from activities.attempts import count_usage
 from activities.pricing import cost_usd
-from routing.run import RunStatus, RunView
+from contracts.activities import AttemptRecord
+from routing.config import ExecutionProfile
+from routing.run import AttemptOutcome, Candidate, RunStatus, RunView
 from routing.usage import ModelPrice, Usage, add_costs, from_acp_prompt, from_openai, override_for
 
 counts = st.integers(min_value=0, max_value=10**9)
@@ -154,3 +160,46 @@ def test_an_unknown_model_or_no_usage_has_no_cost() -> None:
     assert cost_usd("alpha", "sim-model-nobody-prices", usage, {}) is None
     assert cost_usd("openai", "gpt-4o", None, {}) is None
     assert cost_usd("openai", None, usage, {}) is None
+
+
+class Counted:
+    """Stands in for an OpenTelemetry counter: what was added, with which attributes."""
+
+    def __init__(self) -> None:
+        self.points: list[tuple[float, dict[str, str]]] = []
+
+    def add(self, amount: float, attributes: dict[str, str]) -> None:
+        self.points.append((amount, attributes))
+
+
+def _record(usage: Usage | None, cost: float | None) -> AttemptRecord:
+    cand = Candidate(
+        provider="alpha", execution_profile="alpha/standard", profile=ExecutionProfile(base_url="http://x/v1"),
+        tier="standard",
+        requested_model="m1",
+    )  # fmt: skip
+    at = datetime(2026, 12, 2, tzinfo=UTC)
+    return AttemptRecord(
+        run_id="r", seq=1, candidate=cand, effective_model="m1-2026", outcome=AttemptOutcome.succeeded,
+        started_at=at, finished_at=at, usage=usage, cost_usd=cost,
+    )  # fmt: skip
+
+
+def test_metrics_count_tokens_by_kind_and_cost_by_provider_and_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    tokens, cost = Counted(), Counted()
+    monkeypatch.setattr(metrics, "tokens", tokens)
+    monkeypatch.setattr(metrics, "cost", cost)
+    usage = Usage(input_tokens=100, output_tokens=7, cache_read_tokens=60, cache_write_tokens=10)
+    count_usage(_record(usage, 0.25))
+    where = {"provider": "alpha", "model": "m1-2026"}
+    assert tokens.points == [
+        (30, where | {"kind": "input"}),  # the uncached part of the input
+        (60, where | {"kind": "cache_read"}),
+        (10, where | {"kind": "cache_write"}),
+        (7, where | {"kind": "output"}),
+    ]
+    assert cost.points == [(0.25, where)]
+    count_usage(_record(Usage(input_tokens=5), None))  # no price: tokens only, never a cost of 0
+    count_usage(_record(None, None))  # nothing reported: nothing counted
+    assert tokens.points[-1] == (5, where | {"kind": "input"}) and len(tokens.points) == 5
+    assert len(cost.points) == 1
