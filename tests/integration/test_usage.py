@@ -12,17 +12,35 @@ import pytest
 
 from office.runs import run_view, submit, wait_for_view
 from office.simulator.config import SimProvider
+from routing.config import ExecutionProfile
 from routing.run import RunStatus, RunView
 from routing.usage import ModelPrice, Usage
+from testkit.agents import scripted_sandbox
 
 from .helpers import calls_to
-from .test_acp import received, scripted
 
 pytestmark = pytest.mark.integration
 OFFICE = str(Path(sys.executable).parent / "office")
+ROOT = Path(__file__).resolve().parents[2]
 # The agents' real directory (.cache may be a link): a sandbox binds the installation, never a link to it.
-AGENTS = Path(os.path.realpath(Path(__file__).resolve().parents[2] / ".cache" / "agents" / "node_modules" / ".bin"))
+AGENTS = Path(os.path.realpath(ROOT / ".cache" / "agents" / "node_modules" / ".bin"))
 PRICE = ModelPrice(input_per_million=3.0, output_per_million=15.0, cache_read_per_million=0.3)
+
+
+def scripted(log: Path, **script: object) -> ExecutionProfile:
+    """The scripted ACP agent (office.scripted_agent) with this script, logging every call to `log`."""
+    return ExecutionProfile(
+        kind="acp",
+        command=[sys.executable, "-m", "office.scripted_agent", str(log)],  # the log: a provider identity of its own
+        env={"SCRIPTED_AGENT": json.dumps({"log": str(log), **script}), "PYTHONPATH": str(ROOT)},
+        heartbeat_timeout_s=3,
+        timeout_s=30,
+        sandbox=scripted_sandbox(log),
+    )
+
+
+def received(log: Path) -> list[dict]:
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
 async def office(stack, *args: str) -> tuple[int, str, str]:
