@@ -4,6 +4,7 @@
 import re
 from dataclasses import asdict
 from datetime import UTC, date, datetime, timedelta
+from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -49,6 +50,14 @@ def cost_text(cost_usd: float | None) -> str:
     return "-" if cost_usd is None else f"${cost_usd:,.4f}"
 
 
+def price_table() -> str:
+    """The maintained price table this installation prices with (the workspaces' `prices:` come first)."""
+    try:
+        return f"genai-prices {version('genai-prices')}"
+    except PackageNotFoundError:
+        return "genai-prices (not installed)"
+
+
 def report(groups: "list[UsageGroup]", since: datetime, until: datetime) -> dict[str, Any]:
     """The JSON `office usage --json` prints: the groups and their totals (cost: the priced attempts'; `unpriced`
     counts attempts whose tokens have no price, so the cost is a lower bound when it is not 0)."""
@@ -59,6 +68,7 @@ def report(groups: "list[UsageGroup]", since: datetime, until: datetime) -> dict
     return {
         "since": since.isoformat(),
         "until": until.isoformat(),
+        "price_table": price_table(),
         "groups": [asdict(g) for g in groups],
         "totals": totals,
     }
@@ -95,3 +105,4 @@ def usage(
         f"since {start:%Y-%m-%d %H:%M} UTC: {t['attempts']} attempts, in {t['input_tokens']:,} / out "
         f"{t['output_tokens']:,} tokens, {cost_text(t['cost_usd'])}{unpriced}"
     )
+    console.print(f"priced by each workspace's `prices:`, else {price_table()}")

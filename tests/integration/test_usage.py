@@ -139,6 +139,7 @@ async def test_attempts_carry_the_reported_tokens_and_their_cost_and_usage_sums_
     assert by_provider[p["alpha"]]["attempts"] == 1 and by_provider[p["alpha"]]["input_tokens"] == 0
     assert by_provider[p["beta"]]["attempts"] == 3 and by_provider[p["beta"]]["model"] == "sim-small"
     assert (by_provider[p["beta"]]["workspace"], by_provider[p["beta"]]["agent"]) == (ws, agent)
+    assert report["price_table"].startswith("genai-prices 0.")
     totals = report["totals"]
     assert (totals["input_tokens"], totals["output_tokens"], totals["cache_read_tokens"]) == (
         total.input_tokens, total.output_tokens, total.cache_read_tokens,
