@@ -13,12 +13,23 @@ from routing.codes import ErrorCode
 from routing.decider import DecisionKind, HealthState
 from routing.identity import provider_key
 from routing.run import AttemptOutcome, Candidate
+from routing.usage import Usage
 from store.repository import Store
 from store.rows import TurnClose, utcnow
 
 
-def succeeded(run_id: str, seq: int, cand: Candidate, model: str | None, started_at: datetime) -> AttemptRecord:
-    """The attempt row of a turn that was answered (recorded with the answer, in one transaction)."""
+def succeeded(
+    run_id: str,
+    seq: int,
+    cand: Candidate,
+    model: str | None,
+    started_at: datetime,
+    spent: tuple[Usage | None, float | None] = (None, None),
+    workspace: str | None = None,
+    agent: str | None = None,
+) -> AttemptRecord:
+    """The attempt row of a turn that was answered (recorded with the answer, in one transaction); `spent`: the
+    answer's usage and its cost."""
     return AttemptRecord(
         run_id=run_id,
         seq=seq,
@@ -27,6 +38,10 @@ def succeeded(run_id: str, seq: int, cand: Candidate, model: str | None, started
         outcome=AttemptOutcome.succeeded,
         started_at=started_at,
         finished_at=utcnow(),
+        usage=spent[0],
+        cost_usd=spent[1],
+        workspace=workspace,
+        agent=agent,
     )
 
 

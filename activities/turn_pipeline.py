@@ -173,8 +173,16 @@ async def run_turn(store: Store, turn: Turn, executor: Executor) -> SessionTurnO
         committed = await executor.commit(turn.number, effective)
         stage = _Stage.closing
         cost = cost_usd(cand.provider, effective, answer.usage, turn.prices)
-        record = succeeded(turn.run_id, turn.attempt_seq, cand, effective, started_at).model_copy(
-            update={"usage": answer.usage, "cost_usd": cost, "workspace": turn.workspace, "agent": turn.agent}
+        spent = (answer.usage, cost)
+        record = succeeded(
+            turn.run_id,
+            turn.attempt_seq,
+            cand,
+            effective,
+            started_at,
+            spent,
+            turn.workspace or None,
+            turn.agent or None,
         )
         output = SessionOutput(
             text=bookkeeping.clean_text(answer.text),
