@@ -71,6 +71,7 @@ from routing.repository import (
 from routing.run import Candidate
 from routing.sandbox import NO_SANDBOX_WARNING, SandboxSettings
 from routing.transcript import Entry, forward
+from routing.usage import from_acp_prompt
 from store.repository import Store
 from store.rows import utcnow
 
@@ -327,7 +328,7 @@ class AcpActivities:
             if wc is not None:
                 await workcopy.remove(wc)
             raise launch_failure(err, cand.provider, inp.workspace) from err
-        session.workcopy = wc
+        session.workcopy, session.agent = wc, inp.agent
         try:
             async with heartbeating():
                 if wc is not None and inp.start_commit is not None:  # a fallback or another worker continues
@@ -400,7 +401,7 @@ class AcpActivities:
         cand = inp.candidate
         if session.profile is not None:  # accounted to what the agent was launched from (the store's profile)
             cand = cand.model_copy(update={"provider": session.provider, "profile": session.profile})
-        turn = Turn.of(inp, cand, inp.started)
+        turn = Turn.of(inp, cand, inp.started, await self.boundary.workspace_of(inp.run_id), session.agent)
 
         async def end(keep_changes_of: int | None) -> None:
             await self._end(session, inp.session_key, keep_changes_of)
@@ -533,6 +534,7 @@ class AgentExecutor:
             answered_by(started.effective_model, reported) or started.effective_model,
             normalisations,
             permissions=counts if counts != PermissionCounts() else None,
+            usage=from_acp_prompt(session.last_answer),
         )
 
     def _claude_transcript(self) -> Path | None:

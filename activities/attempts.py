@@ -13,12 +13,23 @@ from routing.codes import ErrorCode
 from routing.decider import DecisionKind, HealthState
 from routing.identity import provider_key
 from routing.run import AttemptOutcome, Candidate
+from routing.usage import Usage
 from store.repository import Store
 from store.rows import TurnClose, utcnow
 
 
-def succeeded(run_id: str, seq: int, cand: Candidate, model: str | None, started_at: datetime) -> AttemptRecord:
-    """The attempt row of a turn that was answered (recorded with the answer, in one transaction)."""
+def succeeded(
+    run_id: str,
+    seq: int,
+    cand: Candidate,
+    model: str | None,
+    started_at: datetime,
+    spent: tuple[Usage | None, float | None] = (None, None),
+    workspace: str | None = None,
+    agent: str | None = None,
+) -> AttemptRecord:
+    """The attempt row of a turn that was answered (recorded with the answer, in one transaction); `spent`: the
+    answer's usage and its cost."""
     return AttemptRecord(
         run_id=run_id,
         seq=seq,
@@ -27,6 +38,10 @@ def succeeded(run_id: str, seq: int, cand: Candidate, model: str | None, started
         outcome=AttemptOutcome.succeeded,
         started_at=started_at,
         finished_at=utcnow(),
+        usage=spent[0],
+        cost_usd=spent[1],
+        workspace=workspace,
+        agent=agent,
     )
 
 
@@ -85,11 +100,19 @@ def attempt_row(rec: AttemptRecord) -> dict[str, Any]:
         "decision": decision.kind.value if decision else None,
         "started_at": rec.started_at,
         "finished_at": rec.finished_at,
+        "workspace": rec.workspace,
+        "agent": rec.agent,
+        "input_tokens": rec.usage.input_tokens if rec.usage else None,
+        "output_tokens": rec.usage.output_tokens if rec.usage else None,
+        "cache_read_tokens": rec.usage.cache_read_tokens if rec.usage else None,
+        "cache_write_tokens": rec.usage.cache_write_tokens if rec.usage else None,
+        "cost_usd": rec.cost_usd,
     }
 
 
 def count(rec: AttemptRecord) -> None:
     attrs = {"provider": rec.candidate.provider}
+    count_usage(rec)
     if rec.outcome is AttemptOutcome.succeeded:
         metrics.runs.add(1, attrs | {"outcome": "completed"})
         return
@@ -104,6 +127,24 @@ def count(rec: AttemptRecord) -> None:
         metrics.parks.add(1, attrs | {"reason": reason})
     else:
         metrics.runs.add(1, attrs | {"outcome": "failed", "code": code})
+
+
+def count_usage(rec: AttemptRecord) -> None:
+    """The attempt's tokens by kind and its cost, by provider and model (only what the executor reported)."""
+    if rec.usage is None:
+        return
+    attrs = {"provider": rec.candidate.provider, "model": rec.effective_model or rec.candidate.requested_model}
+    usage = rec.usage
+    for kind, tokens in (
+        ("input", usage.uncached_input_tokens),
+        ("cache_read", usage.cache_read_tokens),
+        ("cache_write", usage.cache_write_tokens),
+        ("output", usage.output_tokens),
+    ):
+        if tokens:
+            metrics.tokens.add(tokens, attrs | {"kind": kind})
+    if rec.cost_usd is not None:
+        metrics.cost.add(rec.cost_usd, attrs)
 
 
 async def close_answered(store: Store, turn: SessionTurnOutput, record: AttemptRecord) -> SessionTurnOutput:

@@ -139,6 +139,10 @@ class RunBoundary:
             )
         return Configured(candidate=cand.model_copy(update={"profile": profile}), workspace=ws)
 
+    async def workspace_of(self, run_id: str) -> WorkspaceConfig | None:
+        """`check_run`, then the run's workspace as the store holds it (None: it was removed)."""
+        return await self._workspace(await self.check_run(run_id))
+
     async def _workspace(self, name: str) -> WorkspaceConfig | None:
         now = time.monotonic()
         cached = self._workspaces.get(name)

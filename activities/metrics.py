@@ -18,6 +18,15 @@ refusals = _meter.create_counter(
 breaker_opened = _meter.create_counter(
     "office.breaker_opened", description="Shared provider breakers opened by a failing call, by error code"
 )
+tokens = _meter.create_counter(
+    "office.tokens",
+    unit="{token}",
+    description="Tokens providers and agents reported for attempts, by provider, model and kind "
+    "(input: uncached input, cache_read, cache_write, output)",
+)
+cost = _meter.create_counter(
+    "office.cost", unit="USD", description="What attempts cost (where the model has a price), by provider and model"
+)
 store_waits = _meter.create_counter(
     "office.store_waits",
     description="Bookkeeping calls that found the store unavailable and waited for it (never a provider failure)",

@@ -67,8 +67,9 @@ class SessionActivities:
     @fails_on_worker_shutdown
     async def session_turn(self, inp: SessionTurnInput) -> SessionTurnOutput:
         """Admission by the shared breaker and budget, then session start and the turn, then its attempt row."""
-        cand = (await self.boundary.configured(inp.run_id, inp.workspace, inp.candidate)).candidate
-        turn = Turn.of(inp, cand, inp.session)
+        configured = await self.boundary.configured(inp.run_id, inp.workspace, inp.candidate)
+        cand = configured.candidate
+        turn = Turn.of(inp, cand, inp.session, configured.workspace)
         executor = self.endpoint(cand)
         return await run_turn(
             self.store, turn, EndpointSession(executor, lambda: self.start(inp.run_id, inp.agent, cand, executor))
@@ -91,7 +92,7 @@ class EndpointSession:
     async def prompt(self, transcript: list[Entry], started: SessionStarted, full_history: bool) -> TurnAnswer:
         forwarded = forward(transcript, self.endpoint.provider, full_history)
         result = await self.endpoint.chat(started.model_to_send, forwarded.messages)
-        return TurnAnswer(result.text, result.model, forwarded.normalisations, result.limit_rpm)
+        return TurnAnswer(result.text, result.model, forwarded.normalisations, result.limit_rpm, usage=result.usage)
 
     def progress(self) -> None:
         return None

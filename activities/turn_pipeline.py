@@ -17,7 +17,7 @@ A turn that fails ends its executor's session (`Executor.close`), keeping the pa
 had begun; a cancelled call is cancelled at the executor first."""
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
@@ -27,15 +27,18 @@ from activities.admission import accounted, admit_and_open, note_stated_rate
 from activities.attempts import close_answered, succeeded
 from activities.executors.base import ProviderCallError
 from activities.heartbeat import heartbeating
+from activities.pricing import cost_usd
 from activities.start_policy import settle_answer
 from contracts.activities import AcpTurnInput, SessionOutput, SessionStarted, SessionTurnInput, SessionTurnOutput
 from contracts.failures import provider_failure
 from routing.classifier import classify
 from routing.codes import Phase
+from routing.config import WorkspaceConfig
 from routing.permissions import PermissionCounts
 from routing.repository import RunResult, TurnCommit
 from routing.run import Candidate
 from routing.transcript import Entry
+from routing.usage import ModelPrice, Usage
 from store.repository import Store
 from store.rows import TurnOpening, utcnow
 
@@ -49,6 +52,7 @@ class TurnAnswer:
     normalisations: list[str] = field(default_factory=list)  # how the forwarded transcript was normalised
     limit_rpm: float | None = None  # the request limit the answer's rate-limit headers stated
     permissions: PermissionCounts | None = None  # this turn's permission requests by kind (agents)
+    usage: Usage | None = None  # the tokens the provider or agent reported for this answer (None: it did not say)
 
 
 @dataclass(frozen=True)
@@ -106,10 +110,20 @@ class Turn:
     is_retry: bool = False  # counts against the provider key's shared retry budget
     started: SessionStarted | None = None  # the live session on this candidate, if any: no start then
     agent: str = ""  # the agent profile's name, for the warning a turn answered on another model gets
+    workspace: str = ""  # the run's workspace, on the attempt row (usage by workspace)
+    prices: Mapping[str, ModelPrice] = field(default_factory=dict)  # the workspace's own prices (`prices:`)
 
     @classmethod
-    def of(cls, inp: SessionTurnInput | AcpTurnInput, candidate: Candidate, started: SessionStarted | None) -> "Turn":
-        """The turn a turn activity's input names, on the candidate the run's boundary resolved."""
+    def of(
+        cls,
+        inp: SessionTurnInput | AcpTurnInput,
+        candidate: Candidate,
+        started: SessionStarted | None,
+        workspace: WorkspaceConfig | None = None,
+        agent: str = "",
+    ) -> "Turn":
+        """The turn a turn activity's input names, on the candidate the run's boundary resolved, in the run's
+        workspace as the store holds it."""
         return cls(
             run_id=inp.run_id,
             attempt_seq=inp.attempt_seq,
@@ -119,7 +133,9 @@ class Turn:
             full_history=inp.full_history,
             is_retry=inp.is_retry,
             started=started,
-            agent=inp.agent if isinstance(inp, SessionTurnInput) else "",
+            agent=inp.agent if isinstance(inp, SessionTurnInput) else agent,
+            workspace=workspace.name if workspace is not None else "",
+            prices=workspace.prices if workspace is not None else {},
         )
 
     @property
@@ -156,9 +172,24 @@ async def run_turn(store: Store, turn: Turn, executor: Executor) -> SessionTurnO
         effective = answer.model or started.effective_model
         committed = await executor.commit(turn.number, effective)
         stage = _Stage.closing
-        record = succeeded(turn.run_id, turn.attempt_seq, cand, effective, started_at)
+        cost = cost_usd(cand.provider, effective, answer.usage, turn.prices)
+        spent = (answer.usage, cost)
+        record = succeeded(
+            turn.run_id,
+            turn.attempt_seq,
+            cand,
+            effective,
+            started_at,
+            spent,
+            turn.workspace or None,
+            turn.agent or None,
+        )
         output = SessionOutput(
-            text=bookkeeping.clean_text(answer.text), reported_model=answer.model, transcript_seq=turn.user_seq + 1
+            text=bookkeeping.clean_text(answer.text),
+            reported_model=answer.model,
+            transcript_seq=turn.user_seq + 1,
+            usage=answer.usage,
+            cost_usd=cost,
         )
         answered = SessionTurnOutput(
             started=started,
@@ -178,12 +209,16 @@ async def run_turn(store: Store, turn: Turn, executor: Executor) -> SessionTurnO
 
 
 async def _call(turn: Turn, executor: Executor, transcript: list[Entry]) -> tuple[SessionStarted, TurnAnswer]:
-    """The session start (when the run has none on this candidate) and the prompt, failures classified."""
+    """The session start (when the run has none on this candidate) and the prompt, failures classified (with
+    what the failed call used and its cost, when the executor knows it)."""
+    started = turn.started
     try:
-        started = turn.started or await executor.start()
+        started = started or await executor.start()
         return started, await executor.prompt(transcript, started, turn.full_history)
     except ProviderCallError as err:
-        raise provider_failure(classify(err.signal, utcnow())) from err
+        model = (started.effective_model if started else None) or turn.candidate.requested_model
+        cost = cost_usd(turn.candidate.provider, model, err.usage, turn.prices)
+        raise provider_failure(classify(err.signal, utcnow()), err.usage, cost) from err
     except asyncio.CancelledError:
         await executor.cancel()
         raise

@@ -14,6 +14,7 @@ from routing.repository import RepositoryConfig, RunResult, TurnCommit
 from routing.route import Substitute
 from routing.run import AttemptOutcome, Candidate, WarningView
 from routing.selection import Pins
+from routing.usage import Usage
 
 TASK_QUEUE = "office-runs"
 
@@ -39,6 +40,8 @@ class SessionOutput(BaseModel):
     text: str
     reported_model: str | None
     transcript_seq: int
+    usage: Usage | None = None  # the tokens the provider or agent reported for the answer (None: it did not say)
+    cost_usd: float | None = None  # their price (None: no usage, or no price for the model)
 
 
 class AttemptRecord(BaseModel):
@@ -51,6 +54,10 @@ class AttemptRecord(BaseModel):
     decision: Decision | None = None
     started_at: datetime
     finished_at: datetime
+    usage: Usage | None = None  # tokens the executor reported for the attempt (a failed one's only if it knew)
+    cost_usd: float | None = None
+    workspace: str | None = None  # the run's, for usage by workspace (None: recorded before)
+    agent: str | None = None  # the run's agent profile, for usage by agent
 
 
 class SessionTurnInput(BaseModel):

@@ -25,6 +25,7 @@ from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from routing.classifier import Classification
 from routing.codes import ErrorClass, ErrorCode, Phase
+from routing.usage import Usage
 
 PROVIDER_FAILURE = "ProviderFailure"  # a prefix: ProviderFailure.<code>
 CONFIG_ERROR = "ConfigError"
@@ -37,10 +38,15 @@ RUN_FAILED = "OfficeRunFailed"  # a prefix: OfficeRunFailed.<code>
 
 
 # --- built -----------------------------------------------------------------------------------------------------
-def provider_failure(failure: Classification) -> ApplicationError:
+def provider_failure(
+    failure: Classification, usage: Usage | None = None, cost_usd: float | None = None
+) -> ApplicationError:
+    """`usage`: what the failed call reported it used (details[1], with its cost), when the executor knows it."""
+    spent = [{"usage": usage.model_dump(mode="json"), "cost_usd": cost_usd}] if usage is not None else []
     return ApplicationError(
         f"{failure.code}: {failure.excerpt or failure.rule}",
         failure.model_dump(mode="json"),
+        *spent,
         type=f"{PROVIDER_FAILURE}.{failure.code}",
         non_retryable=True,
         category=ApplicationErrorCategory.BENIGN,
@@ -111,6 +117,20 @@ def provider_failure_of(err: BaseException | None) -> Classification | None:
     """The Classification of a provider failure only (what counts in the provider key's shared window)."""
     is_provider = isinstance(err, ApplicationError) and (err.type or "").startswith(PROVIDER_FAILURE)
     return failure_of(err) if is_provider else None
+
+
+def spent_of(err: BaseException | None) -> tuple[Usage | None, float | None]:
+    """The usage (and its cost) a provider failure carries; (None, None) when the executor did not know it."""
+    if not isinstance(err, ApplicationError) or not (err.type or "").startswith(PROVIDER_FAILURE):
+        return None, None
+    if len(err.details) < 2 or not isinstance(err.details[1], dict):
+        return None, None
+    try:
+        usage = Usage.model_validate(err.details[1].get("usage"))
+    except ValueError:
+        return None, None
+    cost = err.details[1].get("cost_usd")
+    return usage, float(cost) if isinstance(cost, int | float) else None
 
 
 def is_type(err: BaseException | None, *types: str) -> bool:

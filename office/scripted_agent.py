@@ -8,7 +8,9 @@ Keys (all optional): models (advertised; null or absent: no model option), curre
 number that fails), fail_match (fail every prompt whose newest line has this text), fail_after_output (send a
 chunk first), fail_code / fail_message (the JSON-RPC error), exit_code (exit instead of answering), latency_s,
 stream_first (one chunk before the latency), log (a JSONL file: every call it received, with its pid and its
-process's own id `agent`),
+process's own id `agent`), usage (report each turn's ACP `usage` as claude-agent-acp does: a quarter of the prompt's
+and the answer's characters, with `cached_read` / `cached_write` cache counts; logged as method "usage"),
+stop_match (a prompt whose newest line has this text ends with stopReason `refusal`, its usage still reported),
 actions (before answering a prompt, in order; each applies to the prompt number `turn` or to prompts whose newest
 line contains `match`, or to every prompt):
   {"write": "a.txt", "content": "…", "via": "fs"}    the client's fs/write_text_file ("cwd": straight into the cwd)
@@ -43,6 +45,7 @@ from acp.schema import (
     SetSessionConfigOptionResponse,
     ToolCallLocation,
     ToolCallUpdate,
+    Usage,
 )
 
 AGENT_ID = uuid.uuid4().hex  # one per process: pids repeat across sandboxes, each in its own pid namespace
@@ -129,10 +132,30 @@ class ScriptedAgent:
             raise RequestError(
                 int(self.script.get("fail_code", -32603)), self.script.get("fail_message", "Internal error")
             )
+        stop = self.script.get("stop_match")
+        if stop and stop in last:  # the agent refused the turn: no answer, but the tokens it took are reported
+            return PromptResponse(stop_reason="refusal", usage=self._usage(text, ""))
         answer = f"[{self.current or 'agent-default'}] turn {self.prompts}: {last}"
         for piece in (answer[: len(answer) // 2], answer[len(answer) // 2 :]):
             await self.conn.session_update(session_id, update_agent_message(text_block(piece)))
-        return PromptResponse(stop_reason="end_turn")
+        return PromptResponse(stop_reason="end_turn", usage=self._usage(text, answer))
+
+    def _usage(self, prompt: str, answer: str) -> Usage | None:
+        """claude-agent-acp's shape: input without the cache, the cache counts apart, their total."""
+        script = self.script.get("usage")
+        if not script:
+            return None
+        cached = script if isinstance(script, dict) else {}
+        read, write = int(cached.get("cached_read", 0)), int(cached.get("cached_write", 0))
+        usage = Usage(
+            input_tokens=len(prompt) // 4,
+            output_tokens=len(answer) // 4,
+            cached_read_tokens=read,
+            cached_write_tokens=write,
+            total_tokens=len(prompt) // 4 + len(answer) // 4 + read + write,
+        )
+        self.record("usage", n=self.prompts, **usage.model_dump(by_alias=True, exclude_none=True))
+        return usage
 
     async def _act(self, action: dict[str, Any], session_id: str, last: str) -> None:
         outcome: dict[str, Any] = {}

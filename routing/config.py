@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 from routing.permissions import PermissionPolicy, ProfilePermissions
 from routing.repository import RepositoryConfig
 from routing.sandbox import ProfileSandbox, SandboxSettings
+from routing.usage import ModelPrice
 from routing.validation import http_url_problem, refuse_literal_secrets, secret_advice, secret_shape
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,62}$"
@@ -123,6 +124,15 @@ class WorkspaceConfig(BaseModel):
     permissions: PermissionPolicy = PermissionPolicy()
     # Where ACP agents run: an OS sandbox holding their working copy, installation, a home and their provider.
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    prices: dict[str, ModelPrice] = Field(
+        default_factory=dict,
+        description=(
+            "Prices for models the maintained price table (genai-prices) does not know or that you pay otherwise "
+            "(negotiated prices, local models at 0): model name, or provider/model for one provider only, to USD "
+            "per million input, output and cache tokens. A listed model is priced from here; a model neither here "
+            "nor in the table has an unknown cost, never a guess."
+        ),
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -16,6 +16,7 @@ from routing.codes import ErrorClass, ErrorCode
 from routing.decider import Decision, DecisionKind, ParkReason, RunState
 from routing.run import AttemptOutcome, AttemptView, Candidate, RoutePlan
 from routing.selection import SelectionSource
+from routing.usage import Usage
 
 
 class StepKind(StrEnum):
@@ -76,6 +77,8 @@ class RouteCycle(BaseModel):
         model: str | None,
         failure: Classification | None = None,
         decision: Decision | None = None,
+        usage: Usage | None = None,
+        cost_usd: float | None = None,
     ) -> AttemptView:
         """What the run shows of one attempt (call before `after`, which may exclude the route)."""
         return AttemptView(
@@ -93,6 +96,8 @@ class RouteCycle(BaseModel):
             catalogue=failure.catalogue if failure else None,
             excerpt=failure.excerpt if failure else None,
             retry_after_s=failure.retry_after_s if failure else None,
+            usage=usage,
+            cost_usd=cost_usd,
         )
 
     def state_for_failure(

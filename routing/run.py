@@ -10,6 +10,7 @@ from routing.decider import ParkReason
 from routing.permissions import PermissionCounts, PermissionPolicy
 from routing.repository import RepositoryConfig, RunResult
 from routing.selection import SelectionSource
+from routing.usage import Usage, add_costs
 
 
 class RunStatus(StrEnum):
@@ -100,6 +101,8 @@ class AttemptView(BaseModel):
     excerpt: str | None = None
     retry_after_s: float | None = None
     sandbox: str | None = None  # "none": this attempt's agent ran without a sandbox (the workspace said so)
+    usage: Usage | None = None  # the tokens the executor reported (None: it reported none)
+    cost_usd: float | None = None  # their price (None: no usage, or the model has no price)
 
 
 class WarningView(BaseModel):
@@ -134,6 +137,17 @@ class RunView(BaseModel):
     permissions: PermissionCounts = PermissionCounts()  # what the agent asked for, allowed and refused, by kind
     repository_note: str | None = None  # e.g. a turn ran on a provider without a file system
     sandbox_note: str | None = None  # the run's agent ran without a sandbox: what that means and how to change it
+    usage: Usage | None = None  # the attempts' tokens summed (None: no attempt reported any)
+    cost_usd: float | None = None  # the priced attempts' cost summed (None: none was priced)
+    unpriced_attempts: int = 0  # attempts with tokens but no price: the run cost more than cost_usd says
+
+    def note_usage(self, usage: Usage | None, cost_usd: float | None) -> None:
+        """An attempt's tokens and cost count toward the run's (every attempt, failed ones too, when known)."""
+        if usage is None:
+            return
+        self.usage = usage if self.usage is None else self.usage + usage
+        self.cost_usd = add_costs(self.cost_usd, cost_usd)
+        self.unpriced_attempts += cost_usd is None
 
     def note_start(self, effective_model: str | None, warning: WarningView | None) -> None:
         """A session started: the model it runs, and its model warning once (replays and restarts repeat it)."""

@@ -14,7 +14,7 @@ from routing.config import AgentProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.route import HealthRecord
 from routing.selection import Pins
-from store.attempts import AttemptRepository
+from store.attempts import AttemptRepository, UsageGroup
 from store.capacity import RESTORABLE, Capacity, Identities
 from store.capacity_cas import CompareAndSetCapacity
 from store.capacity_locking import LockingCapacity
@@ -117,6 +117,9 @@ class Store:
 
     async def list_attempts(self, run_id: str) -> list[AttemptRow]:
         return await self.attempts.list_attempts(run_id)
+
+    async def usage_since(self, since: datetime, workspace: str | None = None) -> list[UsageGroup]:
+        return await self.attempts.usage_since(since, workspace)
 
     async def register_run(self, workflow_run_id: str, run_id: str, workspace: str) -> None:
         await self.runs.register_run(workflow_run_id, run_id, workspace)

@@ -60,6 +60,15 @@ class AttemptRow(SQLModel, table=True):
     started_at: datetime = _ts()
     finished_at: datetime = _ts()
     catalogue: str | None = Field(default=None, max_length=40)  # the rules catalogue that classified the failure
+    # Usage (None: the executor reported none, or recorded before usage was): tokens as routing.usage.Usage counts
+    # them, and their price in USD (None: no price for the model).
+    workspace: str | None = Field(default=None, max_length=200)
+    agent: str | None = Field(default=None, max_length=63)
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    cost_usd: float | None = None
 
 
 class ProviderHealthRow(SQLModel, table=True):

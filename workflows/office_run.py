@@ -111,7 +111,11 @@ class OfficeRunWorkflow:
                     outcome = await self._turns.attempt(req, cycle, cand, seq, turn, text)
                     if isinstance(outcome, SessionOutput):  # the turn's activity recorded its own success
                         view.effective_model = outcome.reported_model or view.effective_model
-                        view.attempts.append(cycle.attempt_view(seq, cand, view.effective_model))
+                        usage, cost = outcome.usage, outcome.cost_usd
+                        view.attempts.append(
+                            cycle.attempt_view(seq, cand, view.effective_model, None, None, usage, cost)
+                        )
+                        view.note_usage(usage, cost)
                         view.attempts[-1].sandbox = "none" if self._turns.unsandboxed else None
                         view.output, view.error_code = outcome.text, None
                         break
@@ -153,13 +157,17 @@ class OfficeRunWorkflow:
         self, req: RunRequest, seq: int, cand: Candidate, cycle: RouteCycle, failure: Classification,
         decision: Decision, started_at: datetime,
     ) -> None:  # fmt: skip
-        self._view.attempts.append(cycle.attempt_view(seq, cand, self._view.effective_model, failure, decision))
+        usage, cost = self._turns.spent  # what the failed call used, when its executor knew
+        model = self._view.effective_model
+        self._view.attempts.append(cycle.attempt_view(seq, cand, model, failure, decision, usage, cost))
         self._view.attempts[-1].sandbox = "none" if self._turns.unsandboxed else None
+        self._view.note_usage(usage, cost)
         await workflow.execute_local_activity(
             stubs.record_attempt,
-            AttemptRecord(run_id=req.run_id, seq=seq, candidate=cand, effective_model=self._view.effective_model,
+            AttemptRecord(run_id=req.run_id, seq=seq, candidate=cand, effective_model=model,
                           outcome=AttemptOutcome.failed, failure=failure, decision=decision, started_at=started_at,
-                          finished_at=workflow.now()),
+                          finished_at=workflow.now(), workspace=req.workspace, agent=req.agent, usage=usage,
+                          cost_usd=cost),
             start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY,
         )  # fmt: skip
 

@@ -26,13 +26,14 @@ with workflow.unsafe.imports_passed_through():
         acp_start_queue,
         provider_queue,
     )
-    from contracts.failures import STORE_UNAVAILABLE, WORKER_SHUTDOWN, failure_of, is_type
+    from contracts.failures import STORE_UNAVAILABLE, WORKER_SHUTDOWN, failure_of, is_type, spent_of
     from routing.classifier import Classification, FailureSignal, classify
     from routing.codes import ErrorClass, ErrorCode, Phase
     from routing.config import ExecutorKind
     from routing.cycle import RouteCycle
     from routing.repository import branch_for
     from routing.run import Candidate, RunRequest, RunView
+    from routing.usage import Usage
 
 # ACP agents keep a live process: the session starts on any worker, its turns go to that worker's own queue.
 # Deprecated: every run still open was started after it; the branch without it is gone.
@@ -157,6 +158,8 @@ class AgentTurns:
         self._base_commit: str | None = None  # the run's base, fixed by its first working copy
         self._start_commit: str | None = None  # the last completed turn's commit on the run's branch
         self.unsandboxed = False  # the last attempt's agent ran without a sandbox
+        # What the last failed attempt used and its cost, when its executor knew (an agent's stopped turn).
+        self.spent: tuple[Usage | None, float | None] = (None, None)
 
     def _on_start(self, started: SessionStarted) -> None:
         self._view().note_start(started.effective_model, started.warning)
@@ -165,7 +168,7 @@ class AgentTurns:
         self, req: RunRequest, cycle: RouteCycle, cand: Candidate, seq: int, turn: int, text: str
     ) -> SessionOutput | Classification:
         at = TurnAttempt(req, cand, seq, turn, text, is_retry=cycle.spends_retry_budget())
-        self.unsandboxed = False
+        self.unsandboxed, self.spent = False, (None, None)
         while True:
             try:
                 out = await self._turn(cycle, at)
@@ -174,6 +177,7 @@ class AgentTurns:
                 if isinstance(failed.error.cause, CancelledError):  # the run itself is being cancelled
                     raise asyncio.CancelledError() from failed.error
                 if not store_unavailable(failed.error):
+                    self.spent = spent_of(failed.error.cause)
                     return classify_failure(failed.error, cand, failed.phase, failed.queue)
                 await workflow.sleep(STORE_WAIT, summary="waiting for the store")  # the same attempt, uncounted
         if out.warning is not None:  # answered on another model than the session's (an agent's own fallback)

@@ -46,6 +46,7 @@ from routing.permissions import (
     read_tool_call,
     to_resolve,
 )
+from routing.usage import from_acp_prompt
 
 METHOD_NOT_FOUND = -32601
 LEGACY_SET_MODEL = "session/set_model"  # agents from before session config options (e.g. claude-code-acp 0.x)
@@ -259,6 +260,7 @@ class AgentSession:
     note: str | None = None  # the continuation note the first prompt of a fresh session starts with
     launched: LaunchedAgent | None = None  # the process with its sandbox: reaped together
     last_answer: dict[str, Any] = field(default_factory=dict)  # the last session/prompt result, as the agent sent it
+    agent: str = ""  # the run's agent profile (attempt rows count usage by agent)
 
     @classmethod
     async def launch(
@@ -386,7 +388,8 @@ class AgentSession:
                     provider=self.provider,
                     exception_type="AgentStopped",
                     error_text=f"agent stopped the turn: {answer.get('stopReason')}",
-                )
+                ),
+                usage=from_acp_prompt(answer),  # a refused turn may still have used (and billed) tokens
             )
         return self.collector.answer(self.provider)  # answer_too_large past ANSWER_LIMIT_BYTES
 

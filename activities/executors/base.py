@@ -9,12 +9,14 @@ from routing.classifier import FailureSignal
 from routing.codes import Phase
 from routing.config import ExecutionProfile
 from routing.credentials import ALLOW_SETTING, CredentialAllowList
+from routing.usage import Usage
 
 
 class ProviderCallError(Exception):
-    def __init__(self, signal: FailureSignal):
+    def __init__(self, signal: FailureSignal, usage: Usage | None = None):
         super().__init__(signal.error_text or f"provider call failed (status {signal.status})")
         self.signal = signal
+        self.usage = usage  # what the failed call reported it used, when it said (an agent's stopped turn)
 
 
 class CredentialRefused(ValueError):

@@ -11,14 +11,16 @@ from routing.classifier import FailureSignal
 from routing.codes import Phase
 from routing.config import ExecutionProfile
 from routing.rate_limits import requests_per_minute
+from routing.usage import Usage, from_openai
 
 tracer = trace.get_tracer("office.executors")
 
 
 class ChatResult:
-    def __init__(self, text: str, model: str | None, limit_rpm: float | None = None):
+    def __init__(self, text: str, model: str | None, limit_rpm: float | None = None, usage: Usage | None = None):
         self.text, self.model = text, model
         self.limit_rpm = limit_rpm  # the request limit the answer's rate-limit headers state
+        self.usage = usage  # the stream's `usage` (None: the endpoint sent none)
 
 
 class OpenAICompatExecutor:
@@ -81,12 +83,14 @@ class OpenAICompatExecutor:
 
     async def _chat(self, model: str | None, messages: list[dict[str, str]]) -> ChatResult:
         phase = Phase.after_start
-        payload: dict[str, object] = {"messages": messages, "stream": True}
+        # `include_usage`: the stream's last chunk before [DONE] carries the answer's `usage` (OpenAI's API).
+        payload: dict[str, object] = {"messages": messages, "stream": True, "stream_options": {"include_usage": True}}
         if model:
             payload["model"] = model
         parts: list[str] = []
         reported: str | None = None
-        finished, limit_rpm = False, None
+        usage: Usage | None = None
+        finished, done, limit_rpm = False, False, None
         try:
             async with self.client.stream(
                 "POST",
@@ -100,13 +104,16 @@ class OpenAICompatExecutor:
                 # Read to the stream's end, past [DONE]: a response left unread closes its connection, and every
                 # turn then paid a new connection (a TLS handshake, with a real provider).
                 async for line in response.aiter_lines():
-                    if finished or not line.startswith("data:"):
+                    if done or not line.startswith("data:"):
                         continue
                     data = line[5:].strip()
                     if data == "[DONE]":
-                        finished = True
+                        finished = done = True
                         continue
                     event = json.loads(data)
+                    usage = from_openai(event.get("usage")) or usage  # the usage chunk follows the final one
+                    if finished:
+                        continue
                     reported = event.get("model") or reported
                     for choice in event.get("choices") or []:
                         piece = (choice.get("delta") or {}).get("content")
@@ -124,4 +131,4 @@ class OpenAICompatExecutor:
                     error_text=f"stream ended without a final event after {len(parts)} chunks",
                 )
             )
-        return ChatResult("".join(parts), reported, limit_rpm)
+        return ChatResult("".join(parts), reported, limit_rpm, usage)

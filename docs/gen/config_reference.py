@@ -22,7 +22,7 @@ from pydantic.fields import FieldInfo
 from routing.config import AgentProfile, WorkspaceConfig
 
 # Placeholder segments of a dotted key: a map's key, or an item of a list.
-SAMPLE_NAMES = {"providers": "claude", "tiers": "premium"}
+SAMPLE_NAMES = {"providers": "claude", "tiers": "premium", "prices": "our-model"}
 
 
 @dataclass(frozen=True)
@@ -108,6 +108,12 @@ WORKSPACE_KEYS: dict[str, Doc] = {
     "sandbox.read_only": Doc(
         "Absolute paths every agent may read besides its working copy and installation.", ["/opt/toolchain"]
     ),
+    # The prices' descriptions are their fields' own (routing.config, routing.usage).
+    "prices": Doc("", {"llama-3.3-70b": {"input_per_million": 0, "output_per_million": 0}}),
+    "prices.<name>.input_per_million": Doc("", 2.5),
+    "prices.<name>.output_per_million": Doc("", 10.0),
+    "prices.<name>.cache_read_per_million": Doc("", 0.25),
+    "prices.<name>.cache_write_per_million": Doc("", 3.125),
 }
 
 PROVIDER = "providers.<name>"
@@ -360,6 +366,7 @@ BASE_WORKSPACE: dict[str, Any] = {
         "openai": {"base_url": "https://api.openai.com/v1", "credential_env": "OPENAI_API_KEY"},
     },
     "repository": {"url": "https://git.example.com/team/app.git"},
+    "prices": {"our-model": {"input_per_million": 1.0, "output_per_million": 2.0}},
 }
 BASE_PROFILE: dict[str, Any] = {"name": "coder", "model": "claude-sonnet-4-5"}
 
@@ -406,6 +413,7 @@ SECTIONS = (
     ("Repository", lambda path: path.startswith("repository.")),
     ("Permissions", lambda path: path.startswith("permissions.")),
     ("Sandbox", lambda path: path.startswith("sandbox.")),
+    ("Prices", lambda path: path.startswith("prices.")),
 )
 
 

@@ -6,6 +6,7 @@
   health.py         health list|clear
   dev.py            dev, worker, simulator, codec-server, bench, db upgrade, watchdog install
   explain_error.py  explain-error
+  usage.py          usage
   common.py         consoles, exit statuses, and `with_services` (the Temporal client and the store)
 
 Exit statuses are documented in office/cli/common.py: 0 ok, 1 run failed or cancelled, 2 bad input,
@@ -39,6 +40,7 @@ COMMANDS = [
     ("selections", "config", "selections_list", False),
     ("bench", "dev", "bench", False),
     ("explain-error", "explain_error", "explain_error", False),
+    ("usage", "usage", "usage", False),
     ("runs", "runs", "app", True),
     ("workspace", "config", "workspace_app", True),
     ("profile", "config", "profile_app", True),

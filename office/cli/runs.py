@@ -16,6 +16,7 @@ from office.cli.common import (
     print_json,
     run_with_services,
 )
+from office.cli.usage import cost_text, tokens_text
 from office.runs import list_views, run_view
 from routing.run import RunStatus, RunView
 
@@ -37,13 +38,16 @@ def render_view(view: RunView) -> None:
         f"effective={view.effective_model or '-'} fallbacks={view.fallback_count}"
     )
     if view.attempts:
-        table = Table("seq", "provider", "model", "outcome", "error code", "decision", "sandbox")
+        table = Table("seq", "provider", "model", "outcome", "error code", "decision", "sandbox", "tokens", "cost")
         for a in view.attempts:
             table.add_row(
                 str(a.seq), a.provider, a.model or "-", a.outcome, a.error_code or "-", a.decision or "-",
-                a.sandbox or "-",
+                a.sandbox or "-", tokens_text(a.usage), cost_text(a.cost_usd),
             )  # fmt: skip
         console.print(table)
+        if view.usage is not None:
+            unpriced = f" ({view.unpriced_attempts} attempt(s) without a price)" if view.unpriced_attempts else ""
+            console.print(f"usage {tokens_text(view.usage)} tokens, cost {cost_text(view.cost_usd)}{unpriced}")
         if catalogues := sorted({a.catalogue for a in view.attempts if a.catalogue}):
             console.print(f"error codes from rules catalogue {', '.join(catalogues)}")
     if view.sandbox_note:

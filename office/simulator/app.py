@@ -171,6 +171,8 @@ class Simulator:
             cut_after_chunks=prov.cut_after_chunks if self.cut(turn.provider, prov) else None,
             chunk_delay_s=prov.chunk_delay_ms / 1000,
             input_tokens=len(json.dumps(turn.messages)) // 4,
+            cached_tokens=len(json.dumps(turn.messages[:-1])) // 4 if len(turn.messages) > 1 else 0,
+            include_usage=turn.include_usage,
         )
 
     async def respond_catalog(self, provider: str, credential: str | None) -> Failure | list[str]:

@@ -17,6 +17,7 @@ class Turn:
     stream: bool
     credential: str | None = None
     tool_result: bool = False  # the newest message carries a tool's result
+    include_usage: bool = False  # chat streaming: `stream_options.include_usage` asked for the usage chunk
 
     @property
     def last_user(self) -> str:
@@ -46,3 +47,5 @@ class Answer:
     cut_after_chunks: int | None = None  # close the stream after this many text chunks, with no final event
     chunk_delay_s: float = 0.0
     input_tokens: int = 0
+    cached_tokens: int = 0  # of input_tokens: the conversation before the newest message, as a prompt cache holds it
+    include_usage: bool = False  # chat streaming: end with the usage chunk

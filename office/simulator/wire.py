@@ -92,7 +92,9 @@ def parse(api: str, provider: str, body: dict[str, Any], credential: str | None)
         )
     messages = body.get("messages") or []
     tool_result = bool(messages) and messages[-1].get("role") == "tool"
-    return Turn(api, provider, body.get("model"), messages, stream, credential, tool_result)
+    options = body.get("stream_options")
+    include_usage = stream and isinstance(options, dict) and options.get("include_usage") is True
+    return Turn(api, provider, body.get("model"), messages, stream, credential, tool_result, include_usage)
 
 
 # Errors -------------------------------------------------------------------------------------------------------
@@ -190,6 +192,7 @@ def _gemini(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Respo
     """Gemini generateContent / streamGenerateContent?alt=sse: candidates with parts, finishReason STOP last."""
     usage = {"promptTokenCount": answer.input_tokens, "candidatesTokenCount": max(1, len(answer.text) // 4)}
     usage["totalTokenCount"] = usage["promptTokenCount"] + usage["candidatesTokenCount"]
+    call["usage"] = usage  # what the answer reports, for tests to compare with what a run records
 
     def chunk(parts: list[dict[str, Any]], finish: str | None) -> dict[str, Any]:
         candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
@@ -216,8 +219,20 @@ def _tool_id(prefix: str, call_number: int) -> str:
     return f"{prefix}{call_number:06d}{uuid.uuid4().hex[:10]}"
 
 
+def chat_usage(answer: Answer) -> dict[str, Any]:
+    """Chat completions' `usage` as OpenAI sends it: `prompt_tokens` includes the cached ones."""
+    completion = len(answer.text) // 4
+    return {
+        "prompt_tokens": answer.input_tokens,
+        "completion_tokens": completion,
+        "total_tokens": answer.input_tokens + completion,
+        "prompt_tokens_details": {"cached_tokens": answer.cached_tokens},
+    }
+
+
 def _chat(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Response:
     created, model = int(time.time()), answer.model
+    usage = chat_usage(answer)
     tool = answer.tool
     tool_calls = (
         [
@@ -242,26 +257,31 @@ def _chat(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Respons
                 "created": created,
                 "model": model,
                 "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                "usage": {"prompt_tokens": answer.input_tokens, "completion_tokens": len(answer.text) // 4},
+                "usage": usage,
             }
         )
+    if answer.include_usage:
+        call["usage"] = usage  # what the stream reports, for tests to compare with what a run records
 
     def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> str:
-        return event(
-            {
-                "id": "chatcmpl-s",
-                "object": "chat.completion.chunk",
-                "created": created,
-                "model": model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
-            }
-        )
+        data = {
+            "id": "chatcmpl-s",
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+        }
+        return event(data | {"usage": None} if answer.include_usage else data)
+
+    # With `include_usage` the API sends one more chunk before [DONE]: no choices, the request's usage.
+    last = {"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": created, "model": model, "choices": []}
+    tail = [event(last | {"usage": usage})] if answer.include_usage else []
 
     if tool_calls:
         deltas = [chunk({"role": "assistant", "tool_calls": [{"index": 0, **tool_calls[0]}]})]
     else:
         deltas = [chunk({"content": piece}) for piece in _pieces(answer.text)]
-    frames = [*deltas, chunk({}, finish), event("[DONE]")]
+    frames = [*deltas, chunk({}, finish), *tail, event("[DONE]")]
     return _streamed(frames, 0, answer, call)
 
 
@@ -275,9 +295,12 @@ def _messages(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Res
         blocks.append({"type": "text", "text": answer.text})
     stop_reason = "tool_use" if tool else "end_turn"
     output_tokens = max(1, len(answer.text) // 4)
-    # The cache counters are always present on the real API (claude-agent-acp adds them up: a missing one is NaN).
-    cache = {"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-    usage = {"input_tokens": answer.input_tokens, "output_tokens": output_tokens, **cache}
+    # The cache counters are always present on the real API (claude-agent-acp adds them up: a missing one is NaN);
+    # Anthropic's input_tokens leaves out the tokens read from the cache.
+    cache = {"cache_creation_input_tokens": 0, "cache_read_input_tokens": answer.cached_tokens}
+    uncached = answer.input_tokens - answer.cached_tokens
+    usage = {"input_tokens": uncached, "output_tokens": output_tokens, **cache}
+    call["usage"] = usage  # what the answer reports, for tests to compare with what a run records
     if not stream:
         return JSONResponse(
             {
@@ -301,7 +324,7 @@ def _messages(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Res
             "content": [],
             "stop_reason": None,
             "stop_sequence": None,
-            "usage": {"input_tokens": answer.input_tokens, "output_tokens": 1, **cache},
+            "usage": {"input_tokens": uncached, "output_tokens": 1, **cache},
         },
     }
     frames = [event(start, "message_start")]
@@ -379,11 +402,12 @@ def _responses(answer: Answer, stream: bool, call: dict[str, Any], n: int) -> Re
     output_tokens = max(1, len(answer.text) // 4)
     usage = {
         "input_tokens": answer.input_tokens,
-        "input_tokens_details": {"cached_tokens": 0},
+        "input_tokens_details": {"cached_tokens": answer.cached_tokens},
         "output_tokens": output_tokens,
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": answer.input_tokens + output_tokens,
     }
+    call["usage"] = usage  # what the answer reports, for tests to compare with what a run records
     response = {
         "id": resp_id,
         "object": "response",

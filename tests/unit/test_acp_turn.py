@@ -73,6 +73,7 @@ class StandInSession:
     adapter: Any = dataclasses.field(default_factory=lambda: SimpleNamespace(name="stand-in"))
     last_answer: dict[str, Any] = dataclasses.field(default_factory=dict)  # the prompt's result: reports no model
     session_id: str = "s1"
+    agent: str = ""
     cancels: int = 0
     closes: int = 0
 
@@ -92,6 +93,9 @@ class StandInSession:
 
 class OpenBoundary:
     async def check_run(self, run_id: str) -> None:
+        return None
+
+    async def workspace_of(self, run_id: str) -> None:
         return None
 
 
