@@ -33,6 +33,8 @@ class SessionActivities:
         # When each provider's catalog was last recorded (and what it was): spares a write per session.
         # It holds model lists only, never conversation data, and never feeds the start-model policy.
         self._recorded: dict[str, tuple[float, list[str]]] = {}
+        # Endpoints that refused `stream_options` (see OpenAICompatExecutor): asked without it from then on.
+        self._usage_refused: set[str] = set()
 
     async def _observe(self, provider: str, catalog: list[str], run_id: str) -> None:
         now = time.monotonic()
@@ -61,7 +63,7 @@ class SessionActivities:
     def endpoint(self, cand: Candidate) -> OpenAICompatExecutor:
         if cand.profile.kind is not ExecutorKind.openai:
             raise config_error(f"executor kind {cand.profile.kind} is not available on this worker")
-        return OpenAICompatExecutor(cand.provider, cand.profile, self.http)
+        return OpenAICompatExecutor(cand.provider, cand.profile, self.http, self._usage_refused)
 
     @activity.defn(name=Activity.session_turn)
     @fails_on_worker_shutdown

@@ -24,9 +24,18 @@ class ChatResult:
 
 
 class OpenAICompatExecutor:
-    def __init__(self, provider: str, profile: ExecutionProfile, client: httpx.AsyncClient):
+    def __init__(
+        self,
+        provider: str,
+        profile: ExecutionProfile,
+        client: httpx.AsyncClient,
+        usage_refused: set[str] | None = None,
+    ):
         self.provider, self.profile, self.client = provider, profile, client
         self.base_url = (profile.base_url or "").rstrip("/")
+        # Endpoints (base URLs) that refused `stream_options` (older OpenAI-compatible servers, Azure OpenAI before
+        # api-version 2024-07-01): asked without it, so their answers carry no usage. The caller owns the set.
+        self.usage_refused = usage_refused if usage_refused is not None else set()
 
     def _headers(self, phase: Phase) -> dict[str, str]:
         try:
@@ -82,11 +91,23 @@ class OpenAICompatExecutor:
                 raise
 
     async def _chat(self, model: str | None, messages: list[dict[str, str]]) -> ChatResult:
-        phase = Phase.after_start
-        # `include_usage`: the stream's last chunk before [DONE] carries the answer's `usage` (OpenAI's API).
-        payload: dict[str, object] = {"messages": messages, "stream": True, "stream_options": {"include_usage": True}}
+        payload: dict[str, object] = {"messages": messages, "stream": True}
         if model:
             payload["model"] = model
+        if self.base_url in self.usage_refused:
+            return await self._stream(payload)
+        # `include_usage`: the stream's last chunk before [DONE] carries the answer's `usage` (OpenAI's API).
+        try:
+            return await self._stream({**payload, "stream_options": {"include_usage": True}})
+        except ProviderCallError as err:
+            if err.signal.status != 400 or "stream_options" not in (err.signal.body or ""):
+                raise
+        # The server does not know the option (a 400 naming it): the same request without it, once; remembered.
+        self.usage_refused.add(self.base_url)
+        return await self._stream(payload)
+
+    async def _stream(self, payload: dict[str, object]) -> ChatResult:
+        phase = Phase.after_start
         parts: list[str] = []
         reported: str | None = None
         usage: Usage | None = None

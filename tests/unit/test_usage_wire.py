@@ -92,3 +92,29 @@ def test_since_is_a_duration_back_or_an_iso_date(text: str, since: datetime):
 def test_a_since_that_is_neither_says_the_forms(text: str):
     with pytest.raises(ValueError, match=r"duration \(30m, 24h, 7d, 2w\)"):
         parse_since(text, NOW)
+
+
+async def test_an_endpoint_that_refuses_stream_options_still_answers_without_usage():
+    """Azure OpenAI before api-version 2024-07-01 (and other older OpenAI-compatible servers) answer 400 to the
+    option: the answer is asked for once more without it, and that endpoint is not asked with it again."""
+    sent: list[dict] = []
+
+    def endpoint(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        sent.append(body)
+        if "stream_options" in body:
+            error = {
+                "message": "Unrecognized request argument supplied: stream_options",
+                "type": "invalid_request_error",
+            }
+            return httpx.Response(400, json={"error": error})
+        chunk = {"model": "gpt-4o", "choices": [{"delta": {"content": "hi"}, "finish_reason": "stop"}]}
+        return httpx.Response(200, text=f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n")
+
+    refused: set[str] = set()
+    async with httpx.AsyncClient(transport=httpx.MockTransport(endpoint)) as client:
+        executor = OpenAICompatExecutor("azure", ExecutionProfile(base_url="http://azure/v1"), client, refused)
+        first = await executor.chat("gpt-4o", CONVERSATION)
+        second = await OpenAICompatExecutor("azure", executor.profile, client, refused).chat("gpt-4o", CONVERSATION)
+    assert (first.text, first.usage, second.text) == ("hi", None, "hi")
+    assert ["stream_options" in body for body in sent] == [True, False, False]
