@@ -213,7 +213,7 @@ class NotifyActivities:
             "url": run_link(self.ui_url, activity.info().workflow_namespace or "default", req.run_id),
         }
         if endpoint.include_prompt:
-            rows = await store_retrying(lambda: self.store.read_transcript(req.run_id, 0), "reading the prompt")
+            rows = await store_retrying(lambda: self.store.read_transcript(req.run_id, 1), "reading the prompt")
             data["prompt"] = next((r.content for r in rows if r.role == "user"), None)
         return {"type": f"run.{req.event}", "timestamp": req.at.isoformat(), "data": data}
 
