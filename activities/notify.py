@@ -28,7 +28,7 @@ from standardwebhooks import Webhook
 from temporalio import activity
 from temporalio.api.common.v1 import WorkflowExecution
 from temporalio.api.workflowservice.v1 import DescribeWorkflowExecutionRequest, DescribeWorkflowExecutionResponse
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from activities.bookkeeping import store_retrying
 from activities.boundary import OFFICE_WORKFLOW, RUNS_KEPT
@@ -136,6 +136,11 @@ def setting_failure(message: str) -> ApplicationError:
     return ApplicationError(message, type=NOTIFY_SETTING, non_retryable=True)
 
 
+def retry_later(message: str) -> ApplicationError:
+    """A failed attempt Temporal retries (expected: logged at debug; a dead endpoint is logged once, as such)."""
+    return ApplicationError(message, category=ApplicationErrorCategory.BENIGN)
+
+
 class NotifyActivities:
     def __init__(self, store: Store, task_queue: str, ui_url: str, http: httpx.AsyncClient | None = None) -> None:
         self.store, self.task_queue, self.ui_url = store, task_queue, ui_url
@@ -180,9 +185,9 @@ class NotifyActivities:
         except AddressRefused as err:
             raise setting_failure(f"{field}.url: {err}") from None
         except httpx.HTTPError as err:
-            raise ApplicationError(f"{target.label} could not be reached ({type(err).__name__}, {attempt})") from None
+            raise retry_later(f"could not be reached ({type(err).__name__}, {attempt})") from None
         if not response.is_success:  # a redirect too: it is not followed
-            raise ApplicationError(f"{target.label} answered HTTP {response.status_code} ({attempt})")
+            raise retry_later(f"answered HTTP {response.status_code} ({attempt})")
         log.info("notify: run %s's %s event delivered to %s", req.run_id, req.event, target.label)
         return DeliveryOutcome(label=target.label, state="delivered", detail=f"HTTP {response.status_code}")
 
@@ -192,7 +197,7 @@ class NotifyActivities:
         except CredentialRefused as err:
             raise setting_failure(str(err)) from None
         if not secret:  # another worker may have it: retried like an unreachable endpoint
-            raise ApplicationError(f"{field}.secret_env: {endpoint.secret_env} is not set on this worker; set it")
+            raise retry_later(f"{field}.secret_env: {endpoint.secret_env} is not set on this worker; set it")
         try:
             return Webhook(secret)
         except Exception:  # never repeats the value

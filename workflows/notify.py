@@ -48,14 +48,14 @@ class Notifier:
     def __init__(self, view: Callable[[], RunView]) -> None:
         self._view = view
         self.events: list[str] = []  # the workspace's subscriptions, as its last route resolution read them
-        self._sent: dict[str, int] = {}
+        self.sent: dict[str, int] = {}  # per event: a run continued as new carries this and `events` along
 
     async def __call__(self, event: NotifyEvent) -> None:
         """Starts the event's delivery, if any endpoint wants it, and returns once the server has it."""
         if event.value not in self.events or not workflow.patched(NOTIFY):
             return
         view, info = self._view(), workflow.info()
-        occurrence = self._sent[event.value] = self._sent.get(event.value, 0) + 1
+        occurrence = self.sent[event.value] = self.sent.get(event.value, 0) + 1
         execution = info.first_execution_run_id  # the same across continue-as-new; new for a resubmitted run id
         req = NotifyRequest(
             run_id=view.run_id,

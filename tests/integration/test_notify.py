@@ -199,7 +199,7 @@ async def test_a_receiver_that_is_down_never_delays_the_run_and_a_dead_one_is_re
         await notify.result()
     cause = failure.value.cause
     assert isinstance(cause, ApplicationError) and cause.type == NOTIFY_UNDELIVERED
-    assert "down: down could not be reached (ConnectError, attempt 4 of 4)" in cause.message
-    assert "failing: failing answered HTTP 503 (attempt 3 of 3)" in cause.message
+    assert "down: could not be reached (ConnectError, attempt 4 of 4)" in cause.message
+    assert "failing: answered HTTP 503 (attempt 3 of 3)" in cause.message
     assert len(receiver.posts) == 3  # bounded: not retried again
     assert "recorded as dead" in caplog.text and handle.id in caplog.text
