@@ -12,7 +12,7 @@ from routing.model_policy import ModelDecision
 from routing.permissions import PermissionCounts, PermissionPolicy
 from routing.repository import RepositoryConfig, RunResult, TurnCommit
 from routing.route import Substitute
-from routing.run import AttemptOutcome, Candidate, WarningView
+from routing.run import AttemptOutcome, Candidate, RunLink, WarningView
 from routing.selection import Pins
 from routing.usage import Usage
 
@@ -150,3 +150,22 @@ class Activity(StrEnum):
     acp_turn = "acp_turn"
     acp_close = "acp_close"
     sweep_automatic_selections = "sweep_automatic_selections"
+    carry_over = "carry_over"
+
+
+class CarryOverInput(BaseModel):
+    """A run that continues an ended one (RunRequest.continues) asks for what it carries. Only run ids and texts:
+    the activity finds the ended run, its transcript and its branch itself, and refuses unless both runs are the
+    store's, in the same workspace."""
+
+    run_id: str  # the new run (the scheduling workflow)
+    continues: RunLink
+    texts: list[str]  # the new run's prompt and follow-ups: the carried turns must be the ended run's own
+
+
+class CarriedOver(BaseModel):
+    """What the new run received: its copy of the ended run's turns, and where its branch starts."""
+
+    turns: int  # the ended run's turns now in the new run's transcript (entries 1 .. 2 * turns)
+    start_commit: str | None = None  # the ended run's branch head (None: the base ref, as for a new run)
+    base_commit: str | None = None  # the ended run's base (so the new run's diff shows the whole change)

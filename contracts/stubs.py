@@ -13,6 +13,8 @@ from contracts.activities import (
     AcpTurnInput,
     Activity,
     AttemptRecord,
+    CarriedOver,
+    CarryOverInput,
     RouteRequest,
     SessionTurnInput,
     SessionTurnOutput,
@@ -65,4 +67,20 @@ async def sweep_automatic_selections(req: SweepRequest) -> list[ClearedSelection
     raise NotImplementedError(IMPLEMENTED_BY_THE_WORKER)
 
 
-ALL = (resolve_route, record_attempt, session_turn, acp_start, acp_turn, acp_close, sweep_automatic_selections)
+@activity.defn(name=Activity.carry_over)
+async def carry_over(inp: CarryOverInput) -> CarriedOver:
+    """A retry or continuation of an ended run: copies the turns it carries into its own transcript, finds the
+    ended run's branch head."""
+    raise NotImplementedError(IMPLEMENTED_BY_THE_WORKER)
+
+
+ALL = (
+    resolve_route,
+    record_attempt,
+    session_turn,
+    acp_start,
+    acp_turn,
+    acp_close,
+    sweep_automatic_selections,
+    carry_over,
+)

@@ -161,6 +161,10 @@ class AgentTurns:
         # What the last failed attempt used and its cost, when its executor knew (an agent's stopped turn).
         self.spent: tuple[Usage | None, float | None] = (None, None)
 
+    def continue_from(self, start_commit: str | None, base_commit: str | None) -> None:
+        """A run that continues an ended one: its branch starts at that run's branch head, on that run's base."""
+        self._start_commit, self._base_commit = start_commit, base_commit
+
     def _on_start(self, started: SessionStarted) -> None:
         self._view().note_start(started.effective_model, started.warning)
 

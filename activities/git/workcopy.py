@@ -158,6 +158,20 @@ async def _start_and_base(
     return start, base_commit or await _trailer(start, "Office-Base", mirror, env) or start
 
 
+async def pushed_head(run_id: str, config: RepositoryConfig, mirrors: Mirrors) -> tuple[str, str] | None:
+    """The last commit run `run_id` pushed to its branch and its base (its Office-Base trailer, when that names a
+    commit of the repository; else the head itself), as the repository has them now; None when the run pushed no
+    branch. A run that continues an ended one starts its own branch there, with that base."""
+    async with mirrors.fetched(config) as mirror:
+        env = mirrors.env(config)
+        head = await rev(f"refs/remotes/origin/{branch_for(run_id)}", mirror, env)
+        if not head:
+            return None
+        base = await _trailer(head, "Office-Base", mirror, env) or ""
+        known = await rev(base, mirror, env) if _COMMIT_ID.fullmatch(base) else None
+        return head, known or head
+
+
 async def _drop_worktrees_of(branch: str, mirror: Path, env: dict[str, str]) -> None:
     """A new attempt of a run ends any earlier attempt's working copy on this worker (same branch)."""
     listing = await run_git("worktree", "list", "--porcelain", cwd=mirror, env=env, check=False)
