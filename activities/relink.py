@@ -1,6 +1,6 @@
 """The activity that gives a run continuing an ended one (`office runs retry | continue`, routing.relink) what it
-carries: a copy of the ended run's answered turns in its own transcript, and the ended run's branch head to start
-its own branch from.
+carries: a copy of the ended run's answered turns in its own transcript, and its own branch, started at the ended
+run's branch head.
 
 It acts only on run ids it checks itself: the scheduling workflow is the new office run (activities.boundary), the
 ended run is one the store registered, in the same workspace, and the turns it carries are ones the ended run
@@ -19,7 +19,7 @@ from activities.heartbeat import heartbeating
 from contracts.activities import Activity, CarriedOver, CarryOverInput
 from contracts.failures import config_error
 from routing.relink import carried_problem
-from routing.repository import RepositoryConfigError, branch_for
+from routing.repository import RepositoryConfigError, RunResult, branch_for
 from store.repository import Store
 
 CARRY_REFUSED = "CarryOverRefused"
@@ -49,15 +49,16 @@ class RelinkActivities:
         rows = await store_retrying(lambda: self.store.read_transcript(old, upto), f"reading run {old}'s transcript")
         if problem := carried_problem(link, inp.texts, [(r.seq, r.role, r.content) for r in rows]):
             raise carry_refused(problem)
-        start = await self._branch(inp, workspace) if link.files else None
+        branch = await self._branch(inp, workspace) if link.files else None
         if upto:
             await store_retrying(
                 lambda: self.store.transcript.copy_entries(old, inp.run_id, upto), f"copying run {old}'s turns"
             )
-        return CarriedOver(turns=link.turns, start_commit=start and start[0], base_commit=start and start[1])
+        return CarriedOver(turns=link.turns, result=branch)
 
-    async def _branch(self, inp: CarryOverInput, workspace: str) -> tuple[str, str]:
-        """The ended run's branch head and base, from the workspace's repository as the store holds it."""
+    async def _branch(self, inp: CarryOverInput, workspace: str) -> RunResult:
+        """The new run's branch, started at the ended run's branch head, in the workspace's repository as the store
+        holds it."""
         old = inp.continues.run_id
         ws = await self.boundary.workspace_of(inp.run_id)
         if ws is None or ws.repository is None:
@@ -67,7 +68,7 @@ class RelinkActivities:
             )
         try:
             async with heartbeating():
-                found = await workcopy.pushed_head(old, ws.repository, self.mirrors)
+                found = await workcopy.carry_branch(old, inp.run_id, ws.repository, self.mirrors)
         except RepositoryConfigError as err:
             raise config_error(f"Workspace {workspace!r}, setting {err.setting}: {err}") from err
         if found is None:

@@ -167,5 +167,6 @@ class CarriedOver(BaseModel):
     """What the new run received: its copy of the ended run's turns, and where its branch starts."""
 
     turns: int  # the ended run's turns now in the new run's transcript (entries 1 .. 2 * turns)
-    start_commit: str | None = None  # the ended run's branch head (None: the base ref, as for a new run)
-    base_commit: str | None = None  # the ended run's base (so the new run's diff shows the whole change)
+    # The new run's branch, started at the ended run's branch head on the ended run's base (so its diff shows the
+    # whole change); None: it starts at the base ref, as a new run does.
+    result: RunResult | None = None

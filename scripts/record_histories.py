@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from temporalio.client import WorkflowHandle
 
 from office.codec import KEYS_FILE_ENV
+from office.relink import relink
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
 from office.temporal_client import connect
@@ -40,6 +41,8 @@ async def main(only: set[str]) -> None:
         async with ephemeral_stack(f"sqlite:///{tmp}/office.db") as stack:
             if not only or "encrypted_happy_path" in only:
                 await record_encrypted(stack)
+            if not only or "continued_run" in only:
+                await record_continued(stack)
             if only:
                 return
             gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
@@ -140,6 +143,18 @@ async def record_encrypted(stack: Stack) -> None:
         )
         view = await wait_for_view(client, handle.id)
     await save(handle, "encrypted_happy_path", view.status.value)
+
+
+async def record_continued(stack: Stack) -> None:
+    """`office runs continue`: a new run that carries an ended run's two turns (copied by its carry-over
+    activity) and answers a third."""
+    workspace, agent, _ = await stack.workspace({"alpha": SimProvider()})
+    ended = await submit(stack.client, stack.store, workspace, agent, "scenario continued", run_id="record-ended",
+                         follow_ups=["and the next step"])  # fmt: skip
+    await wait_for_view(stack.client, ended.id)
+    handle = await relink(stack.client, stack.store, ended.id, "continue", "and one more", "record-continued_run")
+    view = await wait_for_view(stack.client, handle.id)
+    await save(handle, "continued_run", view.status.value)
 
 
 def scripted_agent(script: dict[str, Any]) -> ExecutionProfile:

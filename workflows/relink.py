@@ -47,5 +47,6 @@ async def carry_over(req: RunRequest, turns: AgentTurns, failed: Failed) -> int:
         code = ErrorCode.invalid_configuration if isinstance(cause, ApplicationError) and cause.type == CONFIG_ERROR \
             else ErrorCode.invalid_input  # fmt: skip
         raise failed(code, f"cannot continue run {link.run_id}: {getattr(cause, 'message', str(cause))}") from err
-    turns.continue_from(carried.start_commit, carried.base_commit)
+    if carried.result is not None:
+        turns.continue_from(carried.result)
     return carried.turns

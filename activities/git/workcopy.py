@@ -158,18 +158,33 @@ async def _start_and_base(
     return start, base_commit or await _trailer(start, "Office-Base", mirror, env) or start
 
 
-async def pushed_head(run_id: str, config: RepositoryConfig, mirrors: Mirrors) -> tuple[str, str] | None:
-    """The last commit run `run_id` pushed to its branch and its base (its Office-Base trailer, when that names a
-    commit of the repository; else the head itself), as the repository has them now; None when the run pushed no
-    branch. A run that continues an ended one starts its own branch there, with that base."""
+async def carry_branch(from_run: str, to_run: str, config: RepositoryConfig, mirrors: Mirrors) -> RunResult | None:
+    """Starts run `to_run`'s branch at the last commit run `from_run` pushed, on `from_run`'s base (its Office-Base
+    trailer when that names a commit of the repository, else the head itself), for a run that continues an ended
+    one; the counts are since that base. None when `from_run` pushed no branch. Idempotent; a branch of `to_run`
+    that is elsewhere already is never overwritten (RepositoryConfigError)."""
+    branch = branch_for(to_run)
     async with mirrors.fetched(config) as mirror:
         env = mirrors.env(config)
-        head = await rev(f"refs/remotes/origin/{branch_for(run_id)}", mirror, env)
+        head = await rev(f"refs/remotes/origin/{branch_for(from_run)}", mirror, env)
         if not head:
             return None
-        base = await _trailer(head, "Office-Base", mirror, env) or ""
-        known = await rev(base, mirror, env) if _COMMIT_ID.fullmatch(base) else None
-        return head, known or head
+        trailer = await _trailer(head, "Office-Base", mirror, env) or ""
+        base = (await rev(trailer, mirror, env) if _COMMIT_ID.fullmatch(trailer) else None) or head
+        there = await rev(f"refs/remotes/origin/{branch}", mirror, env)
+        if there is None:
+            await push_branch(config, branch, head, None, mirror, mirrors.env(config, network=True))
+        elif there != head:
+            raise RepositoryConfigError("repository.url", f"{branch} exists in {config.url} already, at another commit")
+        changes = await _numstat(base, head, mirror, env)
+    return RunResult(
+        branch=branch,
+        base_commit=base,
+        head_commit=head,
+        files_changed=len(changes),
+        insertions=sum(c.insertions for c in changes),
+        deletions=sum(c.deletions for c in changes),
+    )
 
 
 async def _drop_worktrees_of(branch: str, mirror: Path, env: dict[str, str]) -> None:

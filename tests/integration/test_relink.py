@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 
 from bench.continuity import Conversation, score
+from office.cli.common import console
 from office.cli.relink import continues_line
+from office.cli.runs import render_view
 from office.relink import relink
 from office.runs import wait_for_view
 from office.simulator.config import SimProvider
-from routing.run import RunLink, RunStatus
+from routing.run import RunLink, RunStatus, RunView
 from testkit.agents import received
 from testkit.eventually import eventually
 from testkit.factories import scripted_agent
@@ -147,7 +149,7 @@ async def test_on_the_cli_continue_forwards_the_whole_conversation_and_retry_ref
     turns = [f"{canary} turn 0: the anchor is 4711.", f"{canary} turn 1: go on.", f"{canary} turn 2: recall it."]
     old = await run_to_end(stack, ws, agent, turns[0], follow_ups=[turns[1]])
     assert old.status is RunStatus.completed
-    slow_ws, slow_agent, _ = await stack.workspace({"alpha": SimProvider(latency_ms=300_000)})
+    slow_ws, slow_agent, slow = await stack.workspace({"alpha": SimProvider(latency_ms=300_000)})
     running = await submit_run(stack, slow_ws, slow_agent, "slow")
     try:
         (code, out, err), (c1, _, e1), (c2, _, e2) = await asyncio.gather(
@@ -177,5 +179,17 @@ async def test_on_the_cli_continue_forwards_the_whole_conversation_and_retry_ref
     conversation = Conversation("c", canary, "anchor is 4711", turns, 2, "none")
     report = score([(conversation, old)], calls_to(stack, p["alpha"]), {canary: conversation}, {"primary": p["alpha"]})
     assert (report["bleed"], report["payload_mismatch"], report["chat_calls"]) == (0, 0, 3)
-    code, out, _ = await office(stack, "runs", "show", new["run_id"])
-    assert code == 0 and f"continues run {old.run_id} (2 turn(s) carried;" in out
+    with console.capture() as shown:  # what `office runs show` prints
+        render_view(RunView.model_validate(new))
+    assert f"continues run {old.run_id} (2 turn(s) carried; `office runs show {old.run_id}`)" in " ".join(
+        shown.get().split()
+    )
+    # the cancelled run, once its provider answers again, is retried: its turn 1 had no answer, so it runs again
+    await stack.simulator.set_provider(slow["alpha"], SimProvider())
+    cancelled = await wait_for_view(stack.client, running.id)
+    assert cancelled.status is RunStatus.cancelled
+    retried = await wait_for_view(
+        stack.client, (await relink(stack.client, stack.store, running.id, "retry", task_queue=stack.task_queue)).id
+    )
+    assert retried.status is RunStatus.completed and retried.continues is not None
+    assert (retried.continues.run_id, retried.continues.turns) == (running.id, 0)
