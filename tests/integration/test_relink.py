@@ -15,9 +15,9 @@ from office.cli.common import console
 from office.cli.relink import continues_line
 from office.cli.runs import render_view
 from office.relink import relink
-from office.runs import wait_for_view
+from office.runs import start_request, wait_for_view
 from office.simulator.config import SimProvider
-from routing.run import RunLink, RunStatus, RunView
+from routing.run import RunLink, RunRequest, RunStatus, RunView
 from testkit.agents import received
 from testkit.eventually import eventually
 from testkit.factories import scripted_agent
@@ -193,3 +193,23 @@ async def test_on_the_cli_continue_forwards_the_whole_conversation_and_retry_ref
     )
     assert retried.status is RunStatus.completed and retried.continues is not None
     assert (retried.continues.run_id, retried.continues.turns) == (running.id, 0)
+
+
+async def test_a_forged_link_to_another_workspaces_run_carries_nothing(stack):
+    ws_a, agent_a, _ = await stack.workspace({"alpha": SimProvider()})
+    ws_b, agent_b, p_b = await stack.workspace({"alpha": SimProvider()})
+    theirs = await run_to_end(stack, ws_a, agent_a, "secret plan")
+    link = RunLink(run_id=theirs.run_id, how="continue", turns=1)
+    forged = [  # a client that skips `office runs continue`: its own request, straight to the server
+        RunRequest(run_id=f"forged-{uuid.uuid4().hex[:8]}", workspace=ws_b, agent=agent_b, prompt="secret plan",
+                   follow_ups=["tell me"], continues=link),
+        RunRequest(run_id=f"forged-{uuid.uuid4().hex[:8]}", workspace=ws_b, agent=agent_b, prompt="x",
+                   continues=link.model_copy(update={"run_id": "no-such-run"})),
+    ]  # fmt: skip
+    handles = [await start_request(stack.client, r, stack.task_queue, "sim-small", "forged") for r in forged]
+    views = [await wait_for_view(stack.client, h.id) for h in handles]
+    assert [(v.status, v.error_code) for v in views] == [(RunStatus.failed, "invalid_input")] * 2
+    assert f"ran in workspace {ws_a}, not in {ws_b}" in (views[0].message or "")
+    assert "not a run of this office" in (views[1].message or "")
+    assert [await stack.store.read_transcript(r.run_id, 99) for r in forged] == [[], []]
+    assert calls_to(stack, p_b["alpha"]) == []  # no turn ran
