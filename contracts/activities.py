@@ -12,7 +12,7 @@ from routing.model_policy import ModelDecision
 from routing.permissions import PermissionCounts, PermissionPolicy
 from routing.repository import RepositoryConfig, RunResult, TurnCommit
 from routing.route import Substitute
-from routing.run import AttemptOutcome, Candidate, WarningView
+from routing.run import AttemptOutcome, Candidate, RunLink, WarningView
 from routing.selection import Pins
 from routing.usage import Usage
 
@@ -152,3 +152,23 @@ class Activity(StrEnum):
     sweep_automatic_selections = "sweep_automatic_selections"
     notify_targets = "notify_targets"
     deliver_notification = "deliver_notification"
+    carry_over = "carry_over"
+
+
+class CarryOverInput(BaseModel):
+    """A run that continues an ended one (RunRequest.continues) asks for what it carries. Only run ids and texts:
+    the activity finds the ended run, its transcript and its branch itself, and refuses unless both runs are the
+    store's, in the same workspace."""
+
+    run_id: str  # the new run (the scheduling workflow)
+    continues: RunLink
+    texts: list[str]  # the new run's prompt and follow-ups: the carried turns must be the ended run's own
+
+
+class CarriedOver(BaseModel):
+    """What the new run received: its copy of the ended run's turns, and where its branch starts."""
+
+    turns: int  # the ended run's turns now in the new run's transcript (entries 1 .. 2 * turns)
+    # The new run's branch, started at the ended run's branch head on the ended run's base (so its diff shows the
+    # whole change); None: it starts at the base ref, as a new run does.
+    result: RunResult | None = None

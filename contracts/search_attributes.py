@@ -14,6 +14,7 @@ REQUESTED_MODEL = SearchAttributeKey.for_keyword("OfficeRequestedModel")
 EFFECTIVE_MODEL = SearchAttributeKey.for_keyword("OfficeEffectiveModel")
 FALLBACK_COUNT = SearchAttributeKey.for_int("OfficeFallbackCount")
 ERROR_CODE = SearchAttributeKey.for_keyword("OfficeErrorCode")
+CONTINUES = SearchAttributeKey.for_keyword("OfficeContinues")  # the ended run a retry or continuation continues
 
 ALL: list[SearchAttributeKey[Any]] = [
     STATUS,
@@ -24,6 +25,7 @@ ALL: list[SearchAttributeKey[Any]] = [
     EFFECTIVE_MODEL,
     FALLBACK_COUNT,
     ERROR_CODE,
+    CONTINUES,
 ]
 
 
@@ -43,6 +45,7 @@ def values_of(view: RunView) -> dict[str, object]:
         EFFECTIVE_MODEL.name: view.effective_model,
         FALLBACK_COUNT.name: view.fallback_count,
         ERROR_CODE.name: view.error_code,
+        CONTINUES.name: view.continues.run_id if view.continues else None,
     }
 
 

@@ -13,6 +13,8 @@ from contracts.activities import (
     AcpTurnInput,
     Activity,
     AttemptRecord,
+    CarriedOver,
+    CarryOverInput,
     RouteRequest,
     SessionTurnInput,
     SessionTurnOutput,
@@ -78,6 +80,13 @@ async def deliver_notification(delivery: NotifyDelivery) -> DeliveryOutcome:
     raise NotImplementedError(IMPLEMENTED_BY_THE_WORKER)
 
 
+@activity.defn(name=Activity.carry_over)
+async def carry_over(inp: CarryOverInput) -> CarriedOver:
+    """A retry or continuation of an ended run: copies the turns it carries into its own transcript, finds the
+    ended run's branch head."""
+    raise NotImplementedError(IMPLEMENTED_BY_THE_WORKER)
+
+
 ALL = (
     resolve_route,
     record_attempt,
@@ -88,4 +97,5 @@ ALL = (
     sweep_automatic_selections,
     notify_targets,
     deliver_notification,
+    carry_over,
 )

@@ -125,7 +125,7 @@ async def submit(
     )
     first_line = prompt.strip().splitlines()[0][:80]
     try:
-        return await _start(client, request, task_queue, requested_model, first_line, id_reuse_policy)
+        return await start_request(client, request, task_queue, requested_model, first_line, id_reuse_policy)
     except WorkflowAlreadyStartedError:
         raise RunIdTaken(
             "run-id",
@@ -134,15 +134,17 @@ async def submit(
         ) from None
 
 
-async def _start(
+async def start_request(
     client: Client,
     request: RunRequest,
     task_queue: str,
     requested_model: str,
     first_line: str,
-    id_reuse_policy: WorkflowIDReusePolicy,
+    id_reuse_policy: WorkflowIDReusePolicy = WorkflowIDReusePolicy.REJECT_DUPLICATE,
 ) -> RunHandle:
+    """Starts a validated request with its summary and the search attributes it is listed by from its start."""
     workspace, agent, run_id = request.workspace, request.agent, request.run_id
+    link = [SearchAttributePair(sa.CONTINUES, request.continues.run_id)] if request.continues else []
     return await client.start_workflow(
         OfficeRunWorkflow.run,
         request,
@@ -158,6 +160,7 @@ async def _start(
                 SearchAttributePair(sa.AGENT, agent),
                 SearchAttributePair(sa.REQUESTED_MODEL, requested_model),
                 SearchAttributePair(sa.FALLBACK_COUNT, 0),
+                *link,
             ]
         ),
         run_timeout=timedelta(days=7),

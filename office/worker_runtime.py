@@ -20,6 +20,7 @@ from activities.executors.http_pool import ShardedTransport
 from activities.executors.sandbox import SandboxUnavailable, check_bubblewrap
 from activities.git.mirrors import Mirrors
 from activities.notify import NotifyActivities
+from activities.relink import RelinkActivities
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
@@ -142,6 +143,7 @@ async def office_worker(
         own_queue = worker_queue(task_queue)
         mirrors = Mirrors(work_dir)  # this worker's repository mirrors: one lock and fetch record per mirror
         acp = AcpActivities(store, own_queue, agents, boundary, agent_cwd, work_dir, mirrors)
+        relink = RelinkActivities(store, boundary, mirrors)  # what a retry or continuation of an ended run carries
         slots = AgentSlots(sizing.live_agents_limit(), agents.count)
         agents.on_exit = slots.changed
         log.info(
@@ -160,6 +162,7 @@ async def office_worker(
                 watchdog.sweep_automatic_selections,
                 notify.notify_targets,
                 notify.deliver_notification,
+                relink.carry_over,
             ],
             max_concurrent_activities=sizing.max_concurrent_activities,
             max_cached_workflows=sizing.max_cached_workflows,

@@ -2,8 +2,9 @@
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from routing.config import AgentProfile, ExecutionProfile
 from routing.decider import ParkReason
@@ -30,6 +31,19 @@ RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]*$"  # safe in a URL, a git ref an
 RUN_ID_MAX = 200  # the store's column
 
 
+class RunLink(BaseModel):
+    """The ended run a new run continues (`office runs retry | continue`, routing.relink): which, how, and how many of
+    its turns the new run carries (the new run's transcript holds a copy of them; with `files`, its branch starts
+    at the ended run's branch head)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str = Field(min_length=1, max_length=RUN_ID_MAX, pattern=RUN_ID_PATTERN)
+    how: Literal["retry", "fresh", "continue"]
+    turns: int = Field(default=0, ge=0)  # the ended run's first `turns` turns, answered there, not here
+    files: bool = False  # start from the ended run's branch head (its base stays the base)
+
+
 class RunRequest(BaseModel):
     run_id: str = Field(min_length=1, max_length=RUN_ID_MAX, pattern=RUN_ID_PATTERN)
     workspace: str
@@ -40,6 +54,7 @@ class RunRequest(BaseModel):
     pin_model: str | None = None
     follow_ups: list[str] = Field(default_factory=list)  # scripted further user turns of the conversation
     full_history: bool = True  # False: stateless, each turn sends only its own message (a control mode)
+    continues: RunLink | None = None  # a retry or continuation of an ended run (routing.relink)
 
     @field_validator("prompt", "follow_ups", "workspace", "agent", "tier", "pin_model", "pin_providers")
     @classmethod
@@ -141,6 +156,7 @@ class RunView(BaseModel):
     usage: Usage | None = None  # the attempts' tokens summed (None: no attempt reported any)
     cost_usd: float | None = None  # the priced attempts' cost summed (None: none was priced)
     unpriced_attempts: int = 0  # attempts with tokens but no price: the run cost more than cost_usd says
+    continues: RunLink | None = None  # the ended run this one retries or continues
 
     def note_usage(self, usage: Usage | None, cost_usd: float | None) -> None:
         """An attempt's tokens and cost count toward the run's (every attempt, failed ones too, when known)."""

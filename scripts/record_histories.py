@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from temporalio.client import WorkflowFailureError, WorkflowHandle
 
 from office.codec import KEYS_FILE_ENV
+from office.relink import relink
 from office.runs import submit, wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
 from office.temporal_client import connect
@@ -45,6 +46,8 @@ async def main(only: set[str]) -> None:
                 await record_encrypted(stack)
             if not only or "notify" in only:
                 await record_notify(stack)
+            if not only or "continued_run" in only:
+                await record_continued(stack)
             if only:
                 return
             gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
@@ -181,6 +184,18 @@ async def record_notify(stack: Stack) -> None:
     with contextlib.suppress(WorkflowFailureError):
         await child.result()
     await save(child, "notify_dead_endpoint", "failed")
+
+
+async def record_continued(stack: Stack) -> None:
+    """`office runs continue`: a new run that carries an ended run's two turns (copied by its carry-over
+    activity) and answers a third."""
+    workspace, agent, _ = await stack.workspace({"alpha": SimProvider()})
+    ended = await submit(stack.client, stack.store, workspace, agent, "scenario continued", run_id="record-ended",
+                         follow_ups=["and the next step"])  # fmt: skip
+    await wait_for_view(stack.client, ended.id)
+    handle = await relink(stack.client, stack.store, ended.id, "continue", "and one more", "record-continued_run")
+    view = await wait_for_view(stack.client, handle.id)
+    await save(handle, "continued_run", view.status.value)
 
 
 def scripted_agent(script: dict[str, Any]) -> ExecutionProfile:

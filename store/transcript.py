@@ -32,6 +32,21 @@ class TranscriptRepository:
         async with self.database.db() as s:
             return await snapshot(s, run_id, upto_seq)
 
+    async def copy_entries(self, source: str, target: str, upto_seq: int) -> int:
+        """One transaction: `source`'s entries up to `upto_seq` become `target`'s own rows (same seq, role, content
+        and provider; a retry never overwrites one). Returns how many `source` holds up to there."""
+        async with self.database.db() as s:
+            rows = await snapshot(s, source, upto_seq)
+            for row in rows:
+                await s.execute(
+                    self.database.insert(TranscriptEntryRow)
+                    .values(run_id=target, seq=row.seq, role=row.role, content=row.content, provider=row.provider,
+                            created_at=utcnow())
+                    .on_conflict_do_nothing()
+                )  # fmt: skip
+            await s.commit()
+        return len(rows)
+
     async def open_turn(self, run_id: str, user_seq: int, text: str) -> list[TranscriptEntryRow]:
         """One transaction: append the turn's user message (idempotent) and read the run's snapshot up to it."""
         async with self.database.db() as s:

@@ -26,6 +26,7 @@ with workflow.unsafe.imports_passed_through():
     from routing.selection import Pins, UserDecision
     from workflows.notify import Notifier
     from workflows.patches import capacity_uncounted
+    from workflows.relink import carry_over
     from workflows.turns import AgentTurns
 
 # Deprecated: runs recorded before it opened the transcript and started sessions in separate activities.
@@ -75,7 +76,8 @@ class OfficeRunWorkflow:
     # --- the process ----------------------------------------------------------------------------
     @workflow.run
     async def run(self, req: RunRequest) -> RunView:
-        self._view = RunView(run_id=req.run_id, status=RunStatus.running, workspace=req.workspace, agent=req.agent)
+        self._view = RunView(run_id=req.run_id, status=RunStatus.running, workspace=req.workspace, agent=req.agent,
+                             continues=req.continues)  # fmt: skip
         workflow.deprecate_patch(LEAN_SESSION)
         started_with = workflow.info().typed_search_attributes  # indexed at start: not upserted again
         self._published = {k.name: v for k in sa.ALL if (v := started_with.get(k)) is not None}
@@ -103,7 +105,10 @@ class OfficeRunWorkflow:
         cycle = RouteCycle(plan=await self._resolve(req))
         view.requested_model = req.pin_model or cycle.plan.agent.model
         self._publish()
+        carried = await carry_over(req, self._turns, self._failed)  # a retry or continuation of an ended run
         for turn, text in enumerate([req.prompt, *req.follow_ups]):
+            if turn < carried:  # answered by the run this one continues: in this run's transcript already
+                continue
             cycle.begin_turn()
             while True:
                 cand, failure = cycle.next_candidate(), None

@@ -31,7 +31,7 @@ with workflow.unsafe.imports_passed_through():
     from routing.codes import ErrorClass, ErrorCode, Phase
     from routing.config import ExecutorKind
     from routing.cycle import RouteCycle
-    from routing.repository import branch_for
+    from routing.repository import RunResult, branch_for
     from routing.run import Candidate, RunRequest, RunView
     from routing.usage import Usage
 
@@ -160,6 +160,11 @@ class AgentTurns:
         self.unsandboxed = False  # the last attempt's agent ran without a sandbox
         # What the last failed attempt used and its cost, when its executor knew (an agent's stopped turn).
         self.spent: tuple[Usage | None, float | None] = (None, None)
+
+    def continue_from(self, branch: RunResult) -> None:
+        """A run that continues an ended one: its branch starts at that run's branch head, on that run's base."""
+        self._start_commit, self._base_commit = branch.head_commit, branch.base_commit
+        self._view().result = branch
 
     def _on_start(self, started: SessionStarted) -> None:
         self._view().note_start(started.effective_model, started.warning)

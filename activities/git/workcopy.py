@@ -158,6 +158,35 @@ async def _start_and_base(
     return start, base_commit or await _trailer(start, "Office-Base", mirror, env) or start
 
 
+async def carry_branch(from_run: str, to_run: str, config: RepositoryConfig, mirrors: Mirrors) -> RunResult | None:
+    """Starts run `to_run`'s branch at the last commit run `from_run` pushed, on `from_run`'s base (its Office-Base
+    trailer when that names a commit of the repository, else the head itself), for a run that continues an ended
+    one; the counts are since that base. None when `from_run` pushed no branch. Idempotent; a branch of `to_run`
+    that is elsewhere already is never overwritten (RepositoryConfigError)."""
+    branch = branch_for(to_run)
+    async with mirrors.fetched(config) as mirror:
+        env = mirrors.env(config)
+        head = await rev(f"refs/remotes/origin/{branch_for(from_run)}", mirror, env)
+        if not head:
+            return None
+        trailer = await _trailer(head, "Office-Base", mirror, env) or ""
+        base = (await rev(trailer, mirror, env) if _COMMIT_ID.fullmatch(trailer) else None) or head
+        there = await rev(f"refs/remotes/origin/{branch}", mirror, env)
+        if there is None:
+            await push_branch(config, branch, head, None, mirror, mirrors.env(config, network=True))
+        elif there != head:
+            raise RepositoryConfigError("repository.url", f"{branch} exists in {config.url} already, at another commit")
+        changes = await _numstat(base, head, mirror, env)
+    return RunResult(
+        branch=branch,
+        base_commit=base,
+        head_commit=head,
+        files_changed=len(changes),
+        insertions=sum(c.insertions for c in changes),
+        deletions=sum(c.deletions for c in changes),
+    )
+
+
 async def _drop_worktrees_of(branch: str, mirror: Path, env: dict[str, str]) -> None:
     """A new attempt of a run ends any earlier attempt's working copy on this worker (same branch)."""
     listing = await run_git("worktree", "list", "--porcelain", cwd=mirror, env=env, check=False)

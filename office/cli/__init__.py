@@ -1,7 +1,8 @@
 """The `office` command line (typer + rich): the app and `main` here, one module per command group.
 
   submit.py         submit
-  runs.py           watch, runs show|list|cancel|decide|explain|resume
+  runs.py           watch, runs show|list|cancel|decide|explain|resume|diff
+  relink.py         runs retry|continue (registered by runs.py)
   config.py         workspace …, profile …, models, pin, unpin, selections
   health.py         health list|clear
   dev.py            dev, worker, simulator, codec-server, bench, db upgrade, watchdog install

@@ -16,6 +16,7 @@ from office.cli.common import (
     print_json,
     run_with_services,
 )
+from office.cli.relink import continues_line, runs_continue, runs_retry
 from office.cli.usage import cost_text, tokens_text
 from office.runs import list_views, run_view
 from routing.run import RunStatus, RunView
@@ -37,6 +38,8 @@ def render_view(view: RunView) -> None:
         f"agent={view.agent} provider={view.provider or '-'} requested={view.requested_model or '-'} "
         f"effective={view.effective_model or '-'} fallbacks={view.fallback_count}"
     )
+    if link := continues_line(view):
+        console.print(link)
     if view.attempts:
         table = Table("seq", "provider", "model", "outcome", "error code", "decision", "sandbox", "tokens", "cost")
         for a in view.attempts:
@@ -213,6 +216,10 @@ def runs_explain(run_id: str, as_json: JsonFlag = False) -> None:
     console.print("[bold]3. cleanup[/]")
     for c in report["cleanup"] or [{"at": "-", "kind": "(none)"}]:
         console.print(f"  {c}")
+
+
+app.command("retry")(runs_retry)
+app.command("continue")(runs_continue)
 
 
 @app.command("resume")

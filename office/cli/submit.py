@@ -104,6 +104,11 @@ def submit(
     if isinstance(result, str):
         print_json({"run_id": result, "status": "running"}) if as_json else console.print(f"submitted {result}")
         return
+    finish(result, as_json)
+
+
+def finish(result: RunView, as_json: bool) -> None:
+    """A waited-for run: its view, and the exit status its end (or park) gives."""
     print_json(result.model_dump(mode="json")) if as_json else render_view(result)
     if result.status is RunStatus.parked:
         reason = result.park_reason.value if result.park_reason else "parked"

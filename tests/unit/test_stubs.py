@@ -12,6 +12,7 @@ from temporalio import activity
 
 from activities.acp_session import AcpActivities
 from activities.notify import NotifyActivities
+from activities.relink import RelinkActivities
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
@@ -28,6 +29,7 @@ IMPLEMENTATIONS = [
     WatchdogActivities.sweep_automatic_selections,
     NotifyActivities.notify_targets,
     NotifyActivities.deliver_notification,
+    RelinkActivities.carry_over,
 ]
 
 
