@@ -27,7 +27,7 @@ from routing.rules import CATALOGUE_VERSION, Rule
 from routing.rules.agents import AGENTS
 from routing.rules.neutral import BODY, EXCEPTIONS, NEUTRAL
 from routing.rules.providers import PROVIDERS
-from routing.rules.windows import BUDGET, LONG_WINDOW_S, WINDOWS, over_budget, window_of
+from routing.rules.windows import BUDGET, LIMIT_SPENT, LONG_WINDOW_S, WINDOWS, over_budget, window_of
 
 
 class FailureSignal(BaseModel):
@@ -172,6 +172,7 @@ def catalogue_fingerprint() -> str:
     ]
     parts += [[p.pattern for p in _TEXT_STATUS], sorted(OWN_EXCEPTIONS), sorted(OFFICE_FINDINGS)]
     parts += [[(w.name, w.pattern.pattern, w.seconds) for w in WINDOWS], LONG_WINDOW_S, BUDGET.pattern]
+    parts += [LIMIT_SPENT.pattern, SPENT_CONFIDENCE]
     parts += [sorted(_KEY_FIELDS), sorted(_STATUS_FIELDS), sorted(_MESSAGE_FIELDS), list(_MESSAGE_SUFFIXES)]
     parts += [sorted(GRPC_CODES.items()), _GRPC_STATUS.pattern, _GRPC_NAME.pattern]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
@@ -479,6 +480,8 @@ OVER_BUDGET = "budget.request_over_limit"
 
 
 WAIT_IS_WINDOW = "window.wait"
+# A limit spent over a long window with no rate-limit wording: one step above the rate-limit wording, below billing
+SPENT_CONFIDENCE = 0.86
 
 
 def _limit_candidates(text: str, candidates: list[Candidate], retry_after: float | None) -> list[Candidate]:
@@ -489,10 +492,13 @@ def _limit_candidates(text: str, candidates: list[Candidate], retry_after: float
         return [Candidate(OVER_BUDGET, ErrorCode.quota_limited, 0.975, 0)]
     limits = [c.confidence for c in candidates if c.code is ErrorCode.rate_limited]
     long_wait = retry_after is not None and retry_after >= LONG_WINDOW_S
-    if not limits:  # a wait of hours asked for with no reason given is still a window: weakest of all signals
+    window = window_of(text)
+    if not limits:
+        if window is not None and window.seconds >= LONG_WINDOW_S and LIMIT_SPENT.search(text):
+            return [Candidate(f"window.{window.name}", ErrorCode.quota_limited, SPENT_CONFIDENCE, 0)]
+        # a wait of hours asked for with no reason given is still a window: weakest of all signals
         return [Candidate(WAIT_IS_WINDOW, ErrorCode.quota_limited, 0.6, 0)] if long_wait else []
     confidence = min(0.99, max(limits) + 0.01)
-    window = window_of(text)
     if window is not None and window.seconds >= LONG_WINDOW_S:
         return [Candidate(f"window.{window.name}", ErrorCode.quota_limited, confidence, 0)]
     if long_wait:  # a wait of hours is a window of hours
