@@ -58,9 +58,11 @@ NEUTRAL = table(
             r"|已达到.{0,20}上限"
             # prepaid packs and allowances used up (Tencent Cloud `PkgExhausted` "resource pack allowance has been
             # exhausted"), a day's or a plan's usage used (freebuff "used all of today's free usage")
-            r"|\b(?:allowance|package|pack|bundle) (?:has been |have been |is |are |was )?(?:exhausted|depleted|used up)\b"
+            r"|\b(?:allowance|package|pack|bundle) (?:has been |have been |is |are |was )?"
+            r"(?:exhausted|depleted|used up)\b"
             r"|PkgExhausted|ChargeResourceExhaust"
-            r"|\bused (?:up )?all (?:of )?(?:your|the|today.s|this \w+.s)\b[^.]{0,30}\b(?:usage|quota|credits|allowance)",
+            r"|\bused (?:up )?all (?:of )?(?:your|the|today.s|this \w+.s)\b[^.]{0,30}"
+            r"\b(?:usage|quota|credits|allowance)",
             E.quota_limited,
             0.96,
         ),
@@ -218,7 +220,8 @@ NEUTRAL = table(
         (
             "request_shape",
             r"malformed input request|invalid schema for function|\bmust alternate between\b"
-            r"|roles must alternate|must be followed by tool messages|tool_use\W{0,2} ids were found without \W?tool_result"
+            r"|roles must alternate|must be followed by tool messages"
+            r"|tool_use\W{0,2} ids were found without \W?tool_result"
             r"|invalid assistant message|must be a response to a preceeding message"
             r"|function (?:call|response) turn comes immediately after",
             E.invalid_request,
