@@ -223,7 +223,11 @@ GRPC_CODES: dict[int, str] = {
 _GRPC_STATUS = re.compile(r"\bgrpc[_-]status\W{0,3}(\d{1,2})\b", re.I)
 # gRPC status names as the runtimes print them: Python `StatusCode.PERMISSION_DENIED`, Java
 # `StatusRuntimeException: RESOURCE_EXHAUSTED: …`.
-_GRPC_NAME = re.compile(r"\bStatusCode\.([A-Z_]{4,})\b|StatusRuntimeException: ([A-Z_]{4,}):")
+# Node's grpc-js `Error: 14 UNAVAILABLE: No connection established`, Go's `rpc error: code = Unavailable desc = …`.
+_GRPC_NAME = re.compile(
+    r"\bStatusCode\.([A-Z_]{4,})\b|StatusRuntimeException: ([A-Z_]{4,}):|\b\d{1,2} ([A-Z_]{4,}): "
+    r"|\brpc error: code = ([A-Za-z]{4,}) desc\b"
+)
 
 
 def _key_name(value: str) -> str:
@@ -391,7 +395,13 @@ def _in_text(text: str) -> BodyFields:
 def _grpc_keys(text: str) -> list[str]:
     """The gRPC status names a gRPC debug string gives by number (`grpc_status:7` is PERMISSION_DENIED)."""
     numbered = [GRPC_CODES[int(m[1])] for m in _GRPC_STATUS.finditer(text) if int(m[1]) in GRPC_CODES]
-    return numbered + [m[1] or m[2] for m in _GRPC_NAME.finditer(text)]
+    named = [m[1] or m[2] or m[3] or _snake(m[4]) for m in _GRPC_NAME.finditer(text)]
+    return numbered + named
+
+
+def _snake(name: str) -> str:
+    """Go's `ResourceExhausted` is the status name RESOURCE_EXHAUSTED."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).upper()
 
 
 def _status_in_text(text: str) -> int | None:

@@ -36,7 +36,9 @@ NEUTRAL = table(
             r"\b(?:invoice|billing|payment|balance)|overdue invoice|pay (?:your|any) (?:outstanding )?invoices?"
             r"|\bapi access (?:has been |is |was )?(?:temporarily )?(?:paused|suspended)"
             # a model service the account's own cap paused until its owner changes a console setting (Volcengine Ark)
-            r"|\b(?:model |api )?service (?:has been|is|was) (?:paused|suspended)\b",
+            r"|\b(?:model |api )?service (?:has been|is|was) (?:paused|suspended)\b"
+            # OpenAI's `billing_not_active` ("Your account is not active, please check your billing details"), a 429
+            r"|\baccount is not active\b",
             E.subscription_required,
             0.96,
         ),
@@ -51,7 +53,8 @@ NEUTRAL = table(
         ),
         (
             "quota",
-            r"exceeded (?:your )?current quota|insufficient[_ ]quota|quota (?:has been )?(?:exceeded|exhausted)"
+            r"exceeded (?:your )?current quota|insufficient[_ ]quota"
+            r"|quota (?:has been |is |was )?(?:exceeded|exhausted)"
             r"|usage limit (?:reached|exceeded)|billing (?:hard )?limit|exhausted your (?:daily |monthly )?quota"
             r"|you have no quota|(?:reached|hit|used up) (?:your|our|the) (?:[\w.-]+ ){0,3}quota\b(?! limit)"
             # a cap in Chinese (Zhipu 1308 "已达到 5 小时的使用上限")
@@ -82,7 +85,9 @@ NEUTRAL = table(
             r"missing (?:environment|env) variable|no api key|missing api key"
             r"|api key (?:is )?(?:missing|not set|required)"
             r"|must (?:specify|set|provide) the [A-Z0-9_]+ environment variable"
-            r"|missing credentials|credentials? not (?:found|set)|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN)\b[^.]{0,40}"
+            r"|missing credentials|credentials? not (?:found|set)|no (?:cookie )?auth credentials found"
+            # the Stainless-generated SDKs (openai, anthropic and others): "The api_key client option must be set …"
+            r"|\bapi_key client option must be set|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN)\b[^.]{0,40}"
             r"(?:not set|missing|is required|must be set)",
             E.missing_credentials,
             0.95,
@@ -139,6 +144,8 @@ NEUTRAL = table(
             # a provider's or a client's "safety policy" (Kimi Code "Provider safety policy blocked the response",
             # aider "refused the request due to a safety policy")
             r"|\bsafety polic(?:y|ies)\b"
+            # Claude Code "…which appears to violate our Usage Policy", any "violates our usage/content policy"
+            r"|\bviolat\w* (?:our |the |its )?(?:usage|content|acceptable use) polic"
             r"|model cannot answer this question|敏感词|违规内容"
             # image and text safety checkers (diffusers, Replicate's cog models)
             # (NSFW *content*: a model's own name may carry the word, e.g. "qwen3-vl-8b-nsfw-caption-v4")
@@ -161,7 +168,9 @@ NEUTRAL = table(
             # Cohere "too many tokens: size limit exceeded by 11326 tokens"
             r"|size limit exceeded by \d[\d,]* tokens"
             # DashScope's bound on the input ("Range of input length should be [1, 30720]"), Chinese wordings
-            r"|range of input length|input length should be\b",
+            r"|range of input length|input length should be\b"
+            # vLLM "The decoder prompt (length 17772) is longer than the maximum model length of 16384"
+            r"|longer than the maximum model length",
             E.context_length_exceeded,
             0.92,
         ),
@@ -194,7 +203,9 @@ NEUTRAL = table(
             # AWS's own validation of the id's shape: "Value '…' at 'modelId' failed to satisfy constraint"
             r"|\bmodel_?id\W{0,3} failed to satisfy constraint"
             # a model not offered where the account runs (Snowflake Cortex "unavailable in your region")
-            r"|\bmodels?\b[^.]{0,40}\bunavailable in (?:your|this|the) (?:region|country|location)",
+            r"|\bmodels?\b[^.]{0,40}\bunavailable in (?:your|this|the) (?:region|country|location)"
+            # OpenRouter "x is not a valid model ID", Azure "The API deployment for this resource does not exist"
+            r"|\bis not a valid model\b|deployment for this resource does not exist",
             E.model_unavailable,
             0.92,
         ),
@@ -223,7 +234,10 @@ NEUTRAL = table(
             r"|roles must alternate|must be followed by tool messages"
             r"|tool_use\W{0,2} ids were found without \W?tool_result"
             r"|invalid assistant message|must be a response to a preceeding message"
-            r"|function (?:call|response) turn comes immediately after",
+            r"|function (?:call|response) turn comes immediately after"
+            # a parameter the model does not take (OpenAI "Unsupported parameter: 'max_tokens' is not supported with
+            # this model", Azure "Unrecognized request argument supplied")
+            r"|\bunsupported parameter\b|unrecognized request arguments? supplied",
             E.invalid_request,
             0.93,
         ),
@@ -332,6 +346,10 @@ NEUTRAL = table(
             # a client's own words for a connection it could not make (Goose "Could not connect to the provider —
             # check your network connection")
             r"|check your (?:network|internet) connection"
+            # Apple's URL loading system (NSURLErrorDomain: "The Internet connection appears to be offline.",
+            # "A server with the specified hostname could not be found."), Dart's TLS, botocore's connect failure
+            r"|internet connection appears to be offline|specified hostname could not be found|NSURLErrorDomain"
+            r"|\bHandshakeException\b|EndpointConnectionError"
             r"|(?:could not|couldn.t|cannot|can.t|failed to) (?:connect to|establish (?:a |the )?connection)",
             E.network_unavailable,
             0.8,
@@ -389,7 +407,9 @@ NEUTRAL = table(
             r"|certificate (?:has expired|signed by unknown authority|is not trusted|is valid for)"
             r"|does not match certificate|invalid peer certificate|\bUnknownIssuer\b"
             # a TLS alert in the JDK's words ("Received fatal alert: handshake_failure")
-            r"|received fatal alert",
+            r"|received fatal alert"
+            # Python's ssl module names OpenSSL's reason ("[SSL: WRONG_VERSION_NUMBER] wrong version number")
+            r"|\[SSL: [A-Z0-9_]+\]",
             E.network_unavailable,
             0.8,
         ),
@@ -407,7 +427,7 @@ NEUTRAL = table(
         (
             "peer_closed",
             r"server disconnected|remote end closed connection|peer closed connection"
-            r"|connection closed (?:before|unexpectedly)|IncompleteMessage|ChannelClosed|peer disconnected",
+            r"|connection (?:was )?closed (?:before|unexpectedly)|IncompleteMessage|ChannelClosed|peer disconnected",
             E.network_unavailable,
             0.8,
         ),
@@ -416,7 +436,12 @@ NEUTRAL = table(
             r"stream (?:ended|closed|terminated|truncated|disconnected)|incomplete (?:chunked )?read|broken pipe"
             r"|premature(?:ly)? (?:end|close)|without a final"
             # Claude Code: "Connection closed mid-response. The response above may be incomplete."
-            r"|closed mid-(?:response|stream)",
+            r"|closed mid-(?:response|stream)"
+            # a body that ended early in each runtime's words: undici "TypeError: terminated", aiohttp
+            # ClientPayloadError, OkHttp "unexpected end of stream", .NET "The response ended prematurely", Go/Ktor
+            # "unexpected EOF"
+            r"|\b(?:TypeError|Error): terminated\b|response payload is not completed|ClientPayloadError"
+            r"|unexpected end of stream|\bended prematurely|\bunexpected EOF\b",
             E.stream_truncated,
             0.75,
         ),
@@ -498,7 +523,12 @@ BODY = table(
             0.8,
         ),
         # billing kinds: DashScope's account in arrears, a relay's or provider's INSUFFICIENT_BALANCE
-        ("billing", r"arrearage|insufficient_\w*(?:balance|funds|credits?)(?:_error)?", E.subscription_required, 0.96),
+        (
+            "billing",
+            r"arrearage|insufficient_\w*(?:balance|funds|credits?)(?:_error)?|billing_not_active",
+            E.subscription_required,
+            0.96,
+        ),
         # generic keys (0.55): any specific message beats them
         (
             "server_error",
