@@ -16,7 +16,7 @@ NEUTRAL = table(
             r"|insufficient_\w*(?:credits?|balance|funds)"
             # Chinese providers and relays: in arrears (Zhipu 1113 "您的账户已欠费"), allowance insufficient (new-api)
             r"|欠费|额度不足"
-            r"|payment required|out of credits|(?:no|not enough) credits|used all available credits|spending limit"
+            r"|payment required|out of credits|(?:no|not enough) credits|used all available credits|spend(?:ing)? limit"
             # credits in a provider's own words: xAI "doesn't have any credits or licenses", Hugging Face "exceeded
             # your monthly included credits"
             r"|(?:does|do)(?:n.t| not) have (?:any |enough )?credits|credits or licenses"
@@ -47,7 +47,9 @@ NEUTRAL = table(
             r"subscription (?:is )?required|upgrade your plan|plan does not (?:include|allow)"
             r"|not available on your plan|upgrade to (?:plus|pro|a paid)"
             # a tier the account has not reached (Together "build tier 2 and above"), a card the provider needs
-            r"|build tier \d|upgrade your tier|tier not high enough|credit card on file",
+            r"|build tier \d|upgrade your tier|tier not high enough|credit card on file"
+            # OpenAI "Your organization must be verified to stream this model": an account step, not this request's
+            r"|organi[sz]ation must be verified",
             E.subscription_required,
             0.95,
         ),
@@ -64,6 +66,9 @@ NEUTRAL = table(
             r"|\b(?:allowance|package|pack|bundle) (?:has been |have been |is |are |was )?"
             r"(?:exhausted|depleted|used up)\b"
             r"|PkgExhausted|ChargeResourceExhaust"
+            # a gateway's spend budget (LiteLLM "Budget has been exceeded! Current cost: …, Max budget: …", "crossed
+            # budget", "ExceededBudget"), reset by its budget period
+            r"|\bbudget (?:has been )?exceeded|exceeded (?:the |your |its )?budget|crossed budget|ExceededBudget"
             r"|\bused (?:up )?all (?:of )?(?:your|the|today.s|this \w+.s)\b[^.]{0,30}"
             r"\b(?:usage|quota|credits|allowance)",
             E.quota_limited,
@@ -117,7 +122,10 @@ NEUTRAL = table(
             r"|security token included in the request is (?:invalid|expired)|UnrecognizedClientException"
             r"|ExpiredTokenException|\b(?:token|key|credentials?|access|grant)\b[^.]{0,30}\brevoked\b|run /login"
             # aider "The API provider is not able to authenticate you", Claude Code "Failed to authenticate"
-            r"|(?:not able|unable|failed|could not|couldn.t) to authenticate",
+            r"|(?:not able|unable|failed|could not|couldn.t) to authenticate"
+            # an OAuth or access token past its life ("OAuth access token has expired", "Claude OAuth token expired")
+            r"|\b(?:oauth|access|bearer|auth|refresh) token (?:has |had |is |was )?(?:expired|invalid|revoked)"
+            r"|\binvalid (?:oauth |access |bearer |auth )token\b",
             E.auth_required,
             0.92,
         ),
@@ -205,7 +213,9 @@ NEUTRAL = table(
             # a model not offered where the account runs (Snowflake Cortex "unavailable in your region")
             r"|\bmodels?\b[^.]{0,40}\bunavailable in (?:your|this|the) (?:region|country|location)"
             # OpenRouter "x is not a valid model ID", Azure "The API deployment for this resource does not exist"
-            r"|\bis not a valid model\b|deployment for this resource does not exist",
+            r"|\bis not a valid model\b|deployment for this resource does not exist"
+            # OpenAI "Project `proj_…` does not have access to model `gpt-4.1`", "You don't have access to this model"
+            r"|(?:don.t|do not|does not|doesn.t) have access to (?:the |this |that )?model\b",
             E.model_unavailable,
             0.92,
         ),
@@ -448,7 +458,9 @@ NEUTRAL = table(
         ("timeout", r"timed? ?out|deadline exceeded|timeout", E.timeout, 0.75),
         (
             "unavailable",
-            r"service unavailable|temporarily unavailable|bad gateway|internal server error|server error|upstream",
+            r"service unavailable|temporarily unavailable|bad gateway|internal server error|server error|upstream"
+            # OpenAI "The server had an error while processing your request. Sorry about that! You can retry …"
+            r"|server had an error|you can retry your request",
             E.provider_unavailable,
             0.75,
         ),
