@@ -448,8 +448,12 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
     body = _parse_body(signal.body)
     embedded = _in_text(signal.error_text) if signal.error_text else BodyFields()
     raw_body = signal.body or ""
+    # Whitespace read as one space: an agent's terminal wraps its error lines anywhere ("considered high\n risk",
+    # "is not\nsupported"), and a wording is the same wording wherever the line broke.
     text = " ".join(
-        t for t in (body.message, embedded.message, signal.exception_type or "", signal.error_text or "") if t
+        " ".join(t.split())
+        for t in (body.message, embedded.message, signal.exception_type or "", signal.error_text or "")
+        if t
     )
     reset_text = " ".join(t for t in (signal.error_text or "", raw_body) if t)
     grpc = _grpc_keys(reset_text)

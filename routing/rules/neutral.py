@@ -49,7 +49,11 @@ NEUTRAL = table(
             # a tier the account has not reached (Together "build tier 2 and above"), a card the provider needs
             r"|build tier \d|upgrade your tier|tier not high enough|credit card on file"
             # OpenAI "Your organization must be verified to stream this model": an account step, not this request's
-            r"|organi[sz]ation must be verified",
+            r"|organi[sz]ation must be verified"
+            # a model or an API outside the account's plan (CodeGPT "not available under your current pricing plan",
+            # Alibaba's "Coding Plan is currently only available for Coding Agents")
+            r"|not available (?:on|under|in|for|with) your (?:current )?(?:pricing )?(?:plan|tier|subscription)"
+            r"|\bplan is (?:currently )?only available for|only available (?:to|for) (?:\w+ ){0,2}subscribers\b",
             E.subscription_required,
             0.95,
         ),
@@ -69,6 +73,8 @@ NEUTRAL = table(
             # a gateway's spend budget (LiteLLM "Budget has been exceeded! Current cost: …, Max budget: …", "crossed
             # budget", "ExceededBudget"), reset by its budget period
             r"|\bbudget (?:has been )?exceeded|exceeded (?:the |your |its )?budget|crossed budget|ExceededBudget"
+            # Copilot "you have exhausted the agent mode usage limit"
+            r"|\bexhausted (?:the |your )?(?:[\w-]+ ){0,3}usage limit"
             r"|\bused (?:up )?all (?:of )?(?:your|the|today.s|this \w+.s)\b[^.]{0,30}"
             r"\b(?:usage|quota|credits|allowance)",
             E.quota_limited,
@@ -431,6 +437,16 @@ NEUTRAL = table(
             r"SSL connection could not be established|System\.Security\.Authentication\.AuthenticationException"
             r"|authentication failed because the remote party (?:has )?closed the transport stream"
             r"|remote certificate is invalid",
+            E.network_unavailable,
+            0.93,
+        ),
+        # a proxy between the office and the provider that refused or failed the tunnel (CPython's "Tunnel connection
+        # failed: 407 Proxy Authentication Required", requests' ProxyError, Go's "proxyconnect tcp"): the path, not
+        # the provider or its credential, a step above the credential wording "authentication" would match
+        (
+            "proxy",
+            r"tunnel connection failed|proxy authentication required|\bProxyError\b|proxyconnect tcp"
+            r"|(?:unable|cannot|can.t|could not) (?:to )?connect to (?:the )?proxy",
             E.network_unavailable,
             0.93,
         ),
