@@ -27,7 +27,7 @@ from routing.rules import CATALOGUE_VERSION, Rule
 from routing.rules.agents import AGENTS
 from routing.rules.neutral import BODY, EXCEPTIONS, NEUTRAL
 from routing.rules.providers import PROVIDERS
-from routing.rules.windows import BUDGET, LONG_WINDOW_S, WINDOWS, over_budget, window_of
+from routing.rules.windows import BUDGET, LIMIT_SPENT, LONG_WINDOW_S, WINDOWS, over_budget, window_of
 
 
 class FailureSignal(BaseModel):
@@ -172,6 +172,7 @@ def catalogue_fingerprint() -> str:
     ]
     parts += [[p.pattern for p in _TEXT_STATUS], sorted(OWN_EXCEPTIONS), sorted(OFFICE_FINDINGS)]
     parts += [[(w.name, w.pattern.pattern, w.seconds) for w in WINDOWS], LONG_WINDOW_S, BUDGET.pattern]
+    parts += [LIMIT_SPENT.pattern, SPENT_CONFIDENCE]
     parts += [sorted(_KEY_FIELDS), sorted(_STATUS_FIELDS), sorted(_MESSAGE_FIELDS), list(_MESSAGE_SUFFIXES)]
     parts += [sorted(GRPC_CODES.items()), _GRPC_STATUS.pattern, _GRPC_NAME.pattern]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
@@ -222,7 +223,11 @@ GRPC_CODES: dict[int, str] = {
 _GRPC_STATUS = re.compile(r"\bgrpc[_-]status\W{0,3}(\d{1,2})\b", re.I)
 # gRPC status names as the runtimes print them: Python `StatusCode.PERMISSION_DENIED`, Java
 # `StatusRuntimeException: RESOURCE_EXHAUSTED: …`.
-_GRPC_NAME = re.compile(r"\bStatusCode\.([A-Z_]{4,})\b|StatusRuntimeException: ([A-Z_]{4,}):")
+# Node's grpc-js `Error: 14 UNAVAILABLE: No connection established`, Go's `rpc error: code = Unavailable desc = …`.
+_GRPC_NAME = re.compile(
+    r"\bStatusCode\.([A-Z_]{4,})\b|StatusRuntimeException: ([A-Z_]{4,}):|\b\d{1,2} ([A-Z_]{4,}): "
+    r"|\brpc error: code = ([A-Za-z]{4,}) desc\b"
+)
 
 
 def _key_name(value: str) -> str:
@@ -390,7 +395,13 @@ def _in_text(text: str) -> BodyFields:
 def _grpc_keys(text: str) -> list[str]:
     """The gRPC status names a gRPC debug string gives by number (`grpc_status:7` is PERMISSION_DENIED)."""
     numbered = [GRPC_CODES[int(m[1])] for m in _GRPC_STATUS.finditer(text) if int(m[1]) in GRPC_CODES]
-    return numbered + [m[1] or m[2] for m in _GRPC_NAME.finditer(text)]
+    named = [m[1] or m[2] or m[3] or _snake(m[4]) for m in _GRPC_NAME.finditer(text)]
+    return numbered + named
+
+
+def _snake(name: str) -> str:
+    """Go's `ResourceExhausted` is the status name RESOURCE_EXHAUSTED."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name).upper()
 
 
 def _status_in_text(text: str) -> int | None:
@@ -437,8 +448,12 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
     body = _parse_body(signal.body)
     embedded = _in_text(signal.error_text) if signal.error_text else BodyFields()
     raw_body = signal.body or ""
+    # Whitespace read as one space: an agent's terminal wraps its error lines anywhere ("considered high\n risk",
+    # "is not\nsupported"), and a wording is the same wording wherever the line broke.
     text = " ".join(
-        t for t in (body.message, embedded.message, signal.exception_type or "", signal.error_text or "") if t
+        " ".join(t.split())
+        for t in (body.message, embedded.message, signal.exception_type or "", signal.error_text or "")
+        if t
     )
     reset_text = " ".join(t for t in (signal.error_text or "", raw_body) if t)
     grpc = _grpc_keys(reset_text)
@@ -479,6 +494,8 @@ OVER_BUDGET = "budget.request_over_limit"
 
 
 WAIT_IS_WINDOW = "window.wait"
+# A limit spent over a long window with no rate-limit wording: one step above the rate-limit wording, below billing
+SPENT_CONFIDENCE = 0.86
 
 
 def _limit_candidates(text: str, candidates: list[Candidate], retry_after: float | None) -> list[Candidate]:
@@ -489,10 +506,13 @@ def _limit_candidates(text: str, candidates: list[Candidate], retry_after: float
         return [Candidate(OVER_BUDGET, ErrorCode.quota_limited, 0.975, 0)]
     limits = [c.confidence for c in candidates if c.code is ErrorCode.rate_limited]
     long_wait = retry_after is not None and retry_after >= LONG_WINDOW_S
-    if not limits:  # a wait of hours asked for with no reason given is still a window: weakest of all signals
+    window = window_of(text)
+    if not limits:
+        if window is not None and window.seconds >= LONG_WINDOW_S and LIMIT_SPENT.search(text):
+            return [Candidate(f"window.{window.name}", ErrorCode.quota_limited, SPENT_CONFIDENCE, 0)]
+        # a wait of hours asked for with no reason given is still a window: weakest of all signals
         return [Candidate(WAIT_IS_WINDOW, ErrorCode.quota_limited, 0.6, 0)] if long_wait else []
     confidence = min(0.99, max(limits) + 0.01)
-    window = window_of(text)
     if window is not None and window.seconds >= LONG_WINDOW_S:
         return [Candidate(f"window.{window.name}", ErrorCode.quota_limited, confidence, 0)]
     if long_wait:  # a wait of hours is a window of hours

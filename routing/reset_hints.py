@@ -34,7 +34,9 @@ _UNIT = (
 )
 _PART = re.compile(r"(\d+(?:\.\d+)?)\s*(" + _UNIT + r")", re.I)
 _DURATION = r"(?:\d+(?:\.\d+)?\s*" + _UNIT + r"(?:\s*,?\s*(?:and\s+)?(?=\d))?)+"
-_TRIGGER = r"(?:try(?:ing)?\s+again|retry(?:ing)?|reset(?:s|ting)?|available(?:\s+again)?|wait(?:ing)?|resume)"
+_TRIGGER = (
+    r"(?:try(?:ing)?\s+again|retry(?:ing)?|reset(?:s|ting)?|available(?:\s+again)?|wait(?:ing)?|resume|come\s+back)"
+)
 _RELATIVE = re.compile(
     _TRIGGER + r"[^.\n\d]{0,30}?\b(?:in|after|for)\s*:?\s*(?:~|about|approximately|approx\.?|roughly|around)?\s*"
     r"(" + _DURATION + r")",

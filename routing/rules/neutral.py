@@ -12,7 +12,11 @@ NEUTRAL = table(
             "credit_balance",
             r"credit balance (?:is )?too low|insufficient (?:account |paid )?(?:credits?|balance|funds)"
             r"|insufficient_funds"
-            r"|payment required|out of credits|(?:no|not enough) credits|used all available credits|spending limit"
+            # the same as an identifier (a Google ErrorInfo reason `INSUFFICIENT_G1_CREDITS_BALANCE`)
+            r"|insufficient_\w*(?:credits?|balance|funds)"
+            # Chinese providers and relays: in arrears (Zhipu 1113 "您的账户已欠费"), allowance insufficient (new-api)
+            r"|欠费|额度不足"
+            r"|payment required|out of credits|(?:no|not enough) credits|used all available credits|spend(?:ing)? limit"
             # credits in a provider's own words: xAI "doesn't have any credits or licenses", Hugging Face "exceeded
             # your monthly included credits"
             r"|(?:does|do)(?:n.t| not) have (?:any |enough )?credits|credits or licenses"
@@ -30,7 +34,11 @@ NEUTRAL = table(
             "billing_paused",
             r"(?:access|subscription|account) (?:has been |is )?(?:temporarily )?(?:paused|suspended)\b[^.]{0,80}"
             r"\b(?:invoice|billing|payment|balance)|overdue invoice|pay (?:your|any) (?:outstanding )?invoices?"
-            r"|\bapi access (?:has been |is |was )?(?:temporarily )?(?:paused|suspended)",
+            r"|\bapi access (?:has been |is |was )?(?:temporarily )?(?:paused|suspended)"
+            # a model service the account's own cap paused until its owner changes a console setting (Volcengine Ark)
+            r"|\b(?:model |api )?service (?:has been|is|was) (?:paused|suspended)\b"
+            # OpenAI's `billing_not_active` ("Your account is not active, please check your billing details"), a 429
+            r"|\baccount is not active\b",
             E.subscription_required,
             0.96,
         ),
@@ -39,17 +47,36 @@ NEUTRAL = table(
             r"subscription (?:is )?required|upgrade your plan|plan does not (?:include|allow)"
             r"|not available on your plan|upgrade to (?:plus|pro|a paid)"
             # a tier the account has not reached (Together "build tier 2 and above"), a card the provider needs
-            r"|build tier \d|upgrade your tier|tier not high enough|credit card on file",
+            r"|build tier \d|upgrade your tier|tier not high enough|credit card on file"
+            # OpenAI "Your organization must be verified to stream this model": an account step, not this request's
+            r"|organi[sz]ation must be verified"
+            # a model or an API outside the account's plan (CodeGPT "not available under your current pricing plan",
+            # Alibaba's "Coding Plan is currently only available for Coding Agents")
+            r"|not available (?:on|under|in|for|with) your (?:current )?(?:pricing )?(?:plan|tier|subscription)"
+            r"|\bplan is (?:currently )?only available for|only available (?:to|for) (?:\w+ ){0,2}subscribers\b",
             E.subscription_required,
             0.95,
         ),
         (
             "quota",
-            r"exceeded (?:your )?current quota|insufficient[_ ]quota|quota (?:has been )?(?:exceeded|exhausted)"
+            r"exceeded (?:your )?current quota|insufficient[_ ]quota"
+            r"|quota (?:has been |is |was )?(?:exceeded|exhausted)"
             r"|usage limit (?:reached|exceeded)|billing (?:hard )?limit|exhausted your (?:daily |monthly )?quota"
             r"|you have no quota|(?:reached|hit|used up) (?:your|our|the) (?:[\w.-]+ ){0,3}quota\b(?! limit)"
             # a cap in Chinese (Zhipu 1308 "已达到 5 小时的使用上限")
-            r"|已达到.{0,20}上限",
+            r"|已达到.{0,20}上限"
+            # prepaid packs and allowances used up (Tencent Cloud `PkgExhausted` "resource pack allowance has been
+            # exhausted"), a day's or a plan's usage used (freebuff "used all of today's free usage")
+            r"|\b(?:allowance|package|pack|bundle) (?:has been |have been |is |are |was )?"
+            r"(?:exhausted|depleted|used up)\b"
+            r"|PkgExhausted|ChargeResourceExhaust"
+            # a gateway's spend budget (LiteLLM "Budget has been exceeded! Current cost: …, Max budget: …", "crossed
+            # budget", "ExceededBudget"), reset by its budget period
+            r"|\bbudget (?:has been )?exceeded|exceeded (?:the |your |its )?budget|crossed budget|ExceededBudget"
+            # Copilot "you have exhausted the agent mode usage limit"
+            r"|\bexhausted (?:the |your )?(?:[\w-]+ ){0,3}usage limit"
+            r"|\bused (?:up )?all (?:of )?(?:your|the|today.s|this \w+.s)\b[^.]{0,30}"
+            r"\b(?:usage|quota|credits|allowance)",
             E.quota_limited,
             0.96,
         ),
@@ -58,7 +85,8 @@ NEUTRAL = table(
         (
             "minute_quota",
             # per minute as words or inside a metric's name (`…_requests_per_minute_per_project`, `…PerMinute…`)
-            r"quota\b[^\n]{0,160}per[ _-]?(?:minute|min\b)|per[ _-]?(?:minute|min\b)[^\n]{0,160}\bquota",
+            # (a rate limit stated per minute reads the same, even when the text upsells a paid plan)
+            r"(?:quota|rate limit)\b[^\n]{0,160}per[ _-]?(?:minute|min\b)|per[ _-]?(?:minute|min\b)[^\n]{0,160}\bquota",
             E.rate_limited,
             0.97,
         ),
@@ -68,7 +96,9 @@ NEUTRAL = table(
             r"missing (?:environment|env) variable|no api key|missing api key"
             r"|api key (?:is )?(?:missing|not set|required)"
             r"|must (?:specify|set|provide) the [A-Z0-9_]+ environment variable"
-            r"|missing credentials|credentials? not (?:found|set)|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN)\b[^.]{0,40}"
+            r"|missing credentials|credentials? not (?:found|set)|no (?:cookie )?auth credentials found"
+            # the Stainless-generated SDKs (openai, anthropic and others): "The api_key client option must be set …"
+            r"|\bapi_key client option must be set|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN)\b[^.]{0,40}"
             r"(?:not set|missing|is required|must be set)",
             E.missing_credentials,
             0.95,
@@ -76,7 +106,8 @@ NEUTRAL = table(
         # a proxy or gateway that holds no credential the upstream accepts
         (
             "credentials_refused",
-            r"credentials? (?:were|was|have been) (?:refused|rejected)",
+            r"credentials? (?:were|was|have been) (?:refused|rejected)"
+            r"|(?:rejected|refused) (?:the |our |your |its )?(?:[\w'’]+ ){0,2}credentials?\b",
             E.missing_credentials,
             0.95,
         ),
@@ -95,7 +126,12 @@ NEUTRAL = table(
             r"|api key (?:has )?expired|expired (?:api )?key|renew the api key"
             # AWS SigV4 (UnrecognizedClientException), a revoked OAuth token, a key whose user is gone (OpenRouter)
             r"|security token included in the request is (?:invalid|expired)|UnrecognizedClientException"
-            r"|ExpiredTokenException|\b(?:token|key|credentials?|access|grant)\b[^.]{0,30}\brevoked\b|run /login",
+            r"|ExpiredTokenException|\b(?:token|key|credentials?|access|grant)\b[^.]{0,30}\brevoked\b|run /login"
+            # aider "The API provider is not able to authenticate you", Claude Code "Failed to authenticate"
+            r"|(?:not able|unable|failed|could not|couldn.t) to authenticate"
+            # an OAuth or access token past its life ("OAuth access token has expired", "Claude OAuth token expired")
+            r"|\b(?:oauth|access|bearer|auth|refresh) token (?:has |had |is |was )?(?:expired|invalid|revoked)"
+            r"|\binvalid (?:oauth |access |bearer |auth )token\b",
             E.auth_required,
             0.92,
         ),
@@ -114,8 +150,16 @@ NEUTRAL = table(
             r"|(?:unsafe|sensitive) content|不安全或敏感内容"
             # Kimi "considered high risk", new-api relays "sensitive words detected", MiniMax 1026/1027
             # "new_sensitive", Bedrock guardrails
-            r"|considered high risk|sensitive words? detected|new_sensitive|输入内容涉敏"
+            r"|considered high\s+risk|sensitive words? detected|contains? sensitive words?|new_sensitive|输入内容涉敏"
             r"|guardrail_intervened|guardrailAction\W{0,5}INTERVENED|blocked by [\w ]{0,20}guardrail"
+            # a gateway's guardrail that blocked the text (LiteLLM "Guardrail failed words", "Bedrock guardrail
+            # failed: …", "Violated … guardrail policy"); not "guardrail request failed", a call that failed
+            r"|\bguardrail (?:failed|blocked|violation|triggered)\b|\bviolated [\w ]{0,30}guardrail"
+            # a provider's or a client's "safety policy" (Kimi Code "Provider safety policy blocked the response",
+            # aider "refused the request due to a safety policy")
+            r"|\bsafety polic(?:y|ies)\b"
+            # Claude Code "…which appears to violate our Usage Policy", any "violates our usage/content policy"
+            r"|\bviolat\w* (?:our |the |its )?(?:usage|content|acceptable use) polic"
             r"|model cannot answer this question|敏感词|违规内容"
             # image and text safety checkers (diffusers, Replicate's cog models)
             # (NSFW *content*: a model's own name may carry the word, e.g. "qwen3-vl-8b-nsfw-caption-v4")
@@ -136,7 +180,11 @@ NEUTRAL = table(
             # a local server naming its window parameter (vLLM max_model_len, llama.cpp n_ctx, max_seq_len)
             r"|(?:prompt|input)\w*\W.{0,60}\b(?:max_seq_len|max_model_len|n_ctx)\b"
             # Cohere "too many tokens: size limit exceeded by 11326 tokens"
-            r"|size limit exceeded by \d[\d,]* tokens",
+            r"|size limit exceeded by \d[\d,]* tokens"
+            # DashScope's bound on the input ("Range of input length should be [1, 30720]"), Chinese wordings
+            r"|range of input length|input length should be\b"
+            # vLLM "The decoder prompt (length 17772) is longer than the maximum model length of 16384"
+            r"|longer than the maximum model length",
             E.context_length_exceeded,
             0.92,
         ),
@@ -153,7 +201,10 @@ NEUTRAL = table(
         (
             "output_limit",
             r"max_(?:new_|output_|completion_)?tokens\W.{0,80}?(?:too large|exceed|at most|maximum|must be <=)"
-            r"|maximum allowed number of output tokens|output token maximum",
+            r"|maximum allowed number of output tokens|output token maximum"
+            # in words (Bedrock "The maximum tokens you requested exceed the model limit of 4096") and as a range
+            # (DeepSeek "the valid range of max_tokens is [1, 8192]", DashScope "Range of max_tokens should be …")
+            r"|\bmax(?:imum)? (?:output |completion |new )?tokens (?:you )?requested exceed|range of max_\w*tokens",
             E.invalid_request,
             0.92,
         ),
@@ -164,16 +215,47 @@ NEUTRAL = table(
             # Bedrock "The provided model identifier is invalid"
             r"|model (?:identifier|id)\b[^.]{0,10}\bis (?:invalid|not valid)"
             # AWS's own validation of the id's shape: "Value '…' at 'modelId' failed to satisfy constraint"
-            r"|\bmodel_?id\W{0,3} failed to satisfy constraint",
+            r"|\bmodel_?id\W{0,3} failed to satisfy constraint"
+            # a model not offered where the account runs (Snowflake Cortex "unavailable in your region")
+            r"|\bmodels?\b[^.]{0,40}\bunavailable in (?:your|this|the) (?:region|country|location)"
+            # OpenRouter "x is not a valid model ID", Azure "The API deployment for this resource does not exist"
+            r"|\bis not a valid model\b|deployment for this resource does not exist"
+            # OpenAI "Project `proj_…` does not have access to model `gpt-4.1`", "You don't have access to this model"
+            r"|(?:don.t|do not|does not|doesn.t) have access to (?:the |this |that )?model\b",
             E.model_unavailable,
             0.92,
         ),
         # the provider does not serve the caller's country or region (Gemini FAILED_PRECONDITION, OpenAI 403)
         (
             "region_unsupported",
-            r"user location is not supported|country, region,? or territory not supported",
+            r"user location is not supported|country, region,? or territory not supported"
+            # Cursor "This model provider doesn't serve your region"
+            r"|(?:does(?:n.t| not)|do(?:n.t| not)) serve your (?:region|country)",
             E.provider_not_configured,
             0.95,
+        ),
+        # a route whose provider the tool in between does not know (LiteLLM "LLM Provider NOT provided",
+        # "Bedrock HTTPX: Unknown provider=us"): the route's configuration, not the provider, is wrong
+        (
+            "unknown_provider",
+            r"\bunknown (?:llm )?provider\b|\bllm provider not provided\b|\bprovider not (?:found|supported)\b",
+            E.provider_not_configured,
+            0.92,
+        ),
+        # a request whose shape the provider refuses: the same request fails wherever it goes. Message order and
+        # roles, tool schemas, Bedrock's own validation ("Malformed input request")
+        (
+            "request_shape",
+            r"malformed input request|invalid schema for function|\bmust alternate between\b"
+            r"|roles must alternate|must be followed by tool messages"
+            r"|tool_use\W{0,2} ids were found without \W?tool_result"
+            r"|invalid assistant message|must be a response to a preceeding message"
+            r"|function (?:call|response) turn comes immediately after"
+            # a parameter the model does not take (OpenAI "Unsupported parameter: 'max_tokens' is not supported with
+            # this model", Azure "Unrecognized request argument supplied")
+            r"|\bunsupported parameter\b|unrecognized request arguments? supplied",
+            E.invalid_request,
+            0.93,
         ),
         # capacity, throttling
         (
@@ -193,6 +275,8 @@ NEUTRAL = table(
             E.provider_overloaded,
             0.9,
         ),
+        # Chinese: "the model's traffic is too high right now" (Zhipu 1305)
+        ("overloaded_zh", r"访问量过大", E.provider_overloaded, 0.9),
         # a hosted model still being loaded onto a server: its estimated wait is read as the reset
         # a model still being deployed or warmed up ("finetuned model … is not ready for serving", TorchServe's
         # "Model with name mnist is not ready."): it will serve once it is up
@@ -235,7 +319,13 @@ NEUTRAL = table(
             "rate_limit",
             r"rate[ _-]?limit|too many requests|requests per min|tokens per min|\bRPM\b|\bTPM\b"
             # Bedrock Agents "Your request rate is too high. Reduce the frequency of requests."
-            r"|request rate is too high|reduce the frequency of (?:your )?requests",
+            r"|request rate is too high|reduce the frequency of (?:your )?requests"
+            # Alibaba "Request rate increased too quickly", Databricks REQUEST_LIMIT_EXCEEDED ("token bucket limit"),
+            # throttled requests
+            r"|request rate increased too quickly|request[ _-]?limit[ _-]?exceeded|\btoken bucket\b|\bthrottled\b"
+            r"|requests? (?:are |is )?too frequent"
+            # Chinese: too frequent, concurrency over its cap (ERNIE), rate limit (Zhipu 1302)
+            r"|过于频繁|并发(?:数)?(?:超限|超过|超出)|速率限制",
             E.rate_limited,
             0.85,
         ),
@@ -259,31 +349,63 @@ NEUTRAL = table(
             # Cloudflare Workers' fetch ("Network connection lost."), relayed by gateways built on it
             r"|network connection (?:was )?lost"
             # Windows sockets: Go's wsarecv/wsasend, Python's WinError, WSAECONNRESET (10054) and its kin
-            r"|forcibly closed by the remote host|\bwsa(?:recv|send|connect)\b|\bWSAE[A-Z]+\b|WinError 100\d\d",
+            r"|forcibly closed by the remote host|\bwsa(?:recv|send|connect)\b|\bWSAE[A-Z]+\b|WinError 100\d\d"
+            # .NET HttpClient and sockets
+            r"|connected party did not properly respond|unable to (?:read data from|write data to) the transport"
+            r"|an error occurred while sending the request"
+            # Java: java.net and javax.net.ssl exception classes, the JDK's certificate path failure
+            r"|\b(?:ConnectException|NoRouteToHostException|UnknownHostException|SSLHandshakeException"
+            r"|SSLException|HttpConnectTimeoutException)\b|PKIX path building failed"
+            # Chromium's net error codes, as Electron clients (VS Code, Cursor) report them
+            r"|\bnet::ERR_(?:CONNECTION_\w+|NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|NETWORK_\w+|TIMED_OUT|EMPTY_RESPONSE"
+            r"|PROXY_\w+|TUNNEL_CONNECTION_FAILED|ADDRESS_UNREACHABLE|SSL_\w+|CERT_\w+|SOCKET_\w+)\b"
+            # a client's own words for a connection it could not make (Goose "Could not connect to the provider —
+            # check your network connection")
+            r"|check your (?:network|internet) connection"
+            # Apple's URL loading system (NSURLErrorDomain: "The Internet connection appears to be offline.",
+            # "A server with the specified hostname could not be found."), Dart's TLS, botocore's connect failure
+            r"|internet connection appears to be offline|specified hostname could not be found|NSURLErrorDomain"
+            r"|\bHandshakeException\b|EndpointConnectionError"
+            r"|(?:could not|couldn.t|cannot|can.t|failed to) (?:connect to|establish (?:a |the )?connection)",
             E.network_unavailable,
             0.8,
         ),
+        # "Network error" as a client's or relay's headline (Goose, a relay's `network_error`): the generic word,
+        # below what a stream cut or a named cause says
+        ("network_word", r"\bnetwork[ _]error\b", E.network_unavailable, 0.7),
         # HTTP/2: a peer that reset the stream (RST_STREAM) or the connection (GOAWAY), as Go's x/net/http2, Rust's
         # h2, nghttp2 and Node word it
         (
             "http2_reset",
             r"(?:stream|connection) error (?:received|sent):|stream error: stream ID \d+"
             r"|\bRST_STREAM\b|\bGOAWAY\b|; received from peer|\bNGHTTP2_[A-Z_]+|\bERR_HTTP2_[A-Z_]+"
-            r"|connection error: PROTOCOL_ERROR",
+            r"|connection error: PROTOCOL_ERROR"
+            # Go's net/http2 ("http2: client connection lost"), the AWS SDK's node-http2 handler
+            r"|\bhttp2: (?:client connection|server sent|timeout)|http2 request did not get a response",
             E.network_unavailable,
             0.8,
         ),
         # curl's own exit codes for a transport failure: 6 resolve, 7 connect, 35 TLS, 52 empty reply, 55/56
         # send/receive, 18 partial transfer, 92 HTTP/2 stream
-        ("curl", r"\bcurl: \((?:6|7|18|35|52|55|56|92)\)", E.network_unavailable, 0.8),
+        # and libcurl's own messages for them (curl_easy_strerror), as clients built on it relay them
+        (
+            "curl",
+            r"\bcurl: \((?:6|7|18|35|52|55|56|92)\)|server returned nothing \(no headers|empty reply from server"
+            r"|failure when receiving data from the peer|failed sending data to the peer|SSL connect error"
+            r"|couldn.t (?:resolve host|connect to server)",
+            E.network_unavailable,
+            0.8,
+        ),
         # an agent's stream retry loop waiting for the network to come back (Codex "Reconnecting... 2/5")
-        ("reconnecting", r"\breconnecting\.{3}|waiting for network", E.network_unavailable, 0.8),
+        ("reconnecting", r"\bre-?connecting\.{3}|waiting for network", E.network_unavailable, 0.8),
         (
             "dns",
             r"failed host lookup|no such host|nodename nor servname|could not resolve host|dns error"
             r"|lookup \S+ on \S+"
             # Go's resolver over musl or glibc: "lookup api.example.com: Try again", "…: server misbehaving"
-            r"|lookup \S+: (?:try again|temporary failure|server misbehaving)",
+            r"|lookup \S+: (?:try again|temporary failure|server misbehaving)"
+            # Rust's std resolver ("failed to lookup address information: Try again"), .NET "No such host is known"
+            r"|failed to lookup address information|no such host is known",
             E.network_unavailable,
             0.8,
         ),
@@ -299,14 +421,39 @@ NEUTRAL = table(
             r"|certificate verification (?:error|failed)|SSL certificate (?:error|problem)|\bx509: "
             r"|failed to verify certificate"
             r"|certificate (?:has expired|signed by unknown authority|is not trusted|is valid for)"
-            r"|does not match certificate|invalid peer certificate|\bUnknownIssuer\b",
+            r"|does not match certificate|invalid peer certificate|\bUnknownIssuer\b"
+            # a TLS alert in the JDK's words ("Received fatal alert: handshake_failure")
+            r"|received fatal alert"
+            # Python's ssl module names OpenSSL's reason ("[SSL: WRONG_VERSION_NUMBER] wrong version number")
+            r"|\[SSL: [A-Z0-9_]+\]",
             E.network_unavailable,
             0.8,
+        ),
+        # .NET words a failed TLS handshake as authentication ("The SSL connection could not be established … --->
+        # System.Security.Authentication.AuthenticationException: Authentication failed"): a step above the
+        # credential wording, which those words would otherwise match
+        (
+            "tls_authentication",
+            r"SSL connection could not be established|System\.Security\.Authentication\.AuthenticationException"
+            r"|authentication failed because the remote party (?:has )?closed the transport stream"
+            r"|remote certificate is invalid",
+            E.network_unavailable,
+            0.93,
+        ),
+        # a proxy between the office and the provider that refused or failed the tunnel (CPython's "Tunnel connection
+        # failed: 407 Proxy Authentication Required", requests' ProxyError, Go's "proxyconnect tcp"): the path, not
+        # the provider or its credential, a step above the credential wording "authentication" would match
+        (
+            "proxy",
+            r"tunnel connection failed|proxy authentication required|\bProxyError\b|proxyconnect tcp"
+            r"|(?:unable|cannot|can.t|could not) (?:to )?connect to (?:the )?proxy",
+            E.network_unavailable,
+            0.93,
         ),
         (
             "peer_closed",
             r"server disconnected|remote end closed connection|peer closed connection"
-            r"|connection closed (?:before|unexpectedly)|IncompleteMessage|ChannelClosed|peer disconnected",
+            r"|connection (?:was )?closed (?:before|unexpectedly)|IncompleteMessage|ChannelClosed|peer disconnected",
             E.network_unavailable,
             0.8,
         ),
@@ -315,14 +462,21 @@ NEUTRAL = table(
             r"stream (?:ended|closed|terminated|truncated|disconnected)|incomplete (?:chunked )?read|broken pipe"
             r"|premature(?:ly)? (?:end|close)|without a final"
             # Claude Code: "Connection closed mid-response. The response above may be incomplete."
-            r"|closed mid-(?:response|stream)",
+            r"|closed mid-(?:response|stream)"
+            # a body that ended early in each runtime's words: undici "TypeError: terminated", aiohttp
+            # ClientPayloadError, OkHttp "unexpected end of stream", .NET "The response ended prematurely", Go/Ktor
+            # "unexpected EOF"
+            r"|\b(?:TypeError|Error): terminated\b|response payload is not completed|ClientPayloadError"
+            r"|unexpected end of stream|\bended prematurely|\bunexpected EOF\b",
             E.stream_truncated,
             0.75,
         ),
         ("timeout", r"timed? ?out|deadline exceeded|timeout", E.timeout, 0.75),
         (
             "unavailable",
-            r"service unavailable|temporarily unavailable|bad gateway|internal server error|server error|upstream",
+            r"service unavailable|temporarily unavailable|bad gateway|internal server error|server error|upstream"
+            # OpenAI "The server had an error while processing your request. Sorry about that! You can retry …"
+            r"|server had an error|you can retry your request",
             E.provider_unavailable,
             0.75,
         ),
@@ -380,7 +534,8 @@ BODY = table(
         ),
         (
             "content_policy",
-            r"content_policy_violation|content_filter|responsibleaipolicyviolation|data_inspection_failed",
+            r"content_policy_violation|content_filter|responsibleaipolicyviolation|data_inspection_failed"
+            r"|sensitive_words?_detected",
             E.content_policy,
             0.95,
         ),
@@ -389,12 +544,19 @@ BODY = table(
         (
             "errno",
             r"e(?:connreset|connrefused|connaborted|notfound|ai_again|hostunreach|netunreach|pipe|timedout)"
-            r"|esockettimedout|und_err_\w+",
+            r"|esockettimedout|und_err_\w+"
+            # a client's or relay's own transport kind (`"type": "network_error"`, `api_connection_error`)
+            r"|network_error|(?:api_)?connection_error",
             E.network_unavailable,
             0.8,
         ),
         # billing kinds: DashScope's account in arrears, a relay's or provider's INSUFFICIENT_BALANCE
-        ("billing", r"arrearage|insufficient_(?:balance|funds|credits?)", E.subscription_required, 0.96),
+        (
+            "billing",
+            r"arrearage|insufficient_\w*(?:balance|funds|credits?)(?:_error)?|billing_not_active",
+            E.subscription_required,
+            0.96,
+        ),
         # generic keys (0.55): any specific message beats them
         (
             "server_error",
@@ -425,6 +587,9 @@ EXCEPTIONS = table(
             E.network_unavailable,
             0.9,
         ),
+        # a rate limit's own class (openai.RateLimitError, erniebot.errors.RequestLimitError, TooManyRequests):
+        # any quota or billing wording still outranks it
+        ("rate_limit", r"RateLimit|RequestLimit|TooManyRequests", E.rate_limited, 0.85),
         # google-api-core's PermissionDenied, the OpenAI SDK's PermissionDeniedError (403): a wording that names
         # billing or a quota still outranks it
         ("permission_denied", r"^PermissionDenied(?:Error)?$", E.auth_required, 0.85),

@@ -22,15 +22,16 @@ def _window(name: str, pattern: str, seconds: float) -> Window:
 
 # Longest first: a text naming several windows is limited by the longest it has exhausted.
 WINDOWS: tuple[Window, ...] = (
-    _window("month", r"per[ _-]?month|\bmonthly\b|\b30[- ]day\b", 30 * 86400.0),
-    _window("week", r"per[ _-]?week|\bweekly\b|\b7[- ]day\b", 7 * 86400.0),
+    _window("month", r"per[ _-]?(?:1 |one )?month|/\s?month\b|\bmonthly\b|\b30[- ]day\b", 30 * 86400.0),
+    _window("week", r"per[ _-]?(?:1 |one )?week|\bweekly\b|\b7[- ]day\b", 7 * 86400.0),
     _window(
         "day",
-        r"per[ _-]?day(?![a-oq-z])|\b[RT]PD\b|\bdaily\b|\b24[- ]hours?\b|-per-day\b|\btomorrow\b|每[天日]",
+        r"per[ _-]?(?:1 |one )?day(?![a-oq-z])|\b[RT]PD\b|\bdaily\b|\b24[- ]hours?\b|-per-day\b|\btomorrow\b|每[天日]"
+        r"|\btoday['’]s\b|/\s?day\b",
         86400.0,
     ),
     _window("5h", r"\b5[- ]hours?\b(?! \d)|\bfive[- ]hour\b|\b5\s*个?小时", 5 * 3600.0),
-    _window("hour", r"per[ _-]?hour(?![a-oq-z])|\b[RT]PH\b|\bhourly\b", 3600.0),
+    _window("hour", r"per[ _-]?(?:1 |one )?hour(?![a-oq-z])|\b[RT]PH\b|\bhourly\b", 3600.0),
     _window("minute", r"per[ _-]?(?:minute|min\b)|\b[RT]PM\b|/min\b", 60.0),
 )
 
@@ -39,6 +40,15 @@ LONG_WINDOW_S = 3600.0
 
 # `Limit 6000, Requested 12328` (OpenAI, Groq) and `limit: 6000 … requested: 12328`: the request alone is over budget.
 BUDGET = re.compile(r"\blimit\W{0,3}(\d[\d,]*)\W{1,4}(?:used\W{0,3}\d[\d,]*\W{1,4})?requested\W{0,3}(\d[\d,]*)", re.I)
+
+
+# A limit said to be spent, in any words: with a window of an hour or longer named, it is a quota even when no
+# rate-limit wording names it ("Token limit (500,000 per day) exceeded").
+LIMIT_SPENT = re.compile(
+    r"\b(?:limit|cap|quota|allowance)\b[^.\n]{0,60}\b(?:exceeded|reached|hit|used up)\b"
+    r"|\b(?:exceeded|reached|hit)\b[^.\n]{0,30}\blimit\b|\blimited to [\d,]+\b",
+    re.I,
+)
 
 
 def window_of(text: str) -> Window | None:
