@@ -48,7 +48,10 @@ class RouteStateActivities:
             pins,
             req.substitute,
         )
-        return plan.model_copy(update={"repository": workspace.repository, "permissions": workspace.permissions})
+        budgets = workspace.budgets if workspace.budgets.any else None  # the run checks them before each attempt
+        return plan.model_copy(
+            update={"repository": workspace.repository, "permissions": workspace.permissions, "budgets": budgets}
+        )
 
     async def _check_repository(self, name: str, repository: RepositoryConfig) -> None:
         """Bad repository settings fail the run here, before any agent starts (invalid_configuration, with the

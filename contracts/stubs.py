@@ -13,11 +13,13 @@ from contracts.activities import (
     AcpTurnInput,
     Activity,
     AttemptRecord,
+    BudgetRequest,
     RouteRequest,
     SessionTurnInput,
     SessionTurnOutput,
 )
 from contracts.watchdog import ClearedSelection, SweepRequest
+from routing.budget import Verdict
 from routing.run import RoutePlan
 
 IMPLEMENTED_BY_THE_WORKER = "a stub: the worker registers the implementation under this name"
@@ -65,4 +67,19 @@ async def sweep_automatic_selections(req: SweepRequest) -> list[ClearedSelection
     raise NotImplementedError(IMPLEMENTED_BY_THE_WORKER)
 
 
-ALL = (resolve_route, record_attempt, session_turn, acp_start, acp_turn, acp_close, sweep_automatic_selections)
+@activity.defn(name=Activity.check_budget)
+async def check_budget(req: BudgetRequest) -> Verdict:
+    """Local: the run's and its workspace's budgets against what they spent; whether the next attempt may start."""
+    raise NotImplementedError(IMPLEMENTED_BY_THE_WORKER)
+
+
+ALL = (
+    resolve_route,
+    record_attempt,
+    session_turn,
+    acp_start,
+    acp_turn,
+    acp_close,
+    sweep_automatic_selections,
+    check_budget,
+)

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
+from routing.budget import Budgets
 from routing.permissions import PermissionPolicy, ProfilePermissions
 from routing.repository import RepositoryConfig
 from routing.sandbox import ProfileSandbox, SandboxSettings
@@ -131,6 +132,15 @@ class WorkspaceConfig(BaseModel):
             "(negotiated prices, local models at 0): model name, or provider/model for one provider only, to USD "
             "per million input, output and cache tokens. A listed model is priced from here; a model neither here "
             "nor in the table has an unknown cost, never a guess."
+        ),
+    )
+
+    budgets: Budgets = Field(
+        default_factory=Budgets,
+        description=(
+            "Spending limits: the workspace's USD per UTC day and month (daily_usd, monthly_usd), and the default "
+            "max_cost_usd and max_tokens of its runs (run_max_cost_usd, run_max_tokens). A run that would pass one "
+            "parks as budget_exhausted before its next attempt; see the Budgets section of the concepts page."
         ),
     )
 

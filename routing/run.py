@@ -5,6 +5,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
+from routing.budget import Budgets
 from routing.config import AgentProfile, ExecutionProfile
 from routing.decider import ParkReason
 from routing.permissions import PermissionCounts, PermissionPolicy
@@ -31,7 +32,8 @@ RUN_ID_MAX = 200  # the store's column
 
 
 class RunRequest(BaseModel):
-    run_id: str = Field(min_length=1, max_length=RUN_ID_MAX, pattern=RUN_ID_PATTERN)
+    # "": the run's id is its workflow id (a scheduled run's: Temporal appends the time to the schedule's id)
+    run_id: str = Field(default="", max_length=RUN_ID_MAX, pattern=r"^$|" + RUN_ID_PATTERN)
     workspace: str
     agent: str
     prompt: str = Field(min_length=1)
@@ -40,6 +42,8 @@ class RunRequest(BaseModel):
     pin_model: str | None = None
     follow_ups: list[str] = Field(default_factory=list)  # scripted further user turns of the conversation
     full_history: bool = True  # False: stateless, each turn sends only its own message (a control mode)
+    max_cost_usd: float | None = Field(default=None, ge=0)  # the run's budget (None: the workspace's default)
+    max_tokens: int | None = Field(default=None, ge=1)
 
     @field_validator("prompt", "follow_ups", "workspace", "agent", "tier", "pin_model", "pin_providers")
     @classmethod
@@ -83,6 +87,7 @@ class RoutePlan(BaseModel):
     ineligible: list[Ineligible] = Field(default_factory=list)
     repository: RepositoryConfig | None = None  # the workspace's: runs work on their own branch of it
     permissions: PermissionPolicy = PermissionPolicy()  # the workspace's policy (profiles narrow it)
+    budgets: Budgets | None = None  # the workspace's, when it sets any: the run checks them before each attempt
 
 
 class AttemptView(BaseModel):
@@ -140,6 +145,7 @@ class RunView(BaseModel):
     usage: Usage | None = None  # the attempts' tokens summed (None: no attempt reported any)
     cost_usd: float | None = None  # the priced attempts' cost summed (None: none was priced)
     unpriced_attempts: int = 0  # attempts with tokens but no price: the run cost more than cost_usd says
+    schedule_id: str | None = None  # the schedule that started the run (the server's TemporalScheduledById)
 
     def note_usage(self, usage: Usage | None, cost_usd: float | None) -> None:
         """An attempt's tokens and cost count toward the run's (every attempt, failed ones too, when known)."""

@@ -11,6 +11,7 @@ import pytest
 from temporalio import activity
 
 from activities.acp_session import AcpActivities
+from activities.budget import BudgetActivities
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
@@ -25,6 +26,7 @@ IMPLEMENTATIONS = [
     AcpActivities.acp_turn,
     AcpActivities.acp_close,
     WatchdogActivities.sweep_automatic_selections,
+    BudgetActivities.check_budget,
 ]
 
 
