@@ -2,9 +2,10 @@
 month (`budgets:`). Pure: the store's sums and the run's own come in, one verdict goes out.
 
 "Would exceed", honestly: a turn's cost is known only after it ran. Before each attempt the run estimates the next
-one at what its last answer cost (the conversation only grows, so a next turn usually costs at least that much)
-and parks when the spent amount has reached the budget or the spent amount plus that estimate would pass it. A turn
-that costs more than its estimate can still cross the budget, by at most that difference; the next one then parks.
+one at what its last answer cost (a next turn resends the conversation, so it costs about as much or more, less
+what the provider's prompt cache saves) and parks when the spent amount has reached the budget or the spent amount
+plus that estimate would pass it. A turn that costs more than its estimate can still cross the budget, by at most
+that difference; the next one then parks. The first turn has no estimate: it starts while anything is left.
 
 Unknown cost fails closed: where a dollar budget applies, a turn starts only on a model the workspace can price
 (its `prices:` or the maintained table), and an attempt that used tokens without a price (or answered without
