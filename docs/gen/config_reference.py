@@ -114,6 +114,12 @@ WORKSPACE_KEYS: dict[str, Doc] = {
     "prices.<name>.output_per_million": Doc("", 10.0),
     "prices.<name>.cache_read_per_million": Doc("", 0.25),
     "prices.<name>.cache_write_per_million": Doc("", 3.125),
+    # The budgets' descriptions are their fields' own (routing.config, routing.budget).
+    "budgets": Doc("", {"daily_usd": 20, "monthly_usd": 300, "run_max_cost_usd": 2}),
+    "budgets.daily_usd": Doc("", 20),
+    "budgets.monthly_usd": Doc("", 300),
+    "budgets.run_max_cost_usd": Doc("", 2.5),
+    "budgets.run_max_tokens": Doc("", 500000),
 }
 
 PROVIDER = "providers.<name>"
@@ -414,6 +420,7 @@ SECTIONS = (
     ("Permissions", lambda path: path.startswith("permissions.")),
     ("Sandbox", lambda path: path.startswith("sandbox.")),
     ("Prices", lambda path: path.startswith("prices.")),
+    ("Budgets", lambda path: path.startswith("budgets.")),
 )
 
 

@@ -97,24 +97,27 @@ def _act(name: str, act: Callable[["ScheduleHandle"], Awaitable[None]], done: st
 
 
 @app.command("pause")
-def pause(name: str, note: Annotated[str, typer.Option(help="Why, for the record.")] = "paused with office") -> None:
+def pause(
+    name: Annotated[str, typer.Argument(help="The schedule's name.")],
+    note: Annotated[str, typer.Option(help="Why, for the record.")] = "paused with office",
+) -> None:
     """Pause a schedule: it starts no run until unpaused (`trigger` still starts one)."""
     _act(name, lambda h: h.pause(note=note), "paused")
 
 
 @app.command("unpause")
-def unpause(name: str) -> None:
+def unpause(name: Annotated[str, typer.Argument(help="The schedule's name.")]) -> None:
     """Unpause a schedule: it starts runs at its times again."""
     _act(name, lambda h: h.unpause(note="unpaused with office"), "unpaused")
 
 
 @app.command("trigger")
-def trigger(name: str) -> None:
+def trigger(name: Annotated[str, typer.Argument(help="The schedule's name.")]) -> None:
     """Start one run of the schedule now (its overlap policy applies)."""
     _act(name, lambda h: h.trigger(), "triggered")
 
 
 @app.command("delete")
-def delete(name: str) -> None:
+def delete(name: Annotated[str, typer.Argument(help="The schedule's name.")]) -> None:
     """Delete a schedule; the runs it started go on."""
     _act(name, lambda h: h.delete(), "deleted")
