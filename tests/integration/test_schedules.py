@@ -48,7 +48,8 @@ async def test_a_schedule_starts_runs_listed_with_its_id_and_a_paused_one_starts
         (ws, agent, True)
     }
 
-    await schedule.pause(note="test")
+    code, _, err = await office(stack, "schedule", "pause", name)
+    assert code == 0, err
     before = (await schedule.describe()).info.num_actions
     # A witness run started while paused (trigger still starts one), answered slowly: while it runs, a schedule
     # that was not paused would have started several more runs.
@@ -74,4 +75,16 @@ async def test_a_schedule_starts_runs_listed_with_its_id_and_a_paused_one_starts
     with pytest.raises(SubmitError) as refused:  # `office schedule create` prints it as one line, exit 2
         await create_schedule(stack.client, stack.store, replace(req, name=f"{name}-x", workspace="no-such-ws"))
     assert refused.value.field == "workspace" and "office workspace set" in str(refused.value)
-    await schedule.delete()
+
+    async def listed_schedule() -> dict:
+        code, out, err = await office(stack, "schedule", "list", "--json")
+        assert code == 0, err
+        return next((s for s in json.loads(out) if s["name"] == name), {})
+
+    shown = await eventually(listed_schedule, until=lambda s: s.get("paused"), timeout=10, what="the paused schedule")
+    assert (shown["workspace"], shown["agent"], shown["priority"], shown["spec"]) == (ws, agent, "batch", "every 1s")
+    assert witness in shown["recent_runs"]
+    code, _, err = await office(stack, "schedule", "delete", name)
+    assert code == 0, err
+    code, _, err = await office(stack, "schedule", "trigger", name)
+    assert code == 2 and f"there is no schedule {name!r}" in err
