@@ -50,6 +50,8 @@ def render_view(view: RunView) -> None:
             console.print(f"usage {tokens_text(view.usage)} tokens, cost {cost_text(view.cost_usd)}{unpriced}")
         if catalogues := sorted({a.catalogue for a in view.attempts if a.catalogue}):
             console.print(f"error codes from rules catalogue {', '.join(catalogues)}")
+    if view.schedule_id:
+        console.print(f"started by schedule {view.schedule_id} (`office schedule list`)")
     if view.sandbox_note:
         console.print(f"[yellow]warning[/] {view.sandbox_note}")
     for w in view.warnings:
