@@ -154,6 +154,7 @@ async def record_budget(stack: Stack) -> None:
     """A run with max_cost_usd parks before its second turn (budget_exhausted); raising it lets the run finish."""
     workspace, agent, _ = await stack.workspace({"alpha": SimProvider()})
     config = await stack.store.get_workspace(workspace)
+    assert config is not None
     price = ModelPrice(input_per_million=3.0, output_per_million=15.0)
     await stack.store.save_workspace(config.model_copy(update={"prices": {"sim-small": price}}))
     handle = await submit(
