@@ -49,11 +49,13 @@ class RouteStateActivities:
             pins,
             req.substitute,
         )
+        budgets = workspace.budgets if workspace.budgets.any else None  # the run checks them before each attempt
         return plan.model_copy(
             update={
                 "repository": workspace.repository,
                 "permissions": workspace.permissions,
                 "notify": subscribed(workspace.notify),
+                "budgets": budgets,
             }
         )
 

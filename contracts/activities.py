@@ -6,6 +6,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from routing.budget import Estimate, RunLimits, Spend
 from routing.classifier import Classification
 from routing.decider import Decision
 from routing.model_policy import ModelDecision
@@ -27,6 +28,19 @@ class RouteRequest(BaseModel):
     retry_blocked: bool = False  # after a user's resume: try routes that were waiting for user action
     pins: Pins = Pins()  # the run's own pin; durable user pins are read by the activity
     substitute: Substitute | None = None
+
+
+class BudgetRequest(BaseModel):
+    """Before an attempt: may the run spend? The run's own spend comes from its view; the worker reads the
+    workspace's budgets, prices and spend over the windows from its store."""
+
+    run_id: str
+    workspace: str
+    provider: str  # the next attempt's route and model: a dollar budget needs a price for it
+    model: str
+    limits: RunLimits  # the run's own (unset: the workspace's run defaults apply)
+    spent: Spend
+    estimate: Estimate
 
 
 class SessionStarted(BaseModel):
@@ -153,6 +167,7 @@ class Activity(StrEnum):
     notify_targets = "notify_targets"
     deliver_notification = "deliver_notification"
     carry_over = "carry_over"
+    check_budget = "check_budget"
 
 
 class CarryOverInput(BaseModel):

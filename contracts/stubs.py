@@ -13,6 +13,7 @@ from contracts.activities import (
     AcpTurnInput,
     Activity,
     AttemptRecord,
+    BudgetRequest,
     CarriedOver,
     CarryOverInput,
     RouteRequest,
@@ -21,6 +22,7 @@ from contracts.activities import (
 )
 from contracts.notify import DeliveryOutcome, NotifyDelivery, NotifyRequest, NotifyTarget
 from contracts.watchdog import ClearedSelection, SweepRequest
+from routing.budget import Verdict
 from routing.run import RoutePlan
 
 IMPLEMENTED_BY_THE_WORKER = "a stub: the worker registers the implementation under this name"
@@ -87,6 +89,12 @@ async def carry_over(inp: CarryOverInput) -> CarriedOver:
     raise NotImplementedError(IMPLEMENTED_BY_THE_WORKER)
 
 
+@activity.defn(name=Activity.check_budget)
+async def check_budget(req: BudgetRequest) -> Verdict:
+    """Local: the run's and its workspace's budgets against what they spent; whether the next attempt may start."""
+    raise NotImplementedError(IMPLEMENTED_BY_THE_WORKER)
+
+
 ALL = (
     resolve_route,
     record_attempt,
@@ -98,4 +106,5 @@ ALL = (
     notify_targets,
     deliver_notification,
     carry_over,
+    check_budget,
 )

@@ -5,9 +5,9 @@ import uuid
 from collections.abc import Sequence
 from datetime import timedelta
 
-from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
+from temporalio.client import Client, WorkflowExecutionDescription, WorkflowFailureError, WorkflowHandle
 from temporalio.client import WorkflowExecutionStatus as Status
-from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
+from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 
 from contracts import search_attributes as sa
@@ -19,6 +19,7 @@ from store.repository import Store
 from workflows.office_run import OfficeRunWorkflow
 
 RunHandle = WorkflowHandle[OfficeRunWorkflow, RunView]  # an office run's workflow, whose result is its view
+SCHEDULED_BY = SearchAttributeKey.for_keyword("TemporalScheduledById")  # set by the server on a scheduled run
 
 
 class SubmitError(ValueError):
@@ -46,6 +47,14 @@ def validate_text(prompt: str, follow_ups: Sequence[str] = (), pin_model: str | 
             raise SubmitError("follow-up", f"#{i} {problem}")
     if pin_model is not None and not pin_model.strip():
         raise SubmitError("pin-model", "is empty; name the model to pin, or leave --pin-model out")
+
+
+def validate_limits(max_cost_usd: float | None, max_tokens: int | None) -> None:
+    """A run's own budget: a non-negative amount of USD, a positive count of tokens."""
+    if max_cost_usd is not None and not max_cost_usd >= 0:  # NaN too
+        raise SubmitError("max-cost-usd", f"{max_cost_usd} is not an amount of USD; give one like 2.50, or omit it")
+    if max_tokens is not None and max_tokens < 1:
+        raise SubmitError("max-tokens", f"{max_tokens} is not a count of tokens; give one like 200000, or omit it")
 
 
 def known_tiers(ws: WorkspaceConfig) -> list[str]:
@@ -102,11 +111,14 @@ async def submit(
     pin_model: str | None = None,
     follow_ups: list[str] | None = None,
     full_history: bool = True,
+    max_cost_usd: float | None = None,
+    max_tokens: int | None = None,
 ) -> RunHandle:
     requested_model = await validate_submission(
         store, workspace, agent, prompt, pin_providers or [], tier, follow_ups or [], pin_model
     )
     requested_model = pin_model or requested_model
+    validate_limits(max_cost_usd, max_tokens)
     run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
     if len(run_id) > RUN_ID_MAX or not re.match(RUN_ID_PATTERN, run_id):
         raise SubmitError(
@@ -122,6 +134,8 @@ async def submit(
         pin_model=pin_model,
         follow_ups=follow_ups or [],
         full_history=full_history,
+        max_cost_usd=max_cost_usd,
+        max_tokens=max_tokens,
     )
     first_line = prompt.strip().splitlines()[0][:80]
     try:
@@ -196,9 +210,16 @@ def _from_search_attributes(
 
 
 async def run_view(client: Client, run_id: str) -> RunView:
+    """The run's view, with the schedule that started it (the server's TemporalScheduledById), if one did."""
     handle = client.get_workflow_handle_for(OfficeRunWorkflow.run, run_id)
     desc = await handle.describe()
-    attrs = desc.typed_search_attributes
+    view = await _view_of(handle, desc)
+    view.schedule_id = desc.typed_search_attributes.get(SCHEDULED_BY) or view.schedule_id
+    return view
+
+
+async def _view_of(handle: RunHandle, desc: WorkflowExecutionDescription) -> RunView:
+    run_id, attrs = handle.id, desc.typed_search_attributes
     if desc.status == Status.RUNNING:
         try:
             view = await handle.query(OfficeRunWorkflow.status)

@@ -16,6 +16,7 @@ from temporalio.worker import FixedSizeSlotSupplier, Worker, WorkerTuner
 
 from activities.acp_session import AcpActivities, LiveAgents, reap_idle_forever, reap_orphaned_agents
 from activities.boundary import RunBoundary
+from activities.budget import BudgetActivities
 from activities.executors.http_pool import ShardedTransport
 from activities.executors.sandbox import SandboxUnavailable, check_bubblewrap
 from activities.git.mirrors import Mirrors
@@ -140,6 +141,7 @@ async def office_worker(
         sessions = SessionActivities(store, http, boundary)
         watchdog = WatchdogActivities(store, boundary)
         notify = NotifyActivities(store, task_queue, ui_url or ui_url_from_env())
+        budget = BudgetActivities(store)
         own_queue = worker_queue(task_queue)
         mirrors = Mirrors(work_dir)  # this worker's repository mirrors: one lock and fetch record per mirror
         acp = AcpActivities(store, own_queue, agents, boundary, agent_cwd, work_dir, mirrors)
@@ -158,6 +160,7 @@ async def office_worker(
             activities=[
                 route_state.resolve_route,  # local only (it refuses a remote call)
                 route_state.record_attempt,  # local only
+                budget.check_budget,  # local only
                 sessions.session_turn,
                 watchdog.sweep_automatic_selections,
                 notify.notify_targets,

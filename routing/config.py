@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
+from routing.budget import Budgets
 from routing.notify import NotifyEndpoint
 from routing.permissions import PermissionPolicy, ProfilePermissions
 from routing.repository import RepositoryConfig
@@ -137,6 +138,14 @@ class WorkspaceConfig(BaseModel):
 
     # Webhooks told about runs' events (completed, failed, parked, …): routing/notify.py.
     notify: list[NotifyEndpoint] = Field(default_factory=list)
+    budgets: Budgets = Field(
+        default_factory=Budgets,
+        description=(
+            "Spending limits: the workspace's USD per UTC day and month (daily_usd, monthly_usd), and the default "
+            "max_cost_usd and max_tokens of its runs (run_max_cost_usd, run_max_tokens). A run that would pass one "
+            "parks as budget_exhausted before its next attempt; see the Budgets section of the concepts page."
+        ),
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -27,6 +27,7 @@ class ParkReason(StrEnum):
     waiting_for_provider_capacity = "waiting_for_provider_capacity"
     blocked_provider_action_required = "blocked_provider_action_required"
     awaiting_user_decision = "awaiting_user_decision"  # a pinned route failed; only the user may widen it
+    budget_exhausted = "budget_exhausted"  # a run or workspace budget: raise it, or wait for its window's reset
 
 
 class HealthState(StrEnum):

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from routing.budget import Budgets
 from routing.config import AgentProfile, ExecutionProfile
 from routing.decider import ParkReason
 from routing.permissions import PermissionCounts, PermissionPolicy
@@ -45,7 +46,8 @@ class RunLink(BaseModel):
 
 
 class RunRequest(BaseModel):
-    run_id: str = Field(min_length=1, max_length=RUN_ID_MAX, pattern=RUN_ID_PATTERN)
+    # "": the run's id is its workflow id (a scheduled run's: Temporal appends the time to the schedule's id)
+    run_id: str = Field(default="", max_length=RUN_ID_MAX, pattern=r"^$|" + RUN_ID_PATTERN)
     workspace: str
     agent: str
     prompt: str = Field(min_length=1)
@@ -55,6 +57,8 @@ class RunRequest(BaseModel):
     follow_ups: list[str] = Field(default_factory=list)  # scripted further user turns of the conversation
     full_history: bool = True  # False: stateless, each turn sends only its own message (a control mode)
     continues: RunLink | None = None  # a retry or continuation of an ended run (routing.relink)
+    max_cost_usd: float | None = Field(default=None, ge=0)  # the run's budget (None: the workspace's default)
+    max_tokens: int | None = Field(default=None, ge=1)
 
     @field_validator("prompt", "follow_ups", "workspace", "agent", "tier", "pin_model", "pin_providers")
     @classmethod
@@ -99,6 +103,7 @@ class RoutePlan(BaseModel):
     repository: RepositoryConfig | None = None  # the workspace's: runs work on their own branch of it
     permissions: PermissionPolicy = PermissionPolicy()  # the workspace's policy (profiles narrow it)
     notify: list[str] = Field(default_factory=list)  # the events the workspace's webhooks want (never their URLs)
+    budgets: Budgets | None = None  # the workspace's, when it sets any: the run checks them before each attempt
 
 
 class AttemptView(BaseModel):
@@ -157,6 +162,7 @@ class RunView(BaseModel):
     cost_usd: float | None = None  # the priced attempts' cost summed (None: none was priced)
     unpriced_attempts: int = 0  # attempts with tokens but no price: the run cost more than cost_usd says
     continues: RunLink | None = None  # the ended run this one retries or continues
+    schedule_id: str | None = None  # the schedule that started the run (the server's TemporalScheduledById)
 
     def note_usage(self, usage: Usage | None, cost_usd: float | None) -> None:
         """An attempt's tokens and cost count toward the run's (every attempt, failed ones too, when known)."""

@@ -12,6 +12,7 @@ import os
 import socket
 import sys
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +23,16 @@ from temporalio.client import WorkflowFailureError, WorkflowHandle
 from office.codec import KEYS_FILE_ENV
 from office.relink import relink
 from office.runs import submit, wait_for_view
+from office.schedules import ScheduleRequest, create_schedule
 from office.simulator.config import InjectedFailure, SimProvider
 from office.temporal_client import connect
 from office.worker_runtime import office_worker
+from routing.budget import RunLimits
 from routing.config import ExecutionProfile, ExecutorKind
 from routing.notify import NotifyEndpoint, NotifyEvent, notify_workflow_id
 from routing.run import RunStatus
 from routing.selection import UserDecision
+from routing.usage import ModelPrice
 from testkit.agents import scripted_sandbox
 from testkit.eventually import eventually
 from testkit.stack import Stack, ephemeral_stack
@@ -48,6 +52,10 @@ async def main(only: set[str]) -> None:
                 await record_notify(stack)
             if not only or "continued_run" in only:
                 await record_continued(stack)
+            if not only or "budget_parked_raised" in only:
+                await record_budget(stack)
+            if not only or "scheduled_run" in only:
+                await record_scheduled(stack)
             if only:
                 return
             gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
@@ -196,6 +204,47 @@ async def record_continued(stack: Stack) -> None:
     handle = await relink(stack.client, stack.store, ended.id, "continue", "and one more", "record-continued_run")
     view = await wait_for_view(stack.client, handle.id)
     await save(handle, "continued_run", view.status.value)
+
+
+async def record_budget(stack: Stack) -> None:
+    """A run with max_cost_usd parks before its second turn (budget_exhausted); raising it lets the run finish."""
+    workspace, agent, _ = await stack.workspace({"alpha": SimProvider()})
+    config = await stack.store.get_workspace(workspace)
+    assert config is not None
+    price = ModelPrice(input_per_million=3.0, output_per_million=15.0)
+    await stack.store.save_workspace(config.model_copy(update={"prices": {"sim-small": price}}))
+    handle = await submit(
+        stack.client, stack.store, workspace, agent, "scenario budget", run_id="record-budget_parked_raised",
+        follow_ups=["and the next step"], max_cost_usd=1e-9,
+    )  # fmt: skip
+    await eventually(
+        lambda: handle.query(OfficeRunWorkflow.status),
+        until=lambda view: view is not None and view.status is RunStatus.parked,
+        timeout=60,
+        interval=0.1,
+        what="the run to park on its budget",
+    )
+    await handle.signal(OfficeRunWorkflow.set_budget, RunLimits(max_cost_usd=10.0))
+    view = await wait_for_view(stack.client, handle.id)
+    await save(handle, "budget_parked_raised", view.status.value)
+
+
+async def record_scheduled(stack: Stack) -> None:
+    """A run a schedule started (triggered now): its request has no run id, it takes its workflow id."""
+    workspace, agent, _ = await stack.workspace({"alpha": SimProvider()})
+    request = ScheduleRequest(name="record-scheduled", workspace=workspace, agent=agent, prompt="scenario scheduled",
+                              every=timedelta(hours=1), task_queue=stack.task_queue)  # fmt: skip
+    schedule = await create_schedule(stack.client, stack.store, request)
+    try:
+        await schedule.trigger()
+        described = await eventually(
+            schedule.describe, until=lambda d: d.info.recent_actions, timeout=60, what="the scheduled run"
+        )
+        run_id = described.info.recent_actions[-1].action.workflow_id  # type: ignore[attr-defined]
+        view = await wait_for_view(stack.client, run_id)
+        await save(stack.client.get_workflow_handle(run_id), "scheduled_run", view.status.value)
+    finally:
+        await schedule.delete()
 
 
 def scripted_agent(script: dict[str, Any]) -> ExecutionProfile:

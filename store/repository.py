@@ -15,6 +15,7 @@ from routing.decider import HealthState
 from routing.route import HealthRecord
 from routing.selection import Pins
 from store.attempts import AttemptRepository, UsageGroup
+from store.budgets import BudgetRepository
 from store.capacity import RESTORABLE, Capacity, Identities
 from store.capacity_cas import CompareAndSetCapacity
 from store.capacity_locking import LockingCapacity
@@ -61,6 +62,7 @@ class Store:
         self.transcript = TranscriptRepository(self.database)
         self.attempts = AttemptRepository(self.database)
         self.runs = RunRepository(self.database)
+        self.budgets = BudgetRepository(self.database)
         self.capacity: Capacity = capacity_for(self.database, self.config)
         self.selection = SelectionRepository(self.database)
         self.catalogs = CatalogRepository(self.database)

@@ -3,7 +3,7 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Text
+from sqlalchemy import JSON, Column, DateTime, Index, Text
 from sqlmodel import Field, SQLModel
 
 
@@ -42,6 +42,8 @@ class TranscriptEntryRow(SQLModel, table=True):
 
 class AttemptRow(SQLModel, table=True):
     __tablename__ = "attempts"
+    # A workspace's spend over a budget window (store.budgets) reads its attempts by finish time.
+    __table_args__ = (Index("ix_attempts_workspace_finished_at", "workspace", "finished_at"),)
     run_id: str = Field(primary_key=True, max_length=200)
     seq: int = Field(primary_key=True)
     provider: str = Field(max_length=63)

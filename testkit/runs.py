@@ -31,6 +31,8 @@ class RunOptions(TypedDict, total=False):
     pin_model: str | None
     follow_ups: list[str] | None
     full_history: bool
+    max_cost_usd: float | None
+    max_tokens: int | None
 
 
 class EndOptions(RunOptions, total=False):

@@ -15,6 +15,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts import stubs
     from contracts.activities import AttemptRecord, RouteRequest, SessionOutput
     from contracts.failures import run_failed
+    from routing.budget import RunLimits
     from routing.classifier import Classification
     from routing.codes import ErrorCode
     from routing.cycle import RouteCycle, Step, StepKind
@@ -24,9 +25,11 @@ with workflow.unsafe.imports_passed_through():
     from routing.route import Substitute
     from routing.run import AttemptOutcome, Candidate, RoutePlan, RunRequest, RunStatus, RunView
     from routing.selection import Pins, UserDecision
+    from workflows.budget import RunBudget
     from workflows.notify import Notifier
     from workflows.patches import capacity_uncounted
     from workflows.relink import carry_over
+    from workflows.scheduled import named, run_id_problem
     from workflows.turns import AgentTurns
 
 # Deprecated: runs recorded before it opened the transcript and started sessions in separate activities.
@@ -44,6 +47,7 @@ class OfficeRunWorkflow:
         self._published: dict[str, object] = {}
         self._turns = AgentTurns(view=lambda: self._view)
         self._notify = Notifier(view=lambda: self._view)  # the workspace's webhooks (workflows/notify.py)
+        self._budget = RunBudget(view=lambda: self._view, publish=self._publish, on_park=self._budget_parked)
 
     # --- what users see -------------------------------------------------------------------------
     @workflow.query
@@ -52,8 +56,15 @@ class OfficeRunWorkflow:
 
     @workflow.signal
     def resume(self) -> None:
-        """The user fixed credentials, plan or capacity: a parked run re-resolves its route."""
+        """The user fixed credentials, plan or capacity: a parked run re-resolves its route (or checks its
+        budgets again)."""
         self._resume = True
+        self._budget.wake()
+
+    @workflow.signal
+    def set_budget(self, limits: RunLimits) -> None:
+        """`office runs resume --max-cost-usd/--max-tokens`: the run's own limits, raised (or lowered)."""
+        self._budget.raise_to(limits)
 
     @workflow.update
     def user_decision(self, decision: UserDecision) -> RunView | None:
@@ -69,6 +80,11 @@ class OfficeRunWorkflow:
         if decision.action == "substitute" and not decision.provider:
             raise ValueError("a substitute needs a provider")
 
+    async def _budget_parked(self) -> None:
+        """A run that may not spend holds no live agent session while it waits, and says so to its webhooks."""
+        await self._turns.close()
+        await self._notify(NotifyEvent.budget)
+
     def _publish(self) -> None:
         if updates := sa.changed(self._view, self._published):
             workflow.upsert_search_attributes(updates)
@@ -76,6 +92,8 @@ class OfficeRunWorkflow:
     # --- the process ----------------------------------------------------------------------------
     @workflow.run
     async def run(self, req: RunRequest) -> RunView:
+        req = named(req)  # a scheduled run's id is its workflow id
+        self._budget.start(req)
         self._view = RunView(run_id=req.run_id, status=RunStatus.running, workspace=req.workspace, agent=req.agent,
                              continues=req.continues)  # fmt: skip
         workflow.deprecate_patch(LEAN_SESSION)
@@ -102,6 +120,8 @@ class OfficeRunWorkflow:
             raise self._failed(
                 ErrorCode.invalid_input, f"run_id {req.run_id!r} differs from the workflow id {run_id!r}"
             )
+        if problem := run_id_problem(run_id):  # an id Temporal gave a scheduled run
+            raise self._failed(ErrorCode.invalid_input, problem)
         cycle = RouteCycle(plan=await self._resolve(req))
         view.requested_model = req.pin_model or cycle.plan.agent.model
         self._publish()
@@ -115,6 +135,7 @@ class OfficeRunWorkflow:
                 if cand is None:
                     step = cycle.nothing_eligible(workflow.now())
                 else:
+                    await self._budget.hold(req, cycle.plan, cand)  # parks while the run may not spend
                     seq, started_at = cycle.begin_attempt(), workflow.now()
                     view.provider = cand.provider
                     self._publish()

@@ -134,6 +134,12 @@ WORKSPACE_KEYS: dict[str, Doc] = {
     "notify[].include_prompt": Doc("", False),
     "notify[].max_attempts": Doc("", 12),
     "notify[].first_retry_s": Doc("", 5.0),
+    # The budgets' descriptions are their fields' own (routing.config, routing.budget).
+    "budgets": Doc("", {"daily_usd": 20, "monthly_usd": 300, "run_max_cost_usd": 2}),
+    "budgets.daily_usd": Doc("", 20),
+    "budgets.monthly_usd": Doc("", 300),
+    "budgets.run_max_cost_usd": Doc("", 2.5),
+    "budgets.run_max_tokens": Doc("", 500000),
 }
 
 PROVIDER = "providers.<name>"
@@ -436,6 +442,7 @@ SECTIONS = (
     ("Sandbox", lambda path: path.startswith("sandbox.")),
     ("Prices", lambda path: path.startswith("prices.")),
     ("Notifications", lambda path: path.startswith("notify[]")),
+    ("Budgets", lambda path: path.startswith("budgets.")),
 )
 
 

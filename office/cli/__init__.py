@@ -8,6 +8,8 @@
   dev.py            dev, worker, simulator, codec-server, bench, db upgrade, watchdog install
   explain_error.py  explain-error
   usage.py          usage
+  schedule.py       schedule create|list|pause|unpause|trigger|delete
+  budgets.py        the body of runs resume (raising a run's budget)
   common.py         consoles, exit statuses, and `with_services` (the Temporal client and the store)
 
 Exit statuses are documented in office/cli/common.py: 0 ok, 1 run failed or cancelled, 2 bad input,
@@ -43,6 +45,7 @@ COMMANDS = [
     ("explain-error", "explain_error", "explain_error", False),
     ("usage", "usage", "usage", False),
     ("runs", "runs", "app", True),
+    ("schedule", "schedule", "app", True),
     ("workspace", "config", "workspace_app", True),
     ("profile", "config", "profile_app", True),
     ("db", "dev", "db_app", True),

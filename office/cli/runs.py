@@ -53,6 +53,8 @@ def render_view(view: RunView) -> None:
             console.print(f"usage {tokens_text(view.usage)} tokens, cost {cost_text(view.cost_usd)}{unpriced}")
         if catalogues := sorted({a.catalogue for a in view.attempts if a.catalogue}):
             console.print(f"error codes from rules catalogue {', '.join(catalogues)}")
+    if view.schedule_id:
+        console.print(f"started by schedule {view.schedule_id} (`office schedule list`)")
     if view.sandbox_note:
         console.print(f"[yellow]warning[/] {view.sandbox_note}")
     for w in view.warnings:
@@ -133,7 +135,9 @@ def runs_list(
     if as_json:
         print_json([v.model_dump(mode="json") for v in views])
         return
-    table = Table("run", "status", "workspace", "agent", "provider", "effective model", "fallbacks", "error code")
+    table = Table(
+        "run", "status", "workspace", "agent", "provider", "effective model", "fallbacks", "error code", "schedule"
+    )
     for v in views:
         table.add_row(
             v.run_id,
@@ -144,6 +148,7 @@ def runs_list(
             v.effective_model or "-",
             str(v.fallback_count),
             v.error_code or "-",
+            v.schedule_id or "-",
         )
     console.print(table)
 
@@ -223,12 +228,17 @@ app.command("continue")(runs_continue)
 
 
 @app.command("resume")
-def runs_resume(run_id: str) -> None:
-    """Resume a parked run after fixing credentials, plan or capacity."""
-    from workflows.office_run import OfficeRunWorkflow
+def runs_resume(
+    run_id: str,
+    max_cost_usd: Annotated[
+        float | None, typer.Option(help="Raise (or set) the run's budget in USD before it checks again.")
+    ] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="Raise (or set) the run's budget in tokens.")] = None,
+) -> None:
+    """Resume a parked run after fixing credentials, plan, capacity or its budget."""
+    from office.cli.budgets import resume
 
-    run_with_services(lambda s: s.client.get_workflow_handle(run_id).signal(OfficeRunWorkflow.resume), client=True)
-    console.print(f"resume sent to {run_id}")
+    resume(run_id, max_cost_usd, max_tokens)
 
 
 async def run_diff(services: Services, run_id: str, stat: bool = False) -> str:

@@ -8,7 +8,7 @@ import typer
 
 from office.cli.common import EXIT_PARKED, JsonFlag, Services, console, err_console, fail, print_json, run_with_services
 from office.cli.runs import exit_for, render_view
-from office.runs import RunHandle, SubmitError, run_view, validate_text, wait_for_view
+from office.runs import RunHandle, SubmitError, run_view, validate_limits, validate_text, wait_for_view
 from office.runs import submit as submit_run
 from routing.run import RunStatus, RunView
 
@@ -16,6 +16,8 @@ PARK_NEXT = {
     "awaiting_user_decision": "answer it with `office runs decide {id} --substitute PROVIDER | --retry | --cancel`",
     "blocked_provider_action_required": "fix the credentials or plan it names, then `office runs resume {id}`",
     "waiting_for_provider_capacity": "it continues by itself when capacity returns, or `office runs resume {id}`",
+    "budget_exhausted": "raise the budget its message names and `office runs resume {id}`, or wait for the "
+    "budget's window to reset (it then continues by itself)",
 }
 
 
@@ -74,12 +76,24 @@ def submit(
             "`office runs resume` / `office runs decide`.",
         ),
     ] = False,
+    max_cost_usd: Annotated[
+        float | None,
+        typer.Option(
+            help="The run's budget in USD (default: the workspace's budgets.run_max_cost_usd): it parks as "
+            "budget_exhausted before an attempt that would pass it.",
+        ),
+    ] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(help="The run's budget in tokens (default: the workspace's budgets.run_max_tokens)."),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Submit an office run."""
     pin_provider, follow_up = pin_provider or [], follow_up or []
     try:
         validate_text(prompt, follow_up, pin_model)  # before connecting: nothing to start with bad text
+        validate_limits(max_cost_usd, max_tokens)
     except SubmitError as err:
         fail(str(err))
 
@@ -95,6 +109,8 @@ def submit(
             pin_providers=pin_provider,
             pin_model=pin_model,
             follow_ups=follow_up,
+            max_cost_usd=max_cost_usd,
+            max_tokens=max_tokens,
         )
 
     try:

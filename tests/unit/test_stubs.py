@@ -11,6 +11,7 @@ import pytest
 from temporalio import activity
 
 from activities.acp_session import AcpActivities
+from activities.budget import BudgetActivities
 from activities.notify import NotifyActivities
 from activities.relink import RelinkActivities
 from activities.routing_state import RouteStateActivities
@@ -30,6 +31,7 @@ IMPLEMENTATIONS = [
     NotifyActivities.notify_targets,
     NotifyActivities.deliver_notification,
     RelinkActivities.carry_over,
+    BudgetActivities.check_budget,
 ]
 
 

@@ -230,7 +230,7 @@ async def test_a_foreign_start_with_input_that_does_not_validate_fails_at_once_n
         with pytest.raises(WorkflowFailureError) as err:
             await asyncio.wait_for(handle.result(), timeout=30)  # not a workflow task retried without end
     message = str(err.value.cause)
-    assert "invalid RunRequest" in message and "run_id: Field required" in message and "prompt" in message
+    assert "invalid RunRequest" in message and "workspace: Field required" in message and "prompt" in message
 
 
 @dataclass
