@@ -27,7 +27,7 @@ from routing.rules import CATALOGUE_VERSION, Rule
 from routing.rules.agents import AGENTS
 from routing.rules.neutral import BODY, EXCEPTIONS, NEUTRAL
 from routing.rules.providers import PROVIDERS
-from routing.rules.windows import BUDGET, LIMIT_SPENT, LONG_WINDOW_S, WINDOWS, over_budget, window_of
+from routing.rules.windows import ACTUAL_OVER_LIMIT, BUDGET, LIMIT_SPENT, LONG_WINDOW_S, WINDOWS, over_budget, window_of
 
 
 class FailureSignal(BaseModel):
@@ -172,7 +172,7 @@ def catalogue_fingerprint() -> str:
     ]
     parts += [[p.pattern for p in _TEXT_STATUS], sorted(OWN_EXCEPTIONS), sorted(OFFICE_FINDINGS)]
     parts += [[(w.name, w.pattern.pattern, w.seconds) for w in WINDOWS], LONG_WINDOW_S, BUDGET.pattern]
-    parts += [LIMIT_SPENT.pattern, SPENT_CONFIDENCE]
+    parts += [LIMIT_SPENT.pattern, SPENT_CONFIDENCE, ACTUAL_OVER_LIMIT.pattern]
     parts += [sorted(_KEY_FIELDS), sorted(_STATUS_FIELDS), sorted(_MESSAGE_FIELDS), list(_MESSAGE_SUFFIXES)]
     parts += [sorted(GRPC_CODES.items()), _GRPC_STATUS.pattern, _GRPC_NAME.pattern]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]

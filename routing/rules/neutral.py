@@ -53,7 +53,11 @@ NEUTRAL = table(
             # a model or an API outside the account's plan (CodeGPT "not available under your current pricing plan",
             # Alibaba's "Coding Plan is currently only available for Coding Agents")
             r"|not available (?:on|under|in|for|with) your (?:current )?(?:pricing )?(?:plan|tier|subscription)"
-            r"|\bplan is (?:currently )?only available for|only available (?:to|for) (?:\w+ ){0,2}subscribers\b",
+            r"|\bplan is (?:currently )?only available for|only available (?:to|for) (?:\w+ ){0,2}subscribers\b"
+            # what a free account may not use (Cursor "Free users can only use GPT 4.1 or Auto as premium models")
+            r"|\bfree (?:users?|tier|plan|accounts?)\b[^.]{0,30}"
+            r"\b(?:can only|cannot|can.t|(?:is|are) not (?:allowed|able))"
+            r"|(?:not |un)available (?:to|for) free (?:users?|tier|plan|accounts?)\b",
             E.subscription_required,
             0.95,
         ),
@@ -96,7 +100,12 @@ NEUTRAL = table(
             r"missing (?:environment|env) variable|no api key|missing api key"
             r"|api key (?:is )?(?:missing|not set|required)"
             r"|must (?:specify|set|provide) the [A-Z0-9_]+ environment variable"
-            r"|missing credentials|credentials? not (?:found|set)|no (?:cookie )?auth credentials found"
+            r"|missing credentials|credentials? (?:were |was |could )?not (?:be )?(?:found|set|loaded)"
+            r"|no (?:cookie )?auth credentials found"
+            # Google's Application Default Credentials absent (google-auth DefaultCredentialsError: "Your default
+            # credentials were not found", "Could not load the default credentials")
+            r"|could not automatically determine credentials|could not load the default credentials"
+            r"|\bDefaultCredentialsError\b"
             # the Stainless-generated SDKs (openai, anthropic and others): "The api_key client option must be set …"
             r"|\bapi_key client option must be set|\b[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN)\b[^.]{0,40}"
             r"(?:not set|missing|is required|must be set)",
@@ -121,7 +130,9 @@ NEUTRAL = table(
         ),
         (
             "auth",
-            r"invalid[ _-]?(?:x-)?api[ _-]?key|api key not valid|incorrect api key|unauthori[sz]ed|authentication"
+            r"invalid[ _-]?(?:x-)?api[ _-]?key|api key not valid|incorrect api key|unauthori[sz]ed"
+            # (a remedy that names "authentication methods" is advice beside another failure, not a refusal)
+            r"|authentication(?! methods?\b)"
             r"|access denied|invalid subscription key|not logged in|please (?:log ?in|login|authenticate)"
             r"|api key (?:has )?expired|expired (?:api )?key|renew the api key"
             # AWS SigV4 (UnrecognizedClientException), a revoked OAuth token, a key whose user is gone (OpenRouter)
@@ -131,7 +142,15 @@ NEUTRAL = table(
             r"|(?:not able|unable|failed|could not|couldn.t) to authenticate"
             # an OAuth or access token past its life ("OAuth access token has expired", "Claude OAuth token expired")
             r"|\b(?:oauth|access|bearer|auth|refresh) token (?:has |had |is |was )?(?:expired|invalid|revoked)"
-            r"|\binvalid (?:oauth |access |bearer |auth )token\b",
+            r"|\binvalid (?:oauth |access |bearer |auth )token\b"
+            # a login a policy asks to renew (Google's RAPT reauthentication, "Reauthentication is needed. Please run
+            # gcloud auth application-default login")
+            r"|\breauth(?:entication)? (?:is )?(?:needed|required)|\breauth related error|\binvalid_rapt\b"
+            r"|\bgcloud auth (?:application-default )?login\b"
+            # Chinese: authentication failed, unauthorised, a wrong, invalid or expired key or token
+            r"|认证失败|鉴权失败|身份验证失败|授权失败|未授权"
+            r"|(?:api ?key|密钥|令牌|token)\s*(?:错误|无效|不正确|已过期|已失效)"
+            r"|无效的\s*(?:api ?key|密钥|令牌|token)",
             E.auth_required,
             0.92,
         ),
@@ -197,11 +216,21 @@ NEUTRAL = table(
             E.context_length_exceeded,
             0.93,
         ),
+        # an answer that ran out of room while being written (Claude Code "Claude's response exceeded the 8000 output
+        # token maximum", the OpenAI SDK's LengthFinishReasonError "the length limit was reached"): a length limit
+        # met by the work itself, not a parameter the request got wrong; one step above the parameter rule below
+        (
+            "answer_over_length",
+            r"\bresponse exceeded the \d+ output token maximum|\boutput token maximum\b"
+            r"|\blength limit was reached\b|\bLengthFinishReasonError\b",
+            E.context_length_exceeded,
+            0.93,
+        ),
         # a limit on the answer's length the request asked beyond: the same request fails wherever the model runs
         (
             "output_limit",
             r"max_(?:new_|output_|completion_)?tokens\W.{0,80}?(?:too large|exceed|at most|maximum|must be <=)"
-            r"|maximum allowed number of output tokens|output token maximum"
+            r"|maximum allowed number of output tokens"
             # in words (Bedrock "The maximum tokens you requested exceed the model limit of 4096") and as a range
             # (DeepSeek "the valid range of max_tokens is [1, 8192]", DashScope "Range of max_tokens should be …")
             r"|\bmax(?:imum)? (?:output |completion |new )?tokens (?:you )?requested exceed|range of max_\w*tokens",
@@ -221,7 +250,14 @@ NEUTRAL = table(
             # OpenRouter "x is not a valid model ID", Azure "The API deployment for this resource does not exist"
             r"|\bis not a valid model\b|deployment for this resource does not exist"
             # OpenAI "Project `proj_…` does not have access to model `gpt-4.1`", "You don't have access to this model"
-            r"|(?:don.t|do not|does not|doesn.t) have access to (?:the |this |that )?model\b",
+            r"|(?:don.t|do not|does not|doesn.t) have access to (?:the |this |that )?model\b"
+            # a model served only on a dedicated endpoint, or its endpoint stopped (Together "Unable to access
+            # non-serverless model …", "The dedicated endpoint for … is not running"): someone must start it
+            r"|\bnon-serverless model\b|\bdedicated endpoint\b[^.]{0,80}\bis not (?:running|ready|available)"
+            # a model version that does not exist or the key may not use (Replicate 422 "Invalid version or not
+            # permitted", "The specified version does not exist")
+            r"|\binvalid version or not permitted\b|\bspecified version does not exist\b"
+            r"|\bmodel version\b[^.]{0,30}\b(?:does not exist|not found)",
             E.model_unavailable,
             0.92,
         ),
@@ -271,7 +307,9 @@ NEUTRAL = table(
         (
             "server_busy",
             r"\bserver (?:is )?busy\b|\bllm busy\b|\bno (?:free |idle )?slots? (?:is |are )?available"
-            r"|maximum pending requests|\bqueue (?:is )?full\b|\ball slots (?:are )?(?:busy|occupied|in use)",
+            r"|maximum pending requests|\bqueue (?:is )?full\b|\ball slots (?:are )?(?:busy|occupied|in use)"
+            # a request put in a queue behind others (Trae "Too many current requests. Your queue position is 66")
+            r"|\bqueue position is \d+|\bposition in (?:the )?queue\b",
             E.provider_overloaded,
             0.9,
         ),
@@ -292,7 +330,9 @@ NEUTRAL = table(
         (
             "model_too_large",
             r"requires more (?:system |gpu |video |device )?memory|(?:unable|failed) to fit (?:the )?model"
-            r"|(?:insufficient|not enough) (?:system |gpu |video |device )?memory (?:to|for) (?:load|run)"
+            # (also as a hint: Ollama "llama runner exited, you may not have enough available memory to run this model")
+            r"|(?:insufficient|not (?:have )?enough) (?:available |free )?(?:system |gpu |video |device )?memory"
+            r" (?:to|for) (?:load|run)"
             # LM Studio's load guardrail ("insufficient system resources", "Not enough resources to load the model")
             r"|insufficient system resources|not enough resources to (?:load|run) (?:the )?model"
             # the accelerator's own allocator ("llama runner process has terminated: CUDA error: out of memory")
@@ -323,7 +363,7 @@ NEUTRAL = table(
             # Alibaba "Request rate increased too quickly", Databricks REQUEST_LIMIT_EXCEEDED ("token bucket limit"),
             # throttled requests
             r"|request rate increased too quickly|request[ _-]?limit[ _-]?exceeded|\btoken bucket\b|\bthrottled\b"
-            r"|requests? (?:are |is )?too frequent"
+            r"|requests? (?:are |is )?too frequent|too many (?:current|concurrent|simultaneous|parallel) requests"
             # Chinese: too frequent, concurrency over its cap (ERNIE), rate limit (Zhipu 1302)
             r"|过于频繁|并发(?:数)?(?:超限|超过|超出)|速率限制",
             E.rate_limited,
@@ -340,7 +380,7 @@ NEUTRAL = table(
             r"|socket connection was closed|unexpected EOF during handshake|hyper::Error\(Connect"
             r"|\[Errno -?\d+\]|errno = \d+|dial tcp|i/o timeout|no route to host|failed to connect to"
             # exception class names: openai/anthropic SDKs, httpx, aiohttp, requests/urllib3, Node, Dart, hyper
-            r"|APIConnectionError|ClientConnectorError|ServerDisconnectedError|ClientOSError|RemoteDisconnected"
+            r"|ClientConnectorError|ServerDisconnectedError|ClientOSError|RemoteDisconnected"
             r"|NewConnectionError|RemoteProtocolError|ConnectTimeoutError|SocketException|SocketError"
             r"|hyper(?:_util)?::[\w:]*Error\(|max retries exceeded|cannot connect to host"
             # agent CLIs' own wording and Bun's ("Unable to connect. Is the computer able to access the url?",
@@ -370,6 +410,10 @@ NEUTRAL = table(
             E.network_unavailable,
             0.8,
         ),
+        # the SDKs' catch-all connection class (openai's and LiteLLM's APIConnectionError, which LiteLLM also raises for
+        # errors it could not map): a connection failure when nothing else is said, below any words of what happened
+        # ("APIConnectionError: OpenAIException - Service Unavailable" is the provider's 503)
+        ("connection_class", r"\bAPIConnectionError\b", E.network_unavailable, 0.74),
         # "Network error" as a client's or relay's headline (Goose, a relay's `network_error`): the generic word,
         # below what a stream cut or a named cause says
         ("network_word", r"\bnetwork[ _]error\b", E.network_unavailable, 0.7),
@@ -472,6 +516,16 @@ NEUTRAL = table(
             0.75,
         ),
         ("timeout", r"timed? ?out|deadline exceeded|timeout", E.timeout, 0.75),
+        # a timeout that names its own limit elapsing (libcurl 28 "Operation timed out after 90000 milliseconds",
+        # Azure.Core "exceeded the configured timeout of 0:01:40", .NET's HttpClient.Timeout, axios "timeout of
+        # 60000ms exceeded"): the cause, above the socket words the cancellation leaves behind it
+        (
+            "timeout_elapsed",
+            r"\bcurl(?: error|: \()\s?28\b|\boperation timed out after \d|exceeded the configured timeout"
+            r"|\bHttpClient\.Timeout\b|\btimeout of \d+\s?(?:ms|s|seconds?)\b(?: has been)? (?:exceeded|elapsing)",
+            E.timeout,
+            0.85,
+        ),
         (
             "unavailable",
             r"service unavailable|temporarily unavailable|bad gateway|internal server error|server error|upstream"
@@ -525,7 +579,15 @@ BODY = table(
             E.rate_limited,
             0.9,
         ),
-        ("model_not_found", r"model_not_found|deploymentnotfound|resourcenotfoundexception", E.model_unavailable, 0.95),
+        (
+            "model_not_found",
+            r"model_not_found|deploymentnotfound|resourcenotfoundexception"
+            # a model not served, or its dedicated endpoint stopped (Together `model_not_available`,
+            # `dedicated_endpoint_not_running`)
+            r"|model_not_available|dedicated_endpoint_not_(?:running|ready)",
+            E.model_unavailable,
+            0.95,
+        ),
         (
             "context_length_exceeded",
             r"context_length_exceeded|request_too_large|exceed_context_size_error",
@@ -535,7 +597,9 @@ BODY = table(
         (
             "content_policy",
             r"content_policy_violation|content_filter|responsibleaipolicyviolation|data_inspection_failed"
-            r"|sensitive_words?_detected",
+            r"|sensitive_words?_detected"
+            # a safety verdict as an ErrorInfo reason or a code (Google "PUBLIC_ERROR_UNSAFE_GENERATION")
+            r"|\w*unsafe_(?:generation|content|prompt|image)\w*|prohibited_content|\w*safety_(?:violation|block\w*)",
             E.content_policy,
             0.95,
         ),

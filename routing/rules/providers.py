@@ -42,9 +42,11 @@ ANTHROPIC = table(
     "anthropic",
     "provider",
     [
-        # not_found_error's message names the model it did not find
+        # not_found_error's message is the model it did not find, and nothing else ("model: claude-3-opus-20240229"),
+        # so it opens the text; a "Model: x" line elsewhere is a tool's context footer (LiteLLM's "Model: gemini-pro",
+        # an agent's "Provider: … Model: …" block), not a verdict
         # (a model id has a digit or a dash: "model: ThrottlingException" in an SDK's wording is not one)
-        ("model_not_found", r"(?:^|\s)model: [a-z][\w.:@/]*[\d-][\w.\-:@/]*", E.model_unavailable, 0.92),
+        ("model_not_found", r"^model: [a-z][\w.:@/]*[\d-][\w.\-:@/]*", E.model_unavailable, 0.92),
         # the TypeScript SDK's guard when neither key nor token is set
         ("no_auth_method", r"could not resolve authentication method", E.missing_credentials, 0.95),
     ],

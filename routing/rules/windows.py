@@ -20,18 +20,19 @@ def _window(name: str, pattern: str, seconds: float) -> Window:
     return Window(name, re.compile(pattern, re.I), seconds)
 
 
-# Longest first: a text naming several windows is limited by the longest it has exhausted.
+# Longest first: a text naming several windows is limited by the longest it has exhausted. A window word inside an
+# identifier counts (LMArena's `USER_DAILY_LIMIT`): the underscore joins words, it does not change the window.
 WINDOWS: tuple[Window, ...] = (
-    _window("month", r"per[ _-]?(?:1 |one )?month|/\s?month\b|\bmonthly\b|\b30[- ]day\b", 30 * 86400.0),
-    _window("week", r"per[ _-]?(?:1 |one )?week|\bweekly\b|\b7[- ]day\b", 7 * 86400.0),
+    _window("month", r"per[ _-]?(?:1 |one )?month|/\s?month\b|(?<![a-z])monthly(?![a-z])|\b30[- ]day\b", 30 * 86400.0),
+    _window("week", r"per[ _-]?(?:1 |one )?week|(?<![a-z])weekly(?![a-z])|\b7[- ]day\b", 7 * 86400.0),
     _window(
         "day",
-        r"per[ _-]?(?:1 |one )?day(?![a-oq-z])|\b[RT]PD\b|\bdaily\b|\b24[- ]hours?\b|-per-day\b|\btomorrow\b|每[天日]"
-        r"|\btoday['’]s\b|/\s?day\b",
+        r"per[ _-]?(?:1 |one )?day(?![a-oq-z])|\b[RT]PD\b|(?<![a-z])daily(?![a-z])|\b24[- ]hours?\b|-per-day\b"
+        r"|\btomorrow\b|每[天日]|\btoday['’]s\b|/\s?day\b",
         86400.0,
     ),
     _window("5h", r"\b5[- ]hours?\b(?! \d)|\bfive[- ]hour\b|\b5\s*个?小时", 5 * 3600.0),
-    _window("hour", r"per[ _-]?(?:1 |one )?hour(?![a-oq-z])|\b[RT]PH\b|\bhourly\b", 3600.0),
+    _window("hour", r"per[ _-]?(?:1 |one )?hour(?![a-oq-z])|\b[RT]PH\b|(?<![a-z])hourly(?![a-z])", 3600.0),
     _window("minute", r"per[ _-]?(?:minute|min\b)|\b[RT]PM\b|/min\b", 60.0),
 )
 
@@ -51,6 +52,12 @@ LIMIT_SPENT = re.compile(
 )
 
 
+# xAI states a limit as what the window holds so far against its budget ("Tokens per Minute (actual/limit):
+# 65605/16000"): more than twice the budget means this one request alone is larger than all of it (what came before
+# it was admitted, so it was at most the budget).
+ACTUAL_OVER_LIMIT = re.compile(r"\(actual/limit\)\W{0,3}(\d[\d,]*)\s?/\s?(\d[\d,]*)", re.I)
+
+
 def window_of(text: str) -> Window | None:
     """The longest limit window the text names, if any."""
     return next((w for w in WINDOWS if w.pattern.search(text)), None)
@@ -59,4 +66,7 @@ def window_of(text: str) -> Window | None:
 def over_budget(text: str) -> bool:
     """The text says one request needs more than the whole limit of its window."""
     m = BUDGET.search(text)
-    return m is not None and int(m[2].replace(",", "")) > int(m[1].replace(",", ""))
+    if m is not None and int(m[2].replace(",", "")) > int(m[1].replace(",", "")):
+        return True
+    held = ACTUAL_OVER_LIMIT.search(text)
+    return held is not None and int(held[1].replace(",", "")) > 2 * int(held[2].replace(",", ""))

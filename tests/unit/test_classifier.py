@@ -572,6 +572,7 @@ CATALOGUES = {
     "errors-2026.12.2": "6a74d2f9fde4beb6",
     "errors-2026.12.3": "efe1f4831aef951c",
     "errors-2026.12.4": "51c480f3d03028d3",
+    "errors-2026.12.5": "1571e1bd22aa4194",
 }
 
 
