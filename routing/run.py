@@ -140,6 +140,7 @@ class RunView(BaseModel):
     usage: Usage | None = None  # the attempts' tokens summed (None: no attempt reported any)
     cost_usd: float | None = None  # the priced attempts' cost summed (None: none was priced)
     unpriced_attempts: int = 0  # attempts with tokens but no price: the run cost more than cost_usd says
+    retry_at: datetime | None = None  # while a short retry on `provider` waits: when it tries again
 
     def note_usage(self, usage: Usage | None, cost_usd: float | None) -> None:
         """An attempt's tokens and cost count toward the run's (every attempt, failed ones too, when known)."""

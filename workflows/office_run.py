@@ -24,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
     from routing.run import AttemptOutcome, Candidate, RoutePlan, RunRequest, RunStatus, RunView
     from routing.selection import Pins, UserDecision
     from workflows.patches import capacity_uncounted
+    from workflows.progress import CurrentDetails, short_retry
     from workflows.turns import AgentTurns
 
 # Deprecated: runs recorded before it opened the transcript and started sessions in separate activities.
@@ -39,7 +40,8 @@ class OfficeRunWorkflow:
         self._resume = False
         self._decision: UserDecision | None = None
         self._published: dict[str, object] = {}
-        self._turns = AgentTurns(view=lambda: self._view)
+        self._details = CurrentDetails()  # what the Temporal UI shows as the run's current step
+        self._turns = AgentTurns(view=lambda: self._view, details=self._details)
 
     # --- what users see -------------------------------------------------------------------------
     @workflow.query
@@ -127,7 +129,7 @@ class OfficeRunWorkflow:
                     step = cycle.after(decision, cand)
                 match step.kind:
                     case StepKind.retry_same_route:
-                        await workflow.sleep(timedelta(seconds=step.delay_s or 0))
+                        await short_retry(view, self._details, step.delay_s or 0)
                     case StepKind.next_candidate:
                         view.fallback_count += 1
                     case StepKind.fail:
@@ -137,6 +139,7 @@ class OfficeRunWorkflow:
                             return view
         view.status = RunStatus.completed
         self._publish()
+        self._details.step("")  # over: the details keep only the branch
         return view
 
     async def _resolve(self, req: RunRequest, retry_blocked: bool = False, sub: Substitute | None = None) -> RoutePlan:
@@ -178,6 +181,8 @@ class OfficeRunWorkflow:
         reason = step.park_reason or ParkReason.waiting_for_provider_capacity
         view.status, view.park_reason, view.message, self._resume = RunStatus.parked, reason, step.why, False
         self._publish()
+        waiting = "waiting for a person" if reason is ParkReason.awaiting_user_decision else "parked"
+        self._details.step(f"{waiting} ({reason.value}): {step.why}")
         timeout = timedelta(seconds=step.delay_s) if step.delay_s else None
         with contextlib.suppress(asyncio.TimeoutError):
             await workflow.wait_condition(lambda: self._resume, timeout=timeout, timeout_summary=f"parked: {reason}")
@@ -209,4 +214,5 @@ class OfficeRunWorkflow:
         view = self._view
         view.status, view.error_code, view.message = RunStatus.failed, code.value, message
         self._publish()
+        self._details.step(f"failed ({code.value})")
         return run_failed(code, message, view.model_dump(mode="json"))
