@@ -186,8 +186,23 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+# History event types as the timeline names them (others: their type's words).
+_EVENT_NAMES = {
+    "activity_task_scheduled": "activity scheduled",
+    "activity_task_completed": "activity completed",
+    "activity_task_failed": "activity failed",
+    "activity_task_timed_out": "activity timed out",
+    "workflow_execution_signaled": "signal",
+    "workflow_execution_update_accepted": "update accepted",
+    "upsert_workflow_search_attributes": "search attributes",
+    "workflow_execution_completed": "run completed",
+    "workflow_execution_failed": "run failed",
+    "workflow_execution_canceled": "run cancelled",
+}
+
+
 def _line(at: str | None, kind: str, what: str) -> str:
-    return escape(f"  {_time(at)}  {kind:<22}  {what}".rstrip())
+    return escape(f"  {_time(at)}  {kind:<18}  {what}".rstrip())
 
 
 def _history_what(step: dict[str, Any]) -> str:
@@ -239,7 +254,10 @@ def timeline_lines(report: dict[str, Any]) -> list[str]:
                 f"source={a['source']} → {a['outcome']}{failed}"
             )
         )
-    lines += [_line(s["at"], s["event"].replace("_", " "), _history_what(s)) for s in report["live"]]
+    lines += [
+        _line(s["at"], _EVENT_NAMES.get(s["event"], s["event"].replace("_", " ")), _history_what(s))
+        for s in report["live"]
+    ]
     lines.append("[bold]2. durable state changed during the run[/]")
     lines += [_line(d["at"], d["kind"].replace("_", " "), _durable_what(d)) for d in report["durable"]] or ["  (none)"]
     lines.append("[bold]3. cleanup[/]")

@@ -16,6 +16,10 @@ line contains `match`, or to every prompt):
   {"write": "a.txt", "content": "…", "via": "fs"}    the client's fs/write_text_file ("cwd": straight into the cwd)
   {"read": "a.txt"}                                 the client's fs/read_text_file
   {"sleep": 5}                                      a turn in progress (e.g. to kill its worker meanwhile)
+  {"say": "…"}                                      a message chunk (session/update agent_message_chunk)
+  {"tool": "edit", "path": "a.txt", "title": "…", "status": "completed"}
+                                                    a tool call's session/update (the path under the cwd), then
+                                                    its tool_call_update with `status` (none: left running)
   {"run": ["sh", "-c", "…"]}                        a command run by the agent itself (exit code, output logged)
   "{last}" in a string is replaced by the prompt's newest line
   {"permission": "execute", "raw_input": {"command": "rm -rf /"}, "locations": ["x"], "title": "…"}
@@ -31,7 +35,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from acp import RequestError, run_agent, text_block, update_agent_message
+from acp import RequestError, run_agent, start_tool_call, text_block, update_agent_message, update_tool_call
 from acp.schema import (
     AgentCapabilities,
     Implementation,
@@ -56,6 +60,7 @@ class ScriptedAgent:
         self.script = script
         self.current = script.get("current_model") or ((script.get("models") or [None])[0])
         self.prompts = 0
+        self.tools = 0
         self.conn: Any = None
         self.cwd = ""
 
@@ -160,6 +165,10 @@ class ScriptedAgent:
     async def _act(self, action: dict[str, Any], session_id: str, last: str) -> None:
         outcome: dict[str, Any] = {}
         action = {k: v.replace("{last}", last) if isinstance(v, str) else v for k, v in action.items()}
+        if "say" in action or "tool" in action:
+            await self._tell(action, session_id)
+            self.record("action", n=self.prompts, **action)
+            return
         try:
             if "sleep" in action:
                 await asyncio.sleep(float(action["sleep"]))
@@ -201,6 +210,21 @@ class ScriptedAgent:
         except Exception as err:  # a refused call is what the test looks at: log it, go on with the turn
             outcome["error"] = str(err)
         self.record("action", n=self.prompts, **{k: v for k, v in action.items() if k != "content"}, **outcome)
+
+    async def _tell(self, action: dict[str, Any], session_id: str) -> None:
+        """What a real agent streams while it works: a message chunk, or a tool call and how it ended."""
+        if "say" in action:
+            await self.conn.session_update(session_id, update_agent_message(text_block(action["say"])))
+            return
+        self.tools += 1
+        call_id, path = f"tool-{self.prompts}-{self.tools}", str(Path(self.cwd) / action.get("path", ""))
+        locations = [ToolCallLocation(path=path)] if action.get("path") else None
+        title = action.get("title", action["tool"])
+        await self.conn.session_update(
+            session_id, start_tool_call(call_id, title, kind=action["tool"], status="in_progress", locations=locations)
+        )
+        if action.get("status"):
+            await self.conn.session_update(session_id, update_tool_call(call_id, status=action["status"]))
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         self.record("session/cancel")
