@@ -107,6 +107,7 @@ async def test_watch_counts_a_short_retry_down_and_explain_reads_as_lines(stack,
     assert all(later < earlier for earlier, later in itertools.pairwise(countdown))
     assert any(line.startswith("completed") for line in watch.lines)
 
+    await handle.result()  # the view says completed before the run has closed its agent and ended
     out = "\n".join(timeline_lines(await explain_run(stack.client, stack.store, handle.id)))  # as the CLI prints
     assert "{'" not in out
     for kind in ("activity scheduled", "activity failed", "timer started", "activity completed", "run completed"):

@@ -110,5 +110,6 @@ def test_explain_lines_name_each_event_and_hold_no_dict_reprs():
     assert "  2026-12-02 09:00:02  update accepted     user_decision action=substitute provider=b" in lines
     assert "  2026-12-02 09:00:03  search attributes   OfficeProvider=b OfficeFallbackCount=1" in lines
     assert "  2026-12-02 09:00:00  provider health     a -> user_action_required (auth_required), by run r1" in lines
-    assert "  2026-12-02 09:00:04  preference          set provider=a for agent coder by carol (source user): pinned" in lines
+    pinned = "set provider=a for agent coder by carol (source user): pinned"
+    assert f"  2026-12-02 09:00:04  preference          {pinned}" in lines
     assert lines[-1] == "  (none)"

@@ -4,14 +4,19 @@ ACP client side's session updates and fs calls; a store that cannot take it neve
 import asyncio
 import dataclasses
 
+import httpx
 import pytest
 from acp import RequestError, start_tool_call, text_block, update_agent_message, update_tool_call
 from acp.schema import ToolCallLocation
 
 from activities import run_events
 from activities.executors.acp import _Collector
+from activities.executors.openai_compat import OpenAICompatExecutor
+from activities.session import EndpointSession
 from activities.turn_pipeline import Turn, TurnAnswer, run_turn
 from contracts.activities import SessionStarted
+from office.simulator.app import Simulator, build_app
+from office.simulator.config import SimConfig, SimProvider
 from routing.config import ExecutionProfile
 from routing.permissions import PermissionPolicy
 from routing.progress import ProgressLog
@@ -20,7 +25,7 @@ from routing.transcript import Entry
 from store.migrate import migrate
 from store.repository import Store
 from testkit.eventually import eventually
-from testkit.scripted_executor import ScriptedExecutor
+from testkit.scripted_executor import ScriptedExecutor, started_on
 
 CAND = Candidate(
     provider="p", execution_profile="p/std", profile=ExecutionProfile(base_url="http://provider.invalid/v1"),
@@ -103,3 +108,18 @@ async def test_the_acp_client_side_feeds_messages_tool_calls_and_fs_calls_with_p
         ("tool_done", "failed", "edit", "a.txt"),
     ]
     assert "secret contents" not in repr(events)
+
+
+async def test_an_endpoints_answer_is_fed_as_it_streams():
+    sim = Simulator(SimConfig(providers={"p": SimProvider(models=["gpt-*"])}))
+    transport = httpx.ASGITransport(app=build_app(sim))
+    async with httpx.AsyncClient(transport=transport, base_url="http://sim") as client:
+        endpoint = OpenAICompatExecutor("p", ExecutionProfile(base_url="http://sim/p/p/v1"), client)
+        session = EndpointSession(endpoint, lambda: asyncio.sleep(0, started_on("gpt-4o")))
+        progress = ProgressLog()
+        session.observe(progress)
+        result = await endpoint.chat("gpt-4o", [{"role": "user", "content": "hello"}])
+        session.observe(None)
+        assert endpoint.on_text is None
+    shown = " ".join(e.text or "" for e in progress.take(run_events.utcnow(), final=True))
+    assert shown == " ".join(result.text.split()) and shown
