@@ -173,10 +173,10 @@ async def run_turn(store: Store, turn: Turn, executor: Executor) -> SessionTurnO
         stage = _Stage.calling
         # The shared window learns of a failure at once; one heartbeat loop covers the start and the call.
         paced = admission if executor.paced_by_admission else None
-        async with (
-            recording(store, turn.run_id, turn.attempt_seq) as progress,
+        async with (  # the last events are stored while the heartbeats still go
             accounted(store, turn.run_id, cand, paced),
             heartbeating(_details(executor)),
+            recording(store, turn.run_id, turn.attempt_seq) as progress,
         ):
             executor.observe(progress)
             try:
