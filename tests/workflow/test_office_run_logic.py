@@ -284,13 +284,13 @@ async def current_details(handle: WorkflowHandle) -> str:
 
 
 async def test_a_short_retry_shows_its_end_in_the_view_and_its_countdown_in_the_ui(run):
-    fakes = FakeActivities([plan("a")], turns={"a": [provider_failure(ErrorCode.rate_limited, retry_after_s=2)]})
+    fakes = FakeActivities([plan("a")], turns={"a": [provider_failure(ErrorCode.rate_limited, retry_after_s=1)]})
     handle = await run(fakes)
     view = await eventually(
         lambda: handle.query(OfficeRunWorkflow.status), until=lambda v: v and v.retry_at, timeout=20, what="a retry"
     )
     assert view.status is RunStatus.running and view.provider == "a"
-    assert (await current_details(handle)).startswith("retrying on a in 2 s")
+    assert (await current_details(handle)).startswith("retrying on a in 1 s")
     done = await handle.result()
     assert done.status is RunStatus.completed and done.retry_at is None and fakes.called == ["a", "a"]
     assert await current_details(handle) == ""  # over: no step left (and no branch: no repository)
