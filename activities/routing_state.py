@@ -8,6 +8,7 @@ from activities.boundary import RunBoundary, local_only
 from activities.git import workcopy
 from contracts.activities import Activity, AttemptRecord, RouteRequest
 from contracts.failures import config_error
+from routing.notify import subscribed
 from routing.repository import RepositoryConfig, RepositoryConfigError, RepositoryUnavailableError
 from routing.route import resolve_route
 from routing.run import RoutePlan
@@ -48,7 +49,13 @@ class RouteStateActivities:
             pins,
             req.substitute,
         )
-        return plan.model_copy(update={"repository": workspace.repository, "permissions": workspace.permissions})
+        return plan.model_copy(
+            update={
+                "repository": workspace.repository,
+                "permissions": workspace.permissions,
+                "notify": subscribed(workspace.notify),
+            }
+        )
 
     async def _check_repository(self, name: str, repository: RepositoryConfig) -> None:
         """Bad repository settings fail the run here, before any agent starts (invalid_configuration, with the

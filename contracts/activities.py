@@ -150,3 +150,5 @@ class Activity(StrEnum):
     acp_turn = "acp_turn"
     acp_close = "acp_close"
     sweep_automatic_selections = "sweep_automatic_selections"
+    notify_targets = "notify_targets"
+    deliver_notification = "deliver_notification"

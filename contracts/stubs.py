@@ -17,6 +17,7 @@ from contracts.activities import (
     SessionTurnInput,
     SessionTurnOutput,
 )
+from contracts.notify import DeliveryOutcome, NotifyDelivery, NotifyRequest, NotifyTarget
 from contracts.watchdog import ClearedSelection, SweepRequest
 from routing.run import RoutePlan
 
@@ -65,4 +66,26 @@ async def sweep_automatic_selections(req: SweepRequest) -> list[ClearedSelection
     raise NotImplementedError(IMPLEMENTED_BY_THE_WORKER)
 
 
-ALL = (resolve_route, record_attempt, session_turn, acp_start, acp_turn, acp_close, sweep_automatic_selections)
+@activity.defn(name=Activity.notify_targets)
+async def notify_targets(req: NotifyRequest) -> list[NotifyTarget]:
+    """The run's workspace's endpoints that want the event (indexes and retry settings, never a URL)."""
+    raise NotImplementedError(IMPLEMENTED_BY_THE_WORKER)
+
+
+@activity.defn(name=Activity.deliver_notification)
+async def deliver_notification(delivery: NotifyDelivery) -> DeliveryOutcome:
+    """Posts the event, signed, to the endpoint the store holds at that index; raises to be retried."""
+    raise NotImplementedError(IMPLEMENTED_BY_THE_WORKER)
+
+
+ALL = (
+    resolve_route,
+    record_attempt,
+    session_turn,
+    acp_start,
+    acp_turn,
+    acp_close,
+    sweep_automatic_selections,
+    notify_targets,
+    deliver_notification,
+)

@@ -8,6 +8,7 @@ from activities.workdir import default_work_dir
 from contracts.activities import TASK_QUEUE
 
 DEFAULT_DATA_DIR = ".office-data"
+DEFAULT_UI_URL = "http://127.0.0.1:8233"  # the dev server's UI (office dev)
 
 
 @dataclass(frozen=True)
@@ -15,6 +16,7 @@ class Settings:
     database_url: str
     task_queue: str
     work_dir: str  # OFFICE_WORK_DIR: the worker's repository mirrors and per-run working copies
+    ui_url: str = DEFAULT_UI_URL  # OFFICE_UI_URL: the Temporal UI that notifications link a run to
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -22,6 +24,7 @@ class Settings:
             database_url=os.environ.get("OFFICE_DATABASE_URL", f"sqlite:///{DEFAULT_DATA_DIR}/office.db"),
             task_queue=os.environ.get("OFFICE_TASK_QUEUE", TASK_QUEUE),
             work_dir=work_dir_from_env(),
+            ui_url=ui_url_from_env(),
         )
 
 
@@ -85,3 +88,8 @@ def default_max_live_agents(total_mb: int | None = None) -> int:
 def work_dir_from_env() -> str:
     """OFFICE_WORK_DIR, else `work` in the user's private state directory (activities/workdir.py)."""
     return default_work_dir()
+
+
+def ui_url_from_env() -> str:
+    """OFFICE_UI_URL: where users open the Temporal UI (a notification links the run there)."""
+    return os.environ.get("OFFICE_UI_URL", "").strip() or DEFAULT_UI_URL

@@ -19,18 +19,20 @@ from activities.boundary import RunBoundary
 from activities.executors.http_pool import ShardedTransport
 from activities.executors.sandbox import SandboxUnavailable, check_bubblewrap
 from activities.git.mirrors import Mirrors
+from activities.notify import NotifyActivities
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
 from activities.workdir import private_dir
 from contracts.activities import acp_start_queue, provider_queue
 from office.agent_slots import AgentSlots
-from office.settings import Settings, WorkerSizing, work_dir_from_env
+from office.settings import Settings, WorkerSizing, ui_url_from_env, work_dir_from_env
 from office.telemetry import configure_telemetry
 from office.temporal_client import connect
 from office.workflow_runner import workflow_runner
 from store.engine import embedded_notice
 from store.repository import Store
+from workflows.notify import NotifyWorkflow
 from workflows.office_run import OfficeRunWorkflow
 from workflows.watchdog import WatchdogWorkflow
 
@@ -107,9 +109,11 @@ async def office_worker(
     agent_cwd: str | None = None,
     work_dir: str | None = None,
     sizing: WorkerSizing | None = None,
+    ui_url: str | None = None,
 ) -> AsyncIterator[Worker]:
     """`work_dir`: where repository mirrors and per-run working copies live (default OFFICE_WORK_DIR);
-    `sizing`: how much this worker takes on at once (default from OFFICE_MAX_* variables)."""
+    `sizing`: how much this worker takes on at once (default from OFFICE_MAX_* variables); `ui_url`: the Temporal
+    UI notifications link runs to (default OFFICE_UI_URL)."""
     work_dir = work_dir or work_dir_from_env()
     try:  # owner-only when this worker creates it
         await asyncio.to_thread(private_dir, Path(work_dir))
@@ -134,6 +138,7 @@ async def office_worker(
         route_state = RouteStateActivities(store, boundary, work_dir)
         sessions = SessionActivities(store, http, boundary)
         watchdog = WatchdogActivities(store, boundary)
+        notify = NotifyActivities(store, task_queue, ui_url or ui_url_from_env())
         own_queue = worker_queue(task_queue)
         mirrors = Mirrors(work_dir)  # this worker's repository mirrors: one lock and fetch record per mirror
         acp = AcpActivities(store, own_queue, agents, boundary, agent_cwd, work_dir, mirrors)
@@ -147,12 +152,14 @@ async def office_worker(
         worker = Worker(
             client,
             task_queue=task_queue,
-            workflows=[OfficeRunWorkflow, WatchdogWorkflow],
+            workflows=[OfficeRunWorkflow, WatchdogWorkflow, NotifyWorkflow],
             activities=[
                 route_state.resolve_route,  # local only (it refuses a remote call)
                 route_state.record_attempt,  # local only
                 sessions.session_turn,
                 watchdog.sweep_automatic_selections,
+                notify.notify_targets,
+                notify.deliver_notification,
             ],
             max_concurrent_activities=sizing.max_concurrent_activities,
             max_cached_workflows=sizing.max_cached_workflows,
@@ -183,6 +190,7 @@ async def office_worker(
                 task.cancel()
             await queues.close()
             await agents.close_all()  # never leave agent processes behind
+            await notify.close()
     await store.close()
 
 
@@ -205,7 +213,7 @@ async def run_worker_forever() -> None:
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):  # a stop (docker stop, a deploy) shuts the worker down in order
         asyncio.get_running_loop().add_signal_handler(sig, stop.set)
-    async with office_worker(client, settings.database_url, settings.task_queue):
+    async with office_worker(client, settings.database_url, settings.task_queue, ui_url=settings.ui_url):
         tune_gc()
         await stop.wait()
         # Turns in flight end now as WorkerShutdown (a lost worker, never the provider's) and go to a live worker.

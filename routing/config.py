@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
+from routing.notify import NotifyEndpoint
 from routing.permissions import PermissionPolicy, ProfilePermissions
 from routing.repository import RepositoryConfig
 from routing.sandbox import ProfileSandbox, SandboxSettings
@@ -134,6 +135,9 @@ class WorkspaceConfig(BaseModel):
         ),
     )
 
+    # Webhooks told about runs' events (completed, failed, parked, …): routing/notify.py.
+    notify: list[NotifyEndpoint] = Field(default_factory=list)
+
     @model_validator(mode="before")
     @classmethod
     def _no_literal_secrets(cls, data: object) -> object:
@@ -164,6 +168,9 @@ class WorkspaceConfig(BaseModel):
         for key in self.providers:
             if not re.match(NAME_PATTERN, key):
                 raise ValueError(f"providers key {key!r} is not a valid name (lowercase letters, digits, . _ -)")
+        labels = [endpoint.label(i) for i, endpoint in enumerate(self.notify)]
+        if len(set(labels)) != len(labels):
+            raise ValueError("notify: two endpoints have the same name; give each its own")
         return self
 
 

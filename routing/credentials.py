@@ -77,11 +77,12 @@ class CredentialAllowList:
 
 def credential_fields(workspace: WorkspaceConfig) -> list[tuple[str, str]]:
     """(field, variable name) for every credential reference a workspace holds: each provider's
-    `credential_env` and the repository's `push_credential_env`."""
+    `credential_env`, the repository's `push_credential_env` and each webhook's `secret_env`."""
     found: list[tuple[str, str]] = []
     for provider, profile in workspace.providers.items():
         if profile.credential_env:
             found.append((f"providers.{provider}.credential_env", profile.credential_env))
     if workspace.repository is not None and workspace.repository.push_credential_env:
         found.append(("repository.push_credential_env", workspace.repository.push_credential_env))
+    found += [(f"notify.{i}.secret_env", endpoint.secret_env) for i, endpoint in enumerate(workspace.notify)]
     return found

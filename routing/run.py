@@ -83,6 +83,7 @@ class RoutePlan(BaseModel):
     ineligible: list[Ineligible] = Field(default_factory=list)
     repository: RepositoryConfig | None = None  # the workspace's: runs work on their own branch of it
     permissions: PermissionPolicy = PermissionPolicy()  # the workspace's policy (profiles narrow it)
+    notify: list[str] = Field(default_factory=list)  # the events the workspace's webhooks want (never their URLs)
 
 
 class AttemptView(BaseModel):

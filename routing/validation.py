@@ -25,6 +25,7 @@ KEY_SHAPES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(_NOT_AFTER + r"(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])"), "an AWS access key id (AKIA…)"),
     (re.compile(_NOT_AFTER + r"glpat-[A-Za-z0-9_-]{20,}"), "a GitLab token (glpat-…)"),
     (re.compile(_NOT_AFTER + r"hf_[A-Za-z0-9]{30,}"), "a Hugging Face token (hf_…)"),
+    (re.compile(_NOT_AFTER + r"whsec_[A-Za-z0-9+/=]{16,}"), "a webhook signing secret (whsec_…)"),
     (re.compile(r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}"), "a JSON web token (eyJ…)"),
     (re.compile(r"\bBearer\s+[^\s\"']{8,}", re.IGNORECASE), "a bearer token"),
 ]
@@ -100,10 +101,19 @@ def walk_strings(data: object, path: str = "") -> Iterator[tuple[str, str]]:
 
 
 def secret_advice(path: str, what: str) -> str:
+    # A webhook's signing secret has its own reference (notify[].secret_env); every other key is credential_env.
+    field, example = (
+        ("secret_env", "OFFICE_CRED_WEBHOOK_SECRET")
+        if path.startswith("notify")
+        else (
+            "credential_env",
+            "OPENAI_API_KEY",
+        )
+    )
     return (
         f"{path} contains what looks like {what}: settings are stored in plain text and shown in workflow "
         f"histories; put the key in an environment variable on the worker and name that variable in "
-        f"credential_env (e.g. credential_env: OPENAI_API_KEY)"
+        f"{field} (e.g. {field}: {example})"
     )
 
 
@@ -115,20 +125,20 @@ def refuse_literal_secrets(data: object) -> None:
             raise ValueError(secret_advice(path, what))
 
 
-def http_url_problem(value: str) -> str | None:
+def http_url_problem(value: str, example: str = "https://api.openai.com/v1") -> str | None:
     """Why `value` is not an http(s) URL with a host, or None. Does not repeat the value."""
     if value != value.strip() or any(c.isspace() for c in value):
-        return "must be an http(s) URL without spaces (e.g. https://api.openai.com/v1)"
+        return f"must be an http(s) URL without spaces (e.g. {example})"
     try:
         parts = urlsplit(value)
         port = parts.port  # raises on a port that is not a number or out of range
     except ValueError:
-        return "is not a valid URL (e.g. https://api.openai.com/v1)"
+        return f"is not a valid URL (e.g. {example})"
     if parts.scheme not in ("http", "https"):
         shown = f"scheme {parts.scheme!r}" if parts.scheme else "no scheme"
-        return f"must be an http(s) URL such as https://api.openai.com/v1 (it has {shown})"
+        return f"must be an http(s) URL such as {example} (it has {shown})"
     if not parts.hostname:
-        return "must name a host, e.g. https://api.openai.com/v1 or http://127.0.0.1:8080/v1"
+        return f"must name a host, e.g. {example} or http://127.0.0.1:8080/v1"
     del port
     return None
 

@@ -6,8 +6,10 @@ prefix (v0_*.json, v1_*.json, …) so both code paths stay covered by the replay
 recorded with the payload codec on, under the test-only key in tests/histories/codec-keys.txt."""
 
 import asyncio
+import contextlib
 import json
 import os
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -15,7 +17,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from temporalio.client import WorkflowHandle
+from temporalio.client import WorkflowFailureError, WorkflowHandle
 
 from office.codec import KEYS_FILE_ENV
 from office.runs import submit, wait_for_view
@@ -23,6 +25,7 @@ from office.simulator.config import InjectedFailure, SimProvider
 from office.temporal_client import connect
 from office.worker_runtime import office_worker
 from routing.config import ExecutionProfile, ExecutorKind
+from routing.notify import NotifyEndpoint, NotifyEvent, notify_workflow_id
 from routing.run import RunStatus
 from routing.selection import UserDecision
 from testkit.agents import scripted_sandbox
@@ -40,6 +43,8 @@ async def main(only: set[str]) -> None:
         async with ephemeral_stack(f"sqlite:///{tmp}/office.db") as stack:
             if not only or "encrypted_happy_path" in only:
                 await record_encrypted(stack)
+            if not only or "notify" in only:
+                await record_notify(stack)
             if only:
                 return
             gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
@@ -140,6 +145,42 @@ async def record_encrypted(stack: Stack) -> None:
         )
         view = await wait_for_view(client, handle.id)
     await save(handle, "encrypted_happy_path", view.status.value)
+
+
+async def record_notify(stack: Stack) -> None:
+    """A run with webhooks that parks, is resumed and completes (each event starts a notification workflow), and
+    the completed event's notification workflow, whose endpoint is down: recorded dead after its one attempt."""
+    os.environ["OFFICE_CRED_RECORD_HOOK"] = "whsec_" + "A" * 32
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{s.getsockname()[1]}/hook"
+    workspace, agent, names = await stack.workspace(
+        {"alpha": SimProvider(api_key="sk-other")}, credential_env="OFFICE_CRED_RECORD_KEY"
+    )
+    config = await stack.store.get_workspace(workspace)
+    assert config is not None
+    hook = NotifyEndpoint(
+        url=down, events=[NotifyEvent.parked, NotifyEvent.completed], secret_env="OFFICE_CRED_RECORD_HOOK",
+        max_attempts=1,
+    )  # fmt: skip
+    await stack.store.save_workspace(config.model_copy(update={"notify": [hook]}))
+    handle = await submit(stack.client, stack.store, workspace, agent, "scenario notify", run_id="record-notify")
+    await eventually(
+        lambda: handle.query(OfficeRunWorkflow.status),
+        until=lambda view: view is not None and view.status is RunStatus.parked,
+        timeout=60,
+        interval=0.1,
+        what="the run to park for new credentials",
+    )
+    await stack.simulator.set_provider(names["alpha"], SimProvider(api_key="sk-sim-record"))
+    await handle.signal(OfficeRunWorkflow.resume)
+    view = await wait_for_view(stack.client, handle.id)
+    await save(handle, "notify_parked_completed", view.status.value)
+    first = handle.first_execution_run_id or ""
+    child = stack.client.get_workflow_handle(notify_workflow_id(handle.id, "completed", 1, first))
+    with contextlib.suppress(WorkflowFailureError):
+        await child.result()
+    await save(child, "notify_dead_endpoint", "failed")
 
 
 def scripted_agent(script: dict[str, Any]) -> ExecutionProfile:

@@ -20,9 +20,11 @@ with workflow.unsafe.imports_passed_through():
     from routing.cycle import RouteCycle, Step, StepKind
     from routing.decider import Decision, ParkReason, RoutingContext, decide
     from routing.messages import actionable_message, worker_lost_message
+    from routing.notify import NotifyEvent
     from routing.route import Substitute
     from routing.run import AttemptOutcome, Candidate, RoutePlan, RunRequest, RunStatus, RunView
     from routing.selection import Pins, UserDecision
+    from workflows.notify import Notifier
     from workflows.patches import capacity_uncounted
     from workflows.progress import CurrentDetails, short_retry
     from workflows.turns import AgentTurns
@@ -42,6 +44,7 @@ class OfficeRunWorkflow:
         self._published: dict[str, object] = {}
         self._details = CurrentDetails()  # what the Temporal UI shows as the run's current step
         self._turns = AgentTurns(view=lambda: self._view, details=self._details)
+        self._notify = Notifier(view=lambda: self._view)  # the workspace's webhooks (workflows/notify.py)
 
     # --- what users see -------------------------------------------------------------------------
     @workflow.query
@@ -90,6 +93,8 @@ class OfficeRunWorkflow:
         finally:
             if not cancelled:
                 await self._turns.close()  # a finished or failed run's live agent session ends with it
+                if self._view.status in (RunStatus.completed, RunStatus.failed):
+                    await self._notify(NotifyEvent(self._view.status.value))
 
     async def _run(self, req: RunRequest) -> RunView:
         view, run_id = self._view, workflow.info().workflow_id
@@ -154,6 +159,7 @@ class OfficeRunWorkflow:
         except (ActivityError, ApplicationError) as err:  # a local activity's failure may arrive unwrapped
             cause = err.cause if isinstance(err, ActivityError) else err
             raise self._failed(ErrorCode.invalid_configuration, getattr(cause, "message", str(cause))) from err
+        self._notify.events = plan.notify
         return plan
 
     async def _record_failure(
@@ -183,6 +189,7 @@ class OfficeRunWorkflow:
         self._publish()
         waiting = "waiting for a person" if reason is ParkReason.awaiting_user_decision else "parked"
         self._details.step(f"{waiting} ({reason.value}): {step.why}")
+        await self._notify(NotifyEvent.parked)
         timeout = timedelta(seconds=step.delay_s) if step.delay_s else None
         with contextlib.suppress(asyncio.TimeoutError):
             await workflow.wait_condition(lambda: self._resume, timeout=timeout, timeout_summary=f"parked: {reason}")

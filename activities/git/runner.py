@@ -12,8 +12,10 @@ Errors: settings that cannot work raise `RepositoryConfigError` naming the setti
 `GitError`, a `RepositoryUnavailableError` (infrastructure, retried)."""
 
 import asyncio
+import contextlib
 import os
 import re
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -191,10 +193,38 @@ def net_args(env: dict[str, str]) -> list[str]:
     return args
 
 
+# How long one git command may take before the worker gives up on it (and kills it with everything it started):
+# a command that talks to a server gets longer than one that works on this disk. A stuck command is the
+# infrastructure's fault (`RepositoryUnavailableError`), retried like any other.
+NETWORK_COMMANDS = frozenset({"fetch", "push", "ls-remote", "clone"})
+NETWORK_TIMEOUT_S = 600.0
+LOCAL_TIMEOUT_S = 300.0
+
+
+class GitTimeout(RepositoryUnavailableError):
+    """A git command did not finish in time; it was killed with its children."""
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    """git runs in a process group of its own: ssh, helpers and hooks it started go with it."""
+    if proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
 async def run_git(
-    *args: str, cwd: Path, env: dict[str, str], check: bool = True, pre: list[str] | None = None
+    *args: str,
+    cwd: Path,
+    env: dict[str, str],
+    check: bool = True,
+    pre: list[str] | None = None,
+    timeout_s: float | None = None,
 ) -> GitOutput:
-    """Runs `git <pre> <args>` in `cwd` with exactly `env` and no stdin. `check`: a non-zero exit raises GitError."""
+    """Runs `git <pre> <args>` in `cwd` with exactly `env` and no stdin. `check`: a non-zero exit raises GitError.
+    A command still running after `timeout_s` (default by kind: network or local) or whose caller is cancelled
+    (a cancelled activity) is killed with everything it started; the former raises GitTimeout."""
+    command = args[0] if args else ""
+    limit = timeout_s or (NETWORK_TIMEOUT_S if command in NETWORK_COMMANDS else LOCAL_TIMEOUT_S)
     proc = await asyncio.create_subprocess_exec(
         "git",
         *(pre or []),
@@ -204,8 +234,17 @@ async def run_git(
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
     )
-    stdout, stderr = await proc.communicate()
+    try:
+        stdout, stderr = await asyncio.wait_for(proc.communicate(), timeout=limit)
+    except TimeoutError:
+        _kill_group(proc)
+        await proc.wait()
+        raise GitTimeout(f"git {command} did not finish within {limit:g} s and was stopped") from None
+    except BaseException:  # cancelled: nothing of this command outlives the activity that ran it
+        _kill_group(proc)
+        raise
     out = GitOutput(proc.returncode or 0, stdout.decode(errors="replace"), stderr.decode(errors="replace"))
     if check and out.rc != 0:
         raise GitError(args, out)

@@ -114,6 +114,26 @@ WORKSPACE_KEYS: dict[str, Doc] = {
     "prices.<name>.output_per_million": Doc("", 10.0),
     "prices.<name>.cache_read_per_million": Doc("", 0.25),
     "prices.<name>.cache_write_per_million": Doc("", 3.125),
+    "notify": Doc(
+        "Webhooks told about runs' events, each signed as a Standard Webhook with the secret its `secret_env` "
+        "names; delivered and retried by Temporal, never delaying or failing a run. See "
+        "[Notifications](../operations.md#notifications).",
+        [
+            {
+                "url": "https://hooks.example.com/office",
+                "events": ["completed", "failed", "parked"],
+                "secret_env": "OFFICE_CRED_WEBHOOK_SECRET",
+            }
+        ],
+    ),
+    # The endpoints' descriptions are their fields' own (routing.notify).
+    "notify[].url": Doc("", "https://hooks.example.com/office"),
+    "notify[].events": Doc("", ["failed", "parked"]),
+    "notify[].secret_env": Doc("", "OFFICE_CRED_WEBHOOK_SECRET"),
+    "notify[].name": Doc("", "team-pager"),
+    "notify[].include_prompt": Doc("", False),
+    "notify[].max_attempts": Doc("", 12),
+    "notify[].first_retry_s": Doc("", 5.0),
 }
 
 PROVIDER = "providers.<name>"
@@ -367,6 +387,7 @@ BASE_WORKSPACE: dict[str, Any] = {
     },
     "repository": {"url": "https://git.example.com/team/app.git"},
     "prices": {"our-model": {"input_per_million": 1.0, "output_per_million": 2.0}},
+    "notify": [{"url": "https://hooks.example.com/office", "events": ["failed"], "secret_env": "OFFICE_CRED_HOOK"}],
 }
 BASE_PROFILE: dict[str, Any] = {"name": "coder", "model": "claude-sonnet-4-5"}
 
@@ -414,6 +435,7 @@ SECTIONS = (
     ("Permissions", lambda path: path.startswith("permissions.")),
     ("Sandbox", lambda path: path.startswith("sandbox.")),
     ("Prices", lambda path: path.startswith("prices.")),
+    ("Notifications", lambda path: path.startswith("notify[]")),
 )
 
 
@@ -490,8 +512,12 @@ ENVIRONMENT: dict[str, str] = {
     "for a prefix. Unset: the names the adapters and examples use. `OFFICE_CRED_*` is always admitted; other "
     "`OFFICE_*` and `TEMPORAL_*` names never are.",
     "OFFICE_CRED_": "Prefix for a team's own credential variables: always admitted by the allow-list.",
-    "OFFICE_DEV_MODE": "`1`: a development worker; accepts a repository on its own disk (`office dev` and the "
-    "tests set it). Never on production workers.",
+    "OFFICE_DEV_MODE": "`1`: a development worker; accepts a repository on its own disk and webhooks on its own "
+    "machine and networks (`office dev` and the tests set it). Never on production workers.",
+    "OFFICE_UI_URL": "The Temporal UI's address, for the run links in notifications (default "
+    "`http://127.0.0.1:8233`). Workers.",
+    "OFFICE_NOTIFY_ALLOW_PRIVATE": "`1`: workers post webhooks to loopback and private addresses too (an endpoint "
+    "inside the team's network). Link-local and cloud metadata addresses are refused regardless.",
     "OFFICE_MAX_CONCURRENT_ACTIVITIES": "Turns in progress per worker process (default 1000).",
     "OFFICE_MAX_CACHED_WORKFLOWS": "Runs kept in memory between their tasks per worker process (default 2000).",
     "OFFICE_MAX_LIVE_AGENTS": "Live ACP agent processes per worker process (default: from the machine's or "

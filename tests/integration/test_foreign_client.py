@@ -24,6 +24,7 @@ from contracts.failures import FOREIGN_CALL_REFUSED
 from office.runs import wait_for_view
 from office.simulator.config import SimProvider
 from routing.model_policy import plan_model, settle_model
+from routing.notify import NotifyEndpoint, NotifyEvent
 from routing.run import RunStatus
 from testkit.factories import scripted_agent
 from testkit.runs import run_to_end
@@ -63,6 +64,15 @@ class Forge:
 @workflow.defn(name="OfficeRunWorkflow")
 class ForgedOfficeRun:
     """Named like the office's workflow, run by the attacker's own worker on the attacker's own queue."""
+
+    @workflow.run
+    async def run(self, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return await forge(calls)
+
+
+@workflow.defn(name="NotifyWorkflow")
+class ForgedNotification:
+    """Named like the office's notification workflow (whose activities post signed webhooks), started by hand."""
 
     @workflow.run
     async def run(self, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -134,6 +144,12 @@ async def test_forged_activity_calls_are_refused_and_change_nothing(stack, tmp_p
     attacker_url = await listener.start()
     marker = tmp_path / "the-forged-command-ran"
     ws, agent, p = await stack.workspace({"a": SimProvider(models=["sim-small"])})
+    # The team's webhook receiver (here the listener): a forged call must not make the workers sign a message to it.
+    monkeypatch.setenv("OFFICE_CRED_NOTIFY_FORGED", "whsec_" + "A" * 32)
+    config = await stack.store.get_workspace(ws)
+    assert config is not None
+    hook = NotifyEndpoint(url=attacker_url, events=[NotifyEvent.failed], secret_env="OFFICE_CRED_NOTIFY_FORGED")
+    await stack.store.save_workspace(config.model_copy(update={"notify": [hook]}))
     worker_queue = await acp_worker_queue(stack, tmp_path)
     office = stack.task_queue
     http = candidate(p["a"], {"base_url": attacker_url, "credential_env": "GIT_PUSH_TOKEN"})
@@ -141,6 +157,8 @@ async def test_forged_activity_calls_are_refused_and_change_nothing(stack, tmp_p
     decision = settle_model(plan_model("sim-small", None, False, ["sim-small"]), reported="sim-small")
     started = {"decision": decision.model_dump(mode="json"), "model_to_send": "sim-small", "effective_model": None}
     now = datetime.now(UTC).isoformat()
+    event = {"run_id": SELF, "workspace": ws, "agent": agent, "event": "failed", "occurrence": 1,
+             "message_id": "msg_forged", "at": now, "status": "failed", "message": "forged"}  # fmt: skip
     calls = [
         {"name": Activity.session_turn, "queue": office,
          "input": {"run_id": SELF, "attempt_seq": 1, "agent": agent, "candidate": http, "user_seq": 1,
@@ -162,16 +180,22 @@ async def test_forged_activity_calls_are_refused_and_change_nothing(stack, tmp_p
                    "started_at": now, "finished_at": now}},
         {"name": Activity.sweep_automatic_selections, "queue": office,
          "input": {"max_age_s": 0, "watchdog_run": "forged"}},
+        {"name": Activity.notify_targets, "queue": office, "input": event},
+        {"name": Activity.deliver_notification, "queue": office,
+         "input": {"request": event, "target": {"index": 0, "label": "notify.0", "max_attempts": 1,
+                                                "first_retry_s": 1}}},
     ]  # fmt: skip
     attacker = await Client.connect(stack.temporal.address, namespace=stack.client.namespace)  # no office code
     queue = f"attacker-{uuid.uuid4().hex[:6]}"
-    ids = [f"forge-{uuid.uuid4().hex[:8]}", f"forged-run-{uuid.uuid4().hex[:8]}", f"alone-{uuid.uuid4().hex[:8]}"]
+    ids = [f"forge-{uuid.uuid4().hex[:8]}", f"forged-run-{uuid.uuid4().hex[:8]}", f"alone-{uuid.uuid4().hex[:8]}",
+           f"forged-notify-{uuid.uuid4().hex[:8]}"]  # fmt: skip
     before = await store_state(stack, ids)
-    async with Worker(attacker, task_queue=queue, workflows=[Forge, ForgedOfficeRun],
+    async with Worker(attacker, task_queue=queue, workflows=[Forge, ForgedOfficeRun, ForgedNotification],
                       workflow_runner=UnsandboxedWorkflowRunner()):  # fmt: skip
-        results = await asyncio.gather(  # from a workflow of its own, and one named like the office's
+        results = await asyncio.gather(  # from a workflow of its own, and ones named like the office's
             attacker.execute_workflow("Forge", calls, id=ids[0], task_queue=queue),
             attacker.execute_workflow("OfficeRunWorkflow", calls, id=ids[1], task_queue=queue),
+            attacker.execute_workflow("NotifyWorkflow", calls, id=ids[3], task_queue=queue),
         )
     results.append([await standalone(attacker, call, ids[2]) for call in calls])
     for outcomes in results:

@@ -11,6 +11,7 @@ import pytest
 from temporalio import activity
 
 from activities.acp_session import AcpActivities
+from activities.notify import NotifyActivities
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
@@ -25,6 +26,8 @@ IMPLEMENTATIONS = [
     AcpActivities.acp_turn,
     AcpActivities.acp_close,
     WatchdogActivities.sweep_automatic_selections,
+    NotifyActivities.notify_targets,
+    NotifyActivities.deliver_notification,
 ]
 
 

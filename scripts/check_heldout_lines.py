@@ -1,0 +1,104 @@
+"""Format check for held-out failure lines, without the classifier.
+
+Reads JSON Lines files (default: tests/heldout/*.jsonl) and reports every line that is not valid JSON, lacks a
+required key, names a code or decision outside the documented sets, repeats an id or a failure text, or carries a
+signal field that FailureSignal does not have. It never imports routing/, so a collector can run it while the set
+stays blind.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+CODES = frozenset(
+    [
+        "auth_required",
+        "missing_credentials",
+        "subscription_required",
+        "provider_not_configured",
+        "model_unavailable",
+        "quota_limited",
+        "rate_limited",
+        "provider_overloaded",
+        "provider_unavailable",
+        "model_capacity",
+        "network_unavailable",
+        "timeout",
+        "stream_truncated",
+        "content_policy",
+        "context_length_exceeded",
+        "invalid_request",
+        "unknown",
+    ]
+)
+DECISIONS = frozenset(["short_retry", "wait", "fallback", "park", "fail"])
+REQUIRED = ("id", "family", "executor", "source", "signal", "codes", "decisions", "note")
+SIGNAL_KEYS = frozenset(
+    ["phase", "status", "headers", "body", "jsonrpc_code", "error_text", "exception_type", "exit_code"]
+)
+
+
+def line_problems(obj: Any) -> list[str]:
+    """What is wrong with one parsed line (empty when nothing is)."""
+    if not isinstance(obj, dict):
+        return ["not a JSON object"]
+    problems = [f"missing {key}" for key in REQUIRED if key not in obj]
+    signal = obj.get("signal", {})
+    if not isinstance(signal, dict):
+        return [*problems, "signal is not an object"]
+    problems += [f"unknown signal field {key}" for key in signal if key not in SIGNAL_KEYS]
+    if not (signal.get("error_text") or signal.get("body")):
+        problems.append("signal has neither error_text nor body")
+    if signal.get("phase") not in ("after_start", "session_start"):
+        problems.append("signal.phase must be after_start or session_start")
+    problems += [f"unknown code {code}" for code in obj.get("codes") or ["<none>"] if code not in CODES]
+    problems += [f"unknown decision {kind}" for kind in obj.get("decisions") or ["<none>"] if kind not in DECISIONS]
+    if obj.get("executor") not in ("acp", "openai"):
+        problems.append("executor must be acp or openai")
+    retry = obj.get("retry_after_s")
+    if retry is not None and (not isinstance(retry, int | float) or retry < 0):
+        problems.append("retry_after_s must be a non-negative number")
+    return problems
+
+
+def check(paths: list[Path]) -> list[str]:
+    """Problems across the files, each prefixed with file:line."""
+    report: list[str] = []
+    seen_ids: dict[str, str] = {}
+    seen_texts: dict[tuple[str, str], str] = {}
+    for path in paths:
+        for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            where = f"{path}:{number}"
+            try:
+                obj = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                report.append(f"{where}: invalid JSON ({exc.msg})")
+                continue
+            report += [f"{where}: {problem}" for problem in line_problems(obj)]
+            if not isinstance(obj, dict) or not isinstance(obj.get("signal"), dict):
+                continue
+            line_id = str(obj.get("id"))
+            if line_id in seen_ids:
+                report.append(f"{where}: id {line_id} already used at {seen_ids[line_id]}")
+            seen_ids.setdefault(line_id, where)
+            text = (str(obj["signal"].get("error_text") or ""), str(obj["signal"].get("body") or ""))
+            if text in seen_texts:
+                report.append(f"{where}: same failure text as {seen_texts[text]}")
+            seen_texts.setdefault(text, where)
+    return report
+
+
+def main(argv: list[str]) -> int:
+    paths = [Path(arg) for arg in argv] or sorted(Path("tests/heldout").glob("*.jsonl"))
+    report = check(paths)
+    for problem in report:
+        print(problem)
+    print(f"{len(paths)} file(s), {len(report)} problem(s)")
+    return 1 if report else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,67 @@
+"""A git command never outlives its welcome: one that hangs (a server that never answers, an ssh that waits) is
+stopped after its bound with everything it started, and one whose activity is cancelled is stopped at once, so a
+worker does not collect stuck git and ssh processes."""
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from activities.git import runner
+from testkit.eventually import eventually
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie waiting to be reaped counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in state
+
+
+@pytest.fixture
+def hanging_ssh(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """An environment whose ssh never answers: it writes its pid, then waits for a minute."""
+    script = tmp_path / "ssh-that-hangs"
+    pidfile = tmp_path / "ssh.pid"
+    script.write_text(f'#!/bin/sh\necho $$ > "{pidfile}"\nexec sleep 60\n')
+    script.chmod(0o755)
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "GIT_SSH_COMMAND": str(script),
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}  # fmt: skip
+    return env, pidfile
+
+
+async def started_ssh(pidfile: Path) -> int:
+    text = await eventually(lambda: pidfile.exists() and pidfile.read_text().strip(), timeout=10, what="ssh to start")
+    return int(text)
+
+
+async def test_a_command_that_hangs_is_stopped_after_its_bound_with_the_ssh_it_started(hanging_ssh, tmp_path):
+    env, pidfile = hanging_ssh
+    with pytest.raises(runner.GitTimeout, match="git ls-remote did not finish within 1 s"):
+        await runner.run_git("ls-remote", "ssh://git.invalid/repo.git", cwd=tmp_path, env=env, timeout_s=1)
+    ssh = int(pidfile.read_text())
+    await eventually(lambda: not alive(ssh), timeout=5, what="the hanging ssh to be stopped")
+
+
+async def test_a_cancelled_command_is_stopped_at_once_with_the_ssh_it_started(hanging_ssh, tmp_path):
+    env, pidfile = hanging_ssh
+    call = asyncio.create_task(runner.run_git("ls-remote", "ssh://git.invalid/repo.git", cwd=tmp_path, env=env))
+    ssh = await started_ssh(pidfile)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    await eventually(lambda: not alive(ssh), timeout=5, what="the cancelled command's ssh to be stopped")
+
+
+def test_a_stuck_command_is_the_infrastructures_fault_not_a_setting():
+    assert issubclass(runner.GitTimeout, runner.RepositoryUnavailableError)
+    assert runner.NETWORK_TIMEOUT_S > runner.LOCAL_TIMEOUT_S
+
+
+async def test_a_command_that_finishes_in_time_answers_as_before(tmp_path):
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    out = await runner.run_git("init", "--quiet", str(tmp_path / "r"), cwd=tmp_path, env=env, timeout_s=30)
+    assert out.rc == 0 and (tmp_path / "r" / ".git").is_dir()
