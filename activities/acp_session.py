@@ -62,6 +62,7 @@ from routing.classifier import Classification, FailureSignal, classify
 from routing.codes import ErrorClass, ErrorCode, Phase
 from routing.model_policy import plan_model, settle_model
 from routing.permissions import PermissionCounts
+from routing.progress import ProgressLog
 from routing.repository import (
     BranchMovedError,
     RepositoryConfig,
@@ -571,6 +572,12 @@ class AgentExecutor:
 
     def progress(self) -> dict[str, int]:
         return self.session.progress()
+
+    def observe(self, progress: ProgressLog | None) -> None:
+        collector = self.session.collector
+        if progress is not None:
+            progress.cwd = collector.cwd
+        collector.progress = progress
 
     async def cancel(self) -> None:
         await self.session.cancel()

@@ -18,9 +18,11 @@ from contracts.failures import config_error
 from routing.codes import Phase
 from routing.config import ExecutorKind
 from routing.model_policy import plan_model, settle_model
+from routing.progress import ProgressLog
 from routing.run import Candidate
 from routing.transcript import Entry, forward
 from store.repository import Store
+from store.rows import utcnow
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +100,10 @@ class EndpointSession:
 
     def progress(self) -> None:
         return None
+
+    def observe(self, progress: ProgressLog | None) -> None:
+        """The answer's text as it streams in is the endpoint's only progress."""
+        self.endpoint.on_text = None if progress is None else lambda piece: progress.message(piece, utcnow())
 
     async def cancel(self) -> None:
         """Nothing to tell: the HTTP request ends with the cancelled task."""

@@ -7,8 +7,9 @@ whether a turn leaves commits) lives behind the protocol, and what every turn sh
 - **admit** by the provider key's shared breaker, budget and pacer (activities.admission), opening the turn (its
   user message, the transcript snapshot) in the admission's own transaction when the call may go;
 - **call**: the session start when the run has none on this candidate yet, then the prompt, heartbeating with the
-  executor's progress; a failure the executor raises (`ProviderCallError`, the raw signal) is classified here and
-  counted in the provider key's window before it propagates;
+  executor's progress and storing what the agent says and does for `office watch` (activities.run_events); a
+  failure the executor raises (`ProviderCallError`, the raw signal) is classified here and counted in the provider
+  key's window before it propagates;
 - **commit**: what the turn left in the run's working copy, pushed before the turn counts as done;
 - **close**: the answer and the succeeded attempt row stored together, waited out through a store outage
   (activities.attempts.close_answered), then **count**ed once.
@@ -28,6 +29,7 @@ from activities.attempts import close_answered, succeeded
 from activities.executors.base import ProviderCallError
 from activities.heartbeat import heartbeating
 from activities.pricing import cost_usd
+from activities.run_events import recording
 from activities.start_policy import settle_answer
 from contracts.activities import AcpTurnInput, SessionOutput, SessionStarted, SessionTurnInput, SessionTurnOutput
 from contracts.failures import provider_failure
@@ -35,6 +37,7 @@ from routing.classifier import classify
 from routing.codes import Phase
 from routing.config import WorkspaceConfig
 from routing.permissions import PermissionCounts
+from routing.progress import ProgressLog
 from routing.repository import RunResult, TurnCommit
 from routing.run import Candidate
 from routing.transcript import Entry
@@ -82,6 +85,11 @@ class Executor(Protocol):
 
     def progress(self) -> dict[str, Any] | None:
         """How far the current call got (counts only), for the heartbeat details; None when nothing to say."""
+        ...
+
+    def observe(self, progress: ProgressLog | None) -> None:
+        """Feed the agent's messages and tool calls to `progress` from now on (None: stop); `office watch` shows
+        them (activities.run_events)."""
         ...
 
     async def cancel(self) -> None:
@@ -165,8 +173,16 @@ async def run_turn(store: Store, turn: Turn, executor: Executor) -> SessionTurnO
         stage = _Stage.calling
         # The shared window learns of a failure at once; one heartbeat loop covers the start and the call.
         paced = admission if executor.paced_by_admission else None
-        async with accounted(store, turn.run_id, cand, paced), heartbeating(_details(executor)):
-            started, answer = await _call(turn, executor, transcript)
+        async with (  # the last events are stored while the heartbeats still go
+            accounted(store, turn.run_id, cand, paced),
+            heartbeating(_details(executor)),
+            recording(store, turn.run_id, turn.attempt_seq) as progress,
+        ):
+            executor.observe(progress)
+            try:
+                started, answer = await _call(turn, executor, transcript)
+            finally:
+                executor.observe(None)
         await note_stated_rate(store, cand, admission, answer.limit_rpm)
         warning = await settle_answer(store, turn.run_id, turn.agent, cand, started, answer.model)
         effective = answer.model or started.effective_model

@@ -1,4 +1,5 @@
-"""The watchdog's activity: a backstop clean-up of automatic selection state (see store/watchdog.py)."""
+"""The watchdog's activity: a backstop clean-up of automatic selection state (see store/watchdog.py), and the
+progress events of runs long over (store/run_events.py)."""
 
 from datetime import timedelta
 
@@ -8,6 +9,8 @@ from activities.boundary import RunBoundary
 from contracts.activities import Activity
 from contracts.watchdog import ClearedSelection, SweepRequest
 from store.repository import Store
+from store.rows import utcnow
+from store.run_events import RUN_EVENTS_KEPT
 from store.watchdog import sweep_stale_automatic_state
 
 
@@ -21,6 +24,7 @@ class WatchdogActivities:
         audits = await sweep_stale_automatic_state(
             self.store, timedelta(seconds=req.max_age_s), actor=f"watchdog:{req.watchdog_run}"
         )
+        await self.store.run_events.prune(utcnow() - RUN_EVENTS_KEPT)  # `office watch` output of runs long over
         return [
             ClearedSelection(
                 agent=a.agent,

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from rich.markup import escape
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
@@ -161,3 +162,104 @@ async def explain_run(client: Client, store: Store, run_id: str) -> dict[str, An
             for e in cleanup
         ],
     }
+
+
+# --- the report as readable lines (`office runs explain` without --json) ----------------------------------------
+def _time(at: str | None) -> str:
+    """An ISO time as `2026-12-02 06:12:52` (UTC), or `-`."""
+    if not at:
+        return "-"
+    try:
+        return datetime.fromisoformat(at.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return at
+
+
+def _text(value: Any) -> str:
+    """A value as words: lists joined with commas, mappings as `key=value`, nothing for None."""
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        return " ".join(f"{k}={_text(v)}" for k, v in value.items() if v not in (None, "", [], {}))
+    if isinstance(value, list | tuple):
+        return ",".join(_text(v) for v in value)
+    return str(value)
+
+
+# History event types as the timeline names them (others: their type's words).
+_EVENT_NAMES = {
+    "activity_task_scheduled": "activity scheduled",
+    "activity_task_completed": "activity completed",
+    "activity_task_failed": "activity failed",
+    "activity_task_timed_out": "activity timed out",
+    "workflow_execution_signaled": "signal",
+    "workflow_execution_update_accepted": "update accepted",
+    "upsert_workflow_search_attributes": "search attributes",
+    "workflow_execution_completed": "run completed",
+    "workflow_execution_failed": "run failed",
+    "workflow_execution_canceled": "run cancelled",
+}
+
+
+def _line(at: str | None, kind: str, what: str) -> str:
+    return escape(f"  {_time(at)}  {kind:<18}  {what}".rstrip())
+
+
+def _history_what(step: dict[str, Any]) -> str:
+    if "activity" in step:
+        return f"{step['activity']}" + (f": {step['summary']}" if step.get("summary") else "")
+    if "seconds" in step:
+        return f"{step['seconds']:g} s" + (f": {step['summary']}" if step.get("summary") else "")
+    if "failure" in step:
+        return str(step["failure"])
+    if "signal" in step:
+        return str(step["signal"])
+    if "update" in step:
+        args = " ".join(_text(a) for a in step.get("args") or [])
+        return f"{step['update']}" + (f" {args}" if args else "")
+    if "search_attributes" in step:
+        return _text(step["search_attributes"])
+    return ""
+
+
+def _durable_what(d: dict[str, Any]) -> str:
+    if d.get("kind") == "provider_health":
+        scope = d["provider"] + (f" model {d['model']}" if d.get("model") else "")
+        retry = f", retry at {_time(d['retry_at'])}" if d.get("retry_at") else ""
+        code = f" ({d['code']})" if d.get("code") else ""
+        run = f", by run {d['run_id']}" if d.get("run_id") else ""
+        return f"{scope} -> {d['state']}{code}{retry}{run}"
+    return (
+        f"{d.get('action', 'set')} {d['selection']}={_text(d['value'])} for agent {d['agent']} by {d['actor']} "
+        f"(source {d['source']}): {d.get('reason') or ''}"
+    ).rstrip(": ")
+
+
+def _cleanup_what(c: dict[str, Any]) -> str:
+    by = f", written by run {c['written_by_run']}" if c.get("written_by_run") else ""
+    return (
+        f"cleared {c['selection']}={_text(c['value'])} for agent {c['agent']} (source {c['source']}{by}) by "
+        f"{c['actor']}: {c.get('reason') or ''}"
+    ).rstrip(": ")
+
+
+def timeline_lines(report: dict[str, Any]) -> list[str]:
+    """The three timelines, one `time  kind  what` line per event (rich markup only in the headings)."""
+    lines = ["[bold]1. live run: what it selected and why[/]"]
+    for a in report["selected"]:
+        failed = f" [{a['error_code']}] {a['decision']}: {a['reason']}" if a["error_code"] else ""
+        lines.append(
+            escape(
+                f"  attempt {a['seq']}: {a['provider']} model={a['model'] or a['requested_model']} "
+                f"source={a['source']} → {a['outcome']}{failed}"
+            )
+        )
+    lines += [
+        _line(s["at"], _EVENT_NAMES.get(s["event"], s["event"].replace("_", " ")), _history_what(s))
+        for s in report["live"]
+    ]
+    lines.append("[bold]2. durable state changed during the run[/]")
+    lines += [_line(d["at"], d["kind"].replace("_", " "), _durable_what(d)) for d in report["durable"]] or ["  (none)"]
+    lines.append("[bold]3. cleanup[/]")
+    lines += [_line(c["at"], "watchdog", _cleanup_what(c)) for c in report["cleanup"]] or ["  (none)"]
+    return lines

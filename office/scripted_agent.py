@@ -11,11 +11,17 @@ stream_first (one chunk before the latency), log (a JSONL file: every call it re
 process's own id `agent`), usage (report each turn's ACP `usage` as claude-agent-acp does: a quarter of the prompt's
 and the answer's characters, with `cached_read` / `cached_write` cache counts; logged as method "usage"),
 stop_match (a prompt whose newest line has this text ends with stopReason `refusal`, its usage still reported),
+fail_once (a file: the first prompt that finds it missing creates it and fails, in whichever process),
 actions (before answering a prompt, in order; each applies to the prompt number `turn` or to prompts whose newest
 line contains `match`, or to every prompt):
   {"write": "a.txt", "content": "…", "via": "fs"}    the client's fs/write_text_file ("cwd": straight into the cwd)
   {"read": "a.txt"}                                 the client's fs/read_text_file
   {"sleep": 5}                                      a turn in progress (e.g. to kill its worker meanwhile)
+  {"say": "…"}                                      a message chunk (session/update agent_message_chunk)
+  {"tool": "edit", "path": "a.txt", "title": "…", "status": "completed"}
+                                                    a tool call's session/update (the path under the cwd), then
+                                                    its tool_call_update with `status` (none: left running)
+  {"until": "/tmp/…/go"}                            wait (up to a minute) until that file exists: a test's cue
   {"run": ["sh", "-c", "…"]}                        a command run by the agent itself (exit code, output logged)
   "{last}" in a string is replaced by the prompt's newest line
   {"permission": "execute", "raw_input": {"command": "rm -rf /"}, "locations": ["x"], "title": "…"}
@@ -31,7 +37,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from acp import RequestError, run_agent, text_block, update_agent_message
+from acp import RequestError, run_agent, start_tool_call, text_block, update_agent_message, update_tool_call
 from acp.schema import (
     AgentCapabilities,
     Implementation,
@@ -56,6 +62,7 @@ class ScriptedAgent:
         self.script = script
         self.current = script.get("current_model") or ((script.get("models") or [None])[0])
         self.prompts = 0
+        self.tools = 0
         self.conn: Any = None
         self.cwd = ""
 
@@ -122,8 +129,7 @@ class ScriptedAgent:
         for action in self.script.get("actions") or []:
             if action.get("turn", self.prompts) == self.prompts and action.get("match", "") in last:
                 await self._act(action, session_id, last)
-        match = self.script.get("fail_match")
-        failing = self.script.get("fail_turn") == self.prompts or bool(match and match in last)
+        failing = self._failing(last)
         if failing and self.script.get("exit_code") is not None:
             os._exit(int(self.script["exit_code"]))
         if failing and self.script.get("fail_after_output"):
@@ -139,6 +145,13 @@ class ScriptedAgent:
         for piece in (answer[: len(answer) // 2], answer[len(answer) // 2 :]):
             await self.conn.session_update(session_id, update_agent_message(text_block(piece)))
         return PromptResponse(stop_reason="end_turn", usage=self._usage(text, answer))
+
+    def _failing(self, last: str) -> bool:
+        match, once = self.script.get("fail_match"), self.script.get("fail_once")
+        if once and not Path(once).exists():  # the first prompt of any process of this script, then never again
+            Path(once).touch()
+            return True
+        return self.script.get("fail_turn") == self.prompts or bool(match and match in last)
 
     def _usage(self, prompt: str, answer: str) -> Usage | None:
         """claude-agent-acp's shape: input without the cache, the cache counts apart, their total."""
@@ -160,6 +173,10 @@ class ScriptedAgent:
     async def _act(self, action: dict[str, Any], session_id: str, last: str) -> None:
         outcome: dict[str, Any] = {}
         action = {k: v.replace("{last}", last) if isinstance(v, str) else v for k, v in action.items()}
+        if {"say", "tool", "until"} & action.keys():
+            await self._tell(action, session_id)
+            self.record("action", n=self.prompts, **action)
+            return
         try:
             if "sleep" in action:
                 await asyncio.sleep(float(action["sleep"]))
@@ -201,6 +218,28 @@ class ScriptedAgent:
         except Exception as err:  # a refused call is what the test looks at: log it, go on with the turn
             outcome["error"] = str(err)
         self.record("action", n=self.prompts, **{k: v for k, v in action.items() if k != "content"}, **outcome)
+
+    async def _tell(self, action: dict[str, Any], session_id: str) -> None:
+        """What a real agent streams while it works: a message chunk, or a tool call and how it ended (or a pause
+        until the test says go on)."""
+        if "until" in action:
+            for _ in range(1200):
+                if await asyncio.to_thread(Path(action["until"]).exists):
+                    return
+                await asyncio.sleep(0.05)
+            return
+        if "say" in action:
+            await self.conn.session_update(session_id, update_agent_message(text_block(action["say"])))
+            return
+        self.tools += 1
+        call_id, path = f"tool-{self.prompts}-{self.tools}", str(Path(self.cwd) / action.get("path", ""))
+        locations = [ToolCallLocation(path=path)] if action.get("path") else None
+        title = action.get("title", action["tool"])
+        await self.conn.session_update(
+            session_id, start_tool_call(call_id, title, kind=action["tool"], status="in_progress", locations=locations)
+        )
+        if action.get("status"):
+            await self.conn.session_update(session_id, update_tool_call(call_id, status=action["status"]))
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         self.record("session/cancel")

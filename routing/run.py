@@ -163,6 +163,7 @@ class RunView(BaseModel):
     unpriced_attempts: int = 0  # attempts with tokens but no price: the run cost more than cost_usd says
     continues: RunLink | None = None  # the ended run this one retries or continues
     schedule_id: str | None = None  # the schedule that started the run (the server's TemporalScheduledById)
+    retry_at: datetime | None = None  # while a short retry on `provider` waits: when it tries again
 
     def note_usage(self, usage: Usage | None, cost_usd: float | None) -> None:
         """An attempt's tokens and cost count toward the run's (every attempt, failed ones too, when known)."""

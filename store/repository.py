@@ -25,6 +25,7 @@ from store.database import Database
 from store.engine import DEFAULT_POOL_SIZE
 from store.messages import MessageRepository
 from store.rows import Closed, TurnClose, TurnOpening, as_utc, utcnow
+from store.run_events import RunEventRepository
 from store.runs import RunRepository
 from store.selections import SelectionRepository
 from store.tables import (
@@ -67,6 +68,7 @@ class Store:
         self.selection = SelectionRepository(self.database)
         self.catalogs = CatalogRepository(self.database)
         self.messages = MessageRepository(self.database)
+        self.run_events = RunEventRepository(self.database)
 
     # --- configuration: store.configuration ----------------------------------------------------------------
     async def save_workspace(self, config: WorkspaceConfig) -> None:

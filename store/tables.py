@@ -183,3 +183,20 @@ class HealthEventRow(SQLModel, table=True):
     code: str | None = Field(default=None, max_length=40)
     run_id: str | None = Field(default=None, max_length=200, index=True)
     at: datetime = _ts()
+
+
+class RunEventRow(SQLModel, table=True):
+    """What a run's agent is doing, as `office watch` streams it: its messages (redacted excerpts) and tool calls
+    (kind and path, never file contents). Written by the turn activities in batches, bounded per run
+    (store.run_events.KEEP_PER_RUN), read by id order; never part of a workflow history."""
+
+    __tablename__ = "run_events"
+    __table_args__ = (Index("ix_run_events_run_id_id", "run_id", "id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: str = Field(max_length=200)
+    attempt: int  # the attempt (its seq in the run) whose agent did it
+    at: datetime = _ts()
+    kind: str = Field(max_length=20)  # message | tool | tool_done
+    text: str | None = Field(default=None, sa_column=Column(Text))
+    tool_kind: str | None = Field(default=None, max_length=40)
+    path: str | None = Field(default=None, max_length=500)

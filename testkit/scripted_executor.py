@@ -16,6 +16,7 @@ from contracts.activities import SessionStarted
 from routing.classifier import FailureSignal
 from routing.codes import Phase
 from routing.model_policy import plan_model, settle_model
+from routing.progress import ProgressLog
 from routing.transcript import Entry
 
 Step = TurnAnswer | FailureSignal | Callable[[list[Entry]], TurnAnswer]
@@ -46,6 +47,7 @@ class ScriptedExecutor:
     closes: list[int | None] = field(default_factory=list)
     chunks: int = 0  # progress: what the heartbeat details report
     prompted: asyncio.Event = field(default_factory=asyncio.Event)  # set once a prompt has begun
+    observed: list[ProgressLog | None] = field(default_factory=list)  # what the pipeline told it to feed
 
     async def start(self) -> SessionStarted:
         self.starts += 1
@@ -64,6 +66,9 @@ class ScriptedExecutor:
 
     def progress(self) -> dict[str, Any]:
         return {"message_chunks": self.chunks}
+
+    def observe(self, progress: ProgressLog | None) -> None:
+        self.observed.append(progress)
 
     async def cancel(self) -> None:
         self.cancels += 1

@@ -28,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.budget import RunBudget
     from workflows.notify import Notifier
     from workflows.patches import capacity_uncounted
+    from workflows.progress import CurrentDetails, short_retry
     from workflows.relink import carry_over
     from workflows.scheduled import named, run_id_problem
     from workflows.turns import AgentTurns
@@ -45,7 +46,8 @@ class OfficeRunWorkflow:
         self._resume = False
         self._decision: UserDecision | None = None
         self._published: dict[str, object] = {}
-        self._turns = AgentTurns(view=lambda: self._view)
+        self._details = CurrentDetails()  # what the Temporal UI shows as the run's current step
+        self._turns = AgentTurns(view=lambda: self._view, details=self._details)
         self._notify = Notifier(view=lambda: self._view)  # the workspace's webhooks (workflows/notify.py)
         self._budget = RunBudget(view=lambda: self._view, publish=self._publish, on_park=self._budget_parked)
 
@@ -83,6 +85,7 @@ class OfficeRunWorkflow:
     async def _budget_parked(self) -> None:
         """A run that may not spend holds no live agent session while it waits, and says so to its webhooks."""
         await self._turns.close()
+        self._details.step(f"parked ({ParkReason.budget_exhausted.value}): {self._view.message}")
         await self._notify(NotifyEvent.budget)
 
     def _publish(self) -> None:
@@ -158,7 +161,7 @@ class OfficeRunWorkflow:
                     step = cycle.after(decision, cand)
                 match step.kind:
                     case StepKind.retry_same_route:
-                        await workflow.sleep(timedelta(seconds=step.delay_s or 0))
+                        await short_retry(view, self._details, step.delay_s or 0)
                     case StepKind.next_candidate:
                         view.fallback_count += 1
                     case StepKind.fail:
@@ -168,6 +171,7 @@ class OfficeRunWorkflow:
                             return view
         view.status = RunStatus.completed
         self._publish()
+        self._details.step("")  # over: the details keep only the branch
         return view
 
     async def _resolve(self, req: RunRequest, retry_blocked: bool = False, sub: Substitute | None = None) -> RoutePlan:
@@ -210,6 +214,8 @@ class OfficeRunWorkflow:
         reason = step.park_reason or ParkReason.waiting_for_provider_capacity
         view.status, view.park_reason, view.message, self._resume = RunStatus.parked, reason, step.why, False
         self._publish()
+        waiting = "waiting for a person" if reason is ParkReason.awaiting_user_decision else "parked"
+        self._details.step(f"{waiting} ({reason.value}): {step.why}")
         await self._notify(NotifyEvent.parked)
         timeout = timedelta(seconds=step.delay_s) if step.delay_s else None
         with contextlib.suppress(asyncio.TimeoutError):
@@ -242,4 +248,5 @@ class OfficeRunWorkflow:
         view = self._view
         view.status, view.error_code, view.message = RunStatus.failed, code.value, message
         self._publish()
+        self._details.step(f"failed ({code.value})")
         return run_failed(code, message, view.model_dump(mode="json"))

@@ -34,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
     from routing.repository import RunResult, branch_for
     from routing.run import Candidate, RunRequest, RunView
     from routing.usage import Usage
+    from workflows.progress import CurrentDetails
 
 # ACP agents keep a live process: the session starts on any worker, its turns go to that worker's own queue.
 # Deprecated: every run still open was started after it; the branch without it is gone.
@@ -151,8 +152,9 @@ class AgentTurns:
     """The run's live session and its file state: with a repository, every completed turn's commit (ids and
     counts only) is where the next session starts, on whichever worker and agent takes the run on."""
 
-    def __init__(self, view: Callable[[], RunView]) -> None:
+    def __init__(self, view: Callable[[], RunView], details: CurrentDetails | None = None) -> None:
         self._view = view  # the run view notes the effective model, warnings, the branch and permission counts
+        self._details = details or CurrentDetails()  # the step and branch the Temporal UI shows
         self._session: tuple[str, SessionStarted] | None = None  # (execution profile, its started session)
         self._acp: tuple[str, AcpStarted] | None = None  # (execution profile, the live agent session)
         self._base_commit: str | None = None  # the run's base, fixed by its first working copy
@@ -211,7 +213,7 @@ class AgentTurns:
             return
         self._start_commit, view.result = turn.commit.commit, turn.result
         r = turn.result
-        workflow.set_current_details(
+        self._details.branch(
             f"branch {r.branch} at {r.head_commit[:12]} (from {r.base_commit[:12]}): "
             f"{r.files_changed} files changed, +{r.insertions} -{r.deletions}"
         )
@@ -221,6 +223,7 @@ class AgentTurns:
         req, cand, user_seq = at.req, at.cand, at.user_seq
         live = self._session[1] if self._session and self._session[0] == cand.execution_profile else None
         self._session = None  # a failed turn ends the session: the next attempt starts afresh
+        self._details.step(f"turn {user_seq // 2 + 1} on {cand.provider} (model {cand.requested_model})")
         queue = workflow.info().task_queue
         if cand.profile.requests_per_minute:  # the server enforces the provider's dispatch rate on its own queue
             queue = provider_queue(queue, cand.provider)
@@ -258,6 +261,7 @@ class AgentTurns:
             queue = workflow.info().task_queue
             if workflow.patched(BOUNDED_START):
                 queue = acp_start_queue(queue)
+            self._details.step(f"starting the agent on {cand.provider} (model {cand.requested_model})")
             started: AcpStarted = await guarded(
                 Phase.session_start,
                 queue,
@@ -287,6 +291,8 @@ class AgentTurns:
         self._acp = None  # a failed turn ends the session (the activity reaps it)
         session = live[1]
         self.unsandboxed = session.sandbox_note is not None
+        model = session.started.effective_model or "agent default"
+        self._details.step(f"turn {user_seq // 2 + 1} on {cand.provider} ({model})")
         turn: SessionTurnOutput = await guarded(
             Phase.after_start,
             session.worker_queue,

@@ -46,6 +46,7 @@ from routing.permissions import (
     read_tool_call,
     to_resolve,
 )
+from routing.progress import ProgressLog
 from routing.usage import from_acp_prompt
 
 METHOD_NOT_FOUND = -32601
@@ -111,6 +112,8 @@ class _Collector:
         self.answer_bytes = 0  # this turn's answer so far, as it travels (UTF-8 JSON), kept or dropped
         self.overflowed = False  # this turn's answer passed the limit: nothing more is kept
         self._kept = 0  # len(chunks) after the last chunk kept: fewer means a new turn cleared them
+        self.progress: ProgressLog | None = None  # the running turn's, for `office watch` (activities.run_events)
+        self.fs_calls = 0
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates += 1
@@ -119,8 +122,17 @@ class _Collector:
             content = getattr(update, "content", None)
             if content is not None and getattr(content, "type", None) == "text":
                 self._collect(content.text)
-        elif kind in ("tool_call", "tool_call_update") and _value(update, "kind"):
-            self.tool_kinds[update.tool_call_id] = _value(update, "kind")
+                if self.progress is not None:
+                    self.progress.message(content.text, datetime.now(UTC))
+        elif kind in ("tool_call", "tool_call_update"):
+            if _value(update, "kind"):
+                self.tool_kinds[update.tool_call_id] = _value(update, "kind")
+            if self.progress is not None:  # kind, title and paths only: a call's content may hold a file's
+                locations = [getattr(loc, "path", None) or "" for loc in getattr(update, "locations", None) or []]
+                self.progress.tool(
+                    update.tool_call_id, _value(update, "kind"), getattr(update, "title", None), locations,
+                    _value(update, "status"), datetime.now(UTC),
+                )  # fmt: skip
 
     def _collect(self, text: str) -> None:
         if len(self.chunks) < self._kept:  # the chunks were cleared for a new turn
@@ -195,6 +207,10 @@ class _Collector:
     def _fs(self, kind: str, path: str) -> str:
         """The policy's verdict on an `fs/*` call (counted like a permission request); the root to confine to."""
         verdict = self._decide(kind, {"path": path})
+        if self.progress is not None:  # shown as the tool call it is (and as failed when refused)
+            self.fs_calls += 1
+            status = None if verdict.allowed else "failed"
+            self.progress.tool(f"fs-{self.fs_calls}", kind, f"fs {kind}", [path], status, datetime.now(UTC))
         self.counts = self.counts.add(verdict.kind, verdict.allowed)
         self.permissions.append(f"{'allowed' if verdict.allowed else 'refused'}: fs {kind} {path}")
         if not verdict.allowed or not self.cwd:

@@ -2,6 +2,7 @@
 only ones (the activity runs once)."""
 
 import json
+from collections.abc import Callable
 
 import httpx
 from opentelemetry import trace
@@ -36,6 +37,7 @@ class OpenAICompatExecutor:
         # Endpoints (base URLs) that refused `stream_options` (older OpenAI-compatible servers, Azure OpenAI before
         # api-version 2024-07-01): asked without it, so their answers carry no usage. The caller owns the set.
         self.usage_refused = usage_refused if usage_refused is not None else set()
+        self.on_text: Callable[[str], None] | None = None  # each piece of the answer as it streams in
 
     def _headers(self, phase: Phase) -> dict[str, str]:
         try:
@@ -140,6 +142,8 @@ class OpenAICompatExecutor:
                         piece = (choice.get("delta") or {}).get("content")
                         if piece:
                             parts.append(piece)
+                            if self.on_text is not None:
+                                self.on_text(piece)
                         if choice.get("finish_reason"):
                             finished = True
         except httpx.HTTPError as exc:

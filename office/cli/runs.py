@@ -1,6 +1,5 @@
 """`office watch` and `office runs …`: inspect and control runs."""
 
-import asyncio
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -86,24 +85,12 @@ def exit_for(view: RunView) -> None:
         raise typer.Exit(EXIT_RUN_FAILED)
 
 
-async def _follow(services: Services, run_id: str, interval: float) -> RunView:
-    last = None
-    while True:
-        view = await run_view(services.client, run_id)
-        line = (view.status.value, view.provider, len(view.attempts), view.park_reason)
-        if line != last:
-            last = line
-            latest = view.attempts[-1] if view.attempts else None
-            step = f" last attempt {latest.provider}:{latest.error_code or latest.outcome}" if latest else ""
-            console.print(f"{view.status.value:<10} provider={view.provider or '-'}{step}")
-        if view.status in ENDED:
-            return view
-        await asyncio.sleep(interval)
+def watch(run_id: str, interval: Annotated[float, typer.Option(help="Seconds between looks.")] = 0.5) -> None:
+    """Follow a run until it ends: its agent's messages and tool calls (kind and path) as they happen, its state,
+    the countdown of a short retry, a question waiting for a person; then the run as `runs show` prints it."""
+    from office.cli.watch import follow
 
-
-def watch(run_id: str, interval: Annotated[float, typer.Option(help="Seconds between refreshes.")] = 1.0) -> None:
-    """Follow a run until it ends, printing each change."""
-    view = run_with_services(lambda s: _follow(s, run_id, interval), client=True)
+    view = run_with_services(lambda s: follow(s, run_id, interval), client=True, store=True)
     render_view(view)
     exit_for(view)
 
@@ -199,28 +186,14 @@ def runs_decide(
 @app.command("explain")
 def runs_explain(run_id: str, as_json: JsonFlag = False) -> None:
     """Three timelines: what the run selected and why, what durable state changed, what cleanup did."""
-    from office.explain import explain_run
+    from office.explain import explain_run, timeline_lines
 
     report = run_with_services(lambda s: explain_run(s.client, s.store, run_id), client=True, store=True)
     if as_json:
         print_json(report)
         return
-    console.print("[bold]1. live run: what it selected and why[/]")
-    for a in report["selected"]:
-        console.print(
-            f"  attempt {a['seq']}: {a['provider']} model={a['model'] or a['requested_model']} "
-            f"source={a['source']} → {a['outcome']}"
-            + (f" [{a['error_code']}] {a['decision']}: {a['reason']}" if a["error_code"] else "")
-        )
-    for step in report["live"]:
-        detail = {k: v for k, v in step.items() if k not in ("at", "event")}
-        console.print(f"  {step['at']}  {step['event']}  {detail or ''}")
-    console.print("[bold]2. durable state changed during the run[/]")
-    for d in report["durable"] or [{"at": "-", "kind": "(none)"}]:
-        console.print(f"  {d}")
-    console.print("[bold]3. cleanup[/]")
-    for c in report["cleanup"] or [{"at": "-", "kind": "(none)"}]:
-        console.print(f"  {c}")
+    for line in timeline_lines(report):
+        console.print(line, soft_wrap=True, highlight=False)
 
 
 app.command("retry")(runs_retry)

@@ -333,7 +333,11 @@ async def test_a_foreign_client_start_with_a_payload_that_does_not_validate_fail
     with pytest.raises(WorkflowFailureError) as err:
         await asyncio.wait_for(handle.result(), timeout=30)  # at once, not a workflow task retried without end
     message = str(err.value.cause)
-    assert "invalid RunRequest" in message and "workspace: Input should be a valid string" in message and "agent: Field required" in message
+    assert (
+        "invalid RunRequest" in message
+        and "workspace: Input should be a valid string" in message
+        and "agent: Field required" in message
+    )
 
 
 async def test_temporal_workflow_start_with_an_unknown_workspace_fails_as_configuration(stack):

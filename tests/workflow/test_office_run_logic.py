@@ -36,6 +36,7 @@ from routing.decider import ParkReason
 from routing.model_policy import plan_model, settle_model
 from routing.run import Ineligible, RoutePlan, RunRequest, RunStatus, RunView
 from routing.selection import UserDecision
+from testkit.eventually import eventually
 from testkit.factories import plan, provider_failure
 from workflows.office_run import OfficeRunWorkflow
 
@@ -272,3 +273,32 @@ async def test_a_store_outage_past_the_activitys_bound_is_waited_out_and_never_c
     assert done.status is RunStatus.completed and done.provider == "a"  # no fallback, the cap of 1 untouched
     assert fakes.called == ["a", "a"] and fakes.recorded == []  # the same attempt again, no failed attempt row
     assert [(a.seq, a.outcome) for a in done.attempts] == [(1, "succeeded")]
+
+
+async def current_details(handle: WorkflowHandle) -> str:
+    """What the Temporal UI shows as the run's current details."""
+    from temporalio.api.sdk.v1 import WorkflowMetadata
+
+    meta = await handle.query("__temporal_workflow_metadata", result_type=WorkflowMetadata)
+    return meta.current_details
+
+
+async def test_a_short_retry_shows_its_end_in_the_view_and_its_countdown_in_the_ui(run):
+    fakes = FakeActivities([plan("a")], turns={"a": [provider_failure(ErrorCode.rate_limited, retry_after_s=1)]})
+    handle = await run(fakes)
+    view = await eventually(
+        lambda: handle.query(OfficeRunWorkflow.status), until=lambda v: v and v.retry_at, timeout=20, what="a retry"
+    )
+    assert view.status is RunStatus.running and view.provider == "a"
+    assert (await current_details(handle)).startswith("retrying on a in 1 s")
+    done = await handle.result()
+    assert done.status is RunStatus.completed and done.retry_at is None and fakes.called == ["a", "a"]
+    assert await current_details(handle) == ""  # over: no step left (and no branch: no repository)
+
+
+async def test_a_run_waiting_for_a_decision_says_so_in_the_ui(run):
+    fakes = FakeActivities([plan("a", pinned=True)], turns={"a": [provider_failure(ErrorCode.auth_required)]})
+    handle = await run(fakes, pinned=True)
+    view = await parked(handle)
+    assert (await current_details(handle)).startswith(f"waiting for a person (awaiting_user_decision): {view.message}")
+    await handle.cancel()

@@ -1,14 +1,14 @@
 """attempts are read by workspace and finish time: a workspace's spend over a budget window (a UTC day or month)
 is summed before each attempt of its runs
 
-Revision ID: 0014
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 """
 
 from alembic import op
 
-revision = "0014"
-down_revision = "0009"
+revision = "0011"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 
