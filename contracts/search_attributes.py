@@ -14,6 +14,9 @@ REQUESTED_MODEL = SearchAttributeKey.for_keyword("OfficeRequestedModel")
 EFFECTIVE_MODEL = SearchAttributeKey.for_keyword("OfficeEffectiveModel")
 FALLBACK_COUNT = SearchAttributeKey.for_int("OfficeFallbackCount")
 ERROR_CODE = SearchAttributeKey.for_keyword("OfficeErrorCode")
+AWAITING = SearchAttributeKey.for_keyword("OfficeAwaiting")  # "permission" while a question waits for a person
+# Attributes removed again when the view's value goes back to None (the others keep their last value).
+CLEARED_WHEN_NONE = frozenset({AWAITING.name})
 
 ALL: list[SearchAttributeKey[Any]] = [
     STATUS,
@@ -24,6 +27,7 @@ ALL: list[SearchAttributeKey[Any]] = [
     EFFECTIVE_MODEL,
     FALLBACK_COUNT,
     ERROR_CODE,
+    AWAITING,
 ]
 
 
@@ -43,6 +47,7 @@ def values_of(view: RunView) -> dict[str, object]:
         EFFECTIVE_MODEL.name: view.effective_model,
         FALLBACK_COUNT.name: view.fallback_count,
         ERROR_CODE.name: view.error_code,
+        AWAITING.name: view.awaiting,
     }
 
 
@@ -53,6 +58,10 @@ def changed(view: RunView, published: dict[str, object]) -> list[SearchAttribute
     updates: list[SearchAttributeUpdate[Any]] = []
     for key in ALL:
         value = wanted[key.name]
+        if value is None and key.name in CLEARED_WHEN_NONE and published.get(key.name) is not None:
+            published[key.name] = None
+            updates.append(key.value_unset())
+            continue
         if value is None or published.get(key.name) == value:
             continue
         published[key.name] = value

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
-from routing.permissions import PermissionPolicy, ProfilePermissions
+from routing.permissions import ASK_TURN_MARGIN_S, PermissionPolicy, ProfilePermissions
 from routing.repository import RepositoryConfig
 from routing.sandbox import ProfileSandbox, SandboxSettings
 from routing.usage import ModelPrice
@@ -164,7 +164,21 @@ class WorkspaceConfig(BaseModel):
         for key in self.providers:
             if not re.match(NAME_PATTERN, key):
                 raise ValueError(f"providers key {key!r} is not a valid name (lowercase letters, digits, . _ -)")
+        self._ask_fits_in_turns()
         return self
+
+    def _ask_fits_in_turns(self) -> None:
+        """A question waits inside the agent's turn: the turn's timeout must leave room for the whole wait."""
+        if not self.permissions.asks():
+            return
+        wait = self.permissions.ask_timeout
+        for name, profile in self.providers.items():
+            if profile.kind is ExecutorKind.acp and profile.timeout_s <= wait + ASK_TURN_MARGIN_S:
+                raise ValueError(
+                    f"permissions.ask_timeout ({wait:g} s) leaves no room in providers.{name}.timeout_s "
+                    f"({profile.timeout_s:g} s): a question waits inside the agent's turn; set timeout_s above "
+                    f"{wait + ASK_TURN_MARGIN_S:g} or lower ask_timeout"
+                )
 
 
 class AgentProfile(BaseModel):

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator
 from routing.config import AgentProfile, ExecutionProfile
 from routing.decider import ParkReason
 from routing.permissions import PermissionCounts, PermissionPolicy
+from routing.questions import QuestionRecord
 from routing.repository import RepositoryConfig, RunResult
 from routing.selection import SelectionSource
 from routing.usage import Usage, add_costs
@@ -140,6 +141,8 @@ class RunView(BaseModel):
     usage: Usage | None = None  # the attempts' tokens summed (None: no attempt reported any)
     cost_usd: float | None = None  # the priced attempts' cost summed (None: none was priced)
     unpriced_attempts: int = 0  # attempts with tokens but no price: the run cost more than cost_usd says
+    awaiting: str | None = None  # "permission": a question waits for `office runs answer` (OfficeAwaiting)
+    questions: list[QuestionRecord] = Field(default_factory=list)  # permission questions: asked, answered, by whom
 
     def note_usage(self, usage: Usage | None, cost_usd: float | None) -> None:
         """An attempt's tokens and cost count toward the run's (every attempt, failed ones too, when known)."""

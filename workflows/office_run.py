@@ -24,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
     from routing.run import AttemptOutcome, Candidate, RoutePlan, RunRequest, RunStatus, RunView
     from routing.selection import Pins, UserDecision
     from workflows.patches import capacity_uncounted
+    from workflows.questions import PermissionQuestions
     from workflows.turns import AgentTurns
 
 # Deprecated: runs recorded before it opened the transcript and started sessions in separate activities.
@@ -40,6 +41,7 @@ class OfficeRunWorkflow:
         self._decision: UserDecision | None = None
         self._published: dict[str, object] = {}
         self._turns = AgentTurns(view=lambda: self._view)
+        self._questions = PermissionQuestions(lambda: self._view, lambda: self._turns.asking, self._publish)
 
     # --- what users see -------------------------------------------------------------------------
     @workflow.query
@@ -77,6 +79,7 @@ class OfficeRunWorkflow:
         started_with = workflow.info().typed_search_attributes  # indexed at start: not upserted again
         self._published = {k.name: v for k in sa.ALL if (v := started_with.get(k)) is not None}
         self._publish()
+        self._questions.install()  # `office runs answer`: permission questions a person answers
         cancelled = False
         try:
             return await self._run(req)

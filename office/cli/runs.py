@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
+from office.cli.answer import question_lines, runs_answer
 from office.cli.common import (
     DEFAULT_ACTOR,
     EXIT_RUN_FAILED,
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from routing.selection import UserDecision
 
 app = typer.Typer(no_args_is_help=True, help="Inspect and control runs.")
+app.command("answer")(runs_answer)
 
 ENDED = (RunStatus.completed, RunStatus.failed, RunStatus.cancelled)
 
@@ -72,6 +74,8 @@ def render_view(view: RunView) -> None:
         console.print("permissions " + ", ".join(
             f"{k}: {c.allowed.get(k, 0)} allowed / {c.refused.get(k, 0)} refused" for k in sorted(c.asked)
         ))  # fmt: skip
+    for line in question_lines(view):
+        console.print(line)
     if view.output:
         console.print(view.output)
 

@@ -24,6 +24,7 @@ IMPLEMENTATIONS = [
     AcpActivities.acp_start,
     AcpActivities.acp_turn,
     AcpActivities.acp_close,
+    AcpActivities.acp_answer,
     WatchdogActivities.sweep_automatic_selections,
 ]
 

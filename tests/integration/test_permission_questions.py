@@ -1,0 +1,116 @@
+"""Permission questions a person answers (routing.questions), on the real dev server with the real Claude Code: under
+`edit: ask` its Write waits for `office runs answer` (a separate `office` process, as a person runs it), an
+unanswered one is refused after permissions.ask_timeout, and an answer with nothing to answer exits 2."""
+
+import time
+
+import pytest
+
+from office.runs import run_view, wait_for_view
+from office.simulator.config import ScriptedToolUse
+from routing.permissions import PermissionPolicy
+from routing.repository import RepositoryConfig
+from routing.run import RunStatus, RunView
+from testkit.eventually import eventually
+from testkit.runs import submit_run
+from tests.e2e.test_cli import office
+
+from .test_real_agents import agent, claude_provider, no_agent_outlives_its_test, profile, simulated
+from .test_repository_runs import bare_repo, files_at, git
+
+__all__ = ["no_agent_outlives_its_test"]  # its autouse fixture: no agent of these tests outlives them
+pytestmark = pytest.mark.integration
+ASK_TIMEOUT_S = 3.0
+
+
+def write(path: str, when: str) -> ScriptedToolUse:
+    return ScriptedToolUse(name="Write", input={"file_path": path, "content": f"{path}\n"}, match_text=when)
+
+
+def pending(view: RunView) -> list[tuple[str, tuple[str, ...]]]:
+    return [(q.kind, q.paths) for q in view.questions if q.answered_by is None]
+
+
+async def awaiting(stack, run_id: str, path: str) -> RunView:
+    return await eventually(
+        lambda: run_view(stack.client, run_id),
+        until=lambda v: pending(v) == [("edit", (path,))] and v.awaiting == "permission",
+        timeout=60,
+        what=f"the run awaiting a permission for {path}",
+    )
+
+
+async def listed_as_awaiting(stack, ws: str) -> list[str]:
+    query = f'OfficeWorkspace = "{ws}" AND OfficeAwaiting = "permission"'
+    return [w.id async for w in stack.client.list_workflows(query)]
+
+
+async def test_a_person_allows_denies_or_lets_the_claude_code_write_time_out(stack, tmp_path):
+    sim = await simulated(
+        stack,
+        "anthropic",
+        claude_provider(
+            tool_uses=[write("notes/plan.md", "the plan"), write("notes/no.md", "a note"), write("late.md", "late")]
+        ),
+    )
+    claude = profile(stack, tmp_path, [str(agent("claude-agent-acp"))], sim)
+    ws, agent_name, _p = await stack.workspace({"claude": claude}, model="sonnet")
+    bare = bare_repo(tmp_path)
+    config = await stack.store.get_workspace(ws)
+    policy = PermissionPolicy(edit="ask", ask_timeout=ASK_TIMEOUT_S)
+    await stack.store.save_workspace(
+        config.model_copy(update={"repository": RepositoryConfig(url=str(bare)), "permissions": policy})
+    )
+    started = time.monotonic()
+    handle = await submit_run(
+        stack, ws, agent_name, "Write the plan", follow_ups=["Write a note", "Write it late"]
+    )
+    run_id = handle.id
+
+    # Turn 1: the Write waits for a person; the run says so, and the UI's list query finds it.
+    view = await awaiting(stack, run_id, "notes/plan.md")
+    first = view.questions[0].question_id
+    await eventually(lambda: listed_as_awaiting(stack, ws), until=lambda ids: ids == [run_id], timeout=20,
+                     what="OfficeAwaiting = permission")  # fmt: skip
+    code, out, err = await office(stack, "runs", "answer", run_id, "--allow", "--actor", "alice")
+    assert code == 0, err
+    assert "allowed edit notes/plan.md" in out
+    # The same question again: already answered, refused by the update's validator in one line.
+    code, out, err = await office(stack, "runs", "answer", run_id, "--deny", "--question", first)
+    assert code == 2 and err.strip().count("\n") == 0 and "already answered" in err and "Traceback" not in err
+
+    # Turn 2: refused by a person; turn 3: nobody answers, refused after ask_timeout.
+    await awaiting(stack, run_id, "notes/no.md")
+    code, _out, err = await office(stack, "runs", "answer", run_id, "--deny")
+    assert code == 0, err
+    asked_late = time.monotonic()
+    await awaiting(stack, run_id, "late.md")
+    view = await wait_for_view(stack.client, run_id)
+    waited = time.monotonic() - asked_late
+    elapsed = time.monotonic() - started
+    assert view.status is RunStatus.completed, view.message
+
+    records = [(q.kind, q.paths, q.allowed, q.answered_by, q.actor) for q in view.questions]
+    assert records == [
+        ("edit", ("notes/plan.md",), True, "person", "alice"),
+        ("edit", ("notes/no.md",), False, "person", view.questions[1].actor),
+        ("edit", ("late.md",), False, "timeout", None),
+    ]
+    assert view.awaiting is None and view.permissions.allowed == {"edit": 1}
+    assert view.permissions.refused == {"edit": 2}
+    assert waited >= ASK_TIMEOUT_S
+    # Only the allowed write landed, as turn 1's commit; the refused turns left the branch as it was.
+    branch = f"office/{run_id}"
+    assert files_at(bare, branch) == {"README": "hello\n", "notes/plan.md": "notes/plan.md\n"}
+    assert git("rev-list", "--count", f"main..{branch}", cwd=bare).strip() == "1"
+    transcript = await stack.store.read_transcript(run_id, 10)
+    answers = [e.content for e in transcript if e.role == "assistant"]
+    assert "tool reported an error" not in answers[0]
+    assert all("tool reported an error" in a for a in answers[1:]), answers  # the agent heard "no", and says so
+    await eventually(lambda: listed_as_awaiting(stack, ws), until=lambda ids: ids == [], timeout=20,
+                     what="OfficeAwaiting cleared")  # fmt: skip
+
+    # Nothing pending (the run has ended): exit 2, one line.
+    code, out, err = await office(stack, "runs", "answer", run_id, "--allow")
+    assert code == 2 and err.strip().count("\n") == 0 and "Traceback" not in err, err
+    print(f"\nMEASURE claude-code: 3 turns with 3 questions in {elapsed:.1f}s (unanswered one waited {waited:.1f}s)")
