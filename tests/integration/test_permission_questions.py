@@ -125,3 +125,59 @@ async def test_a_person_allows_denies_or_lets_the_claude_code_write_time_out(sta
     code, out = await answer(stack, run_id, "--allow")
     assert code == 2 and out.strip().count("\n") == 0 and "nothing is awaiting" in out and "Traceback" not in out, out
     print(f"\nMEASURE claude-code: 3 turns with 3 questions in {elapsed:.1f}s (unanswered one waited {waited:.1f}s)")
+
+
+async def test_worker_killed_while_a_question_is_pending_the_agent_asks_again_elsewhere(stack, tmp_path):
+    """The lost turn is re-dispatched like any other (worker_lost); the first question is closed as `turn_ended` (an
+    answer to it is refused), the new worker's agent asks again, and only the answered write lands, once."""
+    import signal
+    import uuid
+
+    from .helpers import start_worker, stop_workers
+
+    sim = await simulated(stack, "anthropic", claude_provider(tool_uses=[write("notes/plan.md", "the plan")]))
+    claude = profile(stack, tmp_path, [str(agent("claude-agent-acp"))], sim)
+    ws, agent_name, _p = await stack.workspace({"claude": claude}, model="sonnet")
+    bare = bare_repo(tmp_path)
+    config = await stack.store.get_workspace(ws)
+    policy = PermissionPolicy(edit="ask", ask_timeout=40)
+    await stack.store.save_workspace(
+        config.model_copy(update={"repository": RepositoryConfig(url=str(bare)), "permissions": policy})
+    )
+    started = time.monotonic()
+    queue = f"ask-kill-{uuid.uuid4().hex[:6]}"
+    quiet = {"OFFICE_OTEL_EXPORTER": "none"}
+    first = await start_worker(stack, queue, tmp_path / "w1.log", OFFICE_WORK_DIR=str(tmp_path / "w1"), **quiet)
+    second = None
+    try:
+        handle = await submit_run(stack, ws, agent_name, "Write the plan", task_queue=queue)
+        view = await awaiting(stack, handle.id, "notes/plan.md")
+        lost = view.questions[0].question_id
+        first.send_signal(signal.SIGKILL)
+        await first.wait()
+        second = await start_worker(stack, queue, tmp_path / "w2.log", OFFICE_WORK_DIR=str(tmp_path / "w2"), **quiet)
+        view = await eventually(
+            lambda: run_view(stack.client, handle.id),
+            until=lambda v: len(v.questions) == 2 and pending(v) == [("edit", ("notes/plan.md",))],
+            timeout=90,
+            what="the agent on the second worker asking again",
+        )
+        assert view.questions[0].answered_by == "turn_ended" and view.questions[0].allowed is None
+        code, out = await answer(stack, handle.id, "--allow", "--question", lost)
+        assert code == 2 and "already answered" in out, out  # the lost question is closed
+        code, out = await answer(stack, handle.id, "--allow", "--actor", "carol")
+        assert code == 0, out
+        view = await asyncio.wait_for(wait_for_view(stack.client, handle.id), timeout=60)
+    finally:
+        await stop_workers(first, second)
+    assert view.status is RunStatus.completed, view.message
+    assert [a.error_code for a in view.attempts] == ["worker_lost", None]
+    assert [(q.answered_by, q.allowed, q.actor) for q in view.questions] == [
+        ("turn_ended", None, None),
+        ("person", True, "carol"),
+    ]
+    branch = f"office/{view.run_id}"
+    assert files_at(bare, branch) == {"README": "hello\n", "notes/plan.md": "notes/plan.md\n"}
+    assert git("rev-list", "--count", f"main..{branch}", cwd=bare).strip() == "1"
+    assert view.awaiting is None
+    print(f"\nMEASURE claude-code: question lost with its worker, asked again and answered in {time.monotonic() - started:.1f}s")
