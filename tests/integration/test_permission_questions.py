@@ -74,9 +74,7 @@ async def test_a_person_allows_denies_or_lets_the_claude_code_write_time_out(sta
         config.model_copy(update={"repository": RepositoryConfig(url=str(bare)), "permissions": policy})
     )
     started = time.monotonic()
-    handle = await submit_run(
-        stack, ws, agent_name, "Write the plan", follow_ups=["Write a note", "Write it late"]
-    )
+    handle = await submit_run(stack, ws, agent_name, "Write the plan", follow_ups=["Write a note", "Write it late"])
     run_id = handle.id
 
     # Turn 1: the Write waits for a person, who allows it.
@@ -180,4 +178,38 @@ async def test_worker_killed_while_a_question_is_pending_the_agent_asks_again_el
     assert files_at(bare, branch) == {"README": "hello\n", "notes/plan.md": "notes/plan.md\n"}
     assert git("rev-list", "--count", f"main..{branch}", cwd=bare).strip() == "1"
     assert view.awaiting is None
-    print(f"\nMEASURE claude-code: question lost with its worker, asked again and answered in {time.monotonic() - started:.1f}s")
+    elapsed = time.monotonic() - started
+    print(f"\nMEASURE claude-code: a question lost with its worker, asked again and answered: {elapsed:.1f}s")
+
+
+async def test_allow_for_run_covers_the_same_kind_under_the_same_directory_for_this_run_only(stack, tmp_path):
+    """The scripted agent (office/scripted_agent.py) asks three times in one turn, which the real Claude Code cannot
+    be scripted to do: `--allow --for-run` on src/a.txt lets src/b.txt through without a person; other/c.txt, in
+    another directory, still waits, and nobody answering refuses it (and the write the agent tries anyway)."""
+    from testkit.agents import received
+    from testkit.factories import scripted_agent
+
+    from .test_repository_runs import with_repository
+
+    log = tmp_path / "agent.jsonl"
+    actions = []
+    for path in ("src/a.txt", "src/b.txt", "other/c.txt"):
+        actions += [{"permission": "edit", "raw_input": {"file_path": path}}, {"write": path, "content": "x\n"}]
+    ws, agent_name, _p = await stack.workspace({"claude": scripted_agent(log, actions=actions)})
+    bare = bare_repo(tmp_path)
+    await with_repository(stack, ws, bare, edit="ask", ask_timeout=2)
+    handle = await submit_run(stack, ws, agent_name, "Write three files")
+    await awaiting(stack, handle.id, "src/a.txt")
+    code, out = await answer(stack, handle.id, "--allow", "--for-run")
+    assert code == 0 and "for the rest of the run" in out, out
+    view = await wait_for_view(stack.client, handle.id)
+    assert view.status is RunStatus.completed, view.message
+    assert [(q.paths, q.allowed, q.answered_by, q.for_run) for q in view.questions] == [
+        (("src/a.txt",), True, "person", True),
+        (("src/b.txt",), True, "grant", False),
+        (("other/c.txt",), False, "timeout", False),
+        (("other/c.txt",), False, "timeout", False),  # its write, tried anyway, is a request of its own
+    ]
+    outcomes = [c.get("option") or c.get("error") for c in received(log) if c["method"] == "action"]
+    assert outcomes[:4] == ["allow", None, "allow", None] and outcomes[4] == "reject" and "refused" in outcomes[5]
+    assert files_at(bare, f"office/{view.run_id}") == {"README": "hello\n", "src/a.txt": "x\n", "src/b.txt": "x\n"}
