@@ -16,7 +16,7 @@ from routing.run import RunStatus, RunView
 from testkit.eventually import eventually
 from testkit.runs import submit_run
 
-from .test_real_agents import agent, claude_provider, no_agent_outlives_its_test, profile, simulated
+from .test_real_agents import agent, claude_provider, marked, no_agent_outlives_its_test, profile, simulated
 from .test_repository_runs import bare_repo, files_at, git
 
 __all__ = ["no_agent_outlives_its_test"]  # its autouse fixture: no agent of these tests outlives them
@@ -47,7 +47,7 @@ async def awaiting(stack, run_id: str, path: str) -> RunView:
     return await eventually(
         lambda: run_view(stack.client, run_id),
         until=lambda v: pending(v) == [("edit", (path,))] and v.awaiting == "permission",
-        timeout=60,
+        timeout=120,  # a bound on a loaded machine (workers and agents starting), not a wait
         what=f"the run awaiting a permission for {path}",
     )
 
@@ -145,15 +145,17 @@ async def test_worker_killed_while_a_question_is_pending_the_agent_asks_again_el
     started = time.monotonic()
     queue = f"ask-kill-{uuid.uuid4().hex[:6]}"
     quiet = {"OFFICE_OTEL_EXPORTER": "none"}
-    first = await start_worker(stack, queue, tmp_path / "w1.log", OFFICE_WORK_DIR=str(tmp_path / "w1"), **quiet)
-    second = None
+    workers = [
+        await start_worker(stack, queue, tmp_path / f"w{n}.log", OFFICE_WORK_DIR=str(tmp_path / f"w{n}"), **quiet)
+        for n in (1, 2)
+    ]  # both at once: the one whose agent asks is killed, the other takes the run on
     try:
         handle = await submit_run(stack, ws, agent_name, "Write the plan", task_queue=queue)
         view = await awaiting(stack, handle.id, "notes/plan.md")
         lost = view.questions[0].question_id
-        first.send_signal(signal.SIGKILL)
-        await first.wait()
-        second = await start_worker(stack, queue, tmp_path / "w2.log", OFFICE_WORK_DIR=str(tmp_path / "w2"), **quiet)
+        [holder] = [w for w in workers if marked(w.pid)]
+        holder.send_signal(signal.SIGKILL)
+        await holder.wait()
         view = await eventually(
             lambda: run_view(stack.client, handle.id),
             until=lambda v: len(v.questions) == 2 and pending(v) == [("edit", ("notes/plan.md",))],
@@ -167,7 +169,7 @@ async def test_worker_killed_while_a_question_is_pending_the_agent_asks_again_el
         assert code == 0, out
         view = await asyncio.wait_for(wait_for_view(stack.client, handle.id), timeout=60)
     finally:
-        await stop_workers(first, second)
+        await stop_workers(*workers)
     assert view.status is RunStatus.completed, view.message
     assert [a.error_code for a in view.attempts] == ["worker_lost", None]
     assert [(q.answered_by, q.allowed, q.actor) for q in view.questions] == [
