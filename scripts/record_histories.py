@@ -23,6 +23,8 @@ from office.simulator.config import InjectedFailure, SimProvider
 from office.temporal_client import connect
 from office.worker_runtime import office_worker
 from routing.config import ExecutionProfile, ExecutorKind
+from routing.permissions import PermissionPolicy
+from routing.questions import ANSWER_PERMISSION, AWAITING_PERMISSION, PermissionAnswer
 from routing.run import RunStatus
 from routing.selection import UserDecision
 from testkit.agents import scripted_sandbox
@@ -40,6 +42,8 @@ async def main(only: set[str]) -> None:
         async with ephemeral_stack(f"sqlite:///{tmp}/office.db") as stack:
             if not only or "encrypted_happy_path" in only:
                 await record_encrypted(stack)
+            if not only or "acp_permission_question" in only:
+                await record_permission_question(stack)
             if only:
                 return
             gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
@@ -140,6 +144,29 @@ async def record_encrypted(stack: Stack) -> None:
         )
         view = await wait_for_view(client, handle.id)
     await save(handle, "encrypted_happy_path", view.status.value)
+
+
+async def record_permission_question(stack: Stack) -> None:
+    """`edit: ask`, `delete: ask`: a person allows editing a.txt for the run (`--for-run`), editing b.txt passes by
+    that grant, deleting c.txt (another kind) waits until permissions.ask_timeout refuses it."""
+    asks = (("edit", "a.txt"), ("edit", "b.txt"), ("delete", "c.txt"))
+    actions = [{"permission": kind, "raw_input": {"file_path": path}} for kind, path in asks]
+    workspace, agent, _ = await stack.workspace({"claude": scripted_agent({"actions": actions})})
+    config = await stack.store.get_workspace(workspace)
+    policy = PermissionPolicy(edit="ask", delete="ask", ask_timeout=1)
+    await stack.store.save_workspace(config.model_copy(update={"permissions": policy}))
+    name = "acp_permission_question"
+    handle = await submit(stack.client, stack.store, workspace, agent, f"scenario {name}", run_id=f"record-{name}")
+    await eventually(
+        lambda: handle.query(OfficeRunWorkflow.status),
+        until=lambda view: view is not None and view.awaiting == AWAITING_PERMISSION,
+        timeout=60,
+        interval=0.1,
+        what="the run awaiting a permission answer",
+    )
+    await handle.execute_update(ANSWER_PERMISSION, PermissionAnswer(allow=True, for_run=True, actor="recorder"))
+    view = await wait_for_view(stack.client, handle.id)
+    await save(handle, name, view.status.value)
 
 
 def scripted_agent(script: dict[str, Any]) -> ExecutionProfile:

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from office.cli.common import DEFAULT_ACTOR, Services, console, fail, run_with_services
-from routing.questions import ANSWER_PERMISSION, PermissionAnswer, QuestionRecord
+from routing.questions import ANSWER_PERMISSION, PermissionAnswer, QuestionRecord, RunGrant, grant_of
 
 if TYPE_CHECKING:
     from routing.run import RunView
@@ -15,6 +15,15 @@ def describe(q: QuestionRecord) -> str:
     """One line: the request, as the run shows it (redacted, paths relative to the working copy)."""
     what = ", ".join(q.paths) or q.command or q.title or "-"
     return f"{q.kind} {what}"
+
+
+def grant_text(grant: RunGrant) -> str:
+    """What a `--for-run` grant covers, in words."""
+    if "." in grant.prefixes:
+        return f"{grant.kind} anywhere in the working copy"
+    if grant.prefixes:
+        return f"{grant.kind} under {', '.join(p + '/' for p in grant.prefixes)}"
+    return f"{grant.kind} of the command {grant.command!r}"
 
 
 def question_lines(view: "RunView") -> list[str]:
@@ -81,5 +90,6 @@ def runs_answer(
         fail("--for-run goes with --allow only (a refusal is for this request)")
     answer = PermissionAnswer(allow=allow, for_run=for_run, actor=actor, question_id=question)
     record = run_with_services(lambda s: answer_question(s, run_id, answer), client=True)
-    verdict = "allowed" if allow else "refused"
-    console.print(f"{verdict} {describe(record)} in {run_id}{' for the rest of the run' if for_run else ''}")
+    console.print(f"{'allowed' if allow else 'refused'} {describe(record)} in {run_id}")
+    if for_run:
+        console.print(f"for the rest of the run: {grant_text(grant_of(record))} (never saved as a preference)")

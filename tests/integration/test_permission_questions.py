@@ -203,7 +203,7 @@ async def test_allow_for_run_covers_the_same_kind_under_the_same_directory_for_t
     handle = await submit_run(stack, ws, agent_name, "Write three files")
     await awaiting(stack, handle.id, "src/a.txt")
     code, out = await answer(stack, handle.id, "--allow", "--for-run")
-    assert code == 0 and "for the rest of the run" in out, out
+    assert code == 0 and "for the rest of the run: edit under src/" in out, out
     view = await wait_for_view(stack.client, handle.id)
     assert view.status is RunStatus.completed, view.message
     assert [(q.paths, q.allowed, q.answered_by, q.for_run) for q in view.questions] == [
