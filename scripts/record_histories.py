@@ -153,6 +153,7 @@ async def record_permission_question(stack: Stack) -> None:
     actions = [{"permission": kind, "raw_input": {"file_path": path}} for kind, path in asks]
     workspace, agent, _ = await stack.workspace({"claude": scripted_agent({"actions": actions})})
     config = await stack.store.get_workspace(workspace)
+    assert config is not None, workspace
     policy = PermissionPolicy(edit="ask", delete="ask", ask_timeout=1)
     await stack.store.save_workspace(config.model_copy(update={"permissions": policy}))
     name = "acp_permission_question"
