@@ -118,7 +118,10 @@ class PermissionQuestions:
         if not pending:
             raise ValueError("nothing in this run is awaiting a permission answer")
         if answer.question_id is not None and all(q.question_id != answer.question_id for q in pending):
-            raise ValueError(f"question {answer.question_id} is not awaiting an answer (it was already answered)")
+            raise ValueError(
+                f"question {answer.question_id} is not awaiting an answer "
+                "(already answered, or not a question of this run)"
+            )
         if answer.for_run and not answer.allow:
             raise ValueError("--for-run goes with --allow only (a refusal is for this request)")
 

@@ -11,6 +11,7 @@ import pytest
 from office.runs import run_view, wait_for_view
 from office.simulator.config import ScriptedToolUse
 from routing.permissions import PermissionPolicy
+from routing.questions import PERMISSION_ASKED, PermissionAsked
 from routing.repository import RepositoryConfig
 from routing.run import RunStatus, RunView
 from testkit.eventually import eventually
@@ -24,15 +25,19 @@ pytestmark = pytest.mark.integration
 ASK_TIMEOUT_S = 6.0
 
 
-async def answer(stack, run_id: str, *args: str) -> tuple[int, str]:
-    """`office runs answer RUN ARGS`, in this process (the command's own parsing, update and output)."""
+async def runs(stack, *args: str) -> tuple[int, str]:
+    """`office runs ARGS`, in this process (the command's own parsing, calls and output)."""
     from typer.testing import CliRunner
 
     from office.cli import app
 
     env = {"TEMPORAL_ADDRESS": stack.temporal.address, "TEMPORAL_NAMESPACE": "default", "COLUMNS": "200"}
-    result = await asyncio.to_thread(CliRunner().invoke, app, ["runs", "answer", run_id, *args], env=env)
+    result = await asyncio.to_thread(CliRunner().invoke, app, ["runs", *args], env=env)
     return result.exit_code, result.output
+
+
+async def answer(stack, run_id: str, *args: str) -> tuple[int, str]:
+    return await runs(stack, "answer", run_id, *args)
 
 
 def write(path: str, when: str) -> ScriptedToolUse:
@@ -202,6 +207,15 @@ async def test_allow_for_run_covers_the_same_kind_under_the_same_directory_for_t
     await with_repository(stack, ws, bare, edit="ask", ask_timeout=2)
     handle = await submit_run(stack, ws, agent_name, "Write three files")
     await awaiting(stack, handle.id, "src/a.txt")
+    code, out = await runs(stack, "show", handle.id)
+    assert code == 0 and "awaiting permission: edit src/a.txt until" in out, out
+    # Anyone may signal a run: a question naming no session of the turn running now is not heard, and an answer
+    # naming a question that is not pending is refused.
+    forged = PermissionAsked(session_key=f"{handle.id}/9", question_id="forged", kind="edit", paths=("x",))
+    await stack.client.get_workflow_handle(handle.id).signal(PERMISSION_ASKED, forged)
+    code, out = await answer(stack, handle.id, "--allow", "--question", "forged")
+    assert code == 2 and "not awaiting an answer" in out, out
+    assert pending(await run_view(stack.client, handle.id)) == [("edit", ("src/a.txt",))]
     code, out = await answer(stack, handle.id, "--allow", "--for-run")
     assert code == 0 and "for the rest of the run: edit under src/" in out, out
     view = await wait_for_view(stack.client, handle.id)
