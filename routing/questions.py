@@ -140,11 +140,3 @@ def covered(grants: Sequence[RunGrant], asked: PermissionAsked) -> RunGrant | No
             return grant
     return None
 
-
-def refusal_of(record: QuestionRecord) -> str:
-    """Why the agent heard "no" (what its permission log says)."""
-    if record.answered_by == "timeout":
-        return "refused: nobody answered before permissions.ask_timeout"
-    if record.answered_by == "person":
-        return f"refused by {record.actor or 'a person'}"
-    return "refused: the question was not answered"
