@@ -139,4 +139,3 @@ def covered(grants: Sequence[RunGrant], asked: PermissionAsked) -> RunGrant | No
         elif not asked.paths and not grant.prefixes and grant.command == asked.command:
             return grant
     return None
-
