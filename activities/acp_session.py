@@ -49,6 +49,7 @@ from activities.start_policy import settle_start
 from activities.turn_pipeline import Turn, TurnAnswer, TurnCommitted, run_turn
 from activities.workdir import default_work_dir, private_dir
 from contracts.activities import (
+    AcpAnswerInput,
     AcpCloseInput,
     AcpStarted,
     AcpStartInput,
@@ -63,6 +64,7 @@ from routing.codes import ErrorClass, ErrorCode, Phase
 from routing.model_policy import plan_model, settle_model
 from routing.permissions import PermissionCounts
 from routing.progress import ProgressLog
+from routing.questions import PERMISSION_ASKED, PermissionAsked
 from routing.repository import (
     BranchMovedError,
     RepositoryConfig,
@@ -407,7 +409,33 @@ class AcpActivities:
         async def end(keep_changes_of: int | None) -> None:
             await self._end(session, inp.session_key, keep_changes_of)
 
-        return await run_turn(self.store, turn, AgentExecutor(self.store, session, cand, end=end))
+        questions = session.collector.questions
+        questions.during_turn(self._asking_run(), inp.session_key, session.collector.policy.ask_timeout)
+        try:
+            return await run_turn(self.store, turn, AgentExecutor(self.store, session, cand, end=end))
+        finally:
+            questions.turn_ended()
+
+    @staticmethod
+    def _asking_run() -> Callable[[PermissionAsked], Awaitable[None]]:
+        """How this turn's agent asks its run's person: a signal to the run this activity belongs to, sent with the
+        worker's own Temporal client (the run answers through `acp_answer`)."""
+        handle = activity.client().get_workflow_handle(activity.info().workflow_id or "")
+
+        async def send(question: PermissionAsked) -> None:
+            await handle.signal(PERMISSION_ASKED, question)
+
+        return send
+
+    @activity.defn(name=Activity.acp_answer)
+    async def acp_answer(self, inp: AcpAnswerInput) -> bool:
+        """The run's answer to a question this worker's agent asked: delivered only to a question the session
+        (of this activity's own run) holds open itself; anything else is ignored (False)."""
+        run_id = activity.info().workflow_id or ""
+        session = self.agents.get(inp.session_key)
+        if session is None or session.run_id != run_id:
+            return False
+        return session.collector.questions.deliver(inp.question_id, inp.allow)
 
     async def _end(self, session: AgentSession | None, key: str, seq: int | None = None) -> None:
         """Ends a failed turn's session (keeping its partial changes when `seq` is given), heartbeating: this

@@ -153,6 +153,15 @@ class AcpCloseInput(BaseModel):
     session_key: str
 
 
+class AcpAnswerInput(BaseModel):
+    """A permission question's answer for the worker holding the session: it acts only on a question it holds
+    itself, for the run the activity belongs to."""
+
+    session_key: str
+    question_id: str
+    allow: bool
+
+
 class Activity(StrEnum):
     """Activity type names: workflows schedule activities by these names, activities register under them, so
     workflows never import the activity modules (and their I/O libraries)."""
@@ -163,6 +172,7 @@ class Activity(StrEnum):
     acp_start = "acp_start"
     acp_turn = "acp_turn"
     acp_close = "acp_close"
+    acp_answer = "acp_answer"
     sweep_automatic_selections = "sweep_automatic_selections"
     notify_targets = "notify_targets"
     deliver_notification = "deliver_notification"

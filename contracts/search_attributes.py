@@ -15,6 +15,9 @@ EFFECTIVE_MODEL = SearchAttributeKey.for_keyword("OfficeEffectiveModel")
 FALLBACK_COUNT = SearchAttributeKey.for_int("OfficeFallbackCount")
 ERROR_CODE = SearchAttributeKey.for_keyword("OfficeErrorCode")
 CONTINUES = SearchAttributeKey.for_keyword("OfficeContinues")  # the ended run a retry or continuation continues
+AWAITING = SearchAttributeKey.for_keyword("OfficeAwaiting")  # "permission" while a question waits for a person
+# Attributes removed again when the view's value goes back to None (the others keep their last value).
+CLEARED_WHEN_NONE = frozenset({AWAITING.name})
 
 ALL: list[SearchAttributeKey[Any]] = [
     STATUS,
@@ -26,6 +29,7 @@ ALL: list[SearchAttributeKey[Any]] = [
     FALLBACK_COUNT,
     ERROR_CODE,
     CONTINUES,
+    AWAITING,
 ]
 
 
@@ -46,6 +50,7 @@ def values_of(view: RunView) -> dict[str, object]:
         FALLBACK_COUNT.name: view.fallback_count,
         ERROR_CODE.name: view.error_code,
         CONTINUES.name: view.continues.run_id if view.continues else None,
+        AWAITING.name: view.awaiting,
     }
 
 
@@ -56,6 +61,10 @@ def changed(view: RunView, published: dict[str, object]) -> list[SearchAttribute
     updates: list[SearchAttributeUpdate[Any]] = []
     for key in ALL:
         value = wanted[key.name]
+        if value is None and key.name in CLEARED_WHEN_NONE and published.get(key.name) is not None:
+            published[key.name] = None
+            updates.append(key.value_unset())
+            continue
         if value is None or published.get(key.name) == value:
             continue
         published[key.name] = value

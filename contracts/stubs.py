@@ -7,6 +7,7 @@ that every stub has one with the same input and result types.
 from temporalio import activity
 
 from contracts.activities import (
+    AcpAnswerInput,
     AcpCloseInput,
     AcpStarted,
     AcpStartInput,
@@ -64,6 +65,12 @@ async def acp_close(inp: AcpCloseInput) -> bool:
     raise NotImplementedError(IMPLEMENTED_BY_THE_WORKER)
 
 
+@activity.defn(name=Activity.acp_answer)
+async def acp_answer(inp: AcpAnswerInput) -> bool:
+    """Hands a permission question's answer to the agent that asked it (False: no such question open there)."""
+    raise NotImplementedError(IMPLEMENTED_BY_THE_WORKER)
+
+
 @activity.defn(name=Activity.sweep_automatic_selections)
 async def sweep_automatic_selections(req: SweepRequest) -> list[ClearedSelection]:
     """The watchdog's backstop: clears stale automatic selection state, with an audit record."""
@@ -102,6 +109,7 @@ ALL = (
     acp_start,
     acp_turn,
     acp_close,
+    acp_answer,
     sweep_automatic_selections,
     notify_targets,
     deliver_notification,

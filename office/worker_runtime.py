@@ -172,7 +172,10 @@ async def office_worker(
             workflow_runner=workflow_runner(),
         )
         session_worker = Worker(
-            client, task_queue=own_queue, activities=[acp.acp_turn, acp.acp_close], max_concurrent_activities=100
+            client,
+            task_queue=own_queue,
+            activities=[acp.acp_turn, acp.acp_close, acp.acp_answer],
+            max_concurrent_activities=100,
         )
         start_worker = Worker(
             client,

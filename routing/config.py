@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 
 from routing.budget import Budgets
 from routing.notify import NotifyEndpoint
-from routing.permissions import PermissionPolicy, ProfilePermissions
+from routing.permissions import ASK_TURN_MARGIN_S, PermissionPolicy, ProfilePermissions
 from routing.repository import RepositoryConfig
 from routing.sandbox import ProfileSandbox, SandboxSettings
 from routing.usage import ModelPrice
@@ -180,7 +180,21 @@ class WorkspaceConfig(BaseModel):
         labels = [endpoint.label(i) for i, endpoint in enumerate(self.notify)]
         if len(set(labels)) != len(labels):
             raise ValueError("notify: two endpoints have the same name; give each its own")
+        self._ask_fits_in_turns()
         return self
+
+    def _ask_fits_in_turns(self) -> None:
+        """A question waits inside the agent's turn: the turn's timeout must leave room for the whole wait."""
+        if not self.permissions.asks():
+            return
+        wait = self.permissions.ask_timeout
+        for name, profile in self.providers.items():
+            if profile.kind is ExecutorKind.acp and profile.timeout_s <= wait + ASK_TURN_MARGIN_S:
+                raise ValueError(
+                    f"permissions.ask_timeout ({wait:g} s) leaves no room in providers.{name}.timeout_s "
+                    f"({profile.timeout_s:g} s): a question waits inside the agent's turn; set timeout_s above "
+                    f"{wait + ASK_TURN_MARGIN_S:g} or lower ask_timeout"
+                )
 
 
 class AgentProfile(BaseModel):

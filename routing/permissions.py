@@ -7,9 +7,11 @@ the run answers from the policy here:
 
     permissions: {read: allow, edit: allow, execute: ["pytest", "npm test"], fetch: deny}
 
-- Per kind: `allow`, `deny` or `ask`. **`ask` is treated as `deny`**: nobody watches an office run, so a request
-  that would need a person is refused (the agent sees a rejection and may choose another way). `ask` is kept
-  as written so the setting round-trips and may mean "ask" once runs can be attended.
+- Per kind: `allow`, `deny` or `ask`. **`ask` waits for a person** (routing.questions): the run shows the request
+  (`office runs show`, `OfficeAwaiting = "permission"` in the Temporal UI) until someone answers it with
+  `office runs answer RUN --allow|--deny`; nobody answering within `ask_timeout` seconds is a refusal (the agent
+  sees a rejection and may choose another way). The wait counts inside the turn, so `ask_timeout` must be shorter
+  than the `timeout_s` of the workspace's agent providers (checked with the workspace).
 - `execute` may also be a list of allowed command prefixes: a command is allowed only if its words start with
   the words of a prefix (`pytest` allows `pytest -q tests/` but not `pytestevil`), it contains no shell
   metacharacter (`;`, `&`, `|`, backtick, `$`, `>`, `<`, parentheses, newlines, and the brace, glob and tilde
@@ -75,6 +77,11 @@ GIT_GUARDED: frozenset[str] = frozenset({"edit", "delete", "move", "execute"})
 MAX_CHECKED_PATHS = 1024
 # A pattern with braces longer than this is refused rather than expanded.
 MAX_BRACE_PATTERN = 1024
+# How long a request marked `ask` waits for a person by default (permissions.ask_timeout).
+DEFAULT_ASK_TIMEOUT_S = 90.0
+# A question still open this close to the end of its turn's activity is refused: the agent hears "no" rather than
+# the turn timing out under it. A turn's timeout_s must exceed ask_timeout by at least this.
+ASK_TURN_MARGIN_S = 15.0
 
 
 def _rule(value: object) -> object:
@@ -132,11 +139,24 @@ class PermissionPolicy(BaseModel):
     fetch: RuleField = "deny"
     switch_mode: RuleField = "deny"
     other: RuleField = "deny"
+    ask_timeout: float = Field(
+        default=DEFAULT_ASK_TIMEOUT_S,
+        gt=0,
+        le=24 * 3600,
+        description=(
+            "Seconds a request a rule marks `ask` waits for a person (`office runs answer`) before it is refused. "
+            "The wait counts inside the agent's turn: it must be shorter than each agent provider's timeout_s."
+        ),
+    )
 
     @field_validator("execute", mode="before")
     @classmethod
     def _execute(cls, value: object) -> object:
         return _execute_rule(value)
+
+    def asks(self) -> bool:
+        """Whether any kind waits for a person."""
+        return any(self.rule(k) == "ask" for k in TOOL_KINDS)
 
     def rule(self, kind: str) -> Rule | tuple[str, ...]:
         value: Rule | tuple[str, ...] = getattr(self, tool_kind(kind))
@@ -227,6 +247,7 @@ class PermissionVerdict(BaseModel):
     allowed: bool
     reason: str
     kind: ToolKind = "other"
+    ask: bool = False  # the policy says `ask`: a person decides (refused until one allows it)
 
 
 def _absolute_dir(workdir: str) -> str | None:
@@ -442,10 +463,10 @@ def _by_policy(
     rule = policy.rule(k)
     if rule == "deny":
         return PermissionVerdict(allowed=False, kind=k, reason=f"refused by {setting}: deny")
-    if rule == "ask":
-        return _refused(k, f"{setting} is 'ask' and an unattended run has no one to ask")
     if k in FILE_KINDS and not has_paths:
         return _refused(k, f"a {k} request without a path cannot be kept inside the working copy")
+    if rule == "ask":
+        return PermissionVerdict(allowed=False, ask=True, kind=k, reason=f"{setting} is 'ask': a person decides")
     if isinstance(rule, tuple):
         if not text:
             return _refused(k, f"no command given to match {setting} against")
@@ -467,7 +488,7 @@ def decide_permission(
     real: Mapping[str, str] | None = None,
     real_workdir: str | None = None,
 ) -> PermissionVerdict:
-    """Whether an unattended run lets the agent go ahead with one tool call, and why.
+    """Whether the run lets the agent go ahead with one tool call, and why (`ask`: a person decides).
 
     `dirs` are directories the tool runs in (also checked as paths), `patterns` a search's file patterns. `real`
     maps each path `to_resolve` lists to its real path, resolved by the worker; the real paths must then lie in

@@ -10,6 +10,7 @@ from routing.budget import Budgets
 from routing.config import AgentProfile, ExecutionProfile
 from routing.decider import ParkReason
 from routing.permissions import PermissionCounts, PermissionPolicy
+from routing.questions import QuestionRecord
 from routing.repository import RepositoryConfig, RunResult
 from routing.selection import SelectionSource
 from routing.usage import Usage, add_costs
@@ -164,6 +165,8 @@ class RunView(BaseModel):
     continues: RunLink | None = None  # the ended run this one retries or continues
     schedule_id: str | None = None  # the schedule that started the run (the server's TemporalScheduledById)
     retry_at: datetime | None = None  # while a short retry on `provider` waits: when it tries again
+    awaiting: str | None = None  # "permission": a question waits for `office runs answer` (OfficeAwaiting)
+    questions: list[QuestionRecord] = Field(default_factory=list)  # permission questions: asked, answered, by whom
 
     def note_usage(self, usage: Usage | None, cost_usd: float | None) -> None:
         """An attempt's tokens and cost count toward the run's (every attempt, failed ones too, when known)."""

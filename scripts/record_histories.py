@@ -30,6 +30,8 @@ from office.worker_runtime import office_worker
 from routing.budget import RunLimits
 from routing.config import ExecutionProfile, ExecutorKind
 from routing.notify import NotifyEndpoint, NotifyEvent, notify_workflow_id
+from routing.permissions import PermissionPolicy
+from routing.questions import ANSWER_PERMISSION, AWAITING_PERMISSION, PermissionAnswer
 from routing.run import RunStatus
 from routing.selection import UserDecision
 from routing.usage import ModelPrice
@@ -56,6 +58,8 @@ async def main(only: set[str]) -> None:
                 await record_budget(stack)
             if not only or "scheduled_run" in only:
                 await record_scheduled(stack)
+            if not only or "acp_permission_question" in only:
+                await record_permission_question(stack)
             if only:
                 return
             gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
@@ -245,6 +249,30 @@ async def record_scheduled(stack: Stack) -> None:
         await save(stack.client.get_workflow_handle(run_id), "scheduled_run", view.status.value)
     finally:
         await schedule.delete()
+
+
+async def record_permission_question(stack: Stack) -> None:
+    """`edit: ask`, `delete: ask`: a person allows editing a.txt for the run (`--for-run`), editing b.txt passes by
+    that grant, deleting c.txt (another kind) waits until permissions.ask_timeout refuses it."""
+    asks = (("edit", "a.txt"), ("edit", "b.txt"), ("delete", "c.txt"))
+    actions = [{"permission": kind, "raw_input": {"file_path": path}} for kind, path in asks]
+    workspace, agent, _ = await stack.workspace({"claude": scripted_agent({"actions": actions})})
+    config = await stack.store.get_workspace(workspace)
+    assert config is not None, workspace
+    policy = PermissionPolicy(edit="ask", delete="ask", ask_timeout=1)
+    await stack.store.save_workspace(config.model_copy(update={"permissions": policy}))
+    name = "acp_permission_question"
+    handle = await submit(stack.client, stack.store, workspace, agent, f"scenario {name}", run_id=f"record-{name}")
+    await eventually(
+        lambda: handle.query(OfficeRunWorkflow.status),
+        until=lambda view: view is not None and view.awaiting == AWAITING_PERMISSION,
+        timeout=60,
+        interval=0.1,
+        what="the run awaiting a permission answer",
+    )
+    await handle.execute_update(ANSWER_PERMISSION, PermissionAnswer(allow=True, for_run=True, actor="recorder"))
+    view = await wait_for_view(stack.client, handle.id)
+    await save(handle, name, view.status.value)
 
 
 def scripted_agent(script: dict[str, Any]) -> ExecutionProfile:

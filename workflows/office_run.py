@@ -22,6 +22,7 @@ with workflow.unsafe.imports_passed_through():
     from routing.decider import Decision, ParkReason, RoutingContext, decide
     from routing.messages import actionable_message, worker_lost_message
     from routing.notify import NotifyEvent
+    from routing.questions import QuestionRecord
     from routing.route import Substitute
     from routing.run import AttemptOutcome, Candidate, RoutePlan, RunRequest, RunStatus, RunView
     from routing.selection import Pins, UserDecision
@@ -29,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.notify import Notifier
     from workflows.patches import capacity_uncounted
     from workflows.progress import CurrentDetails, short_retry
+    from workflows.questions import PermissionQuestions
     from workflows.relink import carry_over
     from workflows.scheduled import named, run_id_problem
     from workflows.turns import AgentTurns
@@ -50,6 +52,9 @@ class OfficeRunWorkflow:
         self._turns = AgentTurns(view=lambda: self._view, details=self._details)
         self._notify = Notifier(view=lambda: self._view)  # the workspace's webhooks (workflows/notify.py)
         self._budget = RunBudget(view=lambda: self._view, publish=self._publish, on_park=self._budget_parked)
+        self._questions = PermissionQuestions(
+            lambda: self._view, lambda: self._turns.asking, self._publish, on_waiting=self._question_waiting
+        )
 
     # --- what users see -------------------------------------------------------------------------
     @workflow.query
@@ -82,6 +87,12 @@ class OfficeRunWorkflow:
         if decision.action == "substitute" and not decision.provider:
             raise ValueError("a substitute needs a provider")
 
+    async def _question_waiting(self, question: QuestionRecord) -> None:
+        """The agent's request waits for `office runs answer`: the UI says so and the webhooks hear of it."""
+        what = " ".join([question.kind, *question.paths, question.command or ""]).strip()
+        self._details.step(f"waiting for a person: permission to {what} (`office runs answer {self._view.run_id}`)")
+        await self._notify(NotifyEvent.awaiting_permission)
+
     async def _budget_parked(self) -> None:
         """A run that may not spend holds no live agent session while it waits, and says so to its webhooks."""
         await self._turns.close()
@@ -103,6 +114,7 @@ class OfficeRunWorkflow:
         started_with = workflow.info().typed_search_attributes  # indexed at start: not upserted again
         self._published = {k.name: v for k in sa.ALL if (v := started_with.get(k)) is not None}
         self._publish()
+        self._questions.install()  # `office runs answer`: permission questions a person answers
         cancelled = False
         try:
             return await self._run(req)

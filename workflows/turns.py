@@ -35,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
     from routing.run import Candidate, RunRequest, RunView
     from routing.usage import Usage
     from workflows.progress import CurrentDetails
+    from workflows.questions import Asking
 
 # ACP agents keep a live process: the session starts on any worker, its turns go to that worker's own queue.
 # Deprecated: every run still open was started after it; the branch without it is gone.
@@ -160,6 +161,7 @@ class AgentTurns:
         self._base_commit: str | None = None  # the run's base, fixed by its first working copy
         self._start_commit: str | None = None  # the last completed turn's commit on the run's branch
         self.unsandboxed = False  # the last attempt's agent ran without a sandbox
+        self.asking: Asking | None = None  # the agent turn running now (its permission questions are heard)
         # What the last failed attempt used and its cost, when its executor knew (an agent's stopped turn).
         self.spent: tuple[Usage | None, float | None] = (None, None)
 
@@ -254,7 +256,7 @@ class AgentTurns:
         return turn
 
     async def _acp_turn(self, cycle: RouteCycle, at: TurnAttempt) -> SessionTurnOutput:
-        req, cand, user_seq = at.req, at.cand, at.user_seq
+        req, cand = at.req, at.cand
         live = self._acp if self._acp and self._acp[0] == cand.execution_profile else None
         if live is None:
             await self.close()  # a session on another route is over: a run never holds one while it waits to start
@@ -292,7 +294,20 @@ class AgentTurns:
         session = live[1]
         self.unsandboxed = session.sandbox_note is not None
         model = session.started.effective_model or "agent default"
-        self._details.step(f"turn {user_seq // 2 + 1} on {cand.provider} ({model})")
+        self._details.step(f"turn {at.user_seq // 2 + 1} on {cand.provider} ({model})")
+        self.asking = Asking(
+            session.session_key, session.worker_queue, workflow.now() + timedelta(seconds=cand.profile.timeout_s),
+            cycle.plan.permissions.ask_timeout,
+        )  # fmt: skip
+        try:
+            turn = await self._acp_turn_activity(at, session)
+        finally:
+            self.asking = None
+        self._acp = live
+        return turn
+
+    async def _acp_turn_activity(self, at: TurnAttempt, session: AcpStarted) -> SessionTurnOutput:
+        req, cand, user_seq = at.req, at.cand, at.user_seq
         turn: SessionTurnOutput = await guarded(
             Phase.after_start,
             session.worker_queue,
@@ -316,7 +331,6 @@ class AgentTurns:
                 f"({session.started.effective_model or 'agent default'})",
             ),
         )
-        self._acp = live
         return turn
 
     async def close(self) -> None:

@@ -33,6 +33,7 @@ from activities.executors.base import ProviderCallError
 from activities.executors.launcher import LaunchedAgent, adapter_of, launch, launch_command
 from activities.executors.sandbox import SandboxPlan
 from activities.git import workcopy
+from activities.questions import OpenQuestions
 from routing.classifier import ANSWER_TOO_LARGE, FailureSignal
 from routing.codes import ANSWER_LIMIT_BYTES, Phase, limit_text
 from routing.config import ExecutionProfile
@@ -40,6 +41,7 @@ from routing.permissions import (
     MAX_CHECKED_PATHS,
     PermissionCounts,
     PermissionPolicy,
+    PermissionVerdict,
     choose_option,
     decide_permission,
     narrow,
@@ -108,6 +110,8 @@ class _Collector:
         self.tool_kinds: dict[str, str] = {}  # tool call id → kind, from the agent's tool_call updates
         self.permissions: list[str] = []  # what was asked and how it was answered (this session, for logs)
         self.counts = PermissionCounts()  # this turn's decisions by kind (reset per prompt)
+        self.questions = OpenQuestions()  # requests the policy marks `ask`, waiting for the run's person
+        self.approved: dict[str, set[str]] = {}  # kind → real paths a person allowed this turn (reset per prompt)
         self.answer_limit = answer_limit
         self.answer_bytes = 0  # this turn's answer so far, as it travels (UTF-8 JSON), kept or dropped
         self.overflowed = False  # this turn's answer passed the limit: nothing more is kept
@@ -170,7 +174,9 @@ class _Collector:
             )
         return text
 
-    def _decide(self, kind: str | None, raw_input: object = None, locations: list[str] | None = None) -> Any:
+    def _decide(
+        self, kind: str | None, raw_input: object = None, locations: list[str] | None = None
+    ) -> PermissionVerdict:
         """The pure policy's verdict, on the real paths of everything the request names."""
         request = read_tool_call(kind, raw_input, locations or [])
         workdir = self.cwd or ""
@@ -192,11 +198,35 @@ class _Collector:
             real_workdir=os.path.realpath(workdir) if workdir.startswith("/") else None,
         )
 
+    async def _judged(
+        self, kind: str | None, raw_input: object, locations: list[str] | None, title: str
+    ) -> PermissionVerdict:
+        """The policy's verdict; where it says `ask`, the run's person decides (activities.questions). Paths a
+        person allowed earlier in this turn (a request, then the fs/* call that carries it out) are not asked again."""
+        verdict = self._decide(kind, raw_input, locations)
+        if not verdict.ask:
+            return verdict
+        request = read_tool_call(kind, raw_input, locations or [])
+        workdir = self.cwd or ""
+        real = self._real_paths(request.paths)
+        if real and real <= self.approved.get(verdict.kind, set()):
+            return verdict.model_copy(update={"allowed": True, "reason": "allowed by a person earlier in this turn"})
+        allowed = await self.questions.ask(verdict.kind, title, request.paths, request.command, workdir)
+        if allowed:
+            self.approved.setdefault(verdict.kind, set()).update(real)
+        reason = "allowed by a person" if allowed else "refused: a person said no, or nobody answered in time"
+        return verdict.model_copy(update={"allowed": allowed, "reason": reason})
+
+    def _real_paths(self, paths: tuple[str, ...]) -> set[str]:
+        """The real paths a request names (the policy has checked each lies in the working copy)."""
+        workdir = self.cwd or ""
+        return {os.path.realpath(os.path.join(workdir, p)) for p in paths} if workdir else set()
+
     async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> Any:
         kind = _value(tool_call, "kind") or self.tool_kinds.get(getattr(tool_call, "tool_call_id", ""))
         title = getattr(tool_call, "title", None) or kind or "tool"
         locations = [getattr(loc, "path", None) or "" for loc in getattr(tool_call, "locations", None) or []]
-        verdict = self._decide(kind, getattr(tool_call, "raw_input", None), locations)
+        verdict = await self._judged(kind, getattr(tool_call, "raw_input", None), locations, title)
         choice = choose_option(verdict, options)
         self.counts = self.counts.add(verdict.kind, choice.allowed)
         self.permissions.append(f"{'allowed' if choice.allowed else 'refused'}: {title} ({choice.reason})")
@@ -204,9 +234,9 @@ class _Collector:
             return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=choice.option_id))
         return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
 
-    def _fs(self, kind: str, path: str) -> str:
+    async def _fs(self, kind: str, path: str) -> str:
         """The policy's verdict on an `fs/*` call (counted like a permission request); the root to confine to."""
-        verdict = self._decide(kind, {"path": path})
+        verdict = await self._judged(kind, {"path": path}, None, f"fs {kind} {path}")
         if self.progress is not None:  # shown as the tool call it is (and as failed when refused)
             self.fs_calls += 1
             status = None if verdict.allowed else "failed"
@@ -220,7 +250,7 @@ class _Collector:
     async def read_text_file(
         self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **_: Any
     ) -> ReadTextFileResponse:
-        root = self._fs("read", path)
+        root = await self._fs("read", path)
         try:
             content = await asyncio.to_thread(acp_fs.read_text_file, root, path, line, limit)
         except PermissionError as err:
@@ -232,7 +262,7 @@ class _Collector:
         return ReadTextFileResponse(content=content)
 
     async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> WriteTextFileResponse:
-        root = self._fs("edit", path)
+        root = await self._fs("edit", path)
         try:
             await asyncio.to_thread(acp_fs.write_text_file, root, path, content)
         except PermissionError as err:
@@ -390,6 +420,7 @@ class AgentSession:
     async def prompt(self, text: str) -> str:
         self.collector.chunks.clear()
         self.collector.counts = PermissionCounts()
+        self.collector.approved = {}
         self.prompts += 1
         answer = await self.request(
             AGENT_METHODS["session_prompt"],

@@ -70,8 +70,9 @@ WORKSPACE_KEYS: dict[str, Doc] = {
     "repository.max_file_bytes": Doc("", 104857600),
     "repository.max_checkout_bytes": Doc("", 2147483648),
     "permissions": Doc(
-        "What an agent may do without asking, per ACP tool kind: `allow`, `deny` or `ask` (refused: nobody watches "
-        "an office run). A profile's `permissions` can only narrow it. See "
+        "What an agent may do without asking, per ACP tool kind: `allow`, `deny` or `ask` (a person answers with "
+        "`office runs answer`; refused when nobody does within `ask_timeout`). A profile's `permissions` can only "
+        "narrow it. See "
         "[Permissions](../concepts.md#permissions).",
         {"read": "allow", "edit": "allow", "execute": ["pytest", "npm test"], "fetch": "deny"},
     ),
@@ -91,6 +92,13 @@ WORKSPACE_KEYS: dict[str, Doc] = {
     ),
     "permissions.switch_mode": Doc("The agent switching its own mode (e.g. to one that asks less).", "deny"),
     "permissions.other": Doc("Any request of another or no kind.", "deny"),
+    "permissions.ask_timeout": Doc(
+        "Seconds a request a rule marks `ask` waits for a person (`office runs answer RUN --allow|--deny`) before "
+        "it is refused. The wait counts inside the agent's turn, so each agent provider's `timeout_s` must exceed "
+        "it by at least 15 s (checked when the workspace is saved); a question still open 15 s before its turn "
+        "times out is refused then.",
+        300,
+    ),
     "sandbox": Doc(
         "Where ACP agents run: a bubblewrap sandbox holding the working copy, the agent's installation, a home of "
         "its own and the network path to its provider. `sandbox: none` turns it off for the workspace (a warning "

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
+from office.cli.answer import question_lines, runs_answer
 from office.cli.common import (
     DEFAULT_ACTOR,
     EXIT_RUN_FAILED,
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from routing.selection import UserDecision
 
 app = typer.Typer(no_args_is_help=True, help="Inspect and control runs.")
+app.command("answer")(runs_answer)
 
 ENDED = (RunStatus.completed, RunStatus.failed, RunStatus.cancelled)
 
@@ -39,19 +41,7 @@ def render_view(view: RunView) -> None:
     )
     if link := continues_line(view):
         console.print(link)
-    if view.attempts:
-        table = Table("seq", "provider", "model", "outcome", "error code", "decision", "sandbox", "tokens", "cost")
-        for a in view.attempts:
-            table.add_row(
-                str(a.seq), a.provider, a.model or "-", a.outcome, a.error_code or "-", a.decision or "-",
-                a.sandbox or "-", tokens_text(a.usage), cost_text(a.cost_usd),
-            )  # fmt: skip
-        console.print(table)
-        if view.usage is not None:
-            unpriced = f" ({view.unpriced_attempts} attempt(s) without a price)" if view.unpriced_attempts else ""
-            console.print(f"usage {tokens_text(view.usage)} tokens, cost {cost_text(view.cost_usd)}{unpriced}")
-        if catalogues := sorted({a.catalogue for a in view.attempts if a.catalogue}):
-            console.print(f"error codes from rules catalogue {', '.join(catalogues)}")
+    render_attempts(view)
     if view.schedule_id:
         console.print(f"started by schedule {view.schedule_id} (`office schedule list`)")
     if view.sandbox_note:
@@ -76,8 +66,28 @@ def render_view(view: RunView) -> None:
         console.print("permissions " + ", ".join(
             f"{k}: {c.allowed.get(k, 0)} allowed / {c.refused.get(k, 0)} refused" for k in sorted(c.asked)
         ))  # fmt: skip
+    for line in question_lines(view):
+        console.print(line)
     if view.output:
         console.print(view.output)
+
+
+def render_attempts(view: RunView) -> None:
+    """The attempts table, the run's usage and cost, and the rules catalogues that classified its failures."""
+    if not view.attempts:
+        return
+    table = Table("seq", "provider", "model", "outcome", "error code", "decision", "sandbox", "tokens", "cost")
+    for a in view.attempts:
+        table.add_row(
+            str(a.seq), a.provider, a.model or "-", a.outcome, a.error_code or "-", a.decision or "-",
+            a.sandbox or "-", tokens_text(a.usage), cost_text(a.cost_usd),
+        )  # fmt: skip
+    console.print(table)
+    if view.usage is not None:
+        unpriced = f" ({view.unpriced_attempts} attempt(s) without a price)" if view.unpriced_attempts else ""
+        console.print(f"usage {tokens_text(view.usage)} tokens, cost {cost_text(view.cost_usd)}{unpriced}")
+    if catalogues := sorted({a.catalogue for a in view.attempts if a.catalogue}):
+        console.print(f"error codes from rules catalogue {', '.join(catalogues)}")
 
 
 def exit_for(view: RunView) -> None:

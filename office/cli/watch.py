@@ -6,10 +6,10 @@ import asyncio
 import math
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
 
 from rich.markup import escape
 
+from office.cli.answer import describe
 from office.cli.common import Services, console
 from office.runs import run_view
 from routing.run import RunStatus, RunView
@@ -17,8 +17,6 @@ from store.rows import as_utc
 from store.tables import RunEventRow
 
 ENDED = (RunStatus.completed, RunStatus.failed, RunStatus.cancelled)
-# Fields of the view a pending question for a person may be in (the first one set is shown).
-QUESTION_FIELDS = ("awaiting_permission", "question", "awaiting", "pending_question")
 Print = Callable[[str], None]
 
 
@@ -41,21 +39,13 @@ def event_line(row: RunEventRow) -> str:
 
 
 def question_of(view: RunView) -> str | None:
-    """A question waiting for a person, however the view carries it (a text, or a request's fields)."""
-    shown = view.model_dump(mode="json")
-    for name in QUESTION_FIELDS:
-        value = shown.get(name)
-        if value:
-            return _describe(value)
-    return None
-
-
-def _describe(value: Any) -> str:
-    if isinstance(value, dict):
-        return ", ".join(f"{k}={_describe(v)}" for k, v in value.items() if v not in (None, "", [], {}))
-    if isinstance(value, list):
-        return " ".join(_describe(v) for v in value)
-    return str(value)
+    """The permission question waiting for a person (routing.questions), with the command that answers it."""
+    pending = [q for q in view.questions if q.answered_by is None]
+    if not pending:
+        return None
+    q = pending[0]
+    until = f" until {q.deadline:%H:%M:%S}" if q.deadline else ""
+    return f"{describe(q)}{until} (`office runs answer {view.run_id} --allow|--deny`)"
 
 
 class Follower:

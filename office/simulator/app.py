@@ -48,6 +48,11 @@ def deterministic_reply(model: str, messages: list[dict[str, Any]]) -> str:
     return f"[{model}] history {digest}, {len(messages)} messages; re: {last[:160]}{recall}"
 
 
+def _tool_error_note(error: str | None) -> str:
+    """A model reads the tool's result: an error it got (a refused permission) is part of what it says."""
+    return f" | the tool reported an error: {' '.join(error.split())[:200]}" if error else ""
+
+
 @dataclass
 class _Bucket:
     capacity: float
@@ -166,7 +171,7 @@ class Simulator:
             return Failure(404, "model_not_found", self.shape(turn.api, prov), model)
         return Answer(
             model=model,
-            text=deterministic_reply(model, turn.messages),
+            text=deterministic_reply(model, turn.messages) + _tool_error_note(turn.tool_error),
             tool=None if turn.tool_result else self.tool_use(turn.provider, prov, turn.last_user),
             cut_after_chunks=prov.cut_after_chunks if self.cut(turn.provider, prov) else None,
             chunk_delay_s=prov.chunk_delay_ms / 1000,

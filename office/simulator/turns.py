@@ -18,6 +18,7 @@ class Turn:
     credential: str | None = None
     tool_result: bool = False  # the newest message carries a tool's result
     include_usage: bool = False  # chat streaming: `stream_options.include_usage` asked for the usage chunk
+    tool_error: str | None = None  # the tool's result is an error (Anthropic `is_error`, e.g. a refused permission)
 
     @property
     def last_user(self) -> str:

@@ -47,15 +47,29 @@ def _texts(content: Any, kinds: tuple[str, ...]) -> tuple[str, bool]:
     return "\n".join(p for p in parts if p), tool_result
 
 
+def _tool_error(content: Any) -> str | None:
+    """The text of an Anthropic tool_result block marked `is_error` (a refused or failed tool), if any."""
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("is_error"):
+            inner = block.get("content")
+            if isinstance(inner, list):
+                inner = " ".join(str(b.get("text", "")) for b in inner if isinstance(b, dict))
+            return str(inner or "error")
+    return None
+
+
 def parse(api: str, provider: str, body: dict[str, Any], credential: str | None) -> Turn:
     stream = bool(body.get("stream"))
     if api == "messages":
-        messages, tool_result = [], False
+        messages, tool_result, tool_error = [], False, None
         for m in body.get("messages") or []:
             text, tool_result = _texts(m.get("content"), ("text",))
+            tool_error = _tool_error(m.get("content"))
             if text:
                 messages.append({"role": m.get("role"), "content": text})
-        return Turn(api, provider, body.get("model"), messages, stream, credential, tool_result)
+        turn = Turn(api, provider, body.get("model"), messages, stream, credential, tool_result)
+        turn.tool_error = tool_error if tool_result else None
+        return turn
     if api == "responses":
         items = body.get("input") or []
         if isinstance(items, str):

@@ -42,6 +42,7 @@ def test_the_workspace_shape_parses_with_documented_defaults():
     assert PermissionPolicy().model_dump() == {
         "read": "allow", "edit": "deny", "delete": "deny", "move": "deny", "search": "allow",
         "execute": "deny", "think": "allow", "fetch": "deny", "switch_mode": "deny", "other": "deny",
+        "ask_timeout": 90.0,
     }  # fmt: skip
     assert PermissionPolicy.model_validate({"edit": True, "fetch": False}).edit == "allow"  # YAML yes/no
 
@@ -117,9 +118,12 @@ def test_decisions(kind, paths, command, expected):
     assert verdict.allowed is expected, verdict.reason
 
 
-def test_reasons_name_the_setting_and_ask_is_deny():
+def test_reasons_name_the_setting_and_ask_waits_for_a_person_only_inside_the_working_copy():
     v = decide_permission(PermissionPolicy(edit="ask"), "edit", [f"{WD}/a"], None, WD)
-    assert not v.allowed and "permissions.edit" in v.reason and "no one to ask" in v.reason
+    assert v.ask and not v.allowed and "permissions.edit" in v.reason and "a person decides" in v.reason
+    for outside in (["/etc/hosts"], [f"{WD}/.git/config"], []):  # refused outright: nobody is asked
+        v = decide_permission(PermissionPolicy(edit="ask"), "edit", outside, None, WD)
+        assert not v.ask and not v.allowed, outside
     v = decide_permission(PermissionPolicy(edit="allow"), "edit", ["/etc/hosts"], None, WD)
     assert "outside the working copy" in v.reason
     assert "permissions.fetch" in decide_permission(WORKSPACE, "fetch", (), None, WD).reason

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from office.cli.watch import Follower, question_of
 from office.explain import timeline_lines
 from routing.progress import MAX_TEXT, ProgressLog
+from routing.questions import QuestionRecord
 from routing.run import RunStatus, RunView
 from store.tables import RunEventRow
 
@@ -71,13 +72,12 @@ def test_watch_prints_events_once_and_counts_a_retry_down():
     assert countdown == ["retrying on alpha in 3 s", "retrying on alpha in 2 s", "retrying on alpha in 1 s"]
 
 
-def test_watch_shows_a_pending_question_whatever_field_carries_it():
-    class Asking(RunView):
-        awaiting_permission: dict | None = None
-
-    asking = Asking(run_id="r1", status=RunStatus.running, workspace="w", agent="a",
-                    awaiting_permission={"kind": "edit", "paths": ["src/a.py"]})  # fmt: skip
-    assert question_of(asking) == "kind=edit, paths=src/a.py"
+def test_watch_shows_the_pending_question_with_the_command_that_answers_it():
+    answered = QuestionRecord(question_id="q1", kind="edit", paths=("src/a.py",), allowed=True, answered_by="person")
+    pending = QuestionRecord(question_id="q2", kind="edit", paths=("src/b.py",), deadline=s(30))
+    asking = view(questions=[answered, pending])
+    assert question_of(asking) == "edit src/b.py until 09:00:30 (`office runs answer r1 --allow|--deny`)"
+    assert question_of(view(questions=[answered])) is None
     assert question_of(view()) is None
 
 

@@ -27,6 +27,7 @@ IMPLEMENTATIONS = [
     AcpActivities.acp_start,
     AcpActivities.acp_turn,
     AcpActivities.acp_close,
+    AcpActivities.acp_answer,
     WatchdogActivities.sweep_automatic_selections,
     NotifyActivities.notify_targets,
     NotifyActivities.deliver_notification,
