@@ -48,7 +48,14 @@ class RouteStateActivities:
             pins,
             req.substitute,
         )
-        return plan.model_copy(update={"repository": workspace.repository, "permissions": workspace.permissions})
+        return plan.model_copy(
+            update={
+                "repository": workspace.repository,
+                "permissions": workspace.permissions,
+                "idle_timeout_s": workspace.idle_timeout,
+                "history_bound": workspace.history_bound,
+            }
+        )
 
     async def _check_repository(self, name: str, repository: RepositoryConfig) -> None:
         """Bad repository settings fail the run here, before any agent starts (invalid_configuration, with the

@@ -2,10 +2,12 @@
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from routing.config import AgentProfile, ExecutionProfile
+from routing.conversation import ANSWERS_IN_VIEW, ATTEMPTS_CARRIED, AnswerRef, HistoryBound, excerpt
 from routing.decider import ParkReason
 from routing.permissions import PermissionCounts, PermissionPolicy
 from routing.repository import RepositoryConfig, RunResult
@@ -16,6 +18,7 @@ from routing.usage import Usage, add_costs
 class RunStatus(StrEnum):
     running = "running"
     parked = "parked"
+    idle = "idle"  # every turn answered; open for more (`office runs say`) until the workspace's idle_timeout
     completed = "completed"
     failed = "failed"
     cancelled = "cancelled"
@@ -40,6 +43,9 @@ class RunRequest(BaseModel):
     pin_model: str | None = None
     follow_ups: list[str] = Field(default_factory=list)  # scripted further user turns of the conversation
     full_history: bool = True  # False: stateless, each turn sends only its own message (a control mode)
+    # Set by the run itself when it continues as new: its state (contracts.carried.CarriedState, validated by the
+    # workflow, which routing cannot name); a client never sets it.
+    carried: dict[str, Any] | None = None
 
     @field_validator("prompt", "follow_ups", "workspace", "agent", "tier", "pin_model", "pin_providers")
     @classmethod
@@ -83,6 +89,8 @@ class RoutePlan(BaseModel):
     ineligible: list[Ineligible] = Field(default_factory=list)
     repository: RepositoryConfig | None = None  # the workspace's: runs work on their own branch of it
     permissions: PermissionPolicy = PermissionPolicy()  # the workspace's policy (profiles narrow it)
+    idle_timeout_s: float = 0  # the workspace's: how long an answered run stays open for more turns
+    history_bound: HistoryBound = HistoryBound()  # the workspace's: when the run continues as new
 
 
 class AttemptView(BaseModel):
@@ -131,7 +139,10 @@ class RunView(BaseModel):
     message: str | None = None
     error_code: str | None = None
     park_reason: ParkReason | None = None
-    output: str | None = None
+    output: str | None = None  # the last turn's answer
+    answers: list[AnswerRef] = Field(default_factory=list)  # the latest turns' answers (excerpts), in order
+    continued: int = 0  # times the run continued as new (its workflow history began again, same run id)
+    earlier_attempts: int = 0  # attempts before `attempts[0]` (left out of a continued run's view; in the store)
     fallback_count: int = 0
     result: RunResult | None = None  # the run's branch: base and head commits, files changed (no content)
     permissions: PermissionCounts = PermissionCounts()  # what the agent asked for, allowed and refused, by kind
@@ -148,6 +159,19 @@ class RunView(BaseModel):
         self.usage = usage if self.usage is None else self.usage + usage
         self.cost_usd = add_costs(self.cost_usd, cost_usd)
         self.unpriced_attempts += cost_usd is None
+
+    def note_answer(self, turn: int, text: str) -> None:
+        """Turn `turn` (0 for the prompt) was answered: its excerpt and transcript entry join the view's answers."""
+        self.output = text
+        ref = AnswerRef(turn=turn + 1, seq=2 * turn + 2, excerpt=excerpt(text), chars=len(text))
+        self.answers = [*self.answers, ref][-ANSWERS_IN_VIEW:]
+
+    def carried(self) -> "RunView":
+        """The view a continued run starts from: its latest attempts only (every attempt stays in the store)."""
+        dropped = max(0, len(self.attempts) - ATTEMPTS_CARRIED)
+        return self.model_copy(
+            update={"attempts": self.attempts[dropped:], "earlier_attempts": self.earlier_attempts + dropped}
+        )
 
     def note_start(self, effective_model: str | None, warning: WarningView | None) -> None:
         """A session started: the model it runs, and its model warning once (replays and restarts repeat it)."""
