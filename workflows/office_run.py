@@ -143,7 +143,8 @@ class OfficeRunWorkflow:
         self._publish()
         ran = 0  # turns run in this history: a continued run runs at least one before it continues again
         while await self._turn_waiting(cycle.plan.idle_timeout_s):
-            if ran and continuation.due(cycle.plan.history_bound):
+            bound = cycle.plan.history_bound
+            if ran and continuation.due(bound, lambda: len(self._continued(req, cycle).model_dump_json())):
                 await self._continue_as_new(req, cycle)
             turn, text = self._talk.next_turn() or (0, "")
             ran += 1
@@ -171,14 +172,18 @@ class OfficeRunWorkflow:
         self._open = bool(self._talk.pending)
         return self._open
 
+    def _continued(self, req: RunRequest, cycle: RouteCycle) -> RunRequest:
+        """The input of this run's continuation: the request, its state carried (the follow-ups not yet run are
+        the conversation's pending turns now: carried once, there)."""
+        view = self._view.carried()
+        view.continued += 1
+        carried = CarriedState(view=view, conversation=self._talk, cycle=cycle, turns=self._turns.state())
+        return req.model_copy(update={"follow_ups": [], "carried": carried.model_dump(mode="json")})
+
     async def _continue_as_new(self, req: RunRequest, cycle: RouteCycle) -> None:
         """The same run (its id, view, conversation, route and live session) in a new history."""
         await workflow.wait_condition(workflow.all_handlers_finished)
-        self._view.continued += 1
-        carried = CarriedState(
-            view=self._view.carried(), conversation=self._talk, cycle=cycle, turns=self._turns.state()
-        )
-        workflow.continue_as_new(req.model_copy(update={"carried": carried.model_dump(mode="json")}))
+        workflow.continue_as_new(self._continued(req, cycle))
 
     async def _turn_then_cancelled(self, req: RunRequest, cycle: RouteCycle, turn: int, text: str) -> bool:
         """One turn: attempts down the route until one answers; True when the user cancelled it while parked."""
