@@ -4,6 +4,7 @@ import asyncio
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from office.cli.common import (
@@ -87,12 +88,15 @@ def render_turns(view: RunView, turns: list[TurnText] | None) -> None:
     """A run of one turn shows its answer; a conversation shows every turn, numbered, in order."""
     if not turns or len(turns) == 1:
         if view.output:
-            console.print(view.output)
+            console.print(view.output, markup=False, highlight=False)  # the agent's text: "[x]" is not a style
         return
     for t in turns:
-        said = " ".join(t.said.split())
+        said = escape(" ".join(t.said.split()))
         console.print(f"[bold]turn {t.turn}[/] [dim]{said[:100]}{'…' if len(said) > 100 else ''}[/]", soft_wrap=True)
-        console.print(t.answer if t.answer is not None else "[dim](not answered)[/]", soft_wrap=True)
+        if t.answer is None:
+            console.print("[dim](not answered)[/]")
+        else:
+            console.print(t.answer, markup=False, highlight=False, soft_wrap=True)
 
 
 def exit_for(view: RunView) -> None:

@@ -3,12 +3,11 @@ conversation that continues as new is in tests/workflow/test_talk.py (cheap mock
 
 import asyncio
 import json
-import os
-import sys
-from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from office.cli import app
 from office.runs import say, wait_for_view
 from office.simulator.config import SimProvider
 from routing.run import RunStatus
@@ -18,18 +17,15 @@ from testkit.stack import Stack
 from .helpers import calls_to, wait_for_calls, wait_for_status
 
 pytestmark = pytest.mark.integration
-OFFICE = str(Path(sys.executable).parent / "office")
 
 
-async def office(stack: Stack, *args: str) -> tuple[int, str, str]:
-    """The `office` CLI as a user runs it, in its own process."""
-    env = {**os.environ, "TEMPORAL_ADDRESS": stack.temporal.address, "TEMPORAL_NAMESPACE": "default",
-           "OFFICE_DATABASE_URL": stack.database_url, "COLUMNS": "200"}  # fmt: skip
-    proc = await asyncio.create_subprocess_exec(
-        OFFICE, *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), timeout=60)
-    return proc.returncode or 0, out.decode(), err.decode()
+async def office(stack: Stack, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str, str]:
+    """The `office` CLI as a user runs it, in this process (a separate one would only add its start-up)."""
+    for name, value in (("TEMPORAL_ADDRESS", stack.temporal.address), ("TEMPORAL_NAMESPACE", "default"),
+                        ("OFFICE_DATABASE_URL", stack.database_url), ("COLUMNS", "200")):  # fmt: skip
+        monkeypatch.setenv(name, value)
+    result = await asyncio.to_thread(CliRunner().invoke, app, list(args))
+    return result.exit_code, result.stdout, result.stderr
 
 
 async def configure(stack: Stack, workspace: str, **settings: object) -> None:
@@ -39,7 +35,7 @@ async def configure(stack: Stack, workspace: str, **settings: object) -> None:
     await stack.store.save_workspace(config.model_validate(config.model_dump() | settings))
 
 
-async def test_say_adds_two_turns_to_a_live_run_and_one_to_an_idle_run_answered_in_order(stack):
+async def test_say_adds_two_turns_to_a_live_run_and_one_to_an_idle_run_answered_in_order(stack, monkeypatch):
     ws, agent, p = await stack.workspace({"alpha": SimProvider(latency_ms=2000)})  # the first turn takes 2 s
     await configure(stack, ws, idle_timeout=3)
     handle = await submit_run(stack, ws, agent, "Turn one: plan it")
@@ -67,14 +63,18 @@ async def test_say_adds_two_turns_to_a_live_run_and_one_to_an_idle_run_answered_
     ] + [{"role": "user", "content": said[-1]}]  # fmt: skip
     assert [(a.turn, a.excerpt) for a in view.answers] == [(i + 1, c["reply"][:200]) for i, c in enumerate(calls)]
 
-    code, out, err = await office(stack, "runs", "show", handle.id, "--json")
+    code, out, err = await office(stack, monkeypatch, "runs", "show", handle.id, "--json")
     assert code == 0, err
     turns = json.loads(out)["turns"]
     assert [(t["turn"], t["said"], t["answer"]) for t in turns] == [
         (i + 1, text, c["reply"]) for i, (text, c) in enumerate(zip(said, calls, strict=True))
     ]
 
-    code, out, err = await office(stack, "runs", "say", handle.id, "Turn five?")
+    code, out, _ = await office(stack, monkeypatch, "runs", "show", handle.id)
+    shown = [out.index(f"turn {i} {text}") for i, text in enumerate(said, 1)]
+    assert code == 0 and shown == sorted(shown) and all(c["reply"] in out for c in calls)
+
+    code, out, err = await office(stack, monkeypatch, "runs", "say", handle.id, "Turn five?")
     assert code == 2 and out == ""
     assert err.strip().splitlines() == [
         f"error: run {handle.id} has ended (completed): it takes no more turns; submit a new run with `office submit`"
