@@ -79,3 +79,6 @@ async def test_say_adds_two_turns_to_a_live_run_and_one_to_an_idle_run_answered_
     assert err.strip().splitlines() == [
         f"error: run {handle.id} has ended (completed): it takes no more turns; submit a new run with `office submit`"
     ]
+    for args, problem in (((handle.id, " "), "the text is empty"), (("no-such-run", "go on"), "not found")):
+        code, out, err = await office(stack, monkeypatch, "runs", "say", *args)
+        assert (code, out, len(err.strip().splitlines())) == (2, "", 1) and problem in err, err
