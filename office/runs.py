@@ -252,7 +252,7 @@ def ended_line(run_id: str, status: RunStatus) -> str:
 
 async def say(client: Client, run_id: str, text: str) -> SayAccepted:
     """Adds a turn to a live or idle run; returns once the run accepted it (not once it is answered)."""
-    if problem := say_problem(text, waiting=0) or text_problem(text):
+    if problem := say_problem(text, waiting=[]) or text_problem(text):
         raise SayRefused(problem)
     handle = client.get_workflow_handle_for(OfficeRunWorkflow.run, run_id)
     try:

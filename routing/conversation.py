@@ -11,9 +11,10 @@ EXCERPT_CHARS = 200
 ANSWERS_IN_VIEW = 20
 # A continued run carries this many latest attempts in its view; every attempt stays in the store.
 ATTEMPTS_CARRIED = 50
-# What one `say` may queue: the turns waiting at once (each text is carried across continue-as-new until it runs).
-PENDING_MAX = 100
+# What `say` may queue: one text, and the texts waiting together (each is carried across continue-as-new until it
+# runs, and what a run carries is one payload, which Temporal limits in size).
 SAY_MAX_CHARS = 100_000
+WAITING_MAX_CHARS = 200_000
 
 
 class HistoryBound(BaseModel):
@@ -70,7 +71,7 @@ class Conversation(BaseModel):
         return self.begun - 1, text
 
 
-def say_problem(text: str, waiting: int) -> str | None:
+def say_problem(text: str, waiting: list[str]) -> str | None:
     """Why `say` cannot queue `text`, or None (the validator's check: the text arrives through Temporal)."""
     if not text.strip():
         return "the text is empty; say what the agent should do next"
@@ -78,8 +79,11 @@ def say_problem(text: str, waiting: int) -> str | None:
         return "the text contains a NUL byte (\\x00), which cannot be stored; remove it"
     if len(text) > SAY_MAX_CHARS:
         return f"the text has {len(text)} characters; at most {SAY_MAX_CHARS} are accepted"
-    if waiting >= PENDING_MAX:
-        return f"{waiting} turns are already waiting; say more once the run has answered some"
+    if (held := sum(len(t) for t in waiting)) and held + len(text) > WAITING_MAX_CHARS:
+        return (
+            f"the {len(waiting)} turns already waiting hold {held} characters (at most {WAITING_MAX_CHARS} may "
+            f"wait); say more once the run has answered some"
+        )
     return None
 
 

@@ -83,7 +83,7 @@ class OfficeRunWorkflow:
         if not self._open or self._view.status in ENDED:
             raise ValueError(f"run {workflow.info().workflow_id} has ended ({self._view.status.value}): it takes no "
                              f"more turns")  # fmt: skip
-        if problem := say_problem(said.text, len(self._talk.pending)):
+        if problem := say_problem(said.text, self._talk.pending):
             raise ValueError(problem)
 
     def _publish(self) -> None:

@@ -98,12 +98,21 @@ async def test_a_300_turn_conversation_continues_as_new_under_its_bound_and_keep
     async with Worker(client, task_queue=queue, workflows=[OfficeRunWorkflow], workflow_runner=AS_WORKERS_RUN,
                       activities=[talk.resolve_route, talk.session_turn, talk.record_attempt]):  # fmt: skip
         handle = await client.start_workflow(OfficeRunWorkflow.run, req, id=req.run_id, task_queue=queue)
+        midway = await eventually(  # queries and updates address the run id: they follow it into a new history
+            lambda: handle.query(OfficeRunWorkflow.status),
+            until=lambda v: v is not None and v.continued >= 1,
+            timeout=120,
+            what="the run to continue as new",
+        )
+        accepted = await handle.execute_update(OfficeRunWorkflow.say, Say(text="step 301"))
+        said.append("step 301")
         view = await asyncio.wait_for(wait_for_view(client, handle.id), timeout=120)
 
-    assert view.status is RunStatus.completed and view.continued >= 1
+    assert midway.status is RunStatus.running and accepted.turn == 301
+    assert view.status is RunStatus.completed and view.continued > midway.continued
     assert talk.seen == [(2 * i + 1, text) for i, text in enumerate(said)]  # each turn once, in order
-    assert view.earlier_attempts + len(view.attempts) == 300 and view.earlier_attempts > 0
-    assert [a.turn for a in view.answers] == list(range(281, 301))  # the latest, as excerpts
+    assert view.earlier_attempts + len(view.attempts) == 301 and view.earlier_attempts > 0
+    assert [a.turn for a in view.answers] == list(range(282, 302))  # the latest, as excerpts
     assert all(a.chars > len(a.excerpt) == 200 for a in view.answers)
     runs = [r async for r in client.list_workflows(f'WorkflowId = "{handle.id}"')]
     assert len(runs) == view.continued + 1
