@@ -167,10 +167,15 @@ class RunView(BaseModel):
         self.answers = [*self.answers, ref][-ANSWERS_IN_VIEW:]
 
     def carried(self) -> "RunView":
-        """The view a continued run starts from: its latest attempts only (every attempt stays in the store)."""
+        """The view a continued run starts from: its latest attempts only (every attempt stays in the store), and
+        the last answer as an excerpt (the next turn's answer replaces it; the whole text is in the transcript)."""
         dropped = max(0, len(self.attempts) - ATTEMPTS_CARRIED)
         return self.model_copy(
-            update={"attempts": self.attempts[dropped:], "earlier_attempts": self.earlier_attempts + dropped}
+            update={
+                "attempts": self.attempts[dropped:],
+                "earlier_attempts": self.earlier_attempts + dropped,
+                "output": excerpt(self.output) if self.output is not None else None,
+            }
         )
 
     def note_start(self, effective_model: str | None, warning: WarningView | None) -> None:

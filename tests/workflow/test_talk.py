@@ -113,6 +113,7 @@ async def test_a_300_turn_conversation_continues_as_new_under_its_bound_and_keep
     assert talk.seen == [(2 * i + 1, text) for i, text in enumerate(said)]  # each turn once, in order
     assert view.earlier_attempts + len(view.attempts) == 301 and view.earlier_attempts > 0
     assert [a.turn for a in view.answers] == list(range(282, 302))  # the latest, as excerpts
+    assert view.output == "answer 301: " + "x" * 300  # the last answer whole; the carried one was an excerpt
     assert all(a.chars > len(a.excerpt) == 200 for a in view.answers)
     runs = [r async for r in client.list_workflows(f'WorkflowId = "{handle.id}"')]
     assert len(runs) == view.continued + 1
