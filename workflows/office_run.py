@@ -119,9 +119,15 @@ class OfficeRunWorkflow:
                 await self._turns.close()  # a finished or failed run's live agent session ends with it
 
     def _carried(self, req: RunRequest) -> CarriedState | None:
+        """The state this run continued with: only a run Temporal continued as new has one (a client's start
+        that sets `carried` is refused, never trusted), and it must be a whole CarriedState."""
+        if req.carried is None:
+            return None
+        if workflow.info().continued_run_id is None:
+            raise self._failed(ErrorCode.invalid_input, "carried: set only by a run continuing as new; leave it out")
         try:
-            return CarriedState.model_validate(req.carried) if req.carried is not None else None
-        except ValueError as err:  # only the run itself sets it: anything else is refused, never guessed at
+            return CarriedState.model_validate(req.carried)
+        except ValueError as err:
             raise self._failed(ErrorCode.invalid_input, f"carried: not the state of a continued run ({err})") from None
 
     async def _run(self, req: RunRequest, carried: CarriedState | None) -> RunView:

@@ -152,3 +152,17 @@ async def test_say_is_refused_for_an_empty_text_and_once_the_idle_run_was_cancel
         assert (await handle.query(OfficeRunWorkflow.status)).status is RunStatus.cancelled
         with pytest.raises(RPCError, match="already completed"):  # `office runs say` turns it into one line
             await handle.execute_update(OfficeRunWorkflow.say, Say(text="still there?"))
+
+
+async def test_a_client_start_that_carries_state_is_refused(client, store):
+    """Only a run Temporal continued as new carries state: a forged one (e.g. another run's session) never runs."""
+    talk = Talk(store, plan("a"))
+    queue = f"talk-{uuid.uuid4().hex[:8]}"
+    req = RunRequest(run_id=queue, workspace="ws", agent="coder", prompt="hello", carried={"forged": True})
+    async with Worker(client, task_queue=queue, workflows=[OfficeRunWorkflow], workflow_runner=SANDBOXED,
+                      activities=[talk.resolve_route, talk.session_turn, talk.record_attempt]):  # fmt: skip
+        handle = await client.start_workflow(OfficeRunWorkflow.run, req, id=req.run_id, task_queue=queue)
+        with pytest.raises(WorkflowFailureError) as failed:
+            await asyncio.wait_for(handle.result(), timeout=30)
+    assert "carried: set only by a run continuing as new" in str(failed.value.cause)
+    assert talk.seen == []
