@@ -56,6 +56,8 @@ class RouteStateActivities:
                 "permissions": workspace.permissions,
                 "notify": subscribed(workspace.notify),
                 "budgets": budgets,
+                "idle_timeout_s": workspace.idle_timeout,
+                "history_bound": workspace.history_bound,
             }
         )
 

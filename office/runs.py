@@ -5,19 +5,29 @@ import uuid
 from collections.abc import Sequence
 from datetime import timedelta
 
-from temporalio.client import Client, WorkflowExecutionDescription, WorkflowFailureError, WorkflowHandle
+from pydantic import BaseModel
+from temporalio.client import (
+    Client,
+    WorkflowExecutionDescription,
+    WorkflowFailureError,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
 from temporalio.client import WorkflowExecutionStatus as Status
 from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
-from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
+from temporalio.exceptions import ApplicationError, FailureError, WorkflowAlreadyStartedError
+from temporalio.service import RPCError
 
 from contracts import search_attributes as sa
 from contracts.activities import TASK_QUEUE
 from routing.config import WorkspaceConfig
+from routing.conversation import Say, SayAccepted, say_problem
 from routing.run import RUN_ID_MAX, RUN_ID_PATTERN, RunRequest, RunStatus, RunView
 from routing.validation import text_problem
 from store.repository import Store
 from workflows.office_run import OfficeRunWorkflow
 
+ENDED = (RunStatus.completed, RunStatus.failed, RunStatus.cancelled)
 RunHandle = WorkflowHandle[OfficeRunWorkflow, RunView]  # an office run's workflow, whose result is its view
 SCHEDULED_BY = SearchAttributeKey.for_keyword("TemporalScheduledById")  # set by the server on a scheduled run
 
@@ -260,3 +270,41 @@ async def list_views(client: Client, limit: int = 50, query: str | None = None) 
     q = 'WorkflowType = "OfficeRunWorkflow"' + (f" AND ({query})" if query else "")
     ids = [wf.id async for wf in client.list_workflows(q, limit=limit)]
     return [await run_view(client, run_id) for run_id in ids]
+
+
+class SayRefused(ValueError):
+    """`say` was not accepted: the run ended, or the text cannot be sent. One line for the user."""
+
+
+def ended_line(run_id: str, status: RunStatus) -> str:
+    return f"run {run_id} has ended ({status.value}): it takes no more turns; submit a new run with `office submit`"
+
+
+async def say(client: Client, run_id: str, text: str) -> SayAccepted:
+    """Adds a turn to a live or idle run; returns once the run accepted it (not once it is answered)."""
+    if problem := say_problem(text, waiting=[]) or text_problem(text):
+        raise SayRefused(problem)
+    handle = client.get_workflow_handle_for(OfficeRunWorkflow.run, run_id)
+    try:
+        return await handle.execute_update(OfficeRunWorkflow.say, Say(text=text))
+    except WorkflowUpdateFailedError as err:  # the run's validator refused it
+        raise SayRefused(f"run {run_id}: {err.cause.message if isinstance(err.cause, FailureError) else err}") from None
+    except RPCError as err:
+        if "already completed" not in err.message:  # e.g. no such run: the caller's NOT_FOUND handling
+            raise
+    view = await run_view(client, run_id)  # Temporal's "workflow execution already completed": which end
+    raise SayRefused(ended_line(run_id, view.status if view.status in ENDED else RunStatus.completed))
+
+
+class TurnText(BaseModel):
+    turn: int  # 1 for the prompt
+    said: str
+    answer: str | None  # None: not answered (yet)
+
+
+async def turn_texts(store: Store, run_id: str) -> list[TurnText]:
+    """Every turn of the run, what was said and the whole answer, from the run's transcript in the store."""
+    entries = await store.read_transcript(run_id, 2**31 - 1)  # every entry (seq is an int column)
+    said = {e.seq: e.content for e in entries if e.role == "user" and e.seq % 2 == 1}
+    answers = {e.seq: e.content for e in entries if e.role == "assistant" and e.seq % 2 == 0}
+    return [TurnText(turn=seq // 2 + 1, said=text, answer=answers.get(seq + 1)) for seq, text in sorted(said.items())]

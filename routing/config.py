@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from routing.budget import Budgets
+from routing.conversation import HistoryBound
 from routing.notify import NotifyEndpoint
 from routing.permissions import ASK_TURN_MARGIN_S, PermissionPolicy, ProfilePermissions
 from routing.repository import RepositoryConfig
@@ -126,6 +127,19 @@ class WorkspaceConfig(BaseModel):
     permissions: PermissionPolicy = PermissionPolicy()
     # Where ACP agents run: an OS sandbox holding their working copy, installation, a home and their provider.
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    idle_timeout: float = Field(
+        default=0,
+        ge=0,
+        le=7 * 24 * 3600,
+        description=(
+            "Seconds an answered run stays open for more turns (`office runs say`) before it completes; 0: the run "
+            "completes after its last turn."
+        ),
+    )
+    history_bound: HistoryBound = Field(
+        default_factory=HistoryBound,
+        description="When a run's workflow history has grown this far, the run continues as new (same run id).",
+    )
     prices: dict[str, ModelPrice] = Field(
         default_factory=dict,
         description=(

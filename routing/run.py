@@ -2,12 +2,13 @@
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from routing.budget import Budgets
 from routing.config import AgentProfile, ExecutionProfile
+from routing.conversation import ANSWERS_IN_VIEW, ATTEMPTS_CARRIED, AnswerRef, HistoryBound, excerpt
 from routing.decider import ParkReason
 from routing.permissions import PermissionCounts, PermissionPolicy
 from routing.questions import QuestionRecord
@@ -19,6 +20,7 @@ from routing.usage import Usage, add_costs
 class RunStatus(StrEnum):
     running = "running"
     parked = "parked"
+    idle = "idle"  # every turn answered; open for more (`office runs say`) until the workspace's idle_timeout
     completed = "completed"
     failed = "failed"
     cancelled = "cancelled"
@@ -60,6 +62,9 @@ class RunRequest(BaseModel):
     continues: RunLink | None = None  # a retry or continuation of an ended run (routing.relink)
     max_cost_usd: float | None = Field(default=None, ge=0)  # the run's budget (None: the workspace's default)
     max_tokens: int | None = Field(default=None, ge=1)
+    # Set by the run itself when it continues as new: its state (contracts.carried.CarriedState, validated by the
+    # workflow, which routing cannot name); a client never sets it.
+    carried: dict[str, Any] | None = None
 
     @field_validator("prompt", "follow_ups", "workspace", "agent", "tier", "pin_model", "pin_providers")
     @classmethod
@@ -105,6 +110,8 @@ class RoutePlan(BaseModel):
     permissions: PermissionPolicy = PermissionPolicy()  # the workspace's policy (profiles narrow it)
     notify: list[str] = Field(default_factory=list)  # the events the workspace's webhooks want (never their URLs)
     budgets: Budgets | None = None  # the workspace's, when it sets any: the run checks them before each attempt
+    idle_timeout_s: float = 0  # the workspace's: how long an answered run stays open for more turns
+    history_bound: HistoryBound = HistoryBound()  # the workspace's: when the run continues as new
 
 
 class AttemptView(BaseModel):
@@ -153,7 +160,10 @@ class RunView(BaseModel):
     message: str | None = None
     error_code: str | None = None
     park_reason: ParkReason | None = None
-    output: str | None = None
+    output: str | None = None  # the last turn's answer
+    answers: list[AnswerRef] = Field(default_factory=list)  # the latest turns' answers (excerpts), in order
+    continued: int = 0  # times the run continued as new (its workflow history began again, same run id)
+    earlier_attempts: int = 0  # attempts before `attempts[0]` (left out of a continued run's view; in the store)
     fallback_count: int = 0
     result: RunResult | None = None  # the run's branch: base and head commits, files changed (no content)
     permissions: PermissionCounts = PermissionCounts()  # what the agent asked for, allowed and refused, by kind
@@ -175,6 +185,24 @@ class RunView(BaseModel):
         self.usage = usage if self.usage is None else self.usage + usage
         self.cost_usd = add_costs(self.cost_usd, cost_usd)
         self.unpriced_attempts += cost_usd is None
+
+    def note_answer(self, turn: int, text: str) -> None:
+        """Turn `turn` (0 for the prompt) was answered: its excerpt and transcript entry join the view's answers."""
+        self.output = text
+        ref = AnswerRef(turn=turn + 1, seq=2 * turn + 2, excerpt=excerpt(text), chars=len(text))
+        self.answers = [*self.answers, ref][-ANSWERS_IN_VIEW:]
+
+    def carried(self) -> "RunView":
+        """The view a continued run starts from: its latest attempts only (every attempt stays in the store), and
+        the last answer as an excerpt (the next turn's answer replaces it; the whole text is in the transcript)."""
+        dropped = max(0, len(self.attempts) - ATTEMPTS_CARRIED)
+        return self.model_copy(
+            update={
+                "attempts": self.attempts[dropped:],
+                "earlier_attempts": self.earlier_attempts + dropped,
+                "output": excerpt(self.output) if self.output is not None else None,
+            }
+        )
 
     def note_start(self, effective_model: str | None, warning: WarningView | None) -> None:
         """A session started: the model it runs, and its model warning once (replays and restarts repeat it)."""

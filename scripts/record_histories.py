@@ -22,13 +22,14 @@ from temporalio.client import WorkflowFailureError, WorkflowHandle
 
 from office.codec import KEYS_FILE_ENV
 from office.relink import relink
-from office.runs import submit, wait_for_view
+from office.runs import say, submit, wait_for_view
 from office.schedules import ScheduleRequest, create_schedule
 from office.simulator.config import InjectedFailure, SimProvider
 from office.temporal_client import connect
 from office.worker_runtime import office_worker
 from routing.budget import RunLimits
 from routing.config import ExecutionProfile, ExecutorKind
+from routing.conversation import HistoryBound
 from routing.notify import NotifyEndpoint, NotifyEvent, notify_workflow_id
 from routing.permissions import PermissionPolicy
 from routing.questions import ANSWER_PERMISSION, AWAITING_PERMISSION, PermissionAnswer
@@ -60,6 +61,8 @@ async def main(only: set[str]) -> None:
                 await record_scheduled(stack)
             if not only or "acp_permission_question" in only:
                 await record_permission_question(stack)
+            if not only or "continued_as_new" in only:
+                await record_continued_as_new(stack)
             if only:
                 return
             gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
@@ -273,6 +276,38 @@ async def record_permission_question(stack: Stack) -> None:
     await handle.execute_update(ANSWER_PERMISSION, PermissionAnswer(allow=True, for_run=True, actor="recorder"))
     view = await wait_for_view(stack.client, handle.id)
     await save(handle, name, view.status.value)
+
+
+async def record_continued_as_new(stack: Stack) -> None:
+    """A conversation past a low history bound: its first history ends continued as new; its last one starts from
+    the carried state, goes idle, takes a `say` and completes after the idle timeout."""
+    workspace, agent, _ = await stack.workspace({"alpha": SimProvider()})
+    config = await stack.store.get_workspace(workspace)
+    assert config is not None
+    bound = HistoryBound(max_events=100, max_bytes=64 * 1024, turn_events=20, turn_bytes=16 * 1024)
+    await stack.store.save_workspace(config.model_copy(update={"history_bound": bound, "idle_timeout": 2}))
+    handle = await submit(
+        stack.client,
+        stack.store,
+        workspace,
+        agent,
+        "scenario continued 1",
+        run_id="record-continued_as_new",
+        follow_ups=[f"scenario continued {i}" for i in range(2, 17)],
+    )
+    await eventually(
+        lambda: handle.query(OfficeRunWorkflow.status),
+        until=lambda view: view is not None and view.status is RunStatus.idle,
+        timeout=120,
+        interval=0.1,
+        what="the continued run to answer its turns and go idle",
+    )
+    await say(stack.client, handle.id, "scenario continued: one more")
+    view = await wait_for_view(stack.client, handle.id)
+    assert view.continued >= 1, "the run did not continue as new: lower the bound"
+    first = stack.client.get_workflow_handle(handle.id, run_id=handle.first_execution_run_id)
+    await save(first, "continued_as_new_first", "continued as new")
+    await save(stack.client.get_workflow_handle(handle.id), "continued_as_new_last", view.status.value)
 
 
 def scripted_agent(script: dict[str, Any]) -> ExecutionProfile:

@@ -9,15 +9,18 @@ from datetime import datetime, timedelta
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.workflow import ContinueAsNewError
 
 with workflow.unsafe.imports_passed_through():
     from contracts import search_attributes as sa
     from contracts import stubs
     from contracts.activities import AttemptRecord, RouteRequest, SessionOutput
+    from contracts.carried import CarriedState
     from contracts.failures import run_failed
     from routing.budget import RunLimits
     from routing.classifier import Classification
     from routing.codes import ErrorCode
+    from routing.conversation import Conversation, Say, SayAccepted, say_problem
     from routing.cycle import RouteCycle, Step, StepKind
     from routing.decider import Decision, ParkReason, RoutingContext, decide
     from routing.messages import actionable_message, worker_lost_message
@@ -26,6 +29,7 @@ with workflow.unsafe.imports_passed_through():
     from routing.route import Substitute
     from routing.run import AttemptOutcome, Candidate, RoutePlan, RunRequest, RunStatus, RunView
     from routing.selection import Pins, UserDecision
+    from workflows import continuation
     from workflows.budget import RunBudget
     from workflows.notify import Notifier
     from workflows.patches import capacity_uncounted
@@ -39,6 +43,7 @@ with workflow.unsafe.imports_passed_through():
 LEAN_SESSION = "lean-session-turn-v1"
 STATE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30))
 LOCAL = timedelta(seconds=30)
+ENDED = (RunStatus.completed, RunStatus.failed, RunStatus.cancelled)
 
 
 @workflow.defn
@@ -55,6 +60,8 @@ class OfficeRunWorkflow:
         self._questions = PermissionQuestions(
             lambda: self._view, lambda: self._turns.asking, self._publish, on_waiting=self._question_waiting
         )
+        self._talk = Conversation()  # the turns begun and those waiting (the prompt, follow-ups, `say`)
+        self._open = True  # the run takes more turns; False from the moment it ends
 
     # --- what users see -------------------------------------------------------------------------
     @workflow.query
@@ -87,6 +94,20 @@ class OfficeRunWorkflow:
         if decision.action == "substitute" and not decision.provider:
             raise ValueError("a substitute needs a provider")
 
+    @workflow.update
+    def say(self, said: Say) -> SayAccepted:
+        """A further turn, run after those waiting; answered on return of the update is only its acceptance."""
+        turn = self._talk.queue(said.text)
+        return SayAccepted(turn=turn, ahead=len(self._talk.pending) - 1)
+
+    @say.validator
+    def _validate_say(self, said: Say) -> None:
+        if not self._open or self._view.status in ENDED:
+            raise ValueError(f"run {workflow.info().workflow_id} has ended ({self._view.status.value}): it takes no "
+                             f"more turns")  # fmt: skip
+        if problem := say_problem(said.text, self._talk.pending):
+            raise ValueError(problem)
+
     async def _question_waiting(self, question: QuestionRecord) -> None:
         """The agent's request waits for `office runs answer`: the UI says so and the webhooks hear of it."""
         what = " ".join([question.kind, *question.paths, question.command or ""]).strip()
@@ -110,26 +131,48 @@ class OfficeRunWorkflow:
         self._budget.start(req)
         self._view = RunView(run_id=req.run_id, status=RunStatus.running, workspace=req.workspace, agent=req.agent,
                              continues=req.continues)  # fmt: skip
+        carried = self._carried(req)
+        if carried is not None:  # this run continued as new: it goes on where it was
+            self._view = carried.view
+            self._turns.restore(carried.turns)
+            self._notify.events, self._notify.sent = carried.notify_events, carried.notify_sent
+            self._questions.restore(carried.grants)
         workflow.deprecate_patch(LEAN_SESSION)
         started_with = workflow.info().typed_search_attributes  # indexed at start: not upserted again
         self._published = {k.name: v for k in sa.ALL if (v := started_with.get(k)) is not None}
         self._publish()
         self._questions.install()  # `office runs answer`: permission questions a person answers
-        cancelled = False
+        cancelled = continuing = False
         try:
-            return await self._run(req)
+            return await self._run(req, carried)
+        except ContinueAsNewError:
+            continuing = True  # the live agent session goes on in the continued run
+            raise
         except asyncio.CancelledError:
             cancelled = True  # the cancelled turn reaps its own agent: no new commands now
             self._view.status, self._view.message = RunStatus.cancelled, "cancelled by the user"
             self._publish()
             raise
         finally:
-            if not cancelled:
+            self._open = False
+            if not cancelled and not continuing:
                 await self._turns.close()  # a finished or failed run's live agent session ends with it
                 if self._view.status in (RunStatus.completed, RunStatus.failed):
                     await self._notify(NotifyEvent(self._view.status.value))
 
-    async def _run(self, req: RunRequest) -> RunView:
+    def _carried(self, req: RunRequest) -> CarriedState | None:
+        """The state this run continued with: only a run Temporal continued as new has one (a client's start
+        that sets `carried` is refused, never trusted), and it must be a whole CarriedState."""
+        if req.carried is None:
+            return None
+        if workflow.info().continued_run_id is None:
+            raise self._failed(ErrorCode.invalid_input, "carried: set only by a run continuing as new; leave it out")
+        try:
+            return CarriedState.model_validate(req.carried)
+        except ValueError as err:
+            raise self._failed(ErrorCode.invalid_input, f"carried: not the state of a continued run ({err})") from None
+
+    async def _run(self, req: RunRequest, carried: CarriedState | None) -> RunView:
         view, run_id = self._view, workflow.info().workflow_id
         if req.run_id != run_id:  # the store keys the run's transcript and attempts by this id
             raise self._failed(
@@ -137,54 +180,116 @@ class OfficeRunWorkflow:
             )
         if problem := run_id_problem(run_id):  # an id Temporal gave a scheduled run
             raise self._failed(ErrorCode.invalid_input, problem)
-        cycle = RouteCycle(plan=await self._resolve(req))
-        view.requested_model = req.pin_model or cycle.plan.agent.model
+        said_early = self._talk.pending  # `say` updates delivered before the run began
+        if carried is None:
+            cycle = RouteCycle(plan=await self._resolve(req))
+            view.requested_model = req.pin_model or cycle.plan.agent.model
+            self._publish()
+            begun = await carry_over(req, self._turns, self._failed)  # a retry or continuation of an ended run
+            texts = [req.prompt, *req.follow_ups]  # the turns it carries were answered by the run it continues
+            self._talk = Conversation(begun=begun, pending=[*texts[begun:], *said_early])
+        else:
+            cycle = carried.cycle
+            self._talk = carried.conversation.model_copy(
+                update={"pending": [*carried.conversation.pending, *said_early]}
+            )
         self._publish()
-        carried = await carry_over(req, self._turns, self._failed)  # a retry or continuation of an ended run
-        for turn, text in enumerate([req.prompt, *req.follow_ups]):
-            if turn < carried:  # answered by the run this one continues: in this run's transcript already
-                continue
-            cycle.begin_turn()
-            while True:
-                cand, failure = cycle.next_candidate(), None
-                if cand is None:
-                    step = cycle.nothing_eligible(workflow.now())
-                else:
-                    await self._budget.hold(req, cycle.plan, cand)  # parks while the run may not spend
-                    seq, started_at = cycle.begin_attempt(), workflow.now()
-                    view.provider = cand.provider
-                    self._publish()
-                    outcome = await self._turns.attempt(req, cycle, cand, seq, turn, text)
-                    if isinstance(outcome, SessionOutput):  # the turn's activity recorded its own success
-                        view.effective_model = outcome.reported_model or view.effective_model
-                        usage, cost = outcome.usage, outcome.cost_usd
-                        view.attempts.append(
-                            cycle.attempt_view(seq, cand, view.effective_model, None, None, usage, cost)
-                        )
-                        view.note_usage(usage, cost)
-                        view.attempts[-1].sandbox = "none" if self._turns.unsandboxed else None
-                        view.output, view.error_code = outcome.text, None
-                        break
-                    failure, state = outcome, cycle.state_for_failure(cand, outcome, capacity_uncounted)
-                    decision = decide(failure, RoutingContext.office, state, workflow.random().random())
-                    view.error_code = failure.code.value
-                    await self._record_failure(req, seq, cand, cycle, failure, decision, started_at)
-                    self._publish()
-                    step = cycle.after(decision, cand)
-                match step.kind:
-                    case StepKind.retry_same_route:
-                        await short_retry(view, self._details, step.delay_s or 0)
-                    case StepKind.next_candidate:
-                        view.fallback_count += 1
-                    case StepKind.fail:
-                        raise self._failed(step.code or ErrorCode.unknown, self._message(step, failure, cand))
-                    case StepKind.park:
-                        if await self._park_then_cancelled(req, step, cycle):
-                            return view
+        ran = 0  # turns run in this history: a continued run runs at least one before it continues again
+        while await self._turn_waiting(cycle.plan.idle_timeout_s):
+            bound = cycle.plan.history_bound
+            if ran and continuation.due(bound, lambda: len(self._continued(req, cycle).model_dump_json())):
+                await self._continue_as_new(req, cycle)
+            turn, text = self._talk.next_turn() or (0, "")
+            ran += 1
+            if await self._turn_then_cancelled(req, cycle, turn, text):
+                return view
         view.status = RunStatus.completed
         self._publish()
         self._details.step("")  # over: the details keep only the branch
         return view
+
+    async def _turn_waiting(self, idle_timeout_s: float) -> bool:
+        """True when a turn waits to run; with none, an answered run stays open (idle) for `say` as long as the
+        workspace's idle_timeout says. False (the run completes) once nothing came: from then on `say` is refused."""
+        if not self._talk.pending and idle_timeout_s > 0:
+            self._view.status = RunStatus.idle
+            self._publish()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await workflow.wait_condition(
+                    lambda: bool(self._talk.pending),
+                    timeout=timedelta(seconds=idle_timeout_s),
+                    timeout_summary="idle: open for `office runs say`",
+                )
+            if self._talk.pending:
+                self._view.status = RunStatus.running
+                self._publish()
+        self._open = bool(self._talk.pending)
+        return self._open
+
+    def _continued(self, req: RunRequest, cycle: RouteCycle) -> RunRequest:
+        """The input of this run's continuation: the request, its state carried (the follow-ups not yet run are
+        the conversation's pending turns now: carried once, there)."""
+        view = self._view.carried()
+        view.continued += 1
+        carried = CarriedState(
+            view=view, conversation=self._talk, cycle=cycle, turns=self._turns.state(), grants=self._questions.grants,
+            notify_events=self._notify.events, notify_sent=self._notify.sent,
+        )  # fmt: skip
+        limits = self._budget.limits  # as `office runs resume --max-cost-usd` may have raised them
+        return req.model_copy(
+            update={
+                "follow_ups": [],
+                "carried": carried.model_dump(mode="json"),
+                "continues": None,  # carried over once, by the first history: the view keeps the link
+                "max_cost_usd": limits.max_cost_usd,
+                "max_tokens": limits.max_tokens,
+            }
+        )
+
+    async def _continue_as_new(self, req: RunRequest, cycle: RouteCycle) -> None:
+        """The same run (its id, view, conversation, route and live session) in a new history."""
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        workflow.continue_as_new(self._continued(req, cycle))
+
+    async def _turn_then_cancelled(self, req: RunRequest, cycle: RouteCycle, turn: int, text: str) -> bool:
+        """One turn: attempts down the route until one answers; True when the user cancelled it while parked."""
+        view = self._view
+        cycle.begin_turn()
+        while True:
+            cand, failure = cycle.next_candidate(), None
+            if cand is None:
+                step = cycle.nothing_eligible(workflow.now())
+            else:
+                await self._budget.hold(req, cycle.plan, cand)  # parks while the run may not spend
+                seq, started_at = cycle.begin_attempt(), workflow.now()
+                view.provider = cand.provider
+                self._publish()
+                outcome = await self._turns.attempt(req, cycle, cand, seq, turn, text)
+                if isinstance(outcome, SessionOutput):  # the turn's activity recorded its own success
+                    view.effective_model = outcome.reported_model or view.effective_model
+                    usage, cost = outcome.usage, outcome.cost_usd
+                    view.attempts.append(cycle.attempt_view(seq, cand, view.effective_model, None, None, usage, cost))
+                    view.note_usage(usage, cost)
+                    view.attempts[-1].sandbox = "none" if self._turns.unsandboxed else None
+                    view.note_answer(turn, outcome.text)
+                    view.error_code = None
+                    return False
+                failure, state = outcome, cycle.state_for_failure(cand, outcome, capacity_uncounted)
+                decision = decide(failure, RoutingContext.office, state, workflow.random().random())
+                view.error_code = failure.code.value
+                await self._record_failure(req, seq, cand, cycle, failure, decision, started_at)
+                self._publish()
+                step = cycle.after(decision, cand)
+            match step.kind:
+                case StepKind.retry_same_route:
+                    await short_retry(view, self._details, step.delay_s or 0)
+                case StepKind.next_candidate:
+                    view.fallback_count += 1
+                case StepKind.fail:
+                    raise self._failed(step.code or ErrorCode.unknown, self._message(step, failure, cand))
+                case StepKind.park:
+                    if await self._park_then_cancelled(req, step, cycle):
+                        return True
 
     async def _resolve(self, req: RunRequest, retry_blocked: bool = False, sub: Substitute | None = None) -> RoutePlan:
         pins = Pins(providers=req.pin_providers, model=req.pin_model)

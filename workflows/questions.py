@@ -62,6 +62,14 @@ class PermissionQuestions:
         self._on_waiting = on_waiting  # a question waits for a person: the UI's details, the webhooks
         self._grants: list[RunGrant] = []  # --for-run: this run only
 
+    @property
+    def grants(self) -> list[RunGrant]:
+        return list(self._grants)
+
+    def restore(self, grants: list[RunGrant]) -> None:
+        """A run that continued as new keeps its `--for-run` grants (they are the run's, across histories)."""
+        self._grants = list(grants)
+
     def install(self) -> None:
         workflow.set_signal_handler(PERMISSION_ASKED, self.asked)
         workflow.set_update_handler(ANSWER_PERMISSION, self.answer, validator=self.validate)

@@ -26,6 +26,7 @@ with workflow.unsafe.imports_passed_through():
         acp_start_queue,
         provider_queue,
     )
+    from contracts.carried import TurnsState
     from contracts.failures import STORE_UNAVAILABLE, WORKER_SHUTDOWN, failure_of, is_type, spent_of
     from routing.classifier import Classification, FailureSignal, classify
     from routing.codes import ErrorClass, ErrorCode, Phase
@@ -169,6 +170,16 @@ class AgentTurns:
         """A run that continues an ended one: its branch starts at that run's branch head, on that run's base."""
         self._start_commit, self._base_commit = branch.head_commit, branch.base_commit
         self._view().result = branch
+
+    def state(self) -> TurnsState:
+        """What a run continuing as new carries: the live sessions' references and the branch's commits."""
+        return TurnsState(
+            session=self._session, acp=self._acp, base_commit=self._base_commit, start_commit=self._start_commit
+        )
+
+    def restore(self, state: TurnsState) -> None:
+        self._session, self._acp = state.session, state.acp
+        self._base_commit, self._start_commit = state.base_commit, state.start_commit
 
     def _on_start(self, started: SessionStarted) -> None:
         self._view().note_start(started.effective_model, started.warning)

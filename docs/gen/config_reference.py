@@ -116,6 +116,19 @@ WORKSPACE_KEYS: dict[str, Doc] = {
     "sandbox.read_only": Doc(
         "Absolute paths every agent may read besides its working copy and installation.", ["/opt/toolchain"]
     ),
+    # The idle timeout's and the history bound's descriptions are their fields' own (routing.config,
+    # routing.conversation).
+    "idle_timeout": Doc(
+        "See [Talking to a run](../concepts.md#talking-to-a-run-and-conversations-of-any-length).", 600
+    ),
+    "history_bound": Doc(
+        "See [Continue-as-new](../concepts.md#talking-to-a-run-and-conversations-of-any-length).",
+        {"max_events": 10000, "max_bytes": 8388608},
+    ),
+    "history_bound.max_events": Doc("", 10000),
+    "history_bound.max_bytes": Doc("", 8388608),
+    "history_bound.turn_events": Doc("", 500),
+    "history_bound.turn_bytes": Doc("", 2097152),
     # The prices' descriptions are their fields' own (routing.config, routing.usage).
     "prices": Doc("", {"llama-3.3-70b": {"input_per_million": 0, "output_per_million": 0}}),
     "prices.<name>.input_per_million": Doc("", 2.5),
@@ -451,6 +464,7 @@ SECTIONS = (
     ("Prices", lambda path: path.startswith("prices.")),
     ("Notifications", lambda path: path.startswith("notify[]")),
     ("Budgets", lambda path: path.startswith("budgets.")),
+    ("History bound", lambda path: path.startswith("history_bound.")),
 )
 
 

@@ -6,7 +6,8 @@ Exit statuses of `office` (every failure is one line on stderr naming what to fi
   1  the run failed or was cancelled (`submit --wait`, `watch`)
   2  bad input: a missing or invalid argument, file, workspace, profile, tier or run id, or a malformed
      setting in the environment (OFFICE_DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
-     OFFICE_CODEC_KEYS_FILE); nothing was started or saved
+     OFFICE_CODEC_KEYS_FILE), or a run that cannot take the request (`runs say` to a run that has ended);
+     nothing was started or saved
   3  a service is unreachable: the Temporal frontend or the database could not be connected to (or the
      database has no office tables yet: `office db upgrade`)
   4  `submit --wait`: the run parked (it needs a person: fixed credentials, a decision, or capacity); it keeps

@@ -3,6 +3,7 @@
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from office.cli.answer import question_lines, runs_answer
@@ -18,10 +19,11 @@ from office.cli.common import (
 )
 from office.cli.relink import continues_line, runs_continue, runs_retry
 from office.cli.usage import cost_text, tokens_text
-from office.runs import list_views, run_view
+from office.runs import TurnText, list_views, run_view, turn_texts
 from routing.run import RunStatus, RunView
 
 if TYPE_CHECKING:
+    from routing.conversation import SayAccepted
     from routing.selection import UserDecision
 
 app = typer.Typer(no_args_is_help=True, help="Inspect and control runs.")
@@ -30,8 +32,9 @@ app.command("answer")(runs_answer)
 ENDED = (RunStatus.completed, RunStatus.failed, RunStatus.cancelled)
 
 
-def render_view(view: RunView) -> None:
-    colour = {"completed": "green", "failed": "red", "parked": "yellow", "cancelled": "magenta"}.get(
+def render_view(view: RunView, turns: list[TurnText] | None = None) -> None:
+    """`turns`: every turn's text and answer from the store (`office runs show`); without them the last answer."""
+    colour = {"completed": "green", "failed": "red", "parked": "yellow", "cancelled": "magenta", "idle": "blue"}.get(
         view.status.value, "cyan"
     )
     console.print(
@@ -41,6 +44,10 @@ def render_view(view: RunView) -> None:
     )
     if link := continues_line(view):
         console.print(link)
+    if view.earlier_attempts:
+        console.print(
+            f"{view.earlier_attempts} earlier attempts are in the store (`office runs explain {view.run_id}`)"
+        )
     render_attempts(view)
     if view.schedule_id:
         console.print(f"started by schedule {view.schedule_id} (`office schedule list`)")
@@ -68,8 +75,24 @@ def render_view(view: RunView) -> None:
         ))  # fmt: skip
     for line in question_lines(view):
         console.print(line)
-    if view.output:
-        console.print(view.output)
+    if view.status is RunStatus.idle:
+        console.print(f'[blue]idle:[/] open for more turns (`office runs say {view.run_id} "…"`)')
+    render_turns(view, turns)
+
+
+def render_turns(view: RunView, turns: list[TurnText] | None) -> None:
+    """A run of one turn shows its answer; a conversation shows every turn, numbered, in order."""
+    if not turns or len(turns) == 1:
+        if view.output:
+            console.print(view.output, markup=False, highlight=False)  # the agent's text: "[x]" is not a style
+        return
+    for t in turns:
+        said = escape(" ".join(t.said.split()))
+        console.print(f"[bold]turn {t.turn}[/] [dim]{said[:100]}{'…' if len(said) > 100 else ''}[/]", soft_wrap=True)
+        if t.answer is None:
+            console.print("[dim](not answered)[/]")
+        else:
+            console.print(t.answer, markup=False, highlight=False, soft_wrap=True)
 
 
 def render_attempts(view: RunView) -> None:
@@ -114,11 +137,40 @@ async def _show(services: Services, run_id: str) -> RunView:
         fail(f"run {run_id!r}: {err.message}")
 
 
+async def _show_turns(services: Services, run_id: str) -> tuple[RunView, list[TurnText]]:
+    view = await _show(services, run_id)
+    return view, await turn_texts(services.store, run_id)
+
+
 @app.command("show")
 def runs_show(run_id: str, as_json: JsonFlag = False) -> None:
-    """Show one run: status, attempts, warnings, message."""
-    view = run_with_services(lambda s: _show(s, run_id), client=True)
-    print_json(view.model_dump(mode="json")) if as_json else render_view(view)
+    """Show one run: status, attempts, warnings, message, and every turn's answer (read from the store)."""
+    view, turns = run_with_services(lambda s: _show_turns(s, run_id), client=True, store=True)
+    if as_json:
+        print_json(view.model_dump(mode="json") | {"turns": [t.model_dump(mode="json") for t in turns]})
+    else:
+        render_view(view, turns)
+
+
+async def _say(services: Services, run_id: str, text: str) -> "SayAccepted":
+    from office.runs import SayRefused, say
+
+    try:
+        return await say(services.client, run_id, text)
+    except SayRefused as err:
+        fail(str(err))
+
+
+@app.command("say")
+def runs_say(
+    run_id: str, text: Annotated[str, typer.Argument(help="What the agent should do next: the run's next turn.")]
+) -> None:
+    """Add a turn to a live run (after the turns it already has) or to one idle after its last turn (workspace
+    `idle_timeout`). Returns once the run accepted it; `office runs show` shows the answer. A run that ended takes
+    no more turns (exit 2)."""
+    accepted = run_with_services(lambda s: _say(s, run_id, text), client=True)
+    ahead = f", after {accepted.ahead} waiting" if accepted.ahead else ""
+    console.print(f"turn {accepted.turn} queued on {run_id}{ahead}")
 
 
 @app.command("list")

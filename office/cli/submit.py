@@ -22,7 +22,8 @@ PARK_NEXT = {
 
 
 async def wait_until_settled(services: Services, run_id: str, interval: float = 0.5) -> RunView:
-    """The run's view once it has ended or parked (a parked run waits for a person, possibly for days)."""
+    """The run's view once it has ended, parked (it waits for a person, possibly for days) or gone idle (every turn
+    answered; open for `office runs say` until the workspace's idle_timeout)."""
     ended = asyncio.ensure_future(wait_for_view(services.client, run_id))
     try:
         while True:
@@ -30,7 +31,7 @@ async def wait_until_settled(services: Services, run_id: str, interval: float = 
             if done:
                 return ended.result()
             view = await run_view(services.client, run_id)
-            if view.status is RunStatus.parked:
+            if view.status in (RunStatus.parked, RunStatus.idle):
                 return view
     finally:
         ended.cancel()
@@ -73,7 +74,8 @@ def submit(
             "--wait",
             help="Wait until the run ends (exit 0 completed, 1 failed or cancelled) or parks: a parked run returns "
             "at once with status parked, its reason and exit 4, and keeps waiting on the server for "
-            "`office runs resume` / `office runs decide`.",
+            "`office runs resume` / `office runs decide`; an idle run (every turn answered, open for `office runs "
+            "say` until the workspace's idle_timeout) returns with exit 0.",
         ),
     ] = False,
     max_cost_usd: Annotated[

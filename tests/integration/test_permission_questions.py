@@ -31,7 +31,8 @@ async def runs(stack, *args: str) -> tuple[int, str]:
 
     from office.cli import app
 
-    env = {"TEMPORAL_ADDRESS": stack.temporal.address, "TEMPORAL_NAMESPACE": "default", "COLUMNS": "200"}
+    env = {"TEMPORAL_ADDRESS": stack.temporal.address, "TEMPORAL_NAMESPACE": "default", "COLUMNS": "200",
+           "OFFICE_DATABASE_URL": stack.database_url}  # fmt: skip
     result = await asyncio.to_thread(CliRunner().invoke, app, ["runs", *args], env=env)
     return result.exit_code, result.output
 

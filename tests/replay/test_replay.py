@@ -27,7 +27,8 @@ ENCRYPTED = {"encrypted_happy_path"}
 
 
 def test_the_required_scenarios_are_recorded():
-    assert {"happy_path", "auth_fallback", "model_gone_terminal", "encrypted_happy_path"} <= {p.stem for p in HISTORIES}
+    required = {"happy_path", "auth_fallback", "model_gone_terminal", "encrypted_happy_path", "continued_as_new_first"}
+    assert required | {"continued_as_new_last"} <= {p.stem for p in HISTORIES}
     assert "scenario encrypted" not in (HERE / "encrypted_happy_path.json").read_text()  # ciphertext in history
 
 
