@@ -116,6 +116,10 @@ _TEXT_STATUS = [
         re.I,
     ),
     re.compile(r"\bError:?\s*\[?(\d{3})\b"),
+    # the Stainless SDKs' message ("401 You didn't provide an API key", "403 Key limit exceeded"): status first
+    re.compile(r"^\W{0,3}(\d{3}) (?=[A-Z])"),
+    # a wrapper's own words for the status it got ("provider returned 402:", "responded with 503")
+    re.compile(r"\b(?:returned|responded with|received|got)\s+(?:an?\s+)?(?:HTTP\s+)?(?:status\s+)?(\d{3})\b", re.I),
     # a CDN's error page as text: Google Front End "502. That’s an error.", CloudFront "502 ERROR"
     re.compile(r"\b(\d{3})\.\s+That.s an error\b"),
     re.compile(r"\b(\d{3}) ERROR\b"),

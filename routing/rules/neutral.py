@@ -16,7 +16,10 @@ NEUTRAL = table(
             r"|insufficient_\w*(?:credits?|balance|funds)"
             # Chinese providers and relays: in arrears (Zhipu 1113 "您的账户已欠费"), allowance insufficient (new-api)
             r"|欠费|额度不足"
-            r"|payment required|out of credits|(?:no|not enough) credits|used all available credits|spend(?:ing)? limit"
+            r"|payment required|out of credits"
+            # ("No credits consumed on this tool call" reassures, it does not say the balance is empty)
+            r"|(?:no|not enough) credits(?! (?:were |was )?(?:consumed|used|charged|deducted))"
+            r"|used all available credits|spend(?:ing)? limit"
             # credits in a provider's own words: xAI "doesn't have any credits or licenses", Hugging Face "exceeded
             # your monthly included credits"
             r"|(?:does|do)(?:n.t| not) have (?:any |enough )?credits|credits or licenses"
@@ -25,7 +28,15 @@ NEUTRAL = table(
             r"|arrearage|in good standing|overdue[- ](?:payment|account)|balance is (?:insufficient|not enough)"
             r"|requires? (?:a )?paid balance"
             # a balance or allowance smaller than the request's cost
-            r"|(?:credits?|balance|allowance) (?:cannot|can.t|does not|doesn.t) cover",
+            r"|(?:credits?|balance|allowance) (?:cannot|can.t|does not|doesn.t) cover"
+            # the vocabulary of a prepaid balance in any order: "Insufficient USD or Diem balance", a request that
+            # "requires more credits" or that the key "can only afford", credits whose access is restricted
+            r"|\binsufficient\b[\w ]{0,20}\b(?:balance|credits?|funds)\b|\brequires? more credits\b|\bcan only afford\b"
+            r"|\bcredits?\b[^.]{0,30}\b(?:restricted|suspended|disabled)\b"
+            # a key's own spend cap (OpenRouter "Key limit exceeded (total limit)")
+            r"|\bkey limit (?:exceeded|reached)|\b(?:spend|spending|credit) (?:cap|limit) (?:exceeded|reached|hit)"
+            # Chinese: balance insufficient
+            r"|余额不足",
             E.subscription_required,
             0.96,
         ),
@@ -65,7 +76,8 @@ NEUTRAL = table(
             "quota",
             r"exceeded (?:your )?current quota|insufficient[_ ]quota"
             r"|quota (?:has been |is |was )?(?:exceeded|exhausted)"
-            r"|usage limit (?:reached|exceeded)|billing (?:hard )?limit|exhausted your (?:daily |monthly )?quota"
+            r"|usage[ _]limit[ _](?:(?:has|have) been |was |is )?(?:reached|exceeded|hit)"
+            r"|billing (?:hard )?limit|exhausted your (?:daily |monthly )?quota"
             r"|you have no quota|(?:reached|hit|used up) (?:your|our|the) (?:[\w.-]+ ){0,3}quota\b(?! limit)"
             # a cap in Chinese (Zhipu 1308 "已达到 5 小时的使用上限")
             r"|已达到.{0,20}上限"
@@ -79,6 +91,8 @@ NEUTRAL = table(
             r"|\bbudget (?:has been )?exceeded|exceeded (?:the |your |its )?budget|crossed budget|ExceededBudget"
             # Copilot "you have exhausted the agent mode usage limit"
             r"|\bexhausted (?:the |your )?(?:[\w-]+ ){0,3}usage limit"
+            # "You've reached your weekly (7-day) usage limit": a plan's usage allowance spent, whatever its window
+            r"|\b(?:reached|hit|exceeded|used up) (?:your|the|its) (?:[\w().-]+ ){0,3}usage (?:limit|cap)\b"
             r"|\bused (?:up )?all (?:of )?(?:your|the|today.s|this \w+.s)\b[^.]{0,30}"
             r"\b(?:usage|quota|credits|allowance)",
             E.quota_limited,
@@ -99,6 +113,7 @@ NEUTRAL = table(
             "missing_key_variable",
             r"missing (?:environment|env) variable|no api key|missing api key"
             r"|api key (?:is )?(?:missing|not set|required)"
+            r"|(?:didn.t|did not|must) provide (?:an |your )?api key"
             r"|must (?:specify|set|provide) the [A-Z0-9_]+ environment variable"
             r"|missing credentials|credentials? (?:were |was |could )?not (?:be )?(?:found|set|loaded)"
             r"|no (?:cookie )?auth credentials found"
@@ -124,7 +139,13 @@ NEUTRAL = table(
         (
             "account_disabled",
             r"organi[sz]ation has been (?:disabled|restricted|suspended|deactivated)"
-            r"|account (?:has been|is) (?:suspended|disabled|deactivated)",
+            r"|account (?:has been|is) (?:suspended|disabled|deactivated)"
+            # a user, key or consumer suspended, banned, locked or terminated in any word order (Kiro "Your User ID
+            # temporarily is suspended", Google "Consumer 'api_key:…' has been suspended", OpenAI "Your access was
+            # terminated due to violation of our policies")
+            r"|\b(?:user(?: id)?|account|consumer|api key|key|access)\b[^.]{0,30}\b(?:is|has been|was|were)\s+"
+            r"(?:temporarily\s+|permanently\s+)?(?:suspended|banned|locked|terminated|blocked)\b"
+            r"|\blocked your account\b|\baccount (?:is )?(?:locked|banned)\b",
             E.auth_required,
             0.95,
         ),
@@ -182,7 +203,11 @@ NEUTRAL = table(
             r"|model cannot answer this question|敏感词|违规内容"
             # image and text safety checkers (diffusers, Replicate's cog models)
             # (NSFW *content*: a model's own name may carry the word, e.g. "qwen3-vl-8b-nsfw-caption-v4")
-            r"|\bNSFW content\b|safety checker",
+            r"|\bNSFW content\b|safety checker"
+            # a block named by its reason in any wording (Gemini "Response stopped due to prohibited content", aichat
+            # "Blocked by safety settings", "Message is being blocked for reason: SAFETY"; SDK classes)
+            r"|\bprohibited content\b|\bblocked\b[^.]{0,30}\b(?:safety|prohibited|moderation|harm\w*)\b"
+            r"|\bsafety settings?\b[^.]{0,20}\bblock|\bHARM_CATEGORY_\w+|ContentPolicyViolation",
             E.content_policy,
             0.95,
         ),
@@ -203,7 +228,15 @@ NEUTRAL = table(
             # DashScope's bound on the input ("Range of input length should be [1, 30720]"), Chinese wordings
             r"|range of input length|input length should be\b"
             # vLLM "The decoder prompt (length 17772) is longer than the maximum model length of 16384"
-            r"|longer than the maximum model length",
+            r"|longer than the maximum model length"
+            # the request's length against the model's in other words (SGLang "Input length (N tokens) exceeds the
+            # maximum allowed length (M tokens)", Moonshot "exceeded model token limit: 262144", LiteLLM's
+            # ContextWindowExceededError)
+            r"|\(\d[\d,]* tokens\) exceeds? the maximum\b|exceeds? the maximum allowed (?:input |prompt )?length"
+            r"|exceed\w* (?:the )?(?:model(?:.s)? )?(?:max(?:imum)? )?token limit\b|--allow-auto-truncate"
+            r"|ContextWindowExceeded"
+            # Chinese: over the context or input length
+            r"|超(?:出|过)(?:了)?(?:模型)?(?:最大)?(?:上下文|输入)(?:长度|窗口)",
             E.context_length_exceeded,
             0.92,
         ),
@@ -221,7 +254,7 @@ NEUTRAL = table(
         # met by the work itself, not a parameter the request got wrong; one step above the parameter rule below
         (
             "answer_over_length",
-            r"\bresponse exceeded the \d+ output token maximum|\boutput token maximum\b"
+            r"\bresponse exceeded the \d+ output token maximum|\boutput token (?:maximum|limit)\b"
             r"|\blength limit was reached\b|\bLengthFinishReasonError\b",
             E.context_length_exceeded,
             0.93,
@@ -257,7 +290,10 @@ NEUTRAL = table(
             # a model version that does not exist or the key may not use (Replicate 422 "Invalid version or not
             # permitted", "The specified version does not exist")
             r"|\binvalid version or not permitted\b|\bspecified version does not exist\b"
-            r"|\bmodel version\b[^.]{0,30}\b(?:does not exist|not found)",
+            r"|\bmodel version\b[^.]{0,30}\b(?:does not exist|not found)"
+            # a relay with no channel serving the model (new-api "No available channel for model …", "无可用渠道"),
+            # Chinese "the model does not exist"
+            r"|\bno available channels? for model\b|无可用渠道|模型.{0,20}不存在",
             E.model_unavailable,
             0.92,
         ),
@@ -274,10 +310,16 @@ NEUTRAL = table(
         # "Bedrock HTTPX: Unknown provider=us"): the route's configuration, not the provider, is wrong
         (
             "unknown_provider",
-            r"\bunknown (?:llm )?provider\b|\bllm provider not provided\b|\bprovider not (?:found|supported)\b",
+            r"\bunknown (?:llm )?provider\b|\bllm provider not provided\b|\bprovider not (?:found|supported)\b"
+            # a tool that cannot set its provider up (Crush "Failed to configure providers: bedrock provider only
+            # supports anthropic models")
+            r"|\bfailed to configure (?:the )?providers?\b|\bprovider only supports\b",
             E.provider_not_configured,
             0.92,
         ),
+        # a base URL whose path the gateway does not route (Kong's "no Route matched with those values"): the
+        # route's endpoint is misconfigured, whatever model the failing URL names; a step above the model wording
+        ("route_not_found", r"\bno route matched\b", E.provider_not_configured, 0.93),
         # a request whose shape the provider refuses: the same request fails wherever it goes. Message order and
         # roles, tool schemas, Bedrock's own validation ("Malformed input request")
         (
@@ -293,6 +335,9 @@ NEUTRAL = table(
             E.invalid_request,
             0.93,
         ),
+        # Chinese: the request's format or parameters are wrong (Hunyuan 4003 "请求格式有误", Zhipu 1210
+        # "API 调用参数有误"): a headline that a more specific reason beside it (a context overflow) outranks
+        ("request_wrong_zh", r"(?:请求|参数|格式)(?:格式)?(?:有误|错误|不合法|无效)", E.invalid_request, 0.9),
         # capacity, throttling
         (
             "model_capacity",
@@ -320,7 +365,9 @@ NEUTRAL = table(
         # "Model with name mnist is not ready."): it will serve once it is up
         (
             "model_loading",
-            r"\bis (?:currently |still )?loading\b|\bmodel\b[^.]{0,60}\bnot ready\b|ModelNotReadyException",
+            r"\bis (?:currently |still )?loading\b|\bmodel\b[^.]{0,60}\bnot ready\b|ModelNotReadyException"
+            # llama.cpp's 503 "Loading model" while the weights come up
+            r"|^\W*loading model\W*$|\bException - Loading model\b",
             E.model_capacity,
             0.9,
         ),
@@ -338,7 +385,10 @@ NEUTRAL = table(
             # the accelerator's own allocator ("llama runner process has terminated: CUDA error: out of memory")
             r"|\b(?:CUDA|cudaMalloc|hipMalloc|ROCm|Metal|GPU)\b[^.\n]{0,30}\bout of memory"
             # llama.cpp's loader: "error loading model: unable to allocate CUDA0 buffer"
-            r"|unable to allocate \w+ buffer",
+            r"|unable to allocate \w+ buffer"
+            # a runtime that could not bring the model up (LM Studio "Failed to load the model", llama.cpp's loader
+            # "error loading model", Lemonade `model_load_error`): this route cannot serve it, another may
+            r"|\bfailed to load (?:the )?model\b|\berror loading model\b|\bmodel_load_error\b",
             E.model_unavailable,
             0.93,
         ),
@@ -522,7 +572,10 @@ NEUTRAL = table(
         (
             "timeout_elapsed",
             r"\bcurl(?: error|: \()\s?28\b|\boperation timed out after \d|exceeded the configured timeout"
-            r"|\bHttpClient\.Timeout\b|\btimeout of \d+\s?(?:ms|s|seconds?)\b(?: has been)? (?:exceeded|elapsing)",
+            r"|\bHttpClient\.Timeout\b|\btimeout of \d+\s?(?:ms|s|seconds?)\b(?: has been)? (?:exceeded|elapsing)"
+            # the SDKs' own timeout classes (LiteLLM's litellm.Timeout inside its APIConnectionError, openai's
+            # APITimeoutError)
+            r"|\blitellm\.Timeout\b|\bAPITimeoutError\b",
             E.timeout,
             0.85,
         ),
@@ -646,7 +699,7 @@ EXCEPTIONS = table(
         ),
         (
             "network",
-            r"ConnectError|ConnectionRefused|ConnectionReset|NetworkError|gaierror|ConnectionError"
+            r"ConnectError|ConnectionRefused|ConnectionReset|NetworkError|gaierror|(?<!API)ConnectionError"
             r"|AgentSessionLost",
             E.network_unavailable,
             0.9,
@@ -657,6 +710,14 @@ EXCEPTIONS = table(
         # google-api-core's PermissionDenied, the OpenAI SDK's PermissionDeniedError (403): a wording that names
         # billing or a quota still outranks it
         ("permission_denied", r"^PermissionDenied(?:Error)?$", E.auth_required, 0.85),
+        # the SDKs' server-side classes (LiteLLM's and openai's ServiceUnavailableError, InternalServerError): a
+        # provider fault when nothing more is said, below any words of what happened
+        (
+            "server_class",
+            r"ServiceUnavailable(?:Error)?$|InternalServerError$|BadGateway(?:Error)?$",
+            E.provider_unavailable,
+            0.7,
+        ),
     ],
     target="exception",
 )
