@@ -48,7 +48,13 @@ class RouteStateActivities:
             pins,
             req.substitute,
         )
-        return plan.model_copy(update={"repository": workspace.repository, "permissions": workspace.permissions})
+        return plan.model_copy(
+            update={
+                "repository": workspace.repository,
+                "permissions": workspace.permissions,
+                "max_concurrent_runs": workspace.max_concurrent_runs,
+            }
+        )
 
     async def _check_repository(self, name: str, repository: RepositoryConfig) -> None:
         """Bad repository settings fail the run here, before any agent starts (invalid_configuration, with the

@@ -7,15 +7,17 @@ from datetime import timedelta
 
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.client import WorkflowExecutionStatus as Status
-from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
+from temporalio.common import Priority, SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 
 from contracts import search_attributes as sa
 from contracts.activities import TASK_QUEUE
+from routing.backlog import PRIORITY_KEY, RunPriority
 from routing.config import WorkspaceConfig
 from routing.run import RUN_ID_MAX, RUN_ID_PATTERN, RunRequest, RunStatus, RunView
 from routing.validation import text_problem
 from store.repository import Store
+from workflows.gate import GateWorkflow
 from workflows.office_run import OfficeRunWorkflow
 
 RunHandle = WorkflowHandle[OfficeRunWorkflow, RunView]  # an office run's workflow, whose result is its view
@@ -102,6 +104,7 @@ async def submit(
     pin_model: str | None = None,
     follow_ups: list[str] | None = None,
     full_history: bool = True,
+    priority: RunPriority = RunPriority.default,
 ) -> RunHandle:
     requested_model = await validate_submission(
         store, workspace, agent, prompt, pin_providers or [], tier, follow_ups or [], pin_model
@@ -122,6 +125,7 @@ async def submit(
         pin_model=pin_model,
         follow_ups=follow_ups or [],
         full_history=full_history,
+        priority=priority,
     )
     first_line = prompt.strip().splitlines()[0][:80]
     try:
@@ -162,7 +166,15 @@ async def _start(
         ),
         run_timeout=timedelta(days=7),
         id_reuse_policy=id_reuse_policy,
+        priority=temporal_priority(request),
     )
+
+
+def temporal_priority(request: RunRequest) -> Priority:
+    """Temporal's priority for the run's workflow tasks and (inherited) its activities: its class, and its
+    workspace as the fairness key, so a workspace with a thousand runs backlogged does not starve another's
+    (fairness needs the server's `matching.enableFairness`; without it the key is ignored)."""
+    return Priority(priority_key=PRIORITY_KEY[request.priority], fairness_key=request.workspace[:64])
 
 
 def _from_failure(err: WorkflowFailureError) -> RunView | None:
@@ -204,6 +216,8 @@ async def run_view(client: Client, run_id: str) -> RunView:
         if view is None:
             status = RunStatus(attrs.get(sa.STATUS) or RunStatus.running.value)
             return _from_search_attributes(run_id, attrs, status)
+        if view.status is RunStatus.queued and view.queue is not None:
+            view.queue.position = await queue_position(client, view.queue.gate, run_id)
         return view
     if desc.status == Status.COMPLETED:
         return await handle.result()
@@ -219,6 +233,14 @@ async def run_view(client: Client, run_id: str) -> RunView:
         return _from_search_attributes(run_id, attrs, RunStatus.cancelled, "cancelled by the user")
     ended = desc.status.name.lower() if desc.status is not None else "ended"
     return _from_search_attributes(run_id, attrs, RunStatus.failed, f"workflow {ended}")
+
+
+async def queue_position(client: Client, gate: str, run_id: str) -> int | None:
+    """A queued run's place in its gate's backlog (1: served next); None when the gate cannot say."""
+    try:
+        return await client.get_workflow_handle(gate).query(GateWorkflow.position, run_id)
+    except Exception:  # a position is a courtesy: the run's view stands without it
+        return None
 
 
 async def wait_for_view(client: Client, run_id: str) -> RunView:

@@ -16,6 +16,7 @@ from temporalio.worker import FixedSizeSlotSupplier, Worker, WorkerTuner
 
 from activities.acp_session import AcpActivities, LiveAgents, reap_idle_forever, reap_orphaned_agents
 from activities.boundary import RunBoundary
+from activities.gate import GateActivities
 from activities.executors.http_pool import ShardedTransport
 from activities.executors.sandbox import SandboxUnavailable, check_bubblewrap
 from activities.git.mirrors import Mirrors
@@ -31,6 +32,7 @@ from office.temporal_client import connect
 from office.workflow_runner import workflow_runner
 from store.engine import embedded_notice
 from store.repository import Store
+from workflows.gate import GateWorkflow
 from workflows.office_run import OfficeRunWorkflow
 from workflows.watchdog import WatchdogWorkflow
 
@@ -134,6 +136,7 @@ async def office_worker(
         route_state = RouteStateActivities(store, boundary, work_dir)
         sessions = SessionActivities(store, http, boundary)
         watchdog = WatchdogActivities(store, boundary)
+        gates = GateActivities(client)
         own_queue = worker_queue(task_queue)
         mirrors = Mirrors(work_dir)  # this worker's repository mirrors: one lock and fetch record per mirror
         acp = AcpActivities(store, own_queue, agents, boundary, agent_cwd, work_dir, mirrors)
@@ -147,12 +150,14 @@ async def office_worker(
         worker = Worker(
             client,
             task_queue=task_queue,
-            workflows=[OfficeRunWorkflow, WatchdogWorkflow],
+            workflows=[OfficeRunWorkflow, WatchdogWorkflow, GateWorkflow],
             activities=[
                 route_state.resolve_route,  # local only (it refuses a remote call)
                 route_state.record_attempt,  # local only
                 sessions.session_turn,
                 watchdog.sweep_automatic_selections,
+                gates.gate_ask,  # local only: ceilings (workflows/gate.py)
+                gates.gate_vanished,  # local only
             ],
             max_concurrent_activities=sizing.max_concurrent_activities,
             max_cached_workflows=sizing.max_cached_workflows,

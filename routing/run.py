@@ -6,6 +6,7 @@ from enum import StrEnum
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from routing.config import AgentProfile, ExecutionProfile
+from routing.backlog import QueueView, RunPriority
 from routing.decider import ParkReason
 from routing.permissions import PermissionCounts, PermissionPolicy
 from routing.repository import RepositoryConfig, RunResult
@@ -14,6 +15,7 @@ from routing.usage import Usage, add_costs
 
 
 class RunStatus(StrEnum):
+    queued = "queued"  # over a ceiling (workspace, agent profile, provider seats): waits for a slot, no attempt made
     running = "running"
     parked = "parked"
     completed = "completed"
@@ -40,6 +42,7 @@ class RunRequest(BaseModel):
     pin_model: str | None = None
     follow_ups: list[str] = Field(default_factory=list)  # scripted further user turns of the conversation
     full_history: bool = True  # False: stateless, each turn sends only its own message (a control mode)
+    priority: RunPriority = RunPriority.default  # its class in a ceiling's backlog and in Temporal's task queues
 
     @field_validator("prompt", "follow_ups", "workspace", "agent", "tier", "pin_model", "pin_providers")
     @classmethod
@@ -83,6 +86,7 @@ class RoutePlan(BaseModel):
     ineligible: list[Ineligible] = Field(default_factory=list)
     repository: RepositoryConfig | None = None  # the workspace's: runs work on their own branch of it
     permissions: PermissionPolicy = PermissionPolicy()  # the workspace's policy (profiles narrow it)
+    max_concurrent_runs: int | None = None  # the workspace's ceiling (None: none)
 
 
 class AttemptView(BaseModel):
@@ -140,6 +144,7 @@ class RunView(BaseModel):
     usage: Usage | None = None  # the attempts' tokens summed (None: no attempt reported any)
     cost_usd: float | None = None  # the priced attempts' cost summed (None: none was priced)
     unpriced_attempts: int = 0  # attempts with tokens but no price: the run cost more than cost_usd says
+    queue: QueueView | None = None  # the last ceiling the run waited for (None: it never met one)
 
     def note_usage(self, usage: Usage | None, cost_usd: float | None) -> None:
         """An attempt's tokens and cost count toward the run's (every attempt, failed ones too, when known)."""

@@ -11,6 +11,7 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.common import WorkflowIDReusePolicy
 
 from office.runs import submit, wait_for_view
+from routing.backlog import RunPriority
 from routing.run import RunView
 from testkit.stack import Stack
 
@@ -31,6 +32,7 @@ class RunOptions(TypedDict, total=False):
     pin_model: str | None
     follow_ups: list[str] | None
     full_history: bool
+    priority: RunPriority
 
 
 class EndOptions(RunOptions, total=False):

@@ -15,6 +15,8 @@ with workflow.unsafe.imports_passed_through():
     from contracts import stubs
     from contracts.activities import AttemptRecord, RouteRequest, SessionOutput
     from contracts.failures import run_failed
+    from contracts.gate import GRANTED_SIGNAL
+    from routing.backlog import GateGrant
     from routing.classifier import Classification
     from routing.codes import ErrorCode
     from routing.cycle import RouteCycle, Step, StepKind
@@ -23,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
     from routing.route import Substitute
     from routing.run import AttemptOutcome, Candidate, RoutePlan, RunRequest, RunStatus, RunView
     from routing.selection import Pins, UserDecision
+    from workflows.gate import RunGates
     from workflows.patches import capacity_uncounted
     from workflows.turns import AgentTurns
 
@@ -40,6 +43,7 @@ class OfficeRunWorkflow:
         self._decision: UserDecision | None = None
         self._published: dict[str, object] = {}
         self._turns = AgentTurns(view=lambda: self._view)
+        self._gates = RunGates(view=lambda: self._view, publish=self._publish)  # ceilings (workflows/gate.py)
 
     # --- what users see -------------------------------------------------------------------------
     @workflow.query
@@ -50,6 +54,11 @@ class OfficeRunWorkflow:
     def resume(self) -> None:
         """The user fixed credentials, plan or capacity: a parked run re-resolves its route."""
         self._resume = True
+
+    @workflow.signal(name=GRANTED_SIGNAL)
+    def gate_granted(self, grant: GateGrant) -> None:
+        """A ceiling's gate gave this queued run its slot."""
+        self._gates.granted(grant)
 
     @workflow.update
     def user_decision(self, decision: UserDecision) -> RunView | None:
@@ -88,6 +97,7 @@ class OfficeRunWorkflow:
         finally:
             if not cancelled:
                 await self._turns.close()  # a finished or failed run's live agent session ends with it
+            await self._gates.leave()  # its slots (or its places in a backlog) go to the next runs
 
     async def _run(self, req: RunRequest) -> RunView:
         view, run_id = self._view, workflow.info().workflow_id
@@ -95,7 +105,10 @@ class OfficeRunWorkflow:
             raise self._failed(
                 ErrorCode.invalid_input, f"run_id {req.run_id!r} differs from the workflow id {run_id!r}"
             )
-        cycle = RouteCycle(plan=await self._resolve(req))
+        plan = await self._resolve(req)
+        if await self._gates.enter(req, plan):  # over a ceiling it waited, queued: the route as it is now
+            plan = await self._resolve(req)
+        cycle = RouteCycle(plan=plan)
         view.requested_model = req.pin_model or cycle.plan.agent.model
         self._publish()
         for turn, text in enumerate([req.prompt, *req.follow_ups]):
@@ -108,6 +121,7 @@ class OfficeRunWorkflow:
                     seq, started_at = cycle.begin_attempt(), workflow.now()
                     view.provider = cand.provider
                     self._publish()
+                    await self._gates.on_provider(req, cand)  # a provider's seats, when it has a ceiling
                     outcome = await self._turns.attempt(req, cycle, cand, seq, turn, text)
                     if isinstance(outcome, SessionOutput):  # the turn's activity recorded its own success
                         view.effective_model = outcome.reported_model or view.effective_model

@@ -18,6 +18,7 @@ from office.cli.common import (
 )
 from office.cli.usage import cost_text, tokens_text
 from office.runs import list_views, run_view
+from routing.backlog import GATE_PREFIX, QueueView
 from routing.run import RunStatus, RunView
 
 if TYPE_CHECKING:
@@ -26,6 +27,13 @@ if TYPE_CHECKING:
 app = typer.Typer(no_args_is_help=True, help="Inspect and control runs.")
 
 ENDED = (RunStatus.completed, RunStatus.failed, RunStatus.cancelled)
+
+
+def queued_line(q: QueueView) -> str:
+    """A queued run: which ceiling it waits for and its place (from its gate), and that it starts by itself."""
+    where = f"position {q.position}" if q.position else "position unknown"
+    gate = q.gate.removeprefix(f"{GATE_PREFIX}:")
+    return f"[cyan]queued:[/] over the ceiling {gate} ({q.priority} priority, {where}); it starts when a slot frees"
 
 
 def render_view(view: RunView) -> None:
@@ -56,6 +64,8 @@ def render_view(view: RunView) -> None:
         console.print(
             f"[yellow]warning[/] {w.kind}: {w.reason} (requested {w.requested_model}, effective {w.effective_model})"
         )
+    if view.status is RunStatus.queued and (q := view.queue) is not None:
+        console.print(queued_line(q))
     if view.park_reason:
         console.print(f"[yellow]parked:[/] {view.park_reason} (resume with `office runs resume {view.run_id}`)")
     if view.message:
