@@ -27,4 +27,4 @@ async def gate_vanished(run_ids: list[str]) -> list[str]:
 
 
 ALL = (gate_ask, gate_vanished)
-__all__ = ["GATE_PREFIX", "ALL", "gate_ask", "gate_vanished"]
+__all__ = ["ALL", "GATE_PREFIX", "gate_ask", "gate_vanished"]

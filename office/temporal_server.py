@@ -16,7 +16,6 @@ from temporalio.client import Client
 from contracts.search_attributes import cli_flags
 from office.asgi import free_port
 
-
 # Task-queue fairness between the runs' fairness keys (their workspaces): off by default in server 1.32. Priority
 # keys (interactive, default, batch) need nothing. Production: the same key in the cluster's dynamic config.
 DYNAMIC_CONFIG = ["--dynamic-config-value", "matching.enableFairness=true"]

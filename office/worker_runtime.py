@@ -16,9 +16,9 @@ from temporalio.worker import FixedSizeSlotSupplier, Worker, WorkerTuner
 
 from activities.acp_session import AcpActivities, LiveAgents, reap_idle_forever, reap_orphaned_agents
 from activities.boundary import RunBoundary
-from activities.gate import GateActivities
 from activities.executors.http_pool import ShardedTransport
 from activities.executors.sandbox import SandboxUnavailable, check_bubblewrap
+from activities.gate import GateActivities
 from activities.git.mirrors import Mirrors
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities

@@ -8,6 +8,7 @@ the fewest slots of the scope first (fairness between workspaces sharing a provi
 gate holds one workspace only), then submission order (the run's workflow start time), then arrival at the gate.
 """
 
+import heapq
 from datetime import datetime
 from enum import StrEnum
 
@@ -107,16 +108,28 @@ def effective_priority(w: Waiting, now: datetime, promote_after_s: float) -> Run
 def ordered(
     backlog: list[Waiting], holders: list[Holder], now: datetime, promote_after_s: float = PROMOTE_AFTER_S
 ) -> list[Waiting]:
-    """The backlog in the order slots go to it, if they freed now and the holders stayed as they are."""
+    """The backlog in the order slots go to it, if they freed now and the holders stayed as they are: class by
+    class, the workspace holding fewest next (each grant counts), each workspace's runs in submission order."""
     held: dict[str, int] = {}
     for h in holders:
         held[h.workspace] = held.get(h.workspace, 0) + 1
-    rest, out = list(backlog), []
-    while rest:
-        best = min(rest, key=lambda w: _key(w, held, now, promote_after_s))
-        rest.remove(best)
-        out.append(best)
-        held[best.workspace] = held.get(best.workspace, 0) + 1
+    by_class: dict[int, dict[str, list[Waiting]]] = {}
+    for w in backlog:
+        rank = RANK[effective_priority(w, now, promote_after_s)]
+        by_class.setdefault(rank, {}).setdefault(w.workspace, []).append(w)
+    out: list[Waiting] = []
+    for rank in sorted(by_class):
+        queues = {
+            ws: sorted(runs, key=lambda w: (w.submitted_at, w.seq), reverse=True) for ws, runs in by_class[rank].items()
+        }
+        heads = [(held.get(ws, 0), q[-1].submitted_at, q[-1].seq, ws) for ws, q in queues.items()]
+        heapq.heapify(heads)
+        while heads:
+            _, _, _, ws = heapq.heappop(heads)
+            out.append(queues[ws].pop())
+            held[ws] = held.get(ws, 0) + 1
+            if queues[ws]:
+                heapq.heappush(heads, (held[ws], queues[ws][-1].submitted_at, queues[ws][-1].seq, ws))
     return out
 
 

@@ -5,8 +5,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
-from routing.config import AgentProfile, ExecutionProfile
 from routing.backlog import QueueView, RunPriority
+from routing.config import AgentProfile, ExecutionProfile
 from routing.decider import ParkReason
 from routing.permissions import PermissionCounts, PermissionPolicy
 from routing.repository import RepositoryConfig, RunResult

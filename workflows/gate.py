@@ -9,6 +9,7 @@ which holders still run, and frees the others' slots. The gate continues as new 
 state (holders, backlog) is its input. A run of a workspace without ceilings never touches a gate."""
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -73,10 +74,8 @@ class GateWorkflow:
     async def run(self, state: GateState) -> None:
         while True:
             left = self._until_check()
-            try:
+            with contextlib.suppress(asyncio.TimeoutError):
                 await workflow.wait_condition(lambda: self._dirty, timeout=left, timeout_summary="holders still run?")
-            except asyncio.TimeoutError:
-                pass
             if (left := self._until_check()) is not None and left <= timedelta(0):
                 await self._drop_vanished()
             self._dirty = False

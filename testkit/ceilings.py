@@ -1,0 +1,49 @@
+"""Ceilings on a test stack: set a workspace's or a provider's, read its gate, and judge what happened from outside
+the scheduler (the provider's own record of the calls it answered) and from the runs' views."""
+
+from collections.abc import Sequence
+from typing import Any
+
+from routing.backlog import GateState, ScopeKind, gate_id
+from routing.run import RunView
+from testkit.stack import Stack
+from workflows.gate import GateWorkflow
+
+
+async def set_workspace_ceiling(stack: Stack, workspace: str, agent: str, max_concurrent_runs: int | None) -> None:
+    ws, _ = await stack.store.configs(workspace, agent)
+    assert ws is not None, workspace
+    await stack.store.save_workspace(ws.model_copy(update={"max_concurrent_runs": max_concurrent_runs}))
+
+
+async def workspace_gate(stack: Stack, workspace: str) -> GateState | None:
+    """The workspace gate's state (holders and backlog) as its `snapshot` query answers; None before any run asked."""
+    handle = stack.client.get_workflow_handle(gate_id(ScopeKind.workspace, workspace))
+    try:
+        return await handle.query(GateWorkflow.snapshot)
+    except Exception:
+        return None
+
+
+def peak_overlap(calls: Sequence[dict[str, Any]]) -> int:
+    """The most calls the provider was answering at one time, from its own record (start `at`, end `at_end`)."""
+    edges = sorted([(c["at"], 1) for c in calls] + [(c.get("at_end", c["at"]), -1) for c in calls])
+    peak = now = 0
+    for _, step in edges:  # an end before a start at the same instant: touching calls do not overlap
+        now += step
+        peak = max(peak, now)
+    return peak
+
+
+def fifo_violations(views_in_submission_order: Sequence[RunView]) -> int:
+    """Pairs of runs of one class where the later submitted got its slot first although the earlier was already
+    waiting (queued before the later one's grant)."""
+    found = 0
+    views = [v for v in views_in_submission_order if v.queue is not None and v.queue.grant is not None]
+    for i, earlier in enumerate(views):
+        for later in views[i + 1 :]:
+            a, b = earlier.queue, later.queue
+            assert a is not None and b is not None and a.grant is not None and b.grant is not None
+            if a.priority == b.priority and b.grant < a.grant and b.granted_at and a.queued_at < b.granted_at:
+                found += 1
+    return found
