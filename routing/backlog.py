@@ -50,6 +50,8 @@ class QueueView(BaseModel):
     queued_at: datetime
     granted_at: datetime | None = None
     grant: int | None = None  # the grant's sequence number at the gate (tests and benches read the order)
+    arrival: int | None = None  # the run's ask was the gate's arrival-th (from 0)
+    asks_at_grant: int | None = None  # asks the gate had received when it granted this run
     position: int | None = None  # filled by `office runs show` while the run waits (1: served next)
 
 
@@ -77,6 +79,8 @@ class GateGrant(BaseModel):
 
     gate: str
     grant: int
+    arrival: int = 0
+    asks_at_grant: int = 0
 
 
 class Holder(BaseModel):
@@ -84,6 +88,8 @@ class Holder(BaseModel):
     workspace: str
     since: datetime
     grant: int = 0  # the grant's sequence number at the gate
+    arrival: int = 0  # its ask's arrival at the gate
+    asks_at_grant: int = 0  # the gate's asks received when it was granted
 
 
 class GateState(BaseModel):
@@ -155,7 +161,16 @@ def grant(state: GateState, now: datetime) -> list[Holder]:
     while (w := next_grant(state, now)) is not None:
         state.backlog.remove(w)
         state.granted += 1
-        out.append(Holder(run_id=w.run_id, workspace=w.workspace, since=now, grant=state.granted))
+        out.append(
+            Holder(
+                run_id=w.run_id,
+                workspace=w.workspace,
+                since=now,
+                grant=state.granted,
+                arrival=w.seq,
+                asks_at_grant=state.next_seq,
+            )
+        )
         state.holders.append(out[-1])
     return out
 

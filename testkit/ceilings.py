@@ -36,14 +36,14 @@ def peak_overlap(calls: Sequence[dict[str, Any]]) -> int:
 
 
 def fifo_violations(views_in_submission_order: Sequence[RunView]) -> int:
-    """Pairs of runs of one class where the later submitted got its slot first although the earlier was already
-    waiting (queued before the later one's grant)."""
+    """Pairs of runs of one class where the later submitted got its slot first although the earlier one's ask had
+    reached the gate by then (an ask still on its way cannot be served: that is no violation)."""
     found = 0
-    views = [v for v in views_in_submission_order if v.queue is not None and v.queue.grant is not None]
-    for i, earlier in enumerate(views):
-        for later in views[i + 1 :]:
-            a, b = earlier.queue, later.queue
-            assert a is not None and b is not None and a.grant is not None and b.grant is not None
-            if a.priority == b.priority and b.grant < a.grant and b.granted_at and a.queued_at < b.granted_at:
+    queues = [v.queue for v in views_in_submission_order if v.queue is not None and v.queue.grant is not None]
+    for i, a in enumerate(queues):
+        for b in queues[i + 1 :]:
+            if a.priority != b.priority or a.arrival is None or b.asks_at_grant is None:
+                continue
+            if (b.grant or 0) < (a.grant or 0) and a.arrival < b.asks_at_grant:
                 found += 1
     return found

@@ -22,6 +22,7 @@ with workflow.unsafe.imports_passed_through():
         GateAsk,
         GateGrant,
         GateState,
+        Holder,
         QueueView,
         ScopeKind,
         Waiting,
@@ -103,15 +104,17 @@ class GateWorkflow:
         self._checked_at = workflow.now()
 
     async def _grant(self) -> None:
-        sends = {h.run_id: h.grant for h in grant(self._state, workflow.now())}
-        sends |= {h.run_id: h.grant for h in self._state.holders if h.run_id in self._resend}
+        sends = {h.run_id: h for h in grant(self._state, workflow.now())}
+        sends |= {h.run_id: h for h in self._state.holders if h.run_id in self._resend}
         self._resend.clear()
-        await asyncio.gather(*(self._send(run_id, n) for run_id, n in sends.items()))
+        await asyncio.gather(*(self._send(h) for h in sends.values()))
 
-    async def _send(self, run_id: str, number: int) -> None:
+    async def _send(self, h: Holder) -> None:
+        run_id = h.run_id
         try:
             await workflow.get_external_workflow_handle(run_id).signal(
-                stubs.GRANTED_SIGNAL, GateGrant(gate=self._state.scope, grant=number)
+                stubs.GRANTED_SIGNAL,
+                GateGrant(gate=self._state.scope, grant=h.grant, arrival=h.arrival, asks_at_grant=h.asks_at_grant),
             )
         except Exception:  # the run is gone (terminated while it waited): its slot goes to the next one
             release(self._state, run_id)
@@ -123,13 +126,13 @@ class RunGates:
 
     def __init__(self, view: Callable[[], RunView], publish: Callable[[], None]):
         self._view, self._publish = view, publish
-        self._granted: dict[str, int] = {}
+        self._granted: dict[str, GateGrant] = {}
         self._held: list[str] = []  # asked (waiting or holding), in order: released in reverse
         self._provider: str | None = None  # the provider gate held for the current candidate
 
     def granted(self, grant: GateGrant) -> None:
         if grant.gate in self._held:
-            self._granted[grant.gate] = grant.grant
+            self._granted[grant.gate] = grant
 
     async def enter(self, req: RunRequest, plan: RoutePlan) -> bool:
         """The workspace's and the agent profile's ceilings, in that order (every run asks in the same order, so
@@ -176,7 +179,9 @@ class RunGates:
             stubs.gate_ask, GateAsk(gate=gate, waiting=waiting), start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY
         )
         await workflow.wait_condition(lambda: gate in self._granted, timeout_summary=f"queued: {gate}")
-        view.queue.granted_at, view.queue.grant = workflow.now(), self._granted[gate]
+        got = self._granted[gate]
+        view.queue.granted_at, view.queue.grant = workflow.now(), got.grant
+        view.queue.arrival, view.queue.asks_at_grant = got.arrival, got.asks_at_grant
         view.status = RunStatus.running
         self._publish()
 
