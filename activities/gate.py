@@ -6,6 +6,7 @@ import os
 
 from temporalio import activity
 from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.common import Priority
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.boundary import local_only
@@ -15,6 +16,8 @@ from routing.backlog import CHECK_EVERY_S, GateAsk, GateState, ScopeKind
 
 CHECK_ENV = "OFFICE_GATE_CHECK_S"  # how often a full gate with a backlog checks its holders (default 30 s)
 DESCRIBE_AT_ONCE = 16
+# Every grant passes through the gate's tasks: they go before any run's (an interactive run's included).
+GATE_PRIORITY = Priority(priority_key=1)
 
 
 def check_every_s() -> float:
@@ -48,6 +51,7 @@ class GateActivities:
             start_signal=contract.ASK_SIGNAL,
             start_signal_args=[ask],
             static_summary=f"ceiling {ask.gate.removeprefix(contract.GATE_PREFIX + ':')}",
+            priority=GATE_PRIORITY,
         )
 
     @activity.defn(name=contract.VANISHED)

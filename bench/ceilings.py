@@ -40,7 +40,7 @@ from testkit.ceilings import fifo_violations, peak_overlap, set_workspace_ceilin
 from testkit.stack import Stack
 
 CEILING, RUNS, RUN_LATENCY_MS = 5, 200, 200
-FLOOD, FLOOD_LATENCY_MS, ACTIVITY_SLOTS = 300, 1000, 20
+FLOOD, FLOOD_LATENCY_MS, ACTIVITY_SLOTS = 150, 1000, 20
 BACKLOG, BACKLOG_LATENCY_MS = 300, 500
 TRIES = 20
 SUBMIT_AT_ONCE = 25

@@ -102,6 +102,7 @@ class GateState(BaseModel):
     granted: int = 0  # slots granted over the gate's life: the grant's sequence number
     promote_after_s: float = PROMOTE_AFTER_S
     check_every_s: float = CHECK_EVERY_S
+    history_bound: int = 10_000  # events: then the gate continues as new with this state
 
 
 def effective_priority(w: Waiting, now: datetime, promote_after_s: float) -> RunPriority:

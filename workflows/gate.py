@@ -39,7 +39,6 @@ with workflow.unsafe.imports_passed_through():
 RUN_CEILINGS = "run-ceilings-v1"
 LOCAL = timedelta(seconds=30)
 STATE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30))
-HISTORY_BOUND = 10_000  # events: then the gate continues as new with its state
 STALE_PLAN = timedelta(seconds=60)  # a run that waited longer resolves its route again: health may have changed
 
 
@@ -50,6 +49,7 @@ class GateWorkflow:
         self._state = state
         self._dirty = True  # grant at start: the state may come with free slots (a continue-as-new)
         self._resend: set[str] = set()
+        self._sending = 0  # grant signals on their way: the loop goes on meanwhile, continue-as-new waits for them
         self._checked_at = workflow.now()
 
     @workflow.signal(name=stubs.ASK_SIGNAL)
@@ -82,8 +82,8 @@ class GateWorkflow:
             self._dirty = False
             await self._grant()
             info = workflow.info()
-            if info.is_continue_as_new_suggested() or info.get_current_history_length() > HISTORY_BOUND:
-                await workflow.wait_condition(workflow.all_handlers_finished)
+            if info.is_continue_as_new_suggested() or info.get_current_history_length() > self._state.history_bound:
+                await workflow.wait_condition(lambda: workflow.all_handlers_finished() and not self._sending)
                 workflow.continue_as_new(self._state)
 
     def _until_check(self) -> timedelta | None:
@@ -107,7 +107,9 @@ class GateWorkflow:
         sends = {h.run_id: h for h in grant(self._state, workflow.now())}
         sends |= {h.run_id: h for h in self._state.holders if h.run_id in self._resend}
         self._resend.clear()
-        await asyncio.gather(*(self._send(h) for h in sends.values()))
+        for h in sends.values():  # not awaited here: a release arriving meanwhile is served at once
+            self._sending += 1
+            asyncio.create_task(self._send(h))  # noqa: RUF006 (the loop waits for `_sending` before continuing as new)
 
     async def _send(self, h: Holder) -> None:
         run_id = h.run_id
@@ -119,6 +121,8 @@ class GateWorkflow:
         except Exception:  # the run is gone (terminated while it waited): its slot goes to the next one
             release(self._state, run_id)
             self._dirty = True
+        finally:
+            self._sending -= 1
 
 
 class RunGates:
