@@ -161,6 +161,7 @@ async def office_worker(
             ],
             max_concurrent_activities=sizing.max_concurrent_activities,
             max_cached_workflows=sizing.max_cached_workflows,
+            max_concurrent_workflow_tasks=sizing.max_concurrent_workflow_tasks,
             workflow_runner=workflow_runner(),
         )
         session_worker = Worker(
