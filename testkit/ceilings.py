@@ -26,13 +26,25 @@ async def workspace_gate(stack: Stack, workspace: str) -> GateState | None:
 
 
 def peak_overlap(calls: Sequence[dict[str, Any]]) -> int:
-    """The most calls the provider was answering at one time, from its own record (start `at`, end `at_end`)."""
-    edges = sorted([(c["at"], 1) for c in calls] + [(c.get("at_end", c["at"]), -1) for c in calls])
-    peak = now = 0
-    for _, step in edges:  # an end before a start at the same instant: touching calls do not overlap
-        now += step
-        peak = max(peak, now)
+    """The most runs the provider was answering at one time, from its own record of each call (start `at`, end
+    `at_end`), a run known by its prompt (the first user message). A run's calls count once: an attempt abandoned
+    by a lost worker is still "answered" by the simulator while the run's next attempt runs elsewhere."""
+    edges = sorted(
+        [(c["at"], 1, _run_of(c)) for c in calls] + [(c.get("at_end", c["at"]), -1, _run_of(c)) for c in calls]
+    )
+    active: dict[str, int] = {}
+    peak = 0
+    for _, step, run in edges:  # an end before a start at the same instant: touching calls do not overlap
+        active[run] = active.get(run, 0) + step
+        if active[run] == 0:
+            del active[run]
+        peak = max(peak, len(active))
     return peak
+
+
+def _run_of(call: dict[str, Any]) -> str:
+    users = [m for m in call.get("messages") or [] if m.get("role") == "user"]
+    return str(users[0]["content"]) if users else str(id(call))
 
 
 def fifo_violations(views_in_submission_order: Sequence[RunView]) -> int:

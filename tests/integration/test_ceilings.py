@@ -76,3 +76,22 @@ async def test_a_terminated_holder_frees_its_slot_and_a_worker_restart_loses_non
     assert [v.status for v in done] == [RunStatus.completed] * 7  # the terminated holder's slot went on
     assert gate is not None and gate.backlog == []
     assert peak_overlap(calls_to(stack, p["alpha"])) <= 2
+
+
+async def test_a_providers_seats_are_shared_by_every_workspace_that_reaches_it_with_the_same_key(stack):
+    ws_a, agent_a, p = await stack.workspace(
+        {"alpha": SimProvider(latency_ms=600)}, per_provider={"alpha": {"max_concurrent_sessions": 1}}
+    )
+    shared, _ = await stack.store.configs(ws_a, agent_a)
+    assert shared is not None
+    ws_b, agent_b, _ = await stack.workspace({"alpha": shared.providers[p["alpha"]]})  # same endpoint and key
+    handles = [
+        await submit_run(stack, ws, agent, f"task {i}")
+        for i in range(2)
+        for ws, agent in ((ws_a, agent_a), (ws_b, agent_b))
+    ]
+    views = await asyncio.gather(*(wait_for_view(stack.client, h.id) for h in handles))
+    assert [v.status for v in views] == [RunStatus.completed] * 4
+    assert peak_overlap(calls_to(stack, p["alpha"])) == 1  # one seat, across both workspaces
+    gates = {v.queue.gate for v in views if v.queue}
+    assert len(gates) == 1 and next(iter(gates)).startswith("office-gate:provider:")
