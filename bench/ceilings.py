@@ -43,6 +43,7 @@ CEILING, RUNS, RUN_LATENCY_MS = 5, 200, 200
 FLOOD, FLOOD_LATENCY_MS, ACTIVITY_SLOTS = 150, 1000, 20
 BACKLOG, BACKLOG_LATENCY_MS = 300, 500
 TRIES = 20
+SAMPLE_S = 0.5  # the gate's holders, sampled (its snapshot query goes through the gate's worker)
 WORKFLOW_TASKS = 5  # the measured arms' worker: OFFICE_MAX_CONCURRENT_WORKFLOW_TASKS
 SUBMIT_AT_ONCE = 25
 
@@ -86,7 +87,7 @@ async def ceiling_arm(stack: Stack) -> dict[str, Any]:
         while not stop.is_set():
             if (gate := await workspace_gate(stack, ws)) is not None:
                 sampled_peak = max(sampled_peak, len(gate.holders))
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(SAMPLE_S)
 
     sampler = asyncio.create_task(sample())
     began = time.monotonic()
