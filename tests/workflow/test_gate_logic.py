@@ -3,7 +3,6 @@ grant), asks and releases sent as the runs' activity and `finally` send them. It
 ceiling, keeps its holders and backlog across continue-as-new, frees a vanished holder's slot, and a grant to a
 run that is gone goes to the next one."""
 
-import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
