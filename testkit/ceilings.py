@@ -30,7 +30,7 @@ def peak_overlap(calls: Sequence[dict[str, Any]]) -> int:
     `at_end`), a run known by its prompt (the first user message). A run's calls count once: an attempt abandoned
     by a lost worker is still "answered" by the simulator while the run's next attempt runs elsewhere."""
     edges = sorted(
-        [(c["at"], 1, _run_of(c)) for c in calls] + [(c.get("at_end", c["at"]), -1, _run_of(c)) for c in calls]
+        [(c["at"], 1, run_of(c)) for c in calls] + [(c.get("at_end", c["at"]), -1, run_of(c)) for c in calls]
     )
     active: dict[str, int] = {}
     peak = 0
@@ -42,7 +42,7 @@ def peak_overlap(calls: Sequence[dict[str, Any]]) -> int:
     return peak
 
 
-def _run_of(call: dict[str, Any]) -> str:
+def run_of(call: dict[str, Any]) -> str:
     users = [m for m in call.get("messages") or [] if m.get("role") == "user"]
     return str(users[0]["content"]) if users else str(id(call))
 
