@@ -5,6 +5,7 @@ feature adds to the run (a pending question, a budget, …) belongs here too. No
 from pydantic import BaseModel
 
 from contracts.activities import AcpStarted, SessionStarted
+from routing.backlog import HeldGates
 from routing.conversation import Conversation
 from routing.cycle import RouteCycle
 from routing.questions import RunGrant
@@ -29,4 +30,5 @@ class CarriedState(BaseModel):
     continued: int = 1  # how many times the run has continued as new
     grants: list[RunGrant] = []  # `office runs answer --for-run`: what this run may do without asking again
     notify_events: list[str] = []  # the events the workspace's webhooks want (its last route resolution's)
+    gates: HeldGates = HeldGates()  # the ceilings' slots the run holds (workflows/gate.py)
     notify_sent: dict[str, int] = {}  # per event, how many were sent: the next delivery's id goes on from there

@@ -14,17 +14,25 @@ from temporalio.client import (
     WorkflowUpdateFailedError,
 )
 from temporalio.client import WorkflowExecutionStatus as Status
-from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
+from temporalio.common import (
+    Priority,
+    SearchAttributeKey,
+    SearchAttributePair,
+    TypedSearchAttributes,
+    WorkflowIDReusePolicy,
+)
 from temporalio.exceptions import ApplicationError, FailureError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
 from contracts import search_attributes as sa
 from contracts.activities import TASK_QUEUE
+from routing.backlog import PRIORITY_KEY, RunPriority
 from routing.config import WorkspaceConfig
 from routing.conversation import Say, SayAccepted, say_problem
 from routing.run import RUN_ID_MAX, RUN_ID_PATTERN, RunRequest, RunStatus, RunView
 from routing.validation import text_problem
 from store.repository import Store
+from workflows.gate import GateWorkflow
 from workflows.office_run import OfficeRunWorkflow
 
 ENDED = (RunStatus.completed, RunStatus.failed, RunStatus.cancelled)
@@ -123,6 +131,7 @@ async def submit(
     full_history: bool = True,
     max_cost_usd: float | None = None,
     max_tokens: int | None = None,
+    priority: RunPriority = RunPriority.default,
 ) -> RunHandle:
     requested_model = await validate_submission(
         store, workspace, agent, prompt, pin_providers or [], tier, follow_ups or [], pin_model
@@ -146,6 +155,7 @@ async def submit(
         full_history=full_history,
         max_cost_usd=max_cost_usd,
         max_tokens=max_tokens,
+        priority=priority,
     )
     first_line = prompt.strip().splitlines()[0][:80]
     try:
@@ -189,7 +199,15 @@ async def start_request(
         ),
         run_timeout=timedelta(days=7),
         id_reuse_policy=id_reuse_policy,
+        priority=temporal_priority(request),
     )
+
+
+def temporal_priority(request: RunRequest) -> Priority:
+    """Temporal's priority for the run's workflow tasks and (inherited) its activities: its class, and its
+    workspace as the fairness key, so a workspace with a thousand runs backlogged does not starve another's
+    (fairness needs the server's `matching.enableFairness`; without it the key is ignored)."""
+    return Priority(priority_key=PRIORITY_KEY[request.priority], fairness_key=request.workspace[:64])
 
 
 def _from_failure(err: WorkflowFailureError) -> RunView | None:
@@ -225,6 +243,8 @@ async def run_view(client: Client, run_id: str) -> RunView:
     desc = await handle.describe()
     view = await _view_of(handle, desc)
     view.schedule_id = desc.typed_search_attributes.get(SCHEDULED_BY) or view.schedule_id
+    if view.status is RunStatus.queued and view.queue is not None:  # its place, as its gate has it now
+        view.queue.position = await queue_position(client, view.queue.gate, run_id)
     return view
 
 
@@ -253,6 +273,14 @@ async def _view_of(handle: RunHandle, desc: WorkflowExecutionDescription) -> Run
         return _from_search_attributes(run_id, attrs, RunStatus.cancelled, "cancelled by the user")
     ended = desc.status.name.lower() if desc.status is not None else "ended"
     return _from_search_attributes(run_id, attrs, RunStatus.failed, f"workflow {ended}")
+
+
+async def queue_position(client: Client, gate: str, run_id: str) -> int | None:
+    """A queued run's place in its gate's backlog (1: served next); None when the gate cannot say."""
+    try:
+        return await client.get_workflow_handle(gate).query(GateWorkflow.position, run_id)
+    except Exception:  # a position is a courtesy: the run's view stands without it
+        return None
 
 
 async def wait_for_view(client: Client, run_id: str) -> RunView:

@@ -16,6 +16,10 @@ from temporalio.client import Client
 from contracts.search_attributes import cli_flags
 from office.asgi import free_port
 
+# Task-queue fairness between the runs' fairness keys (their workspaces): off by default in server 1.32. Priority
+# keys (interactive, default, batch) need nothing. Production: the same key in the cluster's dynamic config.
+DYNAMIC_CONFIG = ["--dynamic-config-value", "matching.enableFairness=true"]
+
 
 def _die_with_parent() -> None:
     """Linux: the server gets SIGTERM if this process dies without stopping it (kill -9, a crashed test)."""
@@ -77,6 +81,7 @@ class TemporalDevServer:
             "--log-level",
             "error",
             *cli_flags(),
+            *DYNAMIC_CONFIG,
         ]
         if self.headless:
             cmd.append("--headless")

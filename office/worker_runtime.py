@@ -19,6 +19,7 @@ from activities.boundary import RunBoundary
 from activities.budget import BudgetActivities
 from activities.executors.http_pool import ShardedTransport
 from activities.executors.sandbox import SandboxUnavailable, check_bubblewrap
+from activities.gate import GateActivities
 from activities.git.mirrors import Mirrors
 from activities.notify import NotifyActivities
 from activities.relink import RelinkActivities
@@ -34,6 +35,7 @@ from office.temporal_client import connect
 from office.workflow_runner import workflow_runner
 from store.engine import embedded_notice
 from store.repository import Store
+from workflows.gate import GateWorkflow
 from workflows.notify import NotifyWorkflow
 from workflows.office_run import OfficeRunWorkflow
 from workflows.watchdog import WatchdogWorkflow
@@ -142,6 +144,7 @@ async def office_worker(
         watchdog = WatchdogActivities(store, boundary)
         notify = NotifyActivities(store, task_queue, ui_url or ui_url_from_env())
         budget = BudgetActivities(store)
+        gates = GateActivities(client)
         own_queue = worker_queue(task_queue)
         mirrors = Mirrors(work_dir)  # this worker's repository mirrors: one lock and fetch record per mirror
         acp = AcpActivities(store, own_queue, agents, boundary, agent_cwd, work_dir, mirrors)
@@ -156,7 +159,7 @@ async def office_worker(
         worker = Worker(
             client,
             task_queue=task_queue,
-            workflows=[OfficeRunWorkflow, WatchdogWorkflow, NotifyWorkflow],
+            workflows=[OfficeRunWorkflow, WatchdogWorkflow, NotifyWorkflow, GateWorkflow],
             activities=[
                 route_state.resolve_route,  # local only (it refuses a remote call)
                 route_state.record_attempt,  # local only
@@ -166,9 +169,12 @@ async def office_worker(
                 notify.notify_targets,
                 notify.deliver_notification,
                 relink.carry_over,
+                gates.gate_ask,  # local only: ceilings (workflows/gate.py)
+                gates.gate_vanished,  # local only
             ],
             max_concurrent_activities=sizing.max_concurrent_activities,
             max_cached_workflows=sizing.max_cached_workflows,
+            max_concurrent_workflow_tasks=sizing.max_concurrent_workflow_tasks,
             workflow_runner=workflow_runner(),
         )
         session_worker = Worker(

@@ -52,6 +52,15 @@ class ExecutionProfile(BaseModel):
     timeout_s: float = Field(default=120.0, gt=0)
     heartbeat_timeout_s: float = Field(default=30.0, gt=0)  # how soon a lost worker is noticed
     tiers: dict[str, TierOverride] = Field(default_factory=dict)
+    max_concurrent_sessions: int | None = Field(
+        default=None,
+        ge=1,
+        description=(
+            "At most this many runs hold a session on this provider at once (a subscription's seats), counted "
+            "across every workspace reaching the same endpoint with the same credential reference; further runs "
+            "wait, queued, until one ends or moves to another provider. Unset: no ceiling."
+        ),
+    )
     # Narrows the workspace's permission policy for this agent (never widens it): e.g. {execute: deny}.
     permissions: ProfilePermissions | None = None
     # acp only: narrows the sandbox's network for this agent, names read-only paths its command needs.
@@ -121,6 +130,15 @@ class WorkspaceConfig(BaseModel):
     default_tier: Name = "standard"
     providers: dict[str, ExecutionProfile]
     max_attempts: int = Field(default=8, ge=1, le=50)
+    max_concurrent_runs: int | None = Field(
+        default=None,
+        ge=1,
+        description=(
+            "At most this many of the workspace's runs run at once; further runs wait, queued (no attempt made), and "
+            "start as runs end, interactive first, then default, then batch, each class in submission order. "
+            "Unset: no ceiling."
+        ),
+    )
     # Runs that change a repository: each run works on office/<run-id> from repository.base_ref.
     repository: RepositoryConfig | None = None
     # What an agent may do without asking (an unattended run refuses what would need a person).
@@ -219,6 +237,11 @@ class AgentProfile(BaseModel):
     fallback_model: str | None = None
     auto_fallback: bool = False
     pinned_providers: list[str] = Field(default_factory=list)
+    max_concurrent_sessions: int | None = Field(
+        default=None,
+        ge=1,
+        description="At most this many runs of this agent profile run at once (every workspace); unset: no ceiling.",
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from routing.backlog import QueueView, RunPriority
 from routing.budget import Budgets
 from routing.config import AgentProfile, ExecutionProfile
 from routing.conversation import ANSWERS_IN_VIEW, ATTEMPTS_CARRIED, AnswerRef, HistoryBound, excerpt
@@ -18,6 +19,7 @@ from routing.usage import Usage, add_costs
 
 
 class RunStatus(StrEnum):
+    queued = "queued"  # over a ceiling (workspace, agent profile, provider seats): waits for a slot, no attempt made
     running = "running"
     parked = "parked"
     idle = "idle"  # every turn answered; open for more (`office runs say`) until the workspace's idle_timeout
@@ -65,6 +67,7 @@ class RunRequest(BaseModel):
     # Set by the run itself when it continues as new: its state (contracts.carried.CarriedState, validated by the
     # workflow, which routing cannot name); a client never sets it.
     carried: dict[str, Any] | None = None
+    priority: RunPriority = RunPriority.default  # its class in a ceiling's backlog and in Temporal's task queues
 
     @field_validator("prompt", "follow_ups", "workspace", "agent", "tier", "pin_model", "pin_providers")
     @classmethod
@@ -112,6 +115,7 @@ class RoutePlan(BaseModel):
     budgets: Budgets | None = None  # the workspace's, when it sets any: the run checks them before each attempt
     idle_timeout_s: float = 0  # the workspace's: how long an answered run stays open for more turns
     history_bound: HistoryBound = HistoryBound()  # the workspace's: when the run continues as new
+    max_concurrent_runs: int | None = None  # the workspace's ceiling (None: none)
 
 
 class AttemptView(BaseModel):
@@ -177,6 +181,7 @@ class RunView(BaseModel):
     retry_at: datetime | None = None  # while a short retry on `provider` waits: when it tries again
     awaiting: str | None = None  # "permission": a question waits for `office runs answer` (OfficeAwaiting)
     questions: list[QuestionRecord] = Field(default_factory=list)  # permission questions: asked, answered, by whom
+    queue: QueueView | None = None  # the last ceiling the run waited for (None: it never met one)
 
     def note_usage(self, usage: Usage | None, cost_usd: float | None) -> None:
         """An attempt's tokens and cost count toward the run's (every attempt, failed ones too, when known)."""

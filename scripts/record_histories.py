@@ -27,6 +27,7 @@ from office.schedules import ScheduleRequest, create_schedule
 from office.simulator.config import InjectedFailure, SimProvider
 from office.temporal_client import connect
 from office.worker_runtime import office_worker
+from routing.backlog import RunPriority
 from routing.budget import RunLimits
 from routing.config import ExecutionProfile, ExecutorKind
 from routing.conversation import HistoryBound
@@ -63,6 +64,8 @@ async def main(only: set[str]) -> None:
                 await record_permission_question(stack)
             if not only or "continued_as_new" in only:
                 await record_continued_as_new(stack)
+            if not only or "ceiling_queued" in only:
+                await record_ceiling(stack)
             if only:
                 return
             gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
@@ -308,6 +311,29 @@ async def record_continued_as_new(stack: Stack) -> None:
     first = stack.client.get_workflow_handle(handle.id, run_id=handle.first_execution_run_id)
     await save(first, "continued_as_new_first", "continued as new")
     await save(stack.client.get_workflow_handle(handle.id), "continued_as_new_last", view.status.value)
+
+
+async def record_ceiling(stack: Stack) -> None:
+    """A run queued behind a workspace ceiling of 1 (the holder answers slowly), granted when the holder ends."""
+    workspace, agent, _ = await stack.workspace({"alpha": SimProvider(latency_ms=1500)})
+    ws, _ = await stack.store.configs(workspace, agent)
+    assert ws is not None
+    await stack.store.save_workspace(ws.model_copy(update={"max_concurrent_runs": 1}))
+    holder = await submit(stack.client, stack.store, workspace, agent, "scenario holder", run_id="record-holder")
+    await eventually(
+        lambda: holder.query(OfficeRunWorkflow.status),
+        until=lambda view: view is not None and view.queue is not None and view.queue.grant is not None,
+        timeout=60,
+        interval=0.1,
+        what="the first run to hold the workspace's slot",
+    )
+    handle = await submit(
+        stack.client, stack.store, workspace, agent, "scenario queued", run_id="record-ceiling_queued",
+        priority=RunPriority.interactive,
+    )  # fmt: skip
+    view = await wait_for_view(stack.client, handle.id)
+    assert view.queue is not None and view.queue.grant == 2, view.queue
+    await save(handle, "ceiling_queued", view.status.value)
 
 
 def scripted_agent(script: dict[str, Any]) -> ExecutionProfile:

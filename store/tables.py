@@ -25,6 +25,7 @@ class AgentProfileRow(SQLModel, table=True):
     fallback_model: str | None = Field(default=None, max_length=200)
     auto_fallback: bool = False
     pinned_providers: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    max_concurrent_sessions: int | None = None
     updated_at: datetime = _ts()
 
 

@@ -11,6 +11,7 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.common import WorkflowIDReusePolicy
 
 from office.runs import submit, wait_for_view
+from routing.backlog import RunPriority
 from routing.run import RunView
 from testkit.stack import Stack
 
@@ -33,6 +34,7 @@ class RunOptions(TypedDict, total=False):
     full_history: bool
     max_cost_usd: float | None
     max_tokens: int | None
+    priority: RunPriority
 
 
 class EndOptions(RunOptions, total=False):

@@ -17,6 +17,8 @@ with workflow.unsafe.imports_passed_through():
     from contracts.activities import AttemptRecord, RouteRequest, SessionOutput
     from contracts.carried import CarriedState
     from contracts.failures import run_failed
+    from contracts.gate import GRANTED_SIGNAL
+    from routing.backlog import GateGrant
     from routing.budget import RunLimits
     from routing.classifier import Classification
     from routing.codes import ErrorCode
@@ -31,6 +33,7 @@ with workflow.unsafe.imports_passed_through():
     from routing.selection import Pins, UserDecision
     from workflows import continuation
     from workflows.budget import RunBudget
+    from workflows.gate import RunGates
     from workflows.notify import Notifier
     from workflows.patches import capacity_uncounted
     from workflows.progress import CurrentDetails, short_retry
@@ -60,6 +63,7 @@ class OfficeRunWorkflow:
         self._questions = PermissionQuestions(
             lambda: self._view, lambda: self._turns.asking, self._publish, on_waiting=self._question_waiting
         )
+        self._gates = RunGates(view=lambda: self._view, publish=self._publish)  # ceilings (workflows/gate.py)
         self._talk = Conversation()  # the turns begun and those waiting (the prompt, follow-ups, `say`)
         self._open = True  # the run takes more turns; False from the moment it ends
 
@@ -79,6 +83,11 @@ class OfficeRunWorkflow:
     def set_budget(self, limits: RunLimits) -> None:
         """`office runs resume --max-cost-usd/--max-tokens`: the run's own limits, raised (or lowered)."""
         self._budget.raise_to(limits)
+
+    @workflow.signal(name=GRANTED_SIGNAL)
+    def gate_granted(self, grant: GateGrant) -> None:
+        """A ceiling's gate gave this queued run its slot."""
+        self._gates.granted(grant)
 
     @workflow.update
     def user_decision(self, decision: UserDecision) -> RunView | None:
@@ -135,6 +144,7 @@ class OfficeRunWorkflow:
         if carried is not None:  # this run continued as new: it goes on where it was
             self._view = carried.view
             self._turns.restore(carried.turns)
+            self._gates.restore(carried.gates)  # the slots it holds stay its own across the boundary
             self._notify.events, self._notify.sent = carried.notify_events, carried.notify_sent
             self._questions.restore(carried.grants)
         workflow.deprecate_patch(LEAN_SESSION)
@@ -159,6 +169,8 @@ class OfficeRunWorkflow:
                 await self._turns.close()  # a finished or failed run's live agent session ends with it
                 if self._view.status in (RunStatus.completed, RunStatus.failed):
                     await self._notify(NotifyEvent(self._view.status.value))
+            if not continuing:
+                await self._gates.leave()  # its slots (or its places in a backlog) go to the next runs
 
     def _carried(self, req: RunRequest) -> CarriedState | None:
         """The state this run continued with: only a run Temporal continued as new has one (a client's start
@@ -182,7 +194,10 @@ class OfficeRunWorkflow:
             raise self._failed(ErrorCode.invalid_input, problem)
         said_early = self._talk.pending  # `say` updates delivered before the run began
         if carried is None:
-            cycle = RouteCycle(plan=await self._resolve(req))
+            plan = await self._resolve(req)
+            if await self._gates.enter(req, plan):  # over a ceiling it waited, queued: the route as it is now
+                plan = await self._resolve(req)
+            cycle = RouteCycle(plan=plan)
             view.requested_model = req.pin_model or cycle.plan.agent.model
             self._publish()
             begun = await carry_over(req, self._turns, self._failed)  # a retry or continuation of an ended run
@@ -233,7 +248,7 @@ class OfficeRunWorkflow:
         view.continued += 1
         carried = CarriedState(
             view=view, conversation=self._talk, cycle=cycle, turns=self._turns.state(), grants=self._questions.grants,
-            notify_events=self._notify.events, notify_sent=self._notify.sent,
+            notify_events=self._notify.events, notify_sent=self._notify.sent, gates=self._gates.state(),
         )  # fmt: skip
         limits = self._budget.limits  # as `office runs resume --max-cost-usd` may have raised them
         return req.model_copy(
@@ -264,6 +279,7 @@ class OfficeRunWorkflow:
                 seq, started_at = cycle.begin_attempt(), workflow.now()
                 view.provider = cand.provider
                 self._publish()
+                await self._gates.on_provider(req, cand)  # a provider's seats, when it has a ceiling
                 outcome = await self._turns.attempt(req, cycle, cand, seq, turn, text)
                 if isinstance(outcome, SessionOutput):  # the turn's activity recorded its own success
                     view.effective_model = outcome.reported_model or view.effective_model

@@ -58,6 +58,8 @@ WORKSPACE_KEYS: dict[str, Doc] = {
         "not counted. At the cap the run fails with the last error's message.",
         8,
     ),
+    # The ceilings' descriptions are their fields' own (routing.config).
+    "max_concurrent_runs": Doc("", 4),
     "repository": Doc(
         "Runs that change a repository: each run works on its own branch `office/<run-id>` created from "
         "`base_ref`, committed and pushed after every completed turn. See "
@@ -165,6 +167,7 @@ WORKSPACE_KEYS: dict[str, Doc] = {
 
 PROVIDER = "providers.<name>"
 PROVIDER_KEYS: dict[str, Doc] = {
+    "max_concurrent_sessions": Doc("", 5),
     "kind": Doc(
         "`openai`: an OpenAI-compatible chat endpoint called over HTTP; `acp`: a coding agent launched as a process "
         "and spoken to over the Agent Client Protocol.",
@@ -266,6 +269,7 @@ PROFILE_KEYS: dict[str, Doc] = {
         "pinned route waits for `office runs decide`.",
         ["claude"],
     ),
+    "max_concurrent_sessions": Doc("", 2),
 }
 
 
@@ -551,6 +555,10 @@ ENVIRONMENT: dict[str, str] = {
     "OFFICE_MAX_CACHED_WORKFLOWS": "Runs kept in memory between their tasks per worker process (default 2000).",
     "OFFICE_MAX_LIVE_AGENTS": "Live ACP agent processes per worker process (default: from the machine's or "
     "container's memory; logged at start).",
+    "OFFICE_MAX_CONCURRENT_WORKFLOW_TASKS": "Workflow tasks a worker process works on at once (default: the "
+    "SDK's). Lower keeps a burst's backlog on the server, where priority and fairness order it.",
+    "OFFICE_GATE_CHECK_S": "While runs wait behind a full ceiling, how often its gate asks whether its holders "
+    "still run (seconds, default 30; a gate takes it when it first starts).",
     "OFFICE_DB_POOL_SIZE": "Store connections kept per process (default 20; up to 1.5× in a burst).",
     "OFFICE_WORKFLOW_SANDBOX": "`1`: run workflow code inside the Temporal SDK's sandbox (default off).",
     "OFFICE_OTEL_EXPORTER": "`console`, `otlp` or `none`; OTLP over HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.",

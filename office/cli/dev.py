@@ -18,7 +18,7 @@ watchdog_app = typer.Typer(no_args_is_help=True, help="The backstop that clears 
 
 # The dev stack's Temporal UI. A named default rather than a literal: typer hands each call its own copy.
 UI_ORIGINS = ["http://127.0.0.1:8233", "http://localhost:8233"]
-BENCHES = ("continuity", "amplification", "throughput", "scale", "launch")
+BENCHES = ("continuity", "amplification", "throughput", "scale", "launch", "ceilings")
 
 
 # --- the embedded stack ------------------------------------------------------------------------------
@@ -125,7 +125,9 @@ def watchdog_install(
 
 # --- benchmarks ----------------------------------------------------------------------------------------
 def bench(
-    name: Annotated[str, typer.Argument(help="continuity | amplification | throughput | scale | launch | all")],
+    name: Annotated[
+        str, typer.Argument(help="continuity | amplification | throughput | scale | launch | ceilings | all")
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object (all: keyed by benchmark).")] = False,
 ) -> None:
     """Run a benchmark against a real dev server and the provider simulator; print ratios measured side by side."""
@@ -150,7 +152,7 @@ def _bench_runners() -> dict[str, Callable[[], Coroutine[Any, Any, dict[str, Any
     """The benchmarks by name. They live in the source checkout (bench/ and the testkit/ it runs stacks with):
     the wheel ships neither, so an installed `office` without the checkout says so and exits 5."""
     try:
-        from bench import amplification, continuity, launch, scale, throughput
+        from bench import amplification, ceilings, continuity, launch, scale, throughput
     except ModuleNotFoundError as err:
         if (err.name or "").partition(".")[0] not in ("bench", "testkit"):
             raise
@@ -165,6 +167,7 @@ def _bench_runners() -> dict[str, Callable[[], Coroutine[Any, Any, dict[str, Any
         "throughput": throughput.run,
         "scale": scale.run,
         "launch": launch.run,
+        "ceilings": ceilings.run,
     }
 
 

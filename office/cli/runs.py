@@ -20,6 +20,7 @@ from office.cli.common import (
 from office.cli.relink import continues_line, runs_continue, runs_retry
 from office.cli.usage import cost_text, tokens_text
 from office.runs import TurnText, list_views, run_view, turn_texts
+from routing.backlog import GATE_PREFIX, QueueView
 from routing.run import RunStatus, RunView
 
 if TYPE_CHECKING:
@@ -30,6 +31,13 @@ app = typer.Typer(no_args_is_help=True, help="Inspect and control runs.")
 app.command("answer")(runs_answer)
 
 ENDED = (RunStatus.completed, RunStatus.failed, RunStatus.cancelled)
+
+
+def queued_line(q: QueueView) -> str:
+    """A queued run: which ceiling it waits for and its place (from its gate), and that it starts by itself."""
+    where = f"position {q.position}" if q.position else "position unknown"
+    gate = q.gate.removeprefix(f"{GATE_PREFIX}:")
+    return f"[cyan]queued:[/] over the ceiling {gate} ({q.priority} priority, {where}); it starts when a slot frees"
 
 
 def render_view(view: RunView, turns: list[TurnText] | None = None) -> None:
@@ -57,6 +65,8 @@ def render_view(view: RunView, turns: list[TurnText] | None = None) -> None:
         console.print(
             f"[yellow]warning[/] {w.kind}: {w.reason} (requested {w.requested_model}, effective {w.effective_model})"
         )
+    if view.status is RunStatus.queued and (q := view.queue) is not None:
+        console.print(queued_line(q))
     if view.park_reason:
         console.print(f"[yellow]parked:[/] {view.park_reason} (resume with `office runs resume {view.run_id}`)")
     if view.message:

@@ -10,6 +10,7 @@ from office.cli.common import EXIT_PARKED, JsonFlag, Services, console, err_cons
 from office.cli.runs import exit_for, render_view
 from office.runs import RunHandle, SubmitError, run_view, validate_limits, validate_text, wait_for_view
 from office.runs import submit as submit_run
+from routing.backlog import RunPriority
 from routing.run import RunStatus, RunView
 
 PARK_NEXT = {
@@ -89,6 +90,14 @@ def submit(
         int | None,
         typer.Option(help="The run's budget in tokens (default: the workspace's budgets.run_max_tokens)."),
     ] = None,
+    priority: Annotated[
+        RunPriority,
+        typer.Option(
+            help="Its class where runs wait: over a ceiling (max_concurrent_runs, max_concurrent_sessions) "
+            "interactive runs start first, batch runs last (a batch run waiting over 15 minutes counts as default); "
+            "also Temporal's task priority of the run.",
+        ),
+    ] = RunPriority.default,
     as_json: JsonFlag = False,
 ) -> None:
     """Submit an office run."""
@@ -113,6 +122,7 @@ def submit(
             follow_ups=follow_up,
             max_cost_usd=max_cost_usd,
             max_tokens=max_tokens,
+            priority=priority,
         )
 
     try:

@@ -134,7 +134,7 @@ class Simulator:
             if outcome.retry_after_s is not None:
                 call["retry_after_s"] = outcome.retry_after_s
             return
-        call["status"] = 200
+        call["status"], call["at_end"] = 200, time.time()
         call["reply"] = outcome.text
         if outcome.tool is not None:
             call["tool_use"] = outcome.tool.name

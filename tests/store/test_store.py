@@ -5,6 +5,7 @@ import asyncio
 from datetime import UTC, datetime
 
 import pytest
+import sqlalchemy
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlmodel import SQLModel
@@ -115,7 +116,13 @@ async def test_run_messages_are_idempotent_by_key(db_url):
 async def test_upgrade_from_the_previous_revision_keeps_data(db_url):
     await migrate(db_url, "0001")
     store = Store(db_url)
-    await store.save_agent(AgentProfile(name="coder", model="m1"))
+    async with store.engine.begin() as conn:  # written as 0001's schema has it (today's rows have more columns)
+        await conn.execute(
+            sqlalchemy.text(
+                "INSERT INTO agent_profiles (name, model, auto_fallback, pinned_providers, updated_at) "
+                "VALUES ('coder', 'm1', false, '[]', CURRENT_TIMESTAMP)"
+            )
+        )
     await store.append_transcript("r1", 1, "user", "kept")
     await migrate(db_url)  # 0001 -> head
     assert (await store.get_agent("coder")).model == "m1"

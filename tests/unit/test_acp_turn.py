@@ -27,6 +27,7 @@ from activities.acp_session import AcpActivities, LiveAgents
 from activities.executors.acp import AgentSession, _Collector
 from activities.executors.base import ProviderCallError
 from activities.git import workcopy
+from activities.questions import OpenQuestions
 from contracts.activities import AcpTurnInput
 from contracts.failures import STORE_UNAVAILABLE, provider_failure_of
 from routing.capacity import Admission, Verdict
@@ -35,7 +36,7 @@ from routing.codes import ErrorCode, Phase
 from routing.config import ExecutionProfile
 from routing.identity import provider_key
 from routing.model_policy import plan_model, settle_model
-from routing.permissions import PermissionCounts
+from routing.permissions import PermissionCounts, PermissionPolicy
 from routing.repository import BranchMovedError, RunResult, TurnCommit
 from routing.run import Candidate
 from store.migrate import migrate
@@ -69,7 +70,11 @@ class StandInSession:
     prompts: int = 0
     note: str | None = None
     workcopy: Any = dataclasses.field(default_factory=lambda: SimpleNamespace(branch="office/r1"))  # its git: stood in
-    collector: Any = dataclasses.field(default_factory=lambda: SimpleNamespace(counts=PermissionCounts(), cwd=None))
+    collector: Any = dataclasses.field(
+        default_factory=lambda: SimpleNamespace(
+            counts=PermissionCounts(), cwd=None, questions=OpenQuestions(), policy=PermissionPolicy(), progress=None
+        )
+    )
     adapter: Any = dataclasses.field(default_factory=lambda: SimpleNamespace(name="stand-in"))
     last_answer: dict[str, Any] = dataclasses.field(default_factory=dict)  # the prompt's result: reports no model
     session_id: str = "s1"
@@ -134,7 +139,9 @@ def kept(monkeypatch) -> list[int]:
 
 
 def environment() -> ActivityEnvironment:
-    env = ActivityEnvironment()
+    # No agent here asks a person: the client the turn takes its run's handle from is never called.
+    nobody_asked: Any = SimpleNamespace(get_workflow_handle=lambda workflow_id: SimpleNamespace())
+    env = ActivityEnvironment(client=nobody_asked)
     env.info = dataclasses.replace(
         env.info, started_time=datetime.now(UTC), heartbeat_timeout=timedelta(seconds=30), workflow_id="r1"
     )

@@ -12,12 +12,13 @@ from temporalio import activity
 
 from activities.acp_session import AcpActivities
 from activities.budget import BudgetActivities
+from activities.gate import GateActivities
 from activities.notify import NotifyActivities
 from activities.relink import RelinkActivities
 from activities.routing_state import RouteStateActivities
 from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
-from contracts import stubs
+from contracts import gate, stubs
 
 ROOT = Path(__file__).resolve().parents[2]
 IMPLEMENTATIONS = [
@@ -33,7 +34,10 @@ IMPLEMENTATIONS = [
     NotifyActivities.deliver_notification,
     RelinkActivities.carry_over,
     BudgetActivities.check_budget,
+    GateActivities.gate_ask,
+    GateActivities.gate_vanished,
 ]
+STUBS = (*stubs.ALL, *gate.ALL)
 
 
 def name_of(fn: typing.Callable[..., typing.Any]) -> str:
@@ -49,14 +53,14 @@ def contract(fn: typing.Callable[..., typing.Any]) -> tuple[list[object], object
     return [hints[p.name] for p in params], hints["return"]
 
 
-@pytest.mark.parametrize("stub", stubs.ALL, ids=lambda s: s.__name__)
+@pytest.mark.parametrize("stub", STUBS, ids=lambda s: s.__name__)
 def test_every_stub_has_an_implementation_under_its_name_with_its_types(stub):
     [impl] = [i for i in IMPLEMENTATIONS if name_of(i) == name_of(stub)]
     assert contract(impl) == contract(stub)
 
 
 def test_every_implementation_has_a_stub():
-    assert sorted(map(name_of, IMPLEMENTATIONS)) == sorted(map(name_of, stubs.ALL))
+    assert sorted(map(name_of, IMPLEMENTATIONS)) == sorted(map(name_of, STUBS))
 
 
 def test_mypy_refuses_a_workflow_call_whose_input_does_not_fit(tmp_path):

@@ -1,0 +1,97 @@
+"""Ceilings with a durable backlog, on the real dev server: a workspace's `max_concurrent_runs` is never exceeded
+(the provider's own record of overlapping calls), every run completes, runs of a class start in submission order,
+an interactive run jumps a batch backlog, a terminated holder's slot is found and freed, and a worker restart
+mid-way loses no slot."""
+
+import asyncio
+
+import pytest
+
+from office.runs import run_view, wait_for_view
+from office.simulator.config import SimProvider
+from office.worker_runtime import office_worker
+from routing.backlog import RunPriority
+from routing.run import RunStatus
+from testkit.ceilings import fifo_violations, peak_overlap, set_workspace_ceiling, workspace_gate
+from testkit.eventually import eventually
+from testkit.runs import submit_run
+from tests.integration.helpers import calls_to
+
+pytestmark = pytest.mark.integration
+
+
+async def test_runs_over_a_workspace_ceiling_queue_start_in_order_and_an_interactive_run_jumps_the_batch(stack):
+    ceiling, latency_ms = 3, 2500  # the holders answer slowly: the whole backlog has asked before a slot frees
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(latency_ms=latency_ms)})
+    await set_workspace_ceiling(stack, ws, agent, ceiling)
+    holders = [await submit_run(stack, ws, agent, f"hold {i}", priority=RunPriority.batch) for i in range(ceiling)]
+    await eventually(
+        lambda: workspace_gate(stack, ws), until=lambda g: g and len(g.holders) == ceiling, timeout=20, what="holders"
+    )
+    batch = [await submit_run(stack, ws, agent, f"batch {i}", priority=RunPriority.batch) for i in range(5)]
+    person = await submit_run(stack, ws, agent, "a person waits", priority=RunPriority.interactive)
+    gate = await eventually(
+        lambda: workspace_gate(stack, ws), until=lambda g: g and len(g.backlog) == 6, timeout=20, what="backlog of 6"
+    )
+    assert gate is not None and len(gate.holders) == ceiling  # nothing else started meanwhile
+
+    shown = await run_view(stack.client, person.id)  # what `office runs show` says of a queued run
+    assert shown.status is RunStatus.queued and shown.queue is not None and shown.queue.position == 1
+    last = await run_view(stack.client, batch[-1].id)
+    assert last.status is RunStatus.queued and last.queue is not None and last.queue.position == 6
+
+    handles = [*holders, *batch, person]
+    views = await asyncio.gather(*(wait_for_view(stack.client, h.id) for h in handles))
+    assert [v.status for v in views] == [RunStatus.completed] * len(handles)
+    assert peak_overlap(calls_to(stack, p["alpha"])) == ceiling  # never more, and the ceiling was used
+    grants = {v.run_id: v.queue.grant for v in views if v.queue}
+    assert grants[person.id] == ceiling + 1  # the first slot that freed went to the interactive run
+    assert [grants[h.id] for h in batch] == sorted(grants[h.id] for h in batch)  # the batch in submission order
+    assert fifo_violations(views) == 0
+    gate = await workspace_gate(stack, ws)
+    assert gate is not None and gate.holders == [] and gate.backlog == []  # every slot came back
+
+
+async def test_a_terminated_holder_frees_its_slot_and_a_worker_restart_loses_none(stack, monkeypatch):
+    monkeypatch.setenv("OFFICE_GATE_CHECK_S", "1")  # the gate asks after its holders every second
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(latency_ms=800)})
+    await set_workspace_ceiling(stack, ws, agent, 2)
+    queue = f"ceilings-{ws}"
+    async with office_worker(stack.client, stack.database_url, queue):
+        first = [await submit_run(stack, ws, agent, f"task {i}", task_queue=queue) for i in range(6)]
+        await eventually(
+            lambda: workspace_gate(stack, ws), until=lambda g: g and len(g.holders) == 2, timeout=20, what="holders"
+        )
+        doomed = (await workspace_gate(stack, ws)).holders[0].run_id  # type: ignore[union-attr]
+        await stack.client.get_workflow_handle(doomed).terminate("an operator ends it: it never releases")
+        await eventually(lambda: len(calls_to(stack, p["alpha"])), until=lambda n: n >= 3, timeout=20, what="calls")
+    # The worker is gone mid-way (its turns in flight are lost with it); another takes over.
+    async with office_worker(stack.client, stack.database_url, queue):
+        later = [await submit_run(stack, ws, agent, f"later {i}", task_queue=queue) for i in range(2)]
+        views = await asyncio.gather(*(wait_for_view(stack.client, h.id) for h in [*first, *later]))
+        gate = await eventually(
+            lambda: workspace_gate(stack, ws), until=lambda g: g and not g.holders, timeout=20, what="slots back"
+        )
+    done = [v for v in views if v.run_id != doomed]
+    assert [v.status for v in done] == [RunStatus.completed] * 7  # the terminated holder's slot went on
+    assert gate is not None and gate.backlog == []
+    assert peak_overlap(calls_to(stack, p["alpha"])) <= 2
+
+
+async def test_a_providers_seats_are_shared_by_every_workspace_that_reaches_it_with_the_same_key(stack):
+    ws_a, agent_a, p = await stack.workspace(
+        {"alpha": SimProvider(latency_ms=600)}, per_provider={"alpha": {"max_concurrent_sessions": 1}}
+    )
+    shared, _ = await stack.store.configs(ws_a, agent_a)
+    assert shared is not None
+    ws_b, agent_b, _ = await stack.workspace({"alpha": shared.providers[p["alpha"]]})  # same endpoint and key
+    handles = [
+        await submit_run(stack, ws, agent, f"task {i}")
+        for i in range(2)
+        for ws, agent in ((ws_a, agent_a), (ws_b, agent_b))
+    ]
+    views = await asyncio.gather(*(wait_for_view(stack.client, h.id) for h in handles))
+    assert [v.status for v in views] == [RunStatus.completed] * 4
+    assert peak_overlap(calls_to(stack, p["alpha"])) == 1  # one seat, across both workspaces
+    gates = {v.queue.gate for v in views if v.queue}
+    assert len(gates) == 1 and next(iter(gates)).startswith("office-gate:provider:")

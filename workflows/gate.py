@@ -1,0 +1,210 @@
+"""Ceilings: one gate workflow per scope (a workspace's `max_concurrent_runs`, an agent profile's or a provider key's
+`max_concurrent_sessions`) holds who has a slot and who waits; `RunGates` is the run's side of it.
+
+A run over a ceiling asks its gate (a local activity that signal-with-starts it), waits on a durable condition
+(no timer, no polling) until the gate's `gate_granted` signal, and releases in its `finally` (a signal to the gate).
+The gate grants in routing.backlog's order. A holder that vanished without releasing (terminated, timed out, its
+history lost) is found by the gate itself: while runs wait behind a full gate, it asks every `check_every_s`
+which holders still run, and frees the others' slots. The gate continues as new to bound its history; its whole
+state (holders, backlog) is its input. A run of a workspace without ceilings never touches a gate."""
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+
+with workflow.unsafe.imports_passed_through():
+    from contracts import gate as stubs
+    from routing.backlog import (
+        GateAsk,
+        GateGrant,
+        GateState,
+        HeldGates,
+        Holder,
+        QueueView,
+        ScopeKind,
+        Waiting,
+        enqueue,
+        gate_id,
+        grant,
+        position,
+        release,
+    )
+    from routing.identity import provider_key
+    from routing.run import Candidate, RoutePlan, RunRequest, RunStatus, RunView
+
+# A run asked gates for its ceilings. Asked only where a ceiling applies: runs without ceilings carry no marker.
+RUN_CEILINGS = "run-ceilings-v1"
+LOCAL = timedelta(seconds=30)
+STATE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30))
+STALE_PLAN = timedelta(seconds=60)  # a run that waited longer resolves its route again: health may have changed
+
+
+@workflow.defn(name=stubs.GATE_WORKFLOW)
+class GateWorkflow:
+    @workflow.init
+    def __init__(self, state: GateState) -> None:
+        self._state = state
+        self._dirty = True  # grant at start: the state may come with free slots (a continue-as-new)
+        self._resend: set[str] = set()
+        self._sending = 0  # grant signals on their way: the loop goes on meanwhile, continue-as-new waits for them
+        self._checked_at = workflow.now()
+
+    @workflow.signal(name=stubs.ASK_SIGNAL)
+    def ask(self, ask: GateAsk) -> None:
+        self._state.promote_after_s = ask.promote_after_s
+        if enqueue(self._state, ask.waiting):  # a holder asking again lost its grant with a worker: send it again
+            self._resend.add(ask.waiting.run_id)
+        self._dirty = True
+
+    @workflow.signal(name=stubs.RELEASE_SIGNAL)
+    def release(self, run_id: str) -> None:
+        self._dirty = release(self._state, run_id) or self._dirty
+
+    @workflow.query
+    def snapshot(self) -> GateState:
+        return self._state
+
+    @workflow.query
+    def position(self, run_id: str) -> int | None:
+        return position(self._state, run_id, workflow.now())
+
+    @workflow.run
+    async def run(self, state: GateState) -> None:
+        while True:
+            left = self._until_check()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await workflow.wait_condition(lambda: self._dirty, timeout=left, timeout_summary="holders still run?")
+            if (left := self._until_check()) is not None and left <= timedelta(0):
+                await self._drop_vanished()
+            self._dirty = False
+            await self._grant()
+            info = workflow.info()
+            if info.is_continue_as_new_suggested() or info.get_current_history_length() > self._state.history_bound:
+                await workflow.wait_condition(lambda: workflow.all_handlers_finished() and not self._sending)
+                workflow.continue_as_new(self._state)
+
+    def _until_check(self) -> timedelta | None:
+        """Holders are checked only while runs wait behind a full gate (a free slot is granted anyway)."""
+        if not self._state.backlog or not self._state.holders:
+            self._checked_at = workflow.now()
+            return None
+        due = self._checked_at + timedelta(seconds=self._state.check_every_s)
+        return due - workflow.now()
+
+    async def _drop_vanished(self) -> None:
+        holders = [h.run_id for h in self._state.holders]
+        gone = await workflow.execute_local_activity(
+            stubs.gate_vanished, holders, start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY
+        )
+        for run_id in gone:
+            release(self._state, run_id)
+        self._checked_at = workflow.now()
+
+    async def _grant(self) -> None:
+        sends = {h.run_id: h for h in grant(self._state, workflow.now())}
+        sends |= {h.run_id: h for h in self._state.holders if h.run_id in self._resend}
+        self._resend.clear()
+        for h in sends.values():  # not awaited here: a release arriving meanwhile is served at once
+            self._sending += 1
+            asyncio.create_task(self._send(h))  # noqa: RUF006 (the loop waits for `_sending` before continuing as new)
+
+    async def _send(self, h: Holder) -> None:
+        run_id = h.run_id
+        try:
+            await workflow.get_external_workflow_handle(run_id).signal(
+                stubs.GRANTED_SIGNAL,
+                GateGrant(gate=self._state.scope, grant=h.grant, arrival=h.arrival, asks_at_grant=h.asks_at_grant),
+            )
+        except Exception:  # the run is gone (terminated while it waited): its slot goes to the next one
+            release(self._state, run_id)
+            self._dirty = True
+        finally:
+            self._sending -= 1
+
+
+class RunGates:
+    """The run's ceilings: asks each gate that applies, waits for its grant (status `queued`), releases at the end."""
+
+    def __init__(self, view: Callable[[], RunView], publish: Callable[[], None]):
+        self._view, self._publish = view, publish
+        self._granted: dict[str, GateGrant] = {}
+        self._held: list[str] = []  # asked (waiting or holding), in order: released in reverse
+        self._provider: str | None = None  # the provider gate held for the current candidate
+
+    def state(self) -> HeldGates:
+        return HeldGates(held=list(self._held), provider=self._provider, granted=dict(self._granted))
+
+    def restore(self, held: HeldGates) -> None:
+        """A run that continued as new keeps its slots: it releases them when it ends, in whichever history."""
+        self._held, self._provider, self._granted = list(held.held), held.provider, dict(held.granted)
+
+    def granted(self, grant: GateGrant) -> None:
+        if grant.gate in self._held:
+            self._granted[grant.gate] = grant
+
+    async def enter(self, req: RunRequest, plan: RoutePlan) -> bool:
+        """The workspace's and the agent profile's ceilings, in that order (every run asks in the same order, so
+        two runs never hold what the other waits for). True when the run waited long enough to re-resolve."""
+        started = workflow.now()
+        if plan.max_concurrent_runs:
+            await self._acquire(req, gate_id(ScopeKind.workspace, req.workspace), plan.max_concurrent_runs)
+        if plan.agent.max_concurrent_sessions:
+            await self._acquire(req, gate_id(ScopeKind.agent, plan.agent.name), plan.agent.max_concurrent_sessions)
+        return workflow.now() - started > STALE_PLAN
+
+    async def on_provider(self, req: RunRequest, cand: Candidate) -> None:
+        """Before an attempt: the provider key's seats, held while the run's attempts stay on that key."""
+        limit = cand.profile.max_concurrent_sessions
+        gate = gate_id(ScopeKind.provider, provider_key(cand.profile)) if limit else None
+        if gate == self._provider:
+            return
+        if self._provider is not None:
+            await self._release([self._provider])
+        self._provider = gate
+        if gate is not None and limit:
+            await self._acquire(req, gate, limit)
+
+    async def leave(self) -> None:
+        """The run ended (completed, failed, cancelled while waiting or running): every slot and place is freed."""
+        if self._held:
+            await self._release(list(reversed(self._held)))
+
+    async def _acquire(self, req: RunRequest, gate: str, limit: int) -> None:
+        workflow.patched(RUN_CEILINGS)
+        view = self._view()
+        view.queue = QueueView(gate=gate, priority=req.priority, queued_at=workflow.now())
+        view.status = RunStatus.queued
+        self._publish()
+        self._held.append(gate)  # before asking: a cancel while queued still removes the run from the backlog
+        waiting = Waiting(
+            run_id=req.run_id,
+            workspace=req.workspace,
+            priority=req.priority,
+            limit=limit,
+            submitted_at=workflow.info().workflow_start_time,
+        )
+        await workflow.execute_local_activity(
+            stubs.gate_ask, GateAsk(gate=gate, waiting=waiting), start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY
+        )
+        await workflow.wait_condition(lambda: gate in self._granted, timeout_summary=f"queued: {gate}")
+        got = self._granted[gate]
+        view.queue.granted_at, view.queue.grant = workflow.now(), got.grant
+        view.queue.arrival, view.queue.asks_at_grant = got.arrival, got.asks_at_grant
+        view.status = RunStatus.running
+        self._publish()
+
+    async def _release(self, gates: list[str]) -> None:
+        for gate in gates:
+            self._held.remove(gate)
+            self._granted.pop(gate, None)
+        await asyncio.gather(*(self._signal_release(gate) for gate in gates))
+
+    async def _signal_release(self, gate: str) -> None:
+        try:
+            await workflow.get_external_workflow_handle(gate).signal(stubs.RELEASE_SIGNAL, workflow.info().workflow_id)
+        except Exception:  # the gate is gone (an operator terminated it): a new one starts with nobody holding
+            workflow.logger.warning("could not release %s: the gate is gone", gate)
