@@ -76,7 +76,9 @@ STATUS_CODES: dict[int, tuple[ErrorCode, float]] = {
     401: (ErrorCode.auth_required, 0.8),
     402: (ErrorCode.subscription_required, 0.8),
     403: (ErrorCode.auth_required, 0.6),
-    404: (ErrorCode.provider_not_configured, 0.5),
+    # a 404 at an LLM API is the model (or deployment, or resource) the request named, which is scoped to that model;
+    # an endpoint path that is not served is read from the words that name it (neutral.endpoint_not_found)
+    404: (ErrorCode.model_unavailable, 0.5),
     408: (ErrorCode.timeout, 0.7),
     413: (ErrorCode.context_length_exceeded, 0.7),
     429: (ErrorCode.rate_limited, 0.7),
@@ -109,13 +111,16 @@ _TEXT_STATUS = [
     re.compile(r"\berror code:?\s*(\d{3})\b", re.I),
     re.compile(r"\"?httpStatusCode\"?\s*[:=]\s*(\d{3})\b"),
     re.compile(r"\b(?:rejected|failed)\s*\((\d{3})\)", re.I),  # Claude Code "Request rejected (429)"
+    # a reason with its status in parentheses before the body (Goose "Resource not found (404): …")
+    re.compile(r"\b[a-z]+ \((\d{3})\):", re.I),
     re.compile(
         r"\b(\d{3})\s*(?:Too Many Requests|Unauthorized|Forbidden|Not Found|Bad Request|Payment Required"
         r"|Request Timeout|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout"
         r"|Request Entity Too Large|Unprocessable Entity)\b",
         re.I,
     ),
-    re.compile(r"\bError:?\s*\[?(\d{3})\b"),
+    # (also after an exception class named for it: "CAPIError: 503 {…}", "APIStatusError: 429")
+    re.compile(r"\b\w*Error:?\s*\[?(\d{3})\b"),
     # the Stainless SDKs' message ("401 You didn't provide an API key", "403 Key limit exceeded"): status first
     re.compile(r"^\W{0,3}(\d{3}) (?=[A-Z])"),
     # a wrapper's own words for the status it got ("provider returned 402:", "responded with 503")

@@ -68,7 +68,9 @@ def judge(line: dict[str, Any]) -> Verdict:
     state = RunState(attempts=1, max_attempts=8, other_candidate_eligible=True)
     decision = decide(result, RoutingContext.office, state, rand=0.5)
     codes, decisions = line["codes"], line["decisions"]
-    transport = bool(TRANSIENT & set(codes)) and "short_retry" in decisions
+    # a transport line whose accepted decisions include `fail` too (one that sits between a transport reading and a
+    # terminal one) is no costly mistake when it fails: only a line that must not fail counts
+    transport = bool(TRANSIENT & set(codes)) and "short_retry" in decisions and "fail" not in decisions
     long_window = "short_retry" not in decisions and bool({"quota_limited", "rate_limited"} & set(codes))
     return Verdict(
         id=line["id"],

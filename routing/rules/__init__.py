@@ -14,6 +14,8 @@ below make the precedence the design asks for explicit (tests/unit/test_classifi
         content policy, missing credential variables, JSON-RPC auth_required
 - 0.92  authentication, model-availability, context-length wording
 - 0.90  capacity/overload wording, exception types, ACP exit 127/126
+- 0.88  a request refused as ill-formed, by its validation's vocabulary (a field path into the messages, tool calls
+        and results that do not pair up, turns out of order, reasoning to pass back, an unreadable body)
 - 0.85  rate-limit wording
 - 0.80  HTTP 401/402/529 (a separate status or one found in the text); network failures in a runtime's own
         vocabulary (errno names, exception class names, DNS, TLS, a peer that closed the connection)
@@ -21,7 +23,11 @@ below make the precedence the design asks for explicit (tests/unit/test_classifi
 - 0.70  HTTP 429/5xx/408/413 (Cloudflare's 520-525 included)
 - 0.55  generic body types (`invalid_request_error`, `api_error`, `server_error`, `INTERNAL`): a specific
         message always beats them
-- 0.50  HTTP 404 and other 4xx
+- 0.60  an endpoint path that is not served, named in the text (`Invalid URL (POST /v1/…)`, `Cannot POST /…`)
+- 0.50  HTTP 404 (the model the request named) and other 4xx
+- 0.48  an agent UI's connection headline ("trouble connecting", "unable to reach the provider"): a carried
+        status decides
+- 0.45  a client's own retries given up with no cause carried; the generic `invalid_request_error` kind
 - 0.30  an agent process that exited with nothing more said
 Nothing matching means `unknown`, which never switches provider.
 """
@@ -38,7 +44,7 @@ Target = Literal["text", "key", "exception"]
 
 # The rules catalogue's version, stored with every classification it makes. Bump it with any change to a rule, the
 # status table or the structured signals (tests/unit/test_classifier.py holds the fingerprint of each version).
-CATALOGUE_VERSION = "errors-2026.12.6"
+CATALOGUE_VERSION = "errors-2026.12.7"
 
 # Tie-break between tables at equal confidence: the more specific table wins.
 PRECEDENCE: dict[str, int] = {"agent": 4, "provider": 3, "neutral": 2, "body": 1, "exception": 1}

@@ -281,7 +281,10 @@ NEUTRAL = table(
             # a model not offered where the account runs (Snowflake Cortex "unavailable in your region")
             r"|\bmodels?\b[^.]{0,40}\bunavailable in (?:your|this|the) (?:region|country|location)"
             # OpenRouter "x is not a valid model ID", Azure "The API deployment for this resource does not exist"
-            r"|\bis not a valid model\b|deployment for this resource does not exist"
+            r"|\bis not a valid model\b"
+            # a deployment (Azure's name for a model served under the caller's own name) that is not there, in each
+            # SDK's wording ("The API deployment for this resource does not exist", "… for the resource …")
+            r"|\bdeployment\b[^.]{0,40}\b(?:does not exist|not found)"
             # OpenAI "Project `proj_…` does not have access to model `gpt-4.1`", "You don't have access to this model"
             r"|(?:don.t|do not|does not|doesn.t) have access to (?:the |this |that )?model\b"
             # a model served only on a dedicated endpoint, or its endpoint stopped (Together "Unable to access
@@ -320,6 +323,19 @@ NEUTRAL = table(
         # a base URL whose path the gateway does not route (Kong's "no Route matched with those values"): the
         # route's endpoint is misconfigured, whatever model the failing URL names; a step above the model wording
         ("route_not_found", r"\bno route matched\b", E.provider_not_configured, 0.93),
+        # a 404 for the endpoint, not the model: the text names the HTTP path that is not served (OpenAI "Invalid URL
+        # (POST /v1/chat/completion)", Express "Cannot POST /v1/…", Go's "404 page not found", Apache's "The requested
+        # URL … was not found on this server"). A base URL or path to fix in the route, a step above a bare 404
+        # (which reads as the model the request named, see routing/classifier.py STATUS_CODES)
+        (
+            "endpoint_not_found",
+            r"\binvalid url \((?:GET|POST|PUT|DELETE|PATCH) /|\bcannot (?:GET|POST|PUT|DELETE|PATCH) /"
+            r"|\b404 page not found\b|\brequested URL\b[^.]{0,80}\bwas not found on this server"
+            r"|\b(?:unknown|unrecognized|no such|invalid) (?:api )?(?:endpoint|route|path)\b"
+            r"|\b(?:endpoint|route|path|url) (?:was )?(?:not found|does not exist)\b",
+            E.provider_not_configured,
+            0.6,
+        ),
         # a request whose shape the provider refuses: the same request fails wherever it goes. Message order and
         # roles, tool schemas, Bedrock's own validation ("Malformed input request")
         (
@@ -338,6 +354,27 @@ NEUTRAL = table(
         # Chinese: the request's format or parameters are wrong (Hunyuan 4003 "请求格式有误", Zhipu 1210
         # "API 调用参数有误"): a headline that a more specific reason beside it (a context overflow) outranks
         ("request_wrong_zh", r"(?:请求|参数|格式)(?:格式)?(?:有误|错误|不合法|无效)", E.invalid_request, 0.9),
+        # a request the provider refused as ill-formed, by the vocabulary of its validation: a field path into the
+        # message or tool list ("messages.12.content.0: …", "Invalid 'messages[2].content': …"), tool calls and their
+        # results that do not pair up ("unexpected `tool_use_id` found in `tool_result` blocks"), turns out of order
+        # ("must be followed by", "must be a response to a preceding message"), reasoning a thinking model needs
+        # back ("`reasoning_content` … must be passed back to the API"), a thinking block's signature, a body the
+        # gateway could not read ("invalid request body"). The same history fails wherever it is sent; any specific
+        # reason beside it (a context overflow, a key, a model) says more, so it ranks below them.
+        (
+            "malformed_history",
+            r"\b(?:messages|tools|functions|contents|input)(?:\.\[?\d+\]?|\[\d+\])[\w.\[\]]*\W{0,2}:\s"
+            r"|\b(?:tool_use|tool_result|tool_call|function_call)(?:_id)?s?\b\W{0,2}[^.]{0,60}"
+            r"\b(?:must have a corresponding|without (?:a |any )?(?:corresponding )?\W?(?:tool|function)|mismatch"
+            r"|do(?:es)? not match|not found in|immediately after)"
+            r"|\bunexpected\W{0,2}(?:tool_use_id|tool_call_id|tool_use|tool_result|role|message)\b"
+            r"|\bmust be (?:followed by|preceded by|a response to)\b|\bpreceding message with\b"
+            r"|\bmust be passed back to the api\b|\binvalid\W{0,2}signature\W{0,2} in\W{0,2}thinking"
+            r"|\b(?:first|last) message must (?:be|have|use)\b|\bconversation must (?:start|begin|end) with\b"
+            r"|\b(?:malformed|invalid)[ _]request[ _](?:body|payload)\b|\bextra inputs are not permitted\b",
+            E.invalid_request,
+            0.88,
+        ),
         # capacity, throttling
         (
             "model_capacity",
@@ -464,6 +501,18 @@ NEUTRAL = table(
         # errors it could not map): a connection failure when nothing else is said, below any words of what happened
         # ("APIConnectionError: OpenAIException - Service Unavailable" is the provider's 503)
         ("connection_class", r"\bAPIConnectionError\b", E.network_unavailable, 0.74),
+        # an agent's own UI headline for a connection it could not make or keep (Cursor "We're having trouble
+        # connecting to the model provider", "Unable to reach the model provider", "Network disconnected"):
+        # a headline, so any status or cause printed under it decides (Cursor prints a provider's 400 under
+        # "Unable to reach the model provider"); alone, it is the network
+        (
+            "connection_headline",
+            r"\btrouble (?:connecting|reaching)\b|\bnetwork disconnected\b|\blost (?:the |its |your )?connection\b"
+            r"|\b(?:could(?:n.t| not)|can(?:no|.)t|unable to|failed to) reach (?:the )?(?:[\w-]+ ){0,3}"
+            r"(?:server|provider|api|endpoint|host|service|backend)\b",
+            E.network_unavailable,
+            0.48,
+        ),
         # "Network error" as a client's or relay's headline (Goose, a relay's `network_error`): the generic word,
         # below what a stream cut or a named cause says
         ("network_word", r"\bnetwork[ _]error\b", E.network_unavailable, 0.7),
@@ -565,6 +614,18 @@ NEUTRAL = table(
             E.stream_truncated,
             0.75,
         ),
+        # a client that retried on its own and gave up ("Failed to get response from the AI model; retried 5 times",
+        # "All 3 attempts failed", "failed after 4 retries"): what it carries as the last error decides (any
+        # status or words beat this); with no cause given, only the retrying is known, and a client retries what it
+        # took for transient
+        (
+            "retries_exhausted",
+            r"\bretried \d+ times\b|\b(?:failed|gave up|giving up) after \d+ (?:attempts|retries|tries)\b"
+            r"|\ball \d+ (?:attempts|retries|tries) failed\b|\b(?:retries|retry attempts) (?:exhausted|exceeded)\b"
+            r"|\bretry_exhausted\b",
+            E.provider_unavailable,
+            0.45,
+        ),
         ("timeout", r"timed? ?out|deadline exceeded|timeout", E.timeout, 0.75),
         # a timeout that names its own limit elapsing (libcurl 28 "Operation timed out after 90000 milliseconds",
         # Azure.Core "exceeded the configured timeout of 0:01:40", .NET's HttpClient.Timeout, axios "timeout of
@@ -657,6 +718,11 @@ BODY = table(
             0.95,
         ),
         ("overloaded_error", r"overloaded_error", E.provider_overloaded, 0.95),
+        # a body the gateway could not read as a request (Copilot's `invalid_request_body`)
+        ("invalid_request_body", r"invalid_request_body", E.invalid_request, 0.88),
+        # the generic kind of a refused request (`invalid_request_error`): weakest of all, any status or words
+        # beside it decide
+        ("invalid_request", r"invalid_request_error|invalid_request", E.invalid_request, 0.45),
         # a Node/libuv system error's name in a relayed cause object (`{"code": "EAI_AGAIN", "syscall": …}`)
         (
             "errno",

@@ -574,6 +574,7 @@ CATALOGUES = {
     "errors-2026.12.4": "51c480f3d03028d3",
     "errors-2026.12.5": "1571e1bd22aa4194",
     "errors-2026.12.6": "1c19c7cb9ffc79ff",
+    "errors-2026.12.7": "ddffa9bed3964848",
 }
 
 
