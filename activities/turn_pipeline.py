@@ -36,6 +36,7 @@ from contracts.failures import provider_failure
 from routing.classifier import classify
 from routing.codes import Phase
 from routing.config import WorkspaceConfig
+from routing.conversation import answer_in_history
 from routing.permissions import PermissionCounts
 from routing.progress import ProgressLog
 from routing.repository import RunResult, TurnCommit
@@ -218,10 +219,17 @@ async def run_turn(store: Store, turn: Turn, executor: Executor) -> SessionTurnO
             warning=warning,
         )
         # The answer is in hand: a store outage now is waited out, never a reason to ask again.
-        return await close_answered(store, answered, record)
+        return in_history(await close_answered(store, answered, record), turn.run_id)
     except BaseException:
         await executor.close(turn.attempt_seq if stage is _Stage.calling else None)
         raise
+
+
+def in_history(done: SessionTurnOutput, run_id: str) -> SessionTurnOutput:
+    """The turn as it goes back to the workflow: the answer whole in the run's transcript, bounded in its history."""
+    out = done.output
+    text = answer_in_history(out.text, run_id, out.transcript_seq)
+    return done.model_copy(update={"output": out.model_copy(update={"text": text, "chars": len(out.text)})})
 
 
 async def _call(turn: Turn, executor: Executor, transcript: list[Entry]) -> tuple[SessionStarted, TurnAnswer]:

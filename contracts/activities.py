@@ -51,7 +51,8 @@ class SessionStarted(BaseModel):
 
 
 class SessionOutput(BaseModel):
-    text: str
+    text: str  # the answer; a long one as its head and where the whole text is (routing.conversation)
+    chars: int | None = None  # the whole answer's length (None: recorded before answers were bounded)
     reported_model: str | None
     transcript_seq: int
     usage: Usage | None = None  # the tokens the provider or agent reported for the answer (None: it did not say)

@@ -37,6 +37,22 @@ class HistoryBound(BaseModel):
         return events + self.turn_events >= self.max_events or size + self.turn_bytes >= self.max_bytes
 
 
+# An answer longer than this reaches the workflow's history as its head and a reference to the run's transcript,
+# where the whole text is (`office runs show`): a run's history holds no agent output large enough to matter.
+ANSWER_IN_HISTORY_CHARS = 32_000
+
+
+def answer_in_history(text: str, run_id: str, seq: int, limit: int = ANSWER_IN_HISTORY_CHARS) -> str:
+    """`text` as the turn's activity returns it to the workflow: whole when short, else its head and where the
+    rest is (never longer than `limit` plus the reference line)."""
+    if len(text) <= limit:
+        return text
+    return (
+        f"{text[:limit]}\n… [{len(text) - limit} more characters of {len(text)}: the whole answer is entry {seq} "
+        f"of run {run_id}'s transcript; `office runs show {run_id}` prints it]"
+    )
+
+
 class AnswerRef(BaseModel):
     """One turn's answer, as the run's view shows it: an excerpt, and where the whole text is in the transcript."""
 

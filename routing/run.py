@@ -191,10 +191,11 @@ class RunView(BaseModel):
         self.cost_usd = add_costs(self.cost_usd, cost_usd)
         self.unpriced_attempts += cost_usd is None
 
-    def note_answer(self, turn: int, text: str) -> None:
-        """Turn `turn` (0 for the prompt) was answered: its excerpt and transcript entry join the view's answers."""
+    def note_answer(self, turn: int, text: str, chars: int | None = None) -> None:
+        """Turn `turn` (0 for the prompt) was answered: its excerpt and transcript entry join the view's answers.
+        `chars`: the whole answer's length when `text` is only its head (a long answer stays in the transcript)."""
         self.output = text
-        ref = AnswerRef(turn=turn + 1, seq=2 * turn + 2, excerpt=excerpt(text), chars=len(text))
+        ref = AnswerRef(turn=turn + 1, seq=2 * turn + 2, excerpt=excerpt(text), chars=chars or len(text))
         self.answers = [*self.answers, ref][-ANSWERS_IN_VIEW:]
 
     def carried(self) -> "RunView":

@@ -287,7 +287,7 @@ class OfficeRunWorkflow:
                     view.attempts.append(cycle.attempt_view(seq, cand, view.effective_model, None, None, usage, cost))
                     view.note_usage(usage, cost)
                     view.attempts[-1].sandbox = "none" if self._turns.unsandboxed else None
-                    view.note_answer(turn, outcome.text)
+                    view.note_answer(turn, outcome.text, outcome.chars)
                     view.error_code = None
                     return False
                 failure, state = outcome, cycle.state_for_failure(cand, outcome, capacity_uncounted)

@@ -93,8 +93,9 @@ def render_view(view: RunView, turns: list[TurnText] | None = None) -> None:
 def render_turns(view: RunView, turns: list[TurnText] | None) -> None:
     """A run of one turn shows its answer; a conversation shows every turn, numbered, in order."""
     if not turns or len(turns) == 1:
-        if view.output:
-            console.print(view.output, markup=False, highlight=False)  # the agent's text: "[x]" is not a style
+        whole = turns[0].answer if turns else None  # from the store: a long answer's history holds only its head
+        if whole or view.output:
+            console.print(whole or view.output, markup=False, highlight=False)  # the agent's text: "[x]" not a style
         return
     for t in turns:
         said = escape(" ".join(t.said.split()))

@@ -15,6 +15,7 @@ from contracts.failures import provider_failure_of
 from routing.classifier import FailureSignal
 from routing.codes import ErrorCode
 from routing.config import ExecutionProfile
+from routing.conversation import ANSWER_IN_HISTORY_CHARS
 from routing.identity import provider_key
 from routing.repository import RunResult, TurnCommit
 from routing.run import Candidate
@@ -72,6 +73,16 @@ async def test_a_first_turn_starts_the_session_answers_and_stores_answer_and_att
     [attempt] = await store.list_attempts("r1")
     assert (attempt.outcome, attempt.effective_model) == ("succeeded", "m-2025")  # the model that answered
     assert executor.closes == []  # a live session stays open for the next turn
+
+
+async def test_a_long_answer_is_whole_in_the_transcript_and_only_its_head_reaches_the_workflow(store):
+    long = "line of agent output\n" * 5_000  # 105,000 characters
+    out = await run_turn(store, turn(), ScriptedExecutor([TurnAnswer(long)]))
+    assert out.output.chars == len(long)
+    assert len(out.output.text) < ANSWER_IN_HISTORY_CHARS + 200  # what the run's history holds
+    assert "the whole answer is entry 2 of run r1's transcript" in out.output.text
+    [_, answer] = await store.read_transcript("r1", 9)
+    assert len(answer.content) == out.output.chars  # all of it, for `office runs show`
 
 
 async def test_a_later_turn_on_a_live_session_sends_the_run_transcript_and_never_starts_again(store):
