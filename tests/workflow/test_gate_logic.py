@@ -4,19 +4,12 @@ ceiling, keeps its holders and backlog across continue-as-new, frees a vanished 
 run that is gone goes to the next one."""
 
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
-import pytest
 from temporalio import activity, workflow
-from temporalio.client import Client
-from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from contracts import gate as contract
-from contracts import search_attributes as sa
-from contracts.converter import DATA_CONVERTER
-from office.temporal_server import temporal_binary
 from office.workflow_runner import workflow_runner
 from routing.backlog import GateAsk, GateGrant, GateState, Waiting
 from testkit.eventually import eventually
@@ -49,16 +42,6 @@ vanished: set[str] = set()
 @activity.defn(name=contract.VANISHED)
 async def gate_vanished(run_ids: list[str]) -> list[str]:
     return [r for r in run_ids if r in vanished]
-
-
-@pytest.fixture(scope="module")
-async def client() -> AsyncIterator[Client]:
-    env = await WorkflowEnvironment.start_local(
-        data_converter=DATA_CONVERTER, dev_server_existing_path=temporal_binary(), ui=False,
-        search_attributes=sa.ALL, dev_server_log_level="error",
-    )  # fmt: skip
-    async with env:
-        yield env.client
 
 
 async def test_the_gate_grants_in_order_keeps_its_state_across_continue_as_new_and_frees_vanished_holders(client):

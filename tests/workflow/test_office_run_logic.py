@@ -14,7 +14,6 @@ import pytest
 from temporalio import activity
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
-from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from contracts import search_attributes as sa
@@ -27,9 +26,7 @@ from contracts.activities import (
     SessionTurnInput,
     SessionTurnOutput,
 )
-from contracts.converter import DATA_CONVERTER
 from contracts.failures import WORKER_SHUTDOWN
-from office.temporal_server import temporal_binary
 from office.workflow_runner import workflow_runner
 from routing.codes import ErrorCode
 from routing.decider import ParkReason
@@ -74,16 +71,6 @@ class FakeActivities:
     @activity.defn(name=Activity.record_attempt)
     async def record_attempt(self, rec: AttemptRecord) -> None:
         self.recorded.append(rec)
-
-
-@pytest.fixture(scope="module")
-async def client() -> AsyncIterator[Client]:
-    env = await WorkflowEnvironment.start_local(
-        data_converter=DATA_CONVERTER, dev_server_existing_path=temporal_binary(), ui=False,
-        search_attributes=sa.ALL, dev_server_log_level="error",
-    )  # fmt: skip
-    async with env:
-        yield env.client
 
 
 @pytest.fixture

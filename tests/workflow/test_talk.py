@@ -10,12 +10,10 @@ from dataclasses import dataclass, field
 
 import pytest
 from temporalio import activity
-from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateFailedError
+from temporalio.client import WorkflowFailureError, WorkflowUpdateFailedError
 from temporalio.service import RPCError
-from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from contracts import search_attributes as sa
 from contracts.activities import (
     Activity,
     AttemptRecord,
@@ -25,9 +23,7 @@ from contracts.activities import (
     SessionTurnInput,
     SessionTurnOutput,
 )
-from contracts.converter import DATA_CONVERTER
 from office.runs import turn_texts, wait_for_view
-from office.temporal_server import temporal_binary
 from office.workflow_runner import workflow_runner
 from routing.conversation import HistoryBound, Say
 from routing.model_policy import plan_model, settle_model
@@ -69,16 +65,6 @@ class Talk:
     @activity.defn(name=Activity.record_attempt)
     async def record_attempt(self, rec: AttemptRecord) -> None:
         raise AssertionError("no turn fails here")
-
-
-@pytest.fixture(scope="module")
-async def client() -> AsyncIterator[Client]:
-    env = await WorkflowEnvironment.start_local(
-        data_converter=DATA_CONVERTER, dev_server_existing_path=temporal_binary(), ui=False,
-        search_attributes=sa.ALL, dev_server_log_level="error",
-    )  # fmt: skip
-    async with env:
-        yield env.client
 
 
 @pytest.fixture
