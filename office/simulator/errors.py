@@ -122,6 +122,8 @@ def error_body(
 ) -> str:
     ra = f"{retry_after_s:g}" if retry_after_s is not None else "20"
     model = model or "unknown-model"
+    if kind == "opaque":  # any shape: a message and nothing else
+        return json.dumps({"error": {"message": message or "An error occurred."}})
     if shape == "anthropic":
         text, etype = _ANTHROPIC[kind]
         return json.dumps({"type": "error", "error": {"type": etype, "message": message or text.format(model=model)}})

@@ -137,7 +137,7 @@ async def test_stream_cut_without_final_event_is_retried_not_accepted(stack):
 
 
 async def test_unknown_error_fails_closed_without_switching_provider(stack):
-    weird = InjectedFailure(status=599, kind="bad_request", message="the flux capacitor is misaligned")
+    weird = InjectedFailure(status=599, kind="opaque", message="the flux capacitor is misaligned")
     ws, agent, p = await stack.workspace({"alpha": SimProvider(failures=[weird]), "beta": SimProvider()})
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.failed
