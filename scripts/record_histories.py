@@ -60,8 +60,10 @@ async def main(only: set[str]) -> None:
                 await record_budget(stack)
             if not only or "scheduled_run" in only:
                 await record_scheduled(stack)
-            if not only or "acp_permission_question" in only:
-                await record_permission_question(stack)
+            # acp_permission_question.json stays as recorded before grant-on-delivery-v1 (the grant made on the
+            # answer); the scenario is recorded again under this name with the grant made on the session's word.
+            if not only or "acp_permission_grant_on_delivery" in only:
+                await record_permission_question(stack, "acp_permission_grant_on_delivery")
             if not only or "continued_as_new" in only:
                 await record_continued_as_new(stack)
             if not only or "ceiling_queued" in only:
@@ -257,7 +259,7 @@ async def record_scheduled(stack: Stack) -> None:
         await schedule.delete()
 
 
-async def record_permission_question(stack: Stack) -> None:
+async def record_permission_question(stack: Stack, name: str) -> None:
     """`edit: ask`, `delete: ask`: a person allows editing a.txt for the run (`--for-run`), editing b.txt passes by
     that grant, deleting c.txt (another kind) waits until permissions.ask_timeout refuses it."""
     asks = (("edit", "a.txt"), ("edit", "b.txt"), ("delete", "c.txt"))
@@ -267,7 +269,6 @@ async def record_permission_question(stack: Stack) -> None:
     assert config is not None, workspace
     policy = PermissionPolicy(edit="ask", delete="ask", ask_timeout=1)
     await stack.store.save_workspace(config.model_copy(update={"permissions": policy}))
-    name = "acp_permission_question"
     handle = await submit(stack.client, stack.store, workspace, agent, f"scenario {name}", run_id=f"record-{name}")
     await eventually(
         lambda: handle.query(OfficeRunWorkflow.status),

@@ -36,6 +36,9 @@ with workflow.unsafe.imports_passed_through():
 
 # A run that asks a person: the first question's commands (a marker, the wait's timer, the answer's activity).
 PERMISSION_QUESTIONS = "permission-questions-v1"
+# `--for-run` grants only once the session's worker confirms it asked the question (a signal is anyone's to send,
+# and a session key is no secret): a forged question a person allows for the run grants nothing.
+GRANT_ON_DELIVERY = "grant-on-delivery-v1"
 ANSWER_DELIVERY = timedelta(seconds=30)  # the session's worker takes the answer this soon, or the turn is lost anyway
 MAX_RECORDS = 200  # the run's permission record keeps this many questions (the oldest answered ones go first)
 
@@ -61,6 +64,7 @@ class PermissionQuestions:
         self._view, self._asking, self._publish = view, asking, publish
         self._on_waiting = on_waiting  # a question waits for a person: the UI's details, the webhooks
         self._grants: list[RunGrant] = []  # --for-run: this run only
+        self._grants_on_delivery = False  # GRANT_ON_DELIVERY: a grant waits for the session's confirmation
 
     @property
     def grants(self) -> list[RunGrant]:
@@ -110,12 +114,20 @@ class PermissionQuestions:
             self._show()
             if record.answered_by == "turn_ended":  # the worker and its agent are gone: nobody to tell
                 return
-        await self._deliver(asking, record)
+        delivered = await self._deliver(asking, record)
+        if record.for_run and record.answered_by == "person" and self._grants_on_delivery:
+            if delivered:
+                self._grant(record)
+            else:  # not a question the session asked (forged, or already gone): its answer grants nothing
+                record.for_run = False
+                workflow.logger.warning("question %s was not the session's own: no grant", record.question_id)
+            self._show()
 
-    async def _deliver(self, asking: Asking, record: QuestionRecord) -> None:
-        """Best effort: if the session's worker is gone, its turn fails as a lost worker and the agent asks again."""
+    async def _deliver(self, asking: Asking, record: QuestionRecord) -> bool:
+        """Best effort: if the session's worker is gone, its turn fails as a lost worker and the agent asks again.
+        True when the session held the question open and took the answer."""
         try:
-            await workflow.execute_activity(
+            held = await workflow.execute_activity(
                 stubs.acp_answer,
                 AcpAnswerInput(session_key=asking.session_key, question_id=record.question_id,
                                allow=bool(record.allowed)),
@@ -126,6 +138,8 @@ class PermissionQuestions:
             )  # fmt: skip
         except ActivityError:
             workflow.logger.warning("the answer to question %s did not reach its worker", record.question_id)
+            return False
+        return bool(held)
 
     # --- a person answers -----------------------------------------------------------------------------------
     def validate(self, answer: PermissionAnswer) -> None:
@@ -145,13 +159,18 @@ class PermissionQuestions:
         record = next((q for q in pending if q.question_id == answer.question_id), pending[0])
         self._settle(record, answer.allow, "person", answer.actor, answer.for_run)
         if answer.for_run and answer.allow:
-            grant = grant_of(record)
-            self._grants.append(grant)
-            for other in self._pending():  # what the grant covers needs no person either
-                if covered([grant], _as_asked(other)) is not None:
-                    self._settle(other, True, "grant")
+            self._grants_on_delivery = workflow.patched(GRANT_ON_DELIVERY)
+            if not self._grants_on_delivery:  # histories from before: granted on the answer
+                self._grant(record)
         self._show()
         return record
+
+    def _grant(self, record: QuestionRecord) -> None:
+        grant = grant_of(record)
+        self._grants.append(grant)
+        for other in self._pending():  # what the grant covers needs no person either
+            if covered([grant], _as_asked(other)) is not None:
+                self._settle(other, True, "grant")
 
     # --- state ------------------------------------------------------------------------------------------------
     def _pending(self) -> list[QuestionRecord]:

@@ -92,4 +92,7 @@ def runs_answer(
     record = run_with_services(lambda s: answer_question(s, run_id, answer), client=True)
     console.print(f"{'allowed' if allow else 'refused'} {describe(record)} in {run_id}")
     if for_run:
-        console.print(f"for the rest of the run: {grant_text(grant_of(record))} (never saved as a preference)")
+        console.print(
+            f"for the rest of the run: {grant_text(grant_of(record))}, once the agent's session confirms it asked "
+            "this question (never saved as a preference)"
+        )
