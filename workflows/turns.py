@@ -50,6 +50,10 @@ STORE_WAIT = timedelta(seconds=5)  # then the same attempt again: infrastructure
 # A heartbeat timeout, a turn no worker picked up from its worker's queue, or a worker's shutdown is a lost
 # worker (infrastructure), no longer the provider's `timeout`. Runs recorded before it booked them as the latter.
 WORKER_LOSS = "worker-loss-v1"
+# A worker that took the task but has no such activity (a worker of another version on the queue, mid-deploy): the
+# SDK fails it as NotFoundError. The office's machinery, never the provider's: a lost worker, not an unknown error.
+ACTIVITY_NOT_REGISTERED = "activity-not-registered-v1"
+SDK_NOT_FOUND, NOT_REGISTERED = "NotFoundError", "is not registered on this worker"
 T = TypeVar("T")
 
 
@@ -111,6 +115,9 @@ def worker_lost(err: ActivityError, cand: Candidate, phase: Phase, queue: str) -
         rule, what = "worker.pickup_timeout", f"no worker took the turn from {queue} (its worker is gone)"
     elif is_type(cause, WORKER_SHUTDOWN):
         rule, what = "worker.shutdown", f"worker {worker} shut down"
+    elif is_type(cause, SDK_NOT_FOUND) and NOT_REGISTERED in str(cause) and workflow.patched(ACTIVITY_NOT_REGISTERED):
+        rule = "worker.activity_not_registered"
+        what = f"worker {worker} does not run {err.activity_type or 'the activity'} (a worker of another version?)"
     else:
         return None
     return Classification(

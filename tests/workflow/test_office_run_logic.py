@@ -145,6 +145,24 @@ async def test_a_lost_worker_is_retried_on_the_same_route_at_no_cost_to_the_prov
     assert all(e.startswith("worker lost: worker ") and e.endswith(" shut down") for e in named), named
 
 
+async def test_a_worker_without_the_turn_activity_is_a_lost_worker_never_the_providers_fault(run):
+    """A worker of another version on the queue takes the turn but has no such activity: the SDK fails it as
+    NotFoundError (the text below is the SDK's). That is the office's fault: the same route again, no fallback, no
+    health effect; before, it was read as the provider's unknown error and ended the run."""
+    missing = ApplicationError(
+        "Activity function session_turn for workflow w is not registered on this worker, available activities: "
+        "record_attempt, resolve_route",
+        type="NotFoundError",
+    )
+    fakes = FakeActivities([plan("a", "b", max_attempts=2)], turns={"a": [missing, missing]})
+    handle = await run(fakes)
+    done = await handle.result()
+    assert done.status is RunStatus.completed and done.output == "answer from a" and done.fallback_count == 0
+    lost = [(r.failure.code, r.failure.rule, r.decision.health) for r in fakes.recorded if r.failure and r.decision]
+    assert lost == [(ErrorCode.worker_lost, "worker.activity_not_registered", None)] * 2
+    assert all("does not run session_turn" in (a.excerpt or "") for a in done.attempts[:2]), done.attempts
+
+
 async def test_a_parked_run_waits_for_resume_then_re_resolves_its_route(run):
     fakes = FakeActivities([plan("a"), plan("a")], turns={"a": [provider_failure(ErrorCode.auth_required)]})
     handle = await run(fakes)
