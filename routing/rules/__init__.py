@@ -22,6 +22,8 @@ below make the precedence the design asks for explicit (tests/unit/test_classifi
         vocabulary (errno names, exception class names, DNS, TLS, a peer that closed the connection)
 - 0.76  an agent's own catch-all error class (OpenCode `UnknownError`): stays unknown unless its words say more
 - 0.75  stream-cut, timeout, server-unavailable wording (incidental words: lower than any credential rule)
+- 0.74  an OAuth refresh said to have failed with no reason (any network or server words beside it decide); the
+        SDKs' catch-all connection class
 - 0.70  HTTP 429/5xx/408/413 (Cloudflare's 520-525 included)
 - 0.55  generic body types (`invalid_request_error`, `api_error`, `server_error`, `INTERNAL`): a specific
         message always beats them

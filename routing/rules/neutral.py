@@ -166,13 +166,12 @@ NEUTRAL = table(
             r"|(?:not able|unable|failed|could not|couldn.t) to authenticate"
             # an OAuth or access token past its life ("OAuth access token has expired", "Claude OAuth token expired")
             r"|\b(?:oauth|access|bearer|auth|refresh) token (?:has |had |is |was )?(?:expired|invalid|revoked)"
-            # an OAuth token that could not be refreshed, in any words (Codex "Your access token could not be refreshed
-            # because your refresh token was already used", "OAuth refresh failed", RFC 6749's `invalid_grant`): the
-            # login is gone until someone signs in again, which no retry does
+            # an OAuth token that could not be refreshed (Codex "Your access token could not be refreshed because your
+            # refresh token was already used", RFC 6749's `invalid_grant`): the login is gone until someone signs in
+            # again, which no retry does
             r"|\btoken\b[^.]{0,20}\b(?:could not|couldn.t|cannot|can.t|failed to) be refreshed\b"
-            r"|\b(?:token|oauth|credentials?) refresh(?:ing)? (?:has |had )?failed\b|\bfailed to refresh (?:the )?"
-            r"(?:oauth |access |auth )?(?:token|credentials?)\b|\brefresh token (?:was |has been |is )?(?:already used"
-            r"|reused|invalidated|not found|missing)|\binvalid_grant\b"
+            r"|\brefresh token (?:was |has been |is )?(?:already used|reused|invalidated|not found|missing)"
+            r"|\binvalid_grant\b"
             r"|\b(?:log|sign) (?:out and (?:log|sign) )?in again\b"
             # the agents' and SDKs' classes for it (OpenCode ProviderAuthError, which carries the provider's words)
             r"|\bProviderAuthError\b"
@@ -187,6 +186,16 @@ NEUTRAL = table(
             r"|无效的\s*(?:api ?key|密钥|令牌|token)",
             E.auth_required,
             0.92,
+        ),
+        # a refresh said to have failed, with no reason ("Gemini CLI OAuth refresh failed (HTTP 400 Bad Request)",
+        # "Token refresh failed"): a login to renew, unless the words beside it name a network fault or a server error
+        # (the token endpoint unreachable or down), which rank above it
+        (
+            "oauth_refresh_failed",
+            r"\b(?:token|oauth|credentials?) refresh(?:ing)? (?:has |had )?failed\b"
+            r"|\bfailed to refresh (?:the )?(?:oauth |access |auth )?(?:token|credentials?)\b",
+            E.auth_required,
+            0.74,
         ),
         # a cloud IAM refusal (Google's PERMISSION_DENIED: "Permission 'aiplatform.endpoints.predict' denied on
         # resource …", "Permission denied on resource project …"): the credential lacks a grant, the user's to give
@@ -278,6 +287,8 @@ NEUTRAL = table(
             r"|\b(?:input|prompt|context)s?\b[\w ]{0,25}?\W{0,2}\d[\d,]*\W{0,2}(?: tokens?)?\W{0,2} "
             r"(?:exceeds?|exceeded|is (?:greater|larger|longer|more) than) (?:the |its |our )?(?:model.s )?"
             r"(?:max\w*|limit|allowed|context|configured)\b"
+            # (not a budget counted over a window: "input tokens per minute … exceeds the limit" is a rate limit)
+            r"(?![^.\n]{0,60}\b(?:per (?:minute|min|hour|day|month)|[RT]P[MHD])\b)"
             # Chinese: over the context or input length
             r"|超(?:出|过)(?:了)?(?:模型)?(?:最大)?(?:上下文|输入)(?:长度|窗口)",
             E.context_length_exceeded,
@@ -730,7 +741,7 @@ NEUTRAL = table(
             # the upstream failed ("no healthy upstream", Envoy's "upstream connect error", a relay's "Upstream request
             # failed"); not "upstream" alone, which only says where a status came from ("Upstream provider X returned
             # HTTP 404": the status decides)
-            r"|\bno healthy upstream|\bupstream (?:connect |request )?(?:error|failed|failure|timeout|timed out)"
+            r"|\bno healthy upstream|\bupstream[ _](?:connect |request )?(?:error|failed|failure|timeout|timed out)"
             r"|\bupstream (?:is |server is |service is )?(?:unavailable|down)\b"
             # OpenAI "The server had an error while processing your request. Sorry about that! You can retry …"
             r"|server had an error|you can retry your request",
