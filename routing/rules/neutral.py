@@ -170,9 +170,9 @@ NEUTRAL = table(
             # refresh token was already used", RFC 6749's `invalid_grant`): the login is gone until someone signs in
             # again, which no retry does
             r"|\btoken\b[^.]{0,20}\b(?:could not|couldn.t|cannot|can.t|failed to) be refreshed\b"
-            r"|\brefresh token (?:was |has been |is )?(?:already used|reused|invalidated|not found|missing)"
+            r"|\brefresh token\b[^.]{0,20}\b(?:already (?:been )?used|reused|invalidated|not found|missing)"
             r"|\binvalid_grant\b"
-            r"|\b(?:log|sign) (?:out and (?:log|sign) )?in again\b"
+            r"|\b(?:log|sign)(?:ging)? (?:out and (?:log|sign)(?:ging)? )?in again\b|\bre-?authenticate\b|\bre-?login\b"
             # the agents' and SDKs' classes for it (OpenCode ProviderAuthError, which carries the provider's words)
             r"|\bProviderAuthError\b"
             r"|\binvalid (?:oauth |access |bearer |auth )token\b"
