@@ -183,6 +183,7 @@ def catalogue_fingerprint() -> str:
     parts += [[(w.name, w.pattern.pattern, w.seconds) for w in WINDOWS], LONG_WINDOW_S, BUDGET.pattern]
     parts += [LIMIT_SPENT.pattern, SPENT_CONFIDENCE, ACTUAL_OVER_LIMIT.pattern]
     parts += [sorted(_KEY_FIELDS), sorted(_STATUS_FIELDS), sorted(_MESSAGE_FIELDS), list(_MESSAGE_SUFFIXES)]
+    parts += [sorted(_FINISH_FIELDS)]
     parts += [sorted(GRPC_CODES.items()), _GRPC_STATUS.pattern, _GRPC_NAME.pattern]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
@@ -217,6 +218,9 @@ _STATUS_FIELDS = frozenset(
 _MESSAGE_FIELDS = frozenset(
     {"message", "detail", "error", "error_description", "errormessage", "error_message", "msg", "raw", "title"}
 )
+# Fields that say why a generation ended: a policy stop inside a 200 is a refusal, a length stop an answer cut short.
+# (Not ACP's `stopReason`: an agent reports `refusal` there for a tool call the user rejected too.)
+_FINISH_FIELDS = frozenset({"finishreason", "finish_reason", "stop_reason"})
 # A field named for a message in a gateway's own style (Portkey's `html-message`) carries words too.
 _MESSAGE_SUFFIXES = ("-message", "_message", "message")
 _MAX_DEPTH = 8
@@ -267,6 +271,8 @@ def _scalar(name: str, value: Any, fields: "BodyFields") -> None:
         fields.messages.append(f"[quotaId: {text}]")
     elif name == "blockreason":  # Gemini promptFeedback.blockReason: a refusal even inside a 200 or a relayed 429
         fields.messages.append(f"[blockReason: {text}]")
+    elif name in _FINISH_FIELDS:  # why a generation ended (Gemini SAFETY, OpenAI content_filter, Anthropic refusal)
+        fields.messages.append(f"[finishReason: {text}]")
     elif (name in _MESSAGE_FIELDS or name.endswith(_MESSAGE_SUFFIXES)) and text:
         fields.messages.append(text)
         if name == "error" and re.fullmatch(r"[a-z_]+", text):  # `{"error": "rate_limit_exceeded"}`

@@ -9,7 +9,8 @@ below make the precedence the design asks for explicit (tests/unit/test_classifi
 - 0.975 a request over the whole budget of its window (`Limit N, Requested M`, M > N: routing/rules/windows.py);
         a rate limit over a window of an hour or longer reads as a quota one step above the rate-limit rule
 - 0.97  a provider's numbered error codes (Zhipu 1113, 1301)
-- 0.96  billing / credit / quota wording (so it beats any status, including 429 and 400)
+- 0.96  billing / credit / quota wording (so it beats any status, including 429 and 400); a content filter that
+        failed to run (no verdict, one step above the filter's words)
 - 0.95  specific provider body type/code keys (`insufficient_quota`, `invalid_api_key`, `overloaded_error`),
         content policy, missing credential variables, JSON-RPC auth_required
 - 0.92  authentication, model-availability, context-length wording
@@ -19,12 +20,17 @@ below make the precedence the design asks for explicit (tests/unit/test_classifi
 - 0.85  rate-limit wording
 - 0.80  HTTP 401/402/529 (a separate status or one found in the text); network failures in a runtime's own
         vocabulary (errno names, exception class names, DNS, TLS, a peer that closed the connection)
+- 0.76  an agent's own catch-all error class (OpenCode `UnknownError`): stays unknown unless its words say more
 - 0.75  stream-cut, timeout, server-unavailable wording (incidental words: lower than any credential rule)
+- 0.74  an OAuth refresh said to have failed with no reason (any network or server words beside it decide); the
+        SDKs' catch-all connection class
 - 0.70  HTTP 429/5xx/408/413 (Cloudflare's 520-525 included)
 - 0.55  generic body types (`invalid_request_error`, `api_error`, `server_error`, `INTERNAL`): a specific
         message always beats them
 - 0.60  an endpoint path that is not served, named in the text (`Invalid URL (POST /v1/…)`, `Cannot POST /…`)
 - 0.50  HTTP 404 (the model the request named) and other 4xx
+- 0.49  a tool's headline that it could not set a provider up ("Failed to configure provider"): a carried
+        status or cause decides
 - 0.48  an agent UI's connection headline ("trouble connecting", "unable to reach the provider"): a carried
         status decides
 - 0.45  a client's own retries given up with no cause carried; the generic `invalid_request_error` kind
@@ -44,7 +50,7 @@ Target = Literal["text", "key", "exception"]
 
 # The rules catalogue's version, stored with every classification it makes. Bump it with any change to a rule, the
 # status table or the structured signals (tests/unit/test_classifier.py holds the fingerprint of each version).
-CATALOGUE_VERSION = "errors-2026.12.7"
+CATALOGUE_VERSION = "errors-2026.12.8"
 
 # Tie-break between tables at equal confidence: the more specific table wins.
 PRECEDENCE: dict[str, int] = {"agent": 4, "provider": 3, "neutral": 2, "body": 1, "exception": 1}

@@ -35,6 +35,9 @@ NEUTRAL = table(
             r"|\bcredits?\b[^.]{0,30}\b(?:restricted|suspended|disabled)\b"
             # a key's own spend cap (OpenRouter "Key limit exceeded (total limit)")
             r"|\bkey limit (?:exceeded|reached)|\b(?:spend|spending|credit) (?:cap|limit) (?:exceeded|reached|hit)"
+            # a balance run dry in the user's words (Roo Code "run out of funds/credits", xAI "You have run out of
+            # credits or need a Grok subscription"); not the remedy "add credits" alone, which a plan window offers too
+            r"|\b(?:ran|run|running|are|is) out of (?:funds|credits?|balance|money)\b|\bout of funds\b"
             # Chinese: balance insufficient
             r"|余额不足",
             E.subscription_required,
@@ -163,6 +166,15 @@ NEUTRAL = table(
             r"|(?:not able|unable|failed|could not|couldn.t) to authenticate"
             # an OAuth or access token past its life ("OAuth access token has expired", "Claude OAuth token expired")
             r"|\b(?:oauth|access|bearer|auth|refresh) token (?:has |had |is |was )?(?:expired|invalid|revoked)"
+            # an OAuth token that could not be refreshed (Codex "Your access token could not be refreshed because your
+            # refresh token was already used", RFC 6749's `invalid_grant`): the login is gone until someone signs in
+            # again, which no retry does
+            r"|\btoken\b[^.]{0,20}\b(?:could not|couldn.t|cannot|can.t|failed to) be refreshed\b"
+            r"|\brefresh token\b[^.]{0,20}\b(?:already (?:been )?used|reused|invalidated|not found|missing)"
+            r"|\binvalid_grant\b"
+            r"|\b(?:log|sign)(?:ging)? (?:out and (?:log|sign)(?:ging)? )?in again\b|\bre-?authenticate\b|\bre-?login\b"
+            # the agents' and SDKs' classes for it (OpenCode ProviderAuthError, which carries the provider's words)
+            r"|\bProviderAuthError\b"
             r"|\binvalid (?:oauth |access |bearer |auth )token\b"
             # a login a policy asks to renew (Google's RAPT reauthentication, "Reauthentication is needed. Please run
             # gcloud auth application-default login")
@@ -174,6 +186,16 @@ NEUTRAL = table(
             r"|无效的\s*(?:api ?key|密钥|令牌|token)",
             E.auth_required,
             0.92,
+        ),
+        # a refresh said to have failed, with no reason ("Gemini CLI OAuth refresh failed (HTTP 400 Bad Request)",
+        # "Token refresh failed"): a login to renew, unless the words beside it name a network fault or a server error
+        # (the token endpoint unreachable or down), which rank above it
+        (
+            "oauth_refresh_failed",
+            r"\b(?:token|oauth|credentials?) refresh(?:ing)? (?:has |had )?failed\b"
+            r"|\bfailed to refresh (?:the )?(?:oauth |access |auth )?(?:token|credentials?)\b",
+            E.auth_required,
+            0.74,
         ),
         # a cloud IAM refusal (Google's PERMISSION_DENIED: "Permission 'aiplatform.endpoints.predict' denied on
         # resource …", "Permission denied on resource project …"): the credential lacks a grant, the user's to give
@@ -211,6 +233,31 @@ NEUTRAL = table(
             E.content_policy,
             0.95,
         ),
+        # a generation ended for a policy reason, named by the finish reason a body carries (Gemini `finishReason:
+        # SAFETY`, `RECITATION`, `BLOCKLIST`, `SPII`; OpenAI's and Azure's `finish_reason: content_filter`;
+        # Anthropic's `stop_reason: refusal`) or by an agent's notice for it (Gemini CLI "Response stopped due to
+        # recitation policy", "… due to forbidden terms"): a refusal even inside a 200. Not ACP's camel-case
+        # `stopReason: refusal`, which an agent also sends for a tool call the user rejected
+        (
+            "finish_reason_policy",
+            r"\b(?:finish_?reason|stop_reason)\W{0,4}(?:FinishReason\.|FINISH_REASON_)?(?:SAFETY|RECITATION|BLOCKLIST"
+            r"|PROHIBITED_CONTENT|SPII|IMAGE_SAFETY|IMAGE_PROHIBITED_CONTENT|IMAGE_RECITATION|content[_-]filter"
+            r"|refusal)\b|\bContentFilterFinishReasonError\b"
+            r"|\b(?:response|output|generation|answer|candidate)\b[^.]{0,20}\b(?:stopped|blocked|halted|ended) "
+            r"(?:due to|because of|for) (?:the |a )?(?:\w+ ){0,2}(?:safety|recitation|forbidden terms|prohibited"
+            r"|blocklist|personally identifiable|copyright)",
+            E.content_policy,
+            0.95,
+        ),
+        # the content filter itself failed, which is no verdict on the text (Azure's `content_filter_error` "The
+        # contents are not filtered", sent when the filtering service is down or too slow): a service fault,
+        # one step above the filter's words
+        (
+            "content_filter_failed",
+            r"\bcontent_filter_error\b|\bcontents? (?:are|is|were|was) not filtered\b",
+            E.provider_unavailable,
+            0.96,
+        ),
         (
             "context_length",
             r"context[_ ]length|maximum context|context (?:window|size|limit|overflow)|prompt is too long"
@@ -234,7 +281,14 @@ NEUTRAL = table(
             # ContextWindowExceededError)
             r"|\(\d[\d,]* tokens\) exceeds? the maximum\b|exceeds? the maximum allowed (?:input |prompt )?length"
             r"|exceed\w* (?:the )?(?:model(?:.s)? )?(?:max(?:imum)? )?token limit\b|--allow-auto-truncate"
-            r"|ContextWindowExceeded"
+            r"|ContextWindowExceeded|\bContextOverflowError\b"
+            # an input's size against its limit as numbers, in any words (Ark "Input length 203743 exceeds the maximum
+            # length 202752", Copilot "prompt token count of 28000 exceeds the limit of 12288")
+            r"|\b(?:input|prompt|context)s?\b[\w ]{0,25}?\W{0,2}\d[\d,]*\W{0,2}(?: tokens?)?\W{0,2} "
+            r"(?:exceeds?|exceeded|is (?:greater|larger|longer|more) than) (?:the |its |our )?(?:model.s )?"
+            r"(?:max\w*|limit|allowed|context|configured)\b"
+            # (not a budget counted over a window: "input tokens per minute … exceeds the limit" is a rate limit)
+            r"(?![^.\n]{0,60}\b(?:per (?:minute|min|hour|day|month)|[RT]P[MHD])\b)"
             # Chinese: over the context or input length
             r"|超(?:出|过)(?:了)?(?:模型)?(?:最大)?(?:上下文|输入)(?:长度|窗口)",
             E.context_length_exceeded,
@@ -255,7 +309,11 @@ NEUTRAL = table(
         (
             "answer_over_length",
             r"\bresponse exceeded the \d+ output token maximum|\boutput token (?:maximum|limit)\b"
-            r"|\blength limit was reached\b|\bLengthFinishReasonError\b",
+            r"|\blength limit was reached\b|\bLengthFinishReasonError\b|\bMessageOutputLengthError\b"
+            # the finish reason that says so (Anthropic `stop_reason: max_tokens` and `model_context_window_exceeded`,
+            # Gemini `MAX_TOKENS`), and an agent's notice for it (Gemini CLI "Response truncated due to token limits")
+            r"|\b(?:finish_?reason|stop_reason)\W{0,4}(?:FinishReason\.)?(?:MAX_TOKENS|model_context_window_exceeded)\b"
+            r"|\b(?:response|output|answer)\b[^.]{0,20}\btruncated due to (?:the )?(?:token|length|output) limits?",
             E.context_length_exceeded,
             0.93,
         ),
@@ -274,6 +332,18 @@ NEUTRAL = table(
             "model_gone",
             r"\bmodels?\b.*\b(?:not found|does not exist|not supported|is not available|has been deprecated"
             r"|decommissioned)|(?:unknown|invalid) model|DeploymentNotFound|no such model"
+            # a model's lifecycle ended, in any of its words (gh-aw "model 'x' is retired or unsupported", "has been
+            # retired", "is no longer available", "reached its end of life", "discontinued", "sunset")
+            r"|\bmodels?\b[^.]{0,60}\b(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:retired|unsupported"
+            r"|discontinued|deprecated|sunset(?:ted)?|removed|no longer (?:available|supported|served|offered))\b"
+            r"|\b(?:retired|unsupported|discontinued|deprecated|decommissioned) models?\b"
+            r"|\bmodels?\b[^.]{0,60}\b(?:reached|past) (?:its |their )?end[- ]of[- ]life\b"
+            # a retired model named without the word, with its successor ("Claude Sonnet 4.5 is no longer available.
+            # Please switch to Claude Sonnet 4.6.")
+            r"|\bno longer (?:available|supported|served|offered)\W{1,3}(?:please )?(?:switch|migrate|move|upgrade)"
+            r" to\b"
+            # an SDK's or agent's class for it (OpenCode ProviderModelNotFoundError, the AI SDK's NoSuchModelError)
+            r"|\b\w*(?:ModelNotFound|NoSuchModel|UnknownModel|ModelNotSupported)(?:Error|Exception)\b"
             # Bedrock "The provided model identifier is invalid"
             r"|model (?:identifier|id)\b[^.]{0,10}\bis (?:invalid|not valid)"
             # AWS's own validation of the id's shape: "Value '…' at 'modelId' failed to satisfy constraint"
@@ -316,10 +386,25 @@ NEUTRAL = table(
             r"\bunknown (?:llm )?provider\b|\bllm provider not provided\b|\bprovider not (?:found|supported)\b"
             # a tool that cannot set its provider up (Crush "Failed to configure providers: bedrock provider only
             # supports anthropic models")
-            r"|\bfailed to configure (?:the )?providers?\b|\bprovider only supports\b",
+            r"|\bprovider only supports\b"
+            # a provider the agent could not set up (OpenCode ProviderInitError "Failed to initialize provider", the AI
+            # SDK's NoSuchProviderError)
+            r"|\bfailed to initiali[sz]e (?:the )?provider\b|\b(?:ProviderInit|NoSuchProvider|ProviderNotFound)Error\b"
+            # a setting the provider requires that the route does not give (a Google Cloud project, an Azure endpoint or
+            # api version): "requires a Google Cloud project", "set `provider.google.options.projectId` in your config"
+            r"|\brequires? (?:a |an )?(?:google cloud |gcp |cloud )?project\b|\bset\W{0,2}[\w.]+\W{0,2} in your "
+            r"(?:\w+ )?config\b|\b(?:project(?: id)?|region|location|endpoint|base url|api version) (?:is )?(?:required"
+            r"|missing|not (?:set|configured))\b"
+            # an SDK that cannot tell which project or region to call (AnthropicVertex "Could not resolve project_id")
+            r"|\b(?:could not|couldn.t|unable to) (?:resolve|determine|find) (?:the |your )?"
+            r"(?:project(?:[_ ]id)?|region|location)\b",
             E.provider_not_configured,
             0.92,
         ),
+        # a tool's headline that it could not set the provider up (Goose "Failed to configure provider: init chat
+        # completion request with tool did not succeed"): the cause printed with it decides (a status, a reply it could
+        # not decode, a refused key), as for an agent's connection headline; alone, the route's configuration
+        ("configure_headline", r"\bfailed to configure (?:the )?providers?\b", E.provider_not_configured, 0.49),
         # a base URL whose path the gateway does not route (Kong's "no Route matched with those values"): the
         # route's endpoint is misconfigured, whatever model the failing URL names; a step above the model wording
         ("route_not_found", r"\bno route matched\b", E.provider_not_configured, 0.93),
@@ -390,6 +475,11 @@ NEUTRAL = table(
             "server_busy",
             r"\bserver (?:is )?busy\b|\bllm busy\b|\bno (?:free |idle )?slots? (?:is |are )?available"
             r"|maximum pending requests|\bqueue (?:is )?full\b|\ball slots (?:are )?(?:busy|occupied|in use)"
+            # a slot, a worker or the server itself taken in other words (llamafile "slot unavailable", llama.cpp's
+            # `server_overloaded`, KoboldCpp "Server is busy", "too many pending requests")
+            r"|\bslots? (?:is |are )?(?:unavailable|busy|occupied|full)\b|\bno (?:free |idle )?slots? (?:left|free)\b"
+            r"|\b(?:too many|max(?:imum)? (?:number of )?) ?(?:pending|queued|waiting) requests\b"
+            r"|\b(?:model|engine|worker|backend) (?:is )?(?:currently )?busy\b"
             # a request put in a queue behind others (Trae "Too many current requests. Your queue position is 66")
             r"|\bqueue position is \d+|\bposition in (?:the )?queue\b",
             E.provider_overloaded,
@@ -610,7 +700,12 @@ NEUTRAL = table(
             # ClientPayloadError, OkHttp "unexpected end of stream", .NET "The response ended prematurely", Go/Ktor
             # "unexpected EOF"
             r"|\b(?:TypeError|Error): terminated\b|response payload is not completed|ClientPayloadError"
-            r"|unexpected end of stream|\bended prematurely|\bunexpected EOF\b",
+            r"|unexpected end of stream|\bended prematurely|\bunexpected EOF\b"
+            # a reply body the client could not read to its end (reqwest's Decode and Body kinds "error decoding
+            # response body", "error reading a body from connection"; "Unexpected end of JSON input"; serde "EOF while
+            # parsing")
+            r"|\berror decoding response body\b|\berror reading a body from connection\b"
+            r"|\bunexpected end of JSON input\b|\bEOF while parsing an? (?:value|object|string|list)\b",
             E.stream_truncated,
             0.75,
         ),
@@ -642,7 +737,12 @@ NEUTRAL = table(
         ),
         (
             "unavailable",
-            r"service unavailable|temporarily unavailable|bad gateway|internal server error|server error|upstream"
+            r"service unavailable|temporarily unavailable|bad gateway|internal server error|server error"
+            # the upstream failed ("no healthy upstream", Envoy's "upstream connect error", a relay's "Upstream request
+            # failed"); not "upstream" alone, which only says where a status came from ("Upstream provider X returned
+            # HTTP 404": the status decides)
+            r"|\bno healthy upstream|\bupstream[ _](?:connect |request )?(?:error|failed|failure|timeout|timed out)"
+            r"|\bupstream (?:is |server is |service is )?(?:unavailable|down)\b"
             # OpenAI "The server had an error while processing your request. Sorry about that! You can retry …"
             r"|server had an error|you can retry your request",
             E.provider_unavailable,
@@ -740,6 +840,11 @@ BODY = table(
             E.subscription_required,
             0.96,
         ),
+        # an agent's own name for an error it could not place (OpenCode's catch-all `UnknownError`, whose message is
+        # its server's "Unexpected server error. Check server logs for details."): no provider fault is known, so it
+        # stays unknown (fail closed), a step above the generic server words; what its message names (a network
+        # word, a rate limit, a model) still decides
+        ("agent_unknown", r"unknownerror", E.unknown, 0.76),
         # generic keys (0.55): any specific message beats them
         (
             "server_error",

@@ -575,6 +575,7 @@ CATALOGUES = {
     "errors-2026.12.5": "1571e1bd22aa4194",
     "errors-2026.12.6": "1c19c7cb9ffc79ff",
     "errors-2026.12.7": "ddffa9bed3964848",
+    "errors-2026.12.8": "d0598e6717c182a6",
 }
 
 
