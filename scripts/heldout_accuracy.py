@@ -58,7 +58,7 @@ def group_of(codes: list[str]) -> str:
 
 def load(pattern: str = "*.jsonl") -> list[dict[str, Any]]:
     lines = []
-    for path in sorted(HELDOUT.glob(pattern)):
+    for path in sorted(p for p in HELDOUT.glob(pattern) if p.suffix == ".jsonl"):  # the README is no set
         lines += [json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines() if raw.strip()]
     return lines
 
