@@ -140,6 +140,9 @@ NEUTRAL = table(
             r"|\bexhausted (?:the |your )?(?:[\w-]+ ){0,3}usage limit"
             # "You've reached your weekly (7-day) usage limit": a plan's usage allowance spent, whatever its window
             r"|\b(?:reached|hit|exceeded|used up) (?:your|the|its) (?:[\w().-]+ ){0,3}usage (?:limit|cap)\b"
+            # a limit only an admin lifts (Claude Code on a team plan: "Limit reached – contact an admin to keep
+            # working")
+            r"|\blimit\b[^.\n]{0,40}\bcontact (?:an? |your )?(?:admin|administrator|workspace owner|owner)\b"
             r"|\bused (?:up )?all (?:of )?(?:your|the|today.s|this \w+.s)\b[^.]{0,30}"
             r"\b(?:usage|quota|credits|allowance)",
             E.quota_limited,
@@ -357,6 +360,10 @@ NEUTRAL = table(
             # under (OpenCode "Session too large to compact - context exceeds model limit")
             r"|\bcontext\b[^.]{0,20}\bexceeds? (?:the )?(?:model(?:.s)? )?(?:limits?|window|maximum|max)\b"
             r"|\btoo (?:large|long|big) to compact\b"
+            # the conversation itself too long (Claude Code's compaction "Conversation too long"), a model's maximum
+            # length in Moonshot's words ("model max length exceeded, max length:8192")
+            r"|\b(?:conversation|session|chat history|history|thread) (?:is )?too (?:long|large|big)\b"
+            r"|\bmodel max(?:imum)? length exceeded\b"
             # an input's size against its limit as numbers, in any words (Ark "Input length 203743 exceeds the maximum
             # length 202752", Copilot "prompt token count of 28000 exceeds the limit of 12288")
             r"|\b(?:input|prompt|context)s?\b[\w ]{0,25}?\W{0,2}\d[\d,]*\W{0,2}(?: tokens?)?\W{0,2} "
@@ -445,7 +452,7 @@ NEUTRAL = table(
             r"|\bmodel version\b[^.]{0,30}\b(?:does not exist|not found)"
             # a relay with no channel serving the model (new-api "No available channel for model …", "无可用渠道"),
             # Chinese "the model does not exist"
-            r"|\bno available channels? for model\b|无可用渠道|模型.{0,20}不存在"
+            r"|\bno available channels? for model\b|无可用渠道|模型.{0,20}不存在|模型(?:暂时|暂|当前)?不可用"
             # a relay or router with nothing that serves the model (AIClient2API "No available providers for type: …
             # that support model: …"); not LiteLLM's "No deployments available", deployments cooling down after
             # rate limits
@@ -491,6 +498,10 @@ NEUTRAL = table(
             # a route with no model set (OpenHuman "no model configured: role 'chat' resolved to an empty model id …
             # set default_model")
             r"|\bno (?:default )?models? (?:is |are )?(?:configured|set|specified|selected)\b"
+            # no provider or model set up at all, in a tool's words (Hermes "No LLM provider configured", Dify "Model is
+            # not configured", MetaGPT's NotConfiguredException "You should config a LLM configuration first")
+            r"|\bno (?:llm |ai |model )?providers? (?:is |are )?(?:configured|set up|selected|found to)\b"
+            r"|\b(?:llm |ai )?(?:provider|model) (?:is )?not (?:yet )?configured\b|\bNotConfigured(?:Exception|Error)\b"
             r"|\bempty model (?:id|name)\b",
             E.provider_not_configured,
             0.92,
@@ -651,6 +662,9 @@ NEUTRAL = table(
             r"rate[ _-]?limit|too many requests|requests per min|tokens per min|\bRPM\b|\bTPM\b"
             # Bedrock Agents "Your request rate is too high. Reduce the frequency of requests."
             r"|request rate is too high|reduce the frequency of (?:your )?requests"
+            # LiteLLM's router with every deployment of the model cooling down after failures, which its proxy answers
+            # with a 429 ("No deployments available for selected model, Try again in 60 seconds")
+            r"|\bno (?:healthy )?deployments? available\b"
             # Alibaba "Request rate increased too quickly", Databricks REQUEST_LIMIT_EXCEEDED ("token bucket limit"),
             # throttled requests
             r"|request rate increased too quickly|request[ _-]?limit[ _-]?exceeded|\btoken bucket\b|\bthrottled\b"
