@@ -92,6 +92,18 @@ NEUTRAL = table(
             # Agents such as Kimi CLI", "only available to Pro subscribers")
             r"|\bplan is (?:currently )?only available for"
             r"|\bonly available (?:to|for) (?:[\w-]+ ){0,3}(?:agents?|clients?|subscribers?|members?|customers?)\b"
+            # (Cursor "only available to paid users", Imagen "only accessible to billed users", `paid_account_required`)
+            r"|\bonly (?:available|accessible) (?:to|for|on|with) (?:the )?(?:paid|pro|premium|plus|subscribed|billed"
+            r"|business|team|enterprise) (?:users?|accounts?|plans?|tiers?)\b"
+            r"|\bpaid[_ ](?:account|plan|subscription)[_ ]required\b"
+            # a subscription, membership or trial the account lacks or that ran out ("You don't have an active
+            # subscription", "No active subscription found", CodeGPT "Non active subscription", "Your subscription has
+            # expired", "Your free trial has ended")
+            r"|\b(?:no |without (?:an? )?|(?:do|does|did)(?:n.t| not) have (?:an? |any )?)(?:active |valid |paid )?"
+            r"(?:subscription|membership)\b(?! (?:key|id)\b)"
+            r"|\b(?:non[- ]?active|inactive|expired|lapsed) (?:subscription|membership)\b"
+            r"|\b(?:subscription|membership|free trial|trial(?: period)?|plan)\b (?:has |have )?(?:expired|ended|lapsed"
+            r"|been cancell?ed|is inactive|is not active)\b"
             # a subscription or paid plan named as what the request needs (Ollama Cloud "this model requires a
             # subscription, upgrade for access", Cursor "Without the pro plan, you do not have access to this
             # feature/model", "Please use a Pro or Business subscription")
@@ -144,7 +156,8 @@ NEUTRAL = table(
             # working")
             r"|\blimit\b[^.\n]{0,40}\bcontact (?:an? |your )?(?:admin|administrator|workspace owner|owner)\b"
             r"|\bused (?:up )?all (?:of )?(?:your|the|today.s|this \w+.s)\b[^.]{0,30}"
-            r"\b(?:usage|quota|credits|allowance)",
+            # (a plan's allowance counted in requests or messages: "You've used all your fast requests for this month")
+            r"\b(?:usage|quota|credits|allowance|requests|messages|prompts|uses)",
             E.quota_limited,
             0.96,
         ),
@@ -205,6 +218,8 @@ NEUTRAL = table(
             # (a remedy that names "authentication methods" is advice beside another failure, not a refusal)
             r"|authentication(?! methods?\b)"
             r"|access denied|invalid subscription key|not logged in|please (?:log ?in|login|authenticate)"
+            # no login at all, in other words ("You are not signed in", "Not authenticated")
+            r"|\bnot (?:signed|logged) in\b|\bnot authenticated\b"
             r"|api key (?:has )?expired|expired (?:api )?key|renew the api key"
             # AWS SigV4 (UnrecognizedClientException), a revoked OAuth token, a key whose user is gone (OpenRouter)
             r"|security token included in the request is (?:invalid|expired)|UnrecognizedClientException"
