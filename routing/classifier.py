@@ -82,6 +82,9 @@ STATUS_CODES: dict[int, tuple[ErrorCode, float]] = {
     408: (ErrorCode.timeout, 0.7),
     413: (ErrorCode.context_length_exceeded, 0.7),
     429: (ErrorCode.rate_limited, 0.7),
+    # nginx's "client closed request": the connection was given up before any reply, by the client or a proxy on the
+    # way; nothing says the request was wrong
+    499: (ErrorCode.network_unavailable, 0.6),
     500: (ErrorCode.provider_unavailable, 0.7),
     502: (ErrorCode.provider_unavailable, 0.7),
     503: (ErrorCode.provider_unavailable, 0.7),
@@ -125,6 +128,8 @@ _TEXT_STATUS = [
     re.compile(r"^\W{0,3}(\d{3}) (?=[A-Z])"),
     # a wrapper's own words for the status it got ("provider returned 402:", "responded with 503")
     re.compile(r"\b(?:returned|responded with|received|got)\s+(?:an?\s+)?(?:HTTP\s+)?(?:status\s+)?(\d{3})\b", re.I),
+    # a client's "Response 402: Rate limit reached" (gpt4free's providers)
+    re.compile(r"\bresponse (\d{3}):", re.I),
     # a CDN's error page as text: Google Front End "502. That’s an error.", CloudFront "502 ERROR"
     re.compile(r"\b(\d{3})\.\s+That.s an error\b"),
     re.compile(r"\b(\d{3}) ERROR\b"),
@@ -185,6 +190,7 @@ def catalogue_fingerprint() -> str:
     parts += [sorted(_KEY_FIELDS), sorted(_STATUS_FIELDS), sorted(_MESSAGE_FIELDS), list(_MESSAGE_SUFFIXES)]
     parts += [sorted(_FINISH_FIELDS)]
     parts += [sorted(GRPC_CODES.items()), _GRPC_STATUS.pattern, _GRPC_NAME.pattern]
+    parts += [PAYMENT_STATUS, PAYMENT_LIMIT, SERVER_UPSTREAM, NOT_FOUND_KIND, _NOT_FOUND_KEY.pattern]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
@@ -492,6 +498,7 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
             candidates.append(Candidate(f"{prefix}.{status}", code_conf[0], code_conf[1], 0))
 
     candidates += _structured_candidates(signal)
+    candidates += _answered_candidates(signal.status, status, candidates, keys)
     candidates += _limit_candidates(text, candidates, retry_after)
     if any(c.rule == OVER_BUDGET for c in candidates):
         retry_after = None  # no reset lets it fit: the reset the text names is not worth waiting for
@@ -506,6 +513,40 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
 
 
 OVER_BUDGET = "budget.request_over_limit"
+PAYMENT_STATUS = 402
+PAYMENT_LIMIT = "payment.limit"
+SERVER_UPSTREAM = "status.server_upstream"
+NOT_FOUND_KIND = "status.404_not_found"
+_NOT_FOUND_KEY = re.compile(r"not_?found(?:_error)?", re.I)
+
+
+def _answered_candidates(
+    separate: int | None, status: int | None, candidates: list[Candidate], keys: list[str]
+) -> list[Candidate]:
+    """What a status says about the other words beside it.
+
+    A limit under 402 Payment Required ("402 Rate limited") is a spent allowance, never a per-minute rate: a quota,
+    one step above the rate-limit words. A 5xx the office received as a separate status is a reply from the server it
+    called, so a connection failure named inside it ("rpc error: code = Unavailable desc = … connect: connection
+    refused", a local server that cannot reach the backend it started) is that server's own upstream, not the
+    office's network path: the provider is unavailable, one step above the network words. A 404 whose body names a
+    not-found kind (Google's `status: NOT_FOUND`, "Requested entity was not found.") is the model the request named,
+    one step above the generic kind a relay wraps it in (`"type": "api_error"` with `upstreamStatus: 404`)."""
+    found: list[Candidate] = []
+    limits = [c.confidence for c in candidates if c.code is ErrorCode.rate_limited]
+    if status == PAYMENT_STATUS and limits:
+        found.append(Candidate(PAYMENT_LIMIT, ErrorCode.quota_limited, min(0.99, max(limits) + 0.01), 0))
+    network = [c.confidence for c in candidates if c.code is ErrorCode.network_unavailable]
+    server_answered = (
+        separate is not None
+        and separate >= 500
+        and STATUS_CODES.get(separate, OTHER_4XX)[0] is ErrorCode.provider_unavailable
+    )
+    if network and server_answered:
+        found.append(Candidate(SERVER_UPSTREAM, ErrorCode.provider_unavailable, min(0.99, max(network) + 0.01), 0))
+    if status == 404 and any(_NOT_FOUND_KEY.fullmatch(k) for k in keys):
+        found.append(Candidate(NOT_FOUND_KIND, ErrorCode.model_unavailable, 0.56, 0))
+    return found
 
 
 WAIT_IS_WINDOW = "window.wait"
@@ -517,11 +558,14 @@ def _limit_candidates(text: str, candidates: list[Candidate], retry_after: float
     """A limit read as data: a request over its whole budget, or a rate limit over a window no short retry
     outlasts (named, or measured by the wait it asks for), is a quota (wait for the reset or fall back), whatever
     wording named it."""
-    if over_budget(text):
+    window = window_of(text)
+    # a request over the model's own token limit ("exceeded model token limit: 262144 (requested: 287431)") is a
+    # context overflow, which no budget window resets: only a limit beside a window, or with no context words, is one
+    context = any(c.code is ErrorCode.context_length_exceeded for c in candidates)
+    if over_budget(text) and (window is not None or not context):
         return [Candidate(OVER_BUDGET, ErrorCode.quota_limited, 0.975, 0)]
     limits = [c.confidence for c in candidates if c.code is ErrorCode.rate_limited]
     long_wait = retry_after is not None and retry_after >= LONG_WINDOW_S
-    window = window_of(text)
     if not limits:
         if window is not None and window.seconds >= LONG_WINDOW_S and LIMIT_SPENT.search(text):
             return [Candidate(f"window.{window.name}", ErrorCode.quota_limited, SPENT_CONFIDENCE, 0)]

@@ -8,13 +8,18 @@ below make the precedence the design asks for explicit (tests/unit/test_classifi
         "usage limit reached|<epoch>")
 - 0.975 a request over the whole budget of its window (`Limit N, Requested M`, M > N: routing/rules/windows.py);
         a rate limit over a window of an hour or longer reads as a quota one step above the rate-limit rule
-- 0.97  a provider's numbered error codes (Zhipu 1113, 1301)
-- 0.96  billing / credit / quota wording (so it beats any status, including 429 and 400); a content filter that
-        failed to run (no verdict, one step above the filter's words)
+- 0.97  a provider's numbered error codes (Zhipu 1113, 1301); a key's own spend cap (OpenRouter "Key limit
+        exceeded"), one step above the balance words beside it
+- 0.96  billing / credit / quota / membership wording (so it beats any status, including 429 and 400, and a
+        "rejected credentials" headline over it); a content filter that failed to run (no verdict, one step above the
+        filter's words)
 - 0.95  specific provider body type/code keys (`insufficient_quota`, `invalid_api_key`, `overloaded_error`),
         content policy, missing credential variables, JSON-RPC auth_required
 - 0.92  authentication, model-availability, context-length wording
-- 0.90  capacity/overload wording, exception types, ACP exit 127/126
+- 0.91  a peer that closed before sending any reply (nothing was cut short), above the exception class httpx raises
+        for a cut body too
+- 0.90  capacity/overload wording, exception types, ACP exit 127/126; a CDN's firewall block page (the path, above
+        the 403 and the SDKs' PermissionDenied class that carry it)
 - 0.88  a request refused as ill-formed, by its validation's vocabulary (a field path into the messages, tool calls
         and results that do not pair up, turns out of order, reasoning to pass back, an unreadable body)
 - 0.85  rate-limit wording
@@ -27,14 +32,21 @@ below make the precedence the design asks for explicit (tests/unit/test_classifi
 - 0.70  HTTP 429/5xx/408/413 (Cloudflare's 520-525 included)
 - 0.55  generic body types (`invalid_request_error`, `api_error`, `server_error`, `INTERNAL`): a specific
         message always beats them
-- 0.60  an endpoint path that is not served, named in the text (`Invalid URL (POST /v1/…)`, `Cannot POST /…`)
+- 0.60  an endpoint path that is not served, named in the text (`Invalid URL (POST /v1/…)`, `Cannot POST /…`); HTTP
+        499 (a request given up before any reply)
+- 0.56  a 404 whose body names a not-found kind (`status: NOT_FOUND`), above the generic kinds a relay wraps it in
 - 0.50  HTTP 404 (the model the request named) and other 4xx
+- 0.495 a command a tool ran that exited with a code and no reason: stays unknown, above the tool's headline below
+        and below any status
 - 0.49  a tool's headline that it could not set a provider up ("Failed to configure provider"): a carried
         status or cause decides
 - 0.48  an agent UI's connection headline ("trouble connecting", "unable to reach the provider"): a carried
         status decides
 - 0.45  a client's own retries given up with no cause carried; the generic `invalid_request_error` kind
 - 0.30  an agent process that exited with nothing more said
+Read from the status beside the words (routing/classifier.py): a limit under 402 Payment Required is a quota, one
+step above the rate-limit words; a connection failure named inside a 5xx the office received is the server's own
+upstream (provider unavailable), one step above the network words.
 Nothing matching means `unknown`, which never switches provider.
 """
 
@@ -50,7 +62,7 @@ Target = Literal["text", "key", "exception"]
 
 # The rules catalogue's version, stored with every classification it makes. Bump it with any change to a rule, the
 # status table or the structured signals (tests/unit/test_classifier.py holds the fingerprint of each version).
-CATALOGUE_VERSION = "errors-2026.12.8"
+CATALOGUE_VERSION = "errors-2026.12.9"
 
 # Tie-break between tables at equal confidence: the more specific table wins.
 PRECEDENCE: dict[str, int] = {"agent": 4, "provider": 3, "neutral": 2, "body": 1, "exception": 1}

@@ -18,7 +18,8 @@ NEUTRAL = table(
             r"|欠费|额度不足"
             r"|payment required|out of credits"
             # ("No credits consumed on this tool call" reassures, it does not say the balance is empty)
-            r"|(?:no|not enough) credits(?! (?:were |was )?(?:consumed|used|charged|deducted))"
+            # (as an identifier too: Letta's reason `not-enough-credits`)
+            r"|(?:no|not[ _-]enough)[ _-]credits(?! (?:were |was )?(?:consumed|used|charged|deducted))"
             r"|used all available credits|spend(?:ing)? limit"
             # credits in a provider's own words: xAI "doesn't have any credits or licenses", Hugging Face "exceeded
             # your monthly included credits"
@@ -33,8 +34,7 @@ NEUTRAL = table(
             # "requires more credits" or that the key "can only afford", credits whose access is restricted
             r"|\binsufficient\b[\w ]{0,20}\b(?:balance|credits?|funds)\b|\brequires? more credits\b|\bcan only afford\b"
             r"|\bcredits?\b[^.]{0,30}\b(?:restricted|suspended|disabled)\b"
-            # a key's own spend cap (OpenRouter "Key limit exceeded (total limit)")
-            r"|\bkey limit (?:exceeded|reached)|\b(?:spend|spending|credit) (?:cap|limit) (?:exceeded|reached|hit)"
+            r"|\b(?:spend|spending|credit) (?:cap|limit) (?:exceeded|reached|hit)"
             # a balance run dry in the user's words (Roo Code "run out of funds/credits", xAI "You have run out of
             # credits or need a Grok subscription"); not the remedy "add credits" alone, which a plan window offers too
             r"|\b(?:ran|run|running|are|is) out of (?:funds|credits?|balance|money)\b|\bout of funds\b"
@@ -56,6 +56,27 @@ NEUTRAL = table(
             E.subscription_required,
             0.96,
         ),
+        # a membership the service could not find active (Kimi Code "We're unable to verify your membership benefits
+        # at this time. Please ensure your membership is active"): the account's plan, whatever wrapper reports it
+        # (a "rejected OAuth credentials" headline over it included, so one step above the credential words)
+        (
+            "membership_inactive",
+            r"\bmembership (?:benefits|is (?:not |in)?active|(?:has )?expired|(?:is )?required|status)\b"
+            r"|\b(?:verify|renew|activate|upgrade) your membership\b|\b(?:an? )?(?:active|valid|paid) membership\b",
+            E.subscription_required,
+            0.96,
+        ),
+        # a key's own spending cap (OpenRouter "Key limit exceeded (total limit)", "More credits are required … create
+        # a key with a higher limit"): a quota on that key, which its owner raises or its period resets; the account
+        # may still hold credits, so one step above the balance words beside it
+        (
+            "key_spend_cap",
+            r"\bkey limit (?:exceeded|reached)|\bkey with a higher (?:\w+ )?limit\b"
+            r"|\b(?:api )?key(?:.s)? (?:spend(?:ing)? |credit |usage |budget )?(?:limit|cap) "
+            r"(?:exceeded|reached|hit)\b",
+            E.quota_limited,
+            0.97,
+        ),
         (
             "plan_required",
             r"subscription (?:is )?required|upgrade your plan|plan does not (?:include|allow)"
@@ -67,7 +88,32 @@ NEUTRAL = table(
             # a model or an API outside the account's plan (CodeGPT "not available under your current pricing plan",
             # Alibaba's "Coding Plan is currently only available for Coding Agents")
             r"|not available (?:on|under|in|for|with) your (?:current )?(?:pricing )?(?:plan|tier|subscription)"
-            r"|\bplan is (?:currently )?only available for|only available (?:to|for) (?:\w+ ){0,2}subscribers\b"
+            # a service kept for some clients or subscribers ("Kimi For Coding is currently only available for Coding
+            # Agents such as Kimi CLI", "only available to Pro subscribers")
+            r"|\bplan is (?:currently )?only available for"
+            r"|\bonly available (?:to|for) (?:[\w-]+ ){0,3}(?:agents?|clients?|subscribers?|members?|customers?)\b"
+            # (Cursor "only available to paid users", Imagen "only accessible to billed users", `paid_account_required`)
+            r"|\bonly (?:available|accessible) (?:to|for|on|with) (?:the )?(?:paid|pro|premium|plus|subscribed|billed"
+            r"|business|team|enterprise) (?:users?|accounts?|plans?|tiers?)\b"
+            r"|\bpaid[_ ](?:account|plan|subscription)[_ ]required\b"
+            # a subscription, membership or trial the account lacks or that ran out ("You don't have an active
+            # subscription", "No active subscription found", CodeGPT "Non active subscription", "Your subscription has
+            # expired", "Your free trial has ended")
+            r"|\b(?:no |without (?:an? )?|(?:do|does|did)(?:n.t| not) have (?:an? |any )?)(?:active |valid |paid )?"
+            r"(?:subscription|membership)\b(?! (?:key|id)\b)"
+            r"|\b(?:non[- ]?active|inactive|expired|lapsed) (?:subscription|membership)\b"
+            r"|\b(?:subscription|membership|free trial|trial(?: period)?|plan)\b (?:has |have )?(?:expired|ended|lapsed"
+            r"|been cancell?ed|is inactive|is not active)\b"
+            # a subscription or paid plan named as what the request needs (Ollama Cloud "this model requires a
+            # subscription, upgrade for access", Cursor "Without the pro plan, you do not have access to this
+            # feature/model", "Please use a Pro or Business subscription")
+            # (HF "Model requires a Pro subscription", "You need an active, paid subscription to use this API")
+            r"|\b(?:requires?|required|needs?) (?:a |an |the )?(?:[\w-]+,? ){0,3}?(?:subscription"
+            r"|(?:paid|pro|premium|plus|business|team|enterprise|max|ultra|higher|upgraded) plan)\b(?! (?:key|id)\b)"
+            r"|\bupgrade (?:for|to (?:get|gain|unlock)) access\b"
+            r"|\b(?:without|use|with|need|purchase|buy|get) (?:the |a |an )?(?:pro|paid|premium|plus|business|team"
+            r"|enterprise|max|ultra)(?: or (?:pro|paid|premium|plus|business|team|enterprise|max|ultra))? "
+            r"(?:plan|subscription|tier|membership)\b"
             # what a free account may not use (Cursor "Free users can only use GPT 4.1 or Auto as premium models")
             r"|\bfree (?:users?|tier|plan|accounts?)\b[^.]{0,30}"
             r"\b(?:can only|cannot|can.t|(?:is|are) not (?:allowed|able))"
@@ -79,7 +125,17 @@ NEUTRAL = table(
             "quota",
             r"exceeded (?:your )?current quota|insufficient[_ ]quota"
             r"|quota (?:has been |is |was )?(?:exceeded|exhausted)"
+            # a quota named in a list of causes ("Grok API quota, credits, or rate limit was exhausted")
+            r"|\bquota(?:, [\w ]{1,20})*,? (?:or|and) [\w ]{1,20}? (?:was|were|has been|have been|is|are) "
+            r"(?:exceeded|exhausted)\b"
             r"|usage[ _]limit[ _](?:(?:has|have) been |was |is )?(?:reached|exceeded|hit)"
+            # as an identifier (Letta's reason `premium-usage-exceeded`)
+            r"|\b(?:premium|plan|subscription|monthly|daily|weekly|api|token|credit|request)[ _-]usage[ _-]"
+            r"(?:limit[ _-])?exceeded\b"
+            # a plan's allowance of messages or requests spent (Codex "You're out of Codex messages. Your rate limit
+            # resets on …"): it resets, whatever plan the text offers beside it
+            r"|\b(?:you(?:'|’)re|you are|you(?:'|’)ve run|you have run) out of (?:[\w-]+ ){0,2}(?:messages|requests"
+            r"|prompts|queries|turns|uses|generations|completions)\b"
             r"|billing (?:hard )?limit|exhausted your (?:daily |monthly )?quota"
             r"|you have no quota|(?:reached|hit|used up) (?:your|our|the) (?:[\w.-]+ ){0,3}quota\b(?! limit)"
             # a cap in Chinese (Zhipu 1308 "已达到 5 小时的使用上限")
@@ -96,8 +152,12 @@ NEUTRAL = table(
             r"|\bexhausted (?:the |your )?(?:[\w-]+ ){0,3}usage limit"
             # "You've reached your weekly (7-day) usage limit": a plan's usage allowance spent, whatever its window
             r"|\b(?:reached|hit|exceeded|used up) (?:your|the|its) (?:[\w().-]+ ){0,3}usage (?:limit|cap)\b"
+            # a limit only an admin lifts (Claude Code on a team plan: "Limit reached – contact an admin to keep
+            # working")
+            r"|\blimit\b[^.\n]{0,40}\bcontact (?:an? |your )?(?:admin|administrator|workspace owner|owner)\b"
             r"|\bused (?:up )?all (?:of )?(?:your|the|today.s|this \w+.s)\b[^.]{0,30}"
-            r"\b(?:usage|quota|credits|allowance)",
+            # (a plan's allowance counted in requests or messages: "You've used all your fast requests for this month")
+            r"\b(?:usage|quota|credits|allowance|requests|messages|prompts|uses)",
             E.quota_limited,
             0.96,
         ),
@@ -158,6 +218,8 @@ NEUTRAL = table(
             # (a remedy that names "authentication methods" is advice beside another failure, not a refusal)
             r"|authentication(?! methods?\b)"
             r"|access denied|invalid subscription key|not logged in|please (?:log ?in|login|authenticate)"
+            # no login at all, in other words ("You are not signed in", "Not authenticated")
+            r"|\bnot (?:signed|logged) in\b|\bnot authenticated\b"
             r"|api key (?:has )?expired|expired (?:api )?key|renew the api key"
             # AWS SigV4 (UnrecognizedClientException), a revoked OAuth token, a key whose user is gone (OpenRouter)
             r"|security token included in the request is (?:invalid|expired)|UnrecognizedClientException"
@@ -173,6 +235,10 @@ NEUTRAL = table(
             r"|\brefresh token\b[^.]{0,20}\b(?:already (?:been )?used|reused|invalidated|not found|missing)"
             r"|\binvalid_grant\b"
             r"|\b(?:log|sign)(?:ging)? (?:out and (?:log|sign)(?:ging)? )?in again\b|\bre-?authenticate\b|\bre-?login\b"
+            # an authorisation refused and the login to check (Kimi CLI "Authorization failed, please check your login
+            # status")
+            r"|\bauthori[sz]ation (?:failed|failure|expired|denied|rejected)\b"
+            r"|\bcheck (?:your )?login(?: status| state| session)?\b|\blogin (?:session |status )?(?:has )?expired\b"
             # the agents' and SDKs' classes for it (OpenCode ProviderAuthError, which carries the provider's words)
             r"|\bProviderAuthError\b"
             r"|\binvalid (?:oauth |access |bearer |auth )token\b"
@@ -205,7 +271,8 @@ NEUTRAL = table(
         # terminal
         (
             "content_policy",
-            r"content (?:management |filtering )?policy|content_filter|safety (?:system|filter|reasons)"
+            # (a content filter named in words too: "prompt blocked by Gemini content filter")
+            r"content (?:management |filtering )?policy|content[_ ]filter|safety (?:system|filter|reasons)"
             r"|blocked due to safety|flagged|moderation|\b(?:request|content|prompt|output) moderated\b"
             # relays' and regional providers' words (DashScope, Zhipu, DeepSeek, z.ai)
             r"|inappropriate content|data_?inspection_?failed|content exists risk|content security"
@@ -220,8 +287,12 @@ NEUTRAL = table(
             # a provider's or a client's "safety policy" (Kimi Code "Provider safety policy blocked the response",
             # aider "refused the request due to a safety policy")
             r"|\bsafety polic(?:y|ies)\b"
-            # Claude Code "…which appears to violate our Usage Policy", any "violates our usage/content policy"
-            r"|\bviolat\w* (?:our |the |its )?(?:usage|content|acceptable use) polic"
+            # Claude Code "…which appears to violate our Usage Policy", any "violates our usage/content policy", xAI
+            # "Content violates usage guidelines" (a 403) and the safety check it names ("Failed check:
+            # SAFETY_CHECK_TYPE_BIO")
+            r"|\bviolat\w* (?:our |the |its )?(?:usage|content|acceptable use|community) "
+            r"(?:polic|guideline|rule|standard)"
+            r"|\bsafety[_ ]check(?:_type)?_[a-z]+\b|\bfailed (?:a |the )?(?:safety|content|moderation) check"
             r"|model cannot answer this question|敏感词|违规内容"
             # image and text safety checkers (diffusers, Replicate's cog models)
             # (NSFW *content*: a model's own name may carry the word, e.g. "qwen3-vl-8b-nsfw-caption-v4")
@@ -240,12 +311,30 @@ NEUTRAL = table(
         # `stopReason: refusal`, which an agent also sends for a tool call the user rejected
         (
             "finish_reason_policy",
-            r"\b(?:finish_?reason|stop_reason)\W{0,4}(?:FinishReason\.|FINISH_REASON_)?(?:SAFETY|RECITATION|BLOCKLIST"
+            # (the field's name in words too: AG2 "Unsuccessful Finish Reason: RECITATION")
+            r"\b(?:finish[_ ]?reason|stop[_ ]reason)\W{0,4}(?:FinishReason\.|FINISH_REASON_)?(?:SAFETY|RECITATION"
+            r"|BLOCKLIST"
             r"|PROHIBITED_CONTENT|SPII|IMAGE_SAFETY|IMAGE_PROHIBITED_CONTENT|IMAGE_RECITATION|content[_-]filter"
             r"|refusal)\b|\bContentFilterFinishReasonError\b"
             r"|\b(?:response|output|generation|answer|candidate)\b[^.]{0,20}\b(?:stopped|blocked|halted|ended) "
             r"(?:due to|because of|for) (?:the |a )?(?:\w+ ){0,2}(?:safety|recitation|forbidden terms|prohibited"
             r"|blocklist|personally identifiable|copyright)",
+            E.content_policy,
+            0.95,
+        ),
+        # an answer or a prompt said to be filtered or blocked, whatever filter did it (Copilot "the response matched
+        # public code so it was blocked", "Oops, your response got filtered", in its localisations too): a verdict on
+        # the text, which no other route may be asked to give otherwise. Not a request blocked by a firewall, a proxy or
+        # a browser's CORS check, which are the path
+        (
+            "output_blocked",
+            r"\b(?:response|reply|answer|output|completion|generation|prompt)s?\b[^.]{0,40}\b(?:got|was|were|has been"
+            r"|have been|is|are|being) (?:\w+ )?(?:filtered|blocked|censored)\b"
+            r"(?! by (?:CORS|the browser|(?:an? |the |your )?(?:corporate |company )?(?:firewall|proxy|network|WAF"
+            r"|Cloudflare|CDN|antivirus|security software|VPN)))"
+            r"|\bmatch(?:ed|es|ing)? public code\b|\bpublic code (?:filter|block|match)\w*|c[óo]digo p[úu]blico"
+            r"|\b(?:resposta|respuesta|réponse|risposta|Antwort)\b[^.]{0,80}"
+            r"\b(?:bloquead[ao]|bloqué\w*|bloccat[ao]|blockiert|filtrad[ao]|filtré\w*|gefiltert)",
             E.content_policy,
             0.95,
         ),
@@ -282,6 +371,14 @@ NEUTRAL = table(
             r"|\(\d[\d,]* tokens\) exceeds? the maximum\b|exceeds? the maximum allowed (?:input |prompt )?length"
             r"|exceed\w* (?:the )?(?:model(?:.s)? )?(?:max(?:imum)? )?token limit\b|--allow-auto-truncate"
             r"|ContextWindowExceeded|\bContextOverflowError\b"
+            # the context against the model's limit in the other order, and a compaction that could not bring it
+            # under (OpenCode "Session too large to compact - context exceeds model limit")
+            r"|\bcontext\b[^.]{0,20}\bexceeds? (?:the )?(?:model(?:.s)? )?(?:limits?|window|maximum|max)\b"
+            r"|\btoo (?:large|long|big) to compact\b"
+            # the conversation itself too long (Claude Code's compaction "Conversation too long"), a model's maximum
+            # length in Moonshot's words ("model max length exceeded, max length:8192")
+            r"|\b(?:conversation|session|chat history|history|thread) (?:is )?too (?:long|large|big)\b"
+            r"|\bmodel max(?:imum)? length exceeded\b"
             # an input's size against its limit as numbers, in any words (Ark "Input length 203743 exceeds the maximum
             # length 202752", Copilot "prompt token count of 28000 exceeds the limit of 12288")
             r"|\b(?:input|prompt|context)s?\b[\w ]{0,25}?\W{0,2}\d[\d,]*\W{0,2}(?: tokens?)?\W{0,2} "
@@ -299,7 +396,9 @@ NEUTRAL = table(
         (
             "input_plus_output",
             r"\b(?:inputs?|prompt)\W{0,2}(?: (?:tokens?|length))? (?:\+|and) "
-            r"\W?max_(?:new_)?tokens(?:_to_sample)?\W{0,2} (?:must be <=|exceed)",
+            r"\W?max_(?:new_)?tokens(?:_to_sample)?\W{0,2} (?:must be <=|exceed)"
+            # with the counts given (FastChat "Prompt tokens (9471) + max-sampled tokens (512) exceeds max (9216)")
+            r"|\b(?:prompt|input) tokens \(\d+\) \+ [\w -]{0,20}tokens \(\d+\) exceeds?\b",
             E.context_length_exceeded,
             0.93,
         ),
@@ -312,7 +411,9 @@ NEUTRAL = table(
             r"|\blength limit was reached\b|\bLengthFinishReasonError\b|\bMessageOutputLengthError\b"
             # the finish reason that says so (Anthropic `stop_reason: max_tokens` and `model_context_window_exceeded`,
             # Gemini `MAX_TOKENS`), and an agent's notice for it (Gemini CLI "Response truncated due to token limits")
-            r"|\b(?:finish_?reason|stop_reason)\W{0,4}(?:FinishReason\.)?(?:MAX_TOKENS|model_context_window_exceeded)\b"
+            # (the AI SDK's AI_FinishReasonError "Response ended with finish reason \"max_tokens\"", OpenAI's `length`)
+            r"|\b(?:finish[_ ]?reason|stop[_ ]reason)\W{0,4}(?:FinishReason\.)?"
+            r"(?:MAX_TOKENS|length|model_context_window_exceeded)\b"
             r"|\b(?:response|output|answer)\b[^.]{0,20}\btruncated due to (?:the )?(?:token|length|output) limits?",
             E.context_length_exceeded,
             0.93,
@@ -366,7 +467,18 @@ NEUTRAL = table(
             r"|\bmodel version\b[^.]{0,30}\b(?:does not exist|not found)"
             # a relay with no channel serving the model (new-api "No available channel for model …", "无可用渠道"),
             # Chinese "the model does not exist"
-            r"|\bno available channels? for model\b|无可用渠道|模型.{0,20}不存在",
+            r"|\bno available channels? for model\b|无可用渠道|模型.{0,20}不存在|模型(?:暂时|暂|当前)?不可用"
+            # a relay or router with nothing that serves the model (AIClient2API "No available providers for type: …
+            # that support model: …"); not LiteLLM's "No deployments available", deployments cooling down after
+            # rate limits
+            r"|\bno (?:available |eligible |allowed |active )?(?:providers?|channels?|endpoints?|backends?"
+            r"|upstreams?)\b[^.]{0,60}\b(?:that |which )?(?:supports?|serves?|serving|for) (?:the )?model\b"
+            # a server that serves another model than the one asked for (Houston "The local endpoint serves \"x\", not
+            # \"y\""), a model said to be unavailable with no word that it is temporary (Kiro "The selected model is
+            # currently unavailable")
+            r"|\b(?:endpoint|server|backend|host|provider|instance)\b[^.\n]{0,20}\bserv(?:es|ing)\b[^\n]{0,60}?, not\b"
+            r"|\bmodels?(?: (?!server|service|provider|endpoint|backend|host|api|gateway)[\w.:/@'\"-]+)? (?:is|are) "
+            r"(?:currently )?unavailable\b",
             E.model_unavailable,
             0.92,
         ),
@@ -397,7 +509,15 @@ NEUTRAL = table(
             r"|missing|not (?:set|configured))\b"
             # an SDK that cannot tell which project or region to call (AnthropicVertex "Could not resolve project_id")
             r"|\b(?:could not|couldn.t|unable to) (?:resolve|determine|find) (?:the |your )?"
-            r"(?:project(?:[_ ]id)?|region|location)\b",
+            r"(?:project(?:[_ ]id)?|region|location)\b"
+            # a route with no model set (OpenHuman "no model configured: role 'chat' resolved to an empty model id …
+            # set default_model")
+            r"|\bno (?:default )?models? (?:is |are )?(?:configured|set|specified|selected)\b"
+            # no provider or model set up at all, in a tool's words (Hermes "No LLM provider configured", Dify "Model is
+            # not configured", MetaGPT's NotConfiguredException "You should config a LLM configuration first")
+            r"|\bno (?:llm |ai |model )?providers? (?:is |are )?(?:configured|set up|selected|found to)\b"
+            r"|\b(?:llm |ai )?(?:provider|model) (?:is )?not (?:yet )?configured\b|\bNotConfigured(?:Exception|Error)\b"
+            r"|\bempty model (?:id|name)\b",
             E.provider_not_configured,
             0.92,
         ),
@@ -405,6 +525,11 @@ NEUTRAL = table(
         # completion request with tool did not succeed"): the cause printed with it decides (a status, a reply it could
         # not decode, a refused key), as for an agent's connection headline; alone, the route's configuration
         ("configure_headline", r"\bfailed to configure (?:the )?providers?\b", E.provider_not_configured, 0.49),
+        # a command the tool ran that exited with a code and no reason (Goose "Command failed with exit code: Some(1)"
+        # under its configure headline, Cline's "Command failed with exit code 1"): nothing is known of why, so it stays
+        # unknown (fail closed), a step above the headline and below any status or words printed with it. Not an agent
+        # process the office itself saw exit (its exit code, routing/classifier.py), which is a lost transport
+        ("command_exit_no_reason", r"\bcommand failed with exit (?:code|status)\b", E.unknown, 0.495),
         # a base URL whose path the gateway does not route (Kong's "no Route matched with those values"): the
         # route's endpoint is misconfigured, whatever model the failing URL names; a step above the model wording
         ("route_not_found", r"\bno route matched\b", E.provider_not_configured, 0.93),
@@ -464,11 +589,24 @@ NEUTRAL = table(
         (
             "model_capacity",
             r"model is (?:currently )?(?:overloaded|at capacity)|at capacity|capacity (?:is )?(?:exceeded|constraints)"
-            r"|no capacity available|out of capacity",
+            r"|no capacity available|out of capacity"
+            # a model said to be busy (DeepInfra "Model busy, retry later"): that model's capacity, not the server's
+            r"|\bmodel (?:is )?(?:currently )?busy\b",
             E.model_capacity,
             0.9,
         ),
-        ("overloaded", r"overloaded|high demand", E.provider_overloaded, 0.9),
+        (
+            "overloaded",
+            r"overloaded|high demand"
+            # more traffic than the service can take, in its own words (Antigravity "Our servers are experiencing high
+            # traffic right now", Cursor "We're getting more traffic than we can handle right now")
+            r"|\b(?:high|heavy|unusually high|increased|unprecedented) (?:traffic|load|volume of requests)\b"
+            # (Kiro "The model you've selected is experiencing a high volume of traffic")
+            r"|\b(?:a )?high volume of (?:traffic|requests)\b"
+            r"|\bmore (?:traffic|requests|load|demand) than (?:we|it|they|the servers?) can (?:handle|serve|process)\b",
+            E.provider_overloaded,
+            0.9,
+        ),
         # a server whose slots or queue are all taken (llama.cpp and Ollama slots, Ollama's OLLAMA_MAX_QUEUE,
         # DeepSeek's "The server is busy"): free again as soon as a request ends
         (
@@ -479,7 +617,7 @@ NEUTRAL = table(
             # `server_overloaded`, KoboldCpp "Server is busy", "too many pending requests")
             r"|\bslots? (?:is |are )?(?:unavailable|busy|occupied|full)\b|\bno (?:free |idle )?slots? (?:left|free)\b"
             r"|\b(?:too many|max(?:imum)? (?:number of )?) ?(?:pending|queued|waiting) requests\b"
-            r"|\b(?:model|engine|worker|backend) (?:is )?(?:currently )?busy\b"
+            r"|\b(?:engine|worker|backend) (?:is )?(?:currently )?busy\b"
             # a request put in a queue behind others (Trae "Too many current requests. Your queue position is 66")
             r"|\bqueue position is \d+|\bposition in (?:the )?queue\b",
             E.provider_overloaded,
@@ -515,7 +653,9 @@ NEUTRAL = table(
             r"|unable to allocate \w+ buffer"
             # a runtime that could not bring the model up (LM Studio "Failed to load the model", llama.cpp's loader
             # "error loading model", Lemonade `model_load_error`): this route cannot serve it, another may
-            r"|\bfailed to load (?:the )?model\b|\berror loading model\b|\bmodel_load_error\b",
+            r"|\bfailed to load (?:the )?model\b|\berror loading model\b|\bmodel_load_error\b"
+            # Ollama "Error: failed to start a llama runner": the process that would serve the model never came up
+            r"|\bfailed to start (?:a |the )?(?:[\w-]+ )?runner\b",
             E.model_unavailable,
             0.93,
         ),
@@ -537,6 +677,9 @@ NEUTRAL = table(
             r"rate[ _-]?limit|too many requests|requests per min|tokens per min|\bRPM\b|\bTPM\b"
             # Bedrock Agents "Your request rate is too high. Reduce the frequency of requests."
             r"|request rate is too high|reduce the frequency of (?:your )?requests"
+            # LiteLLM's router with every deployment of the model cooling down after failures, which its proxy answers
+            # with a 429 ("No deployments available for selected model, Try again in 60 seconds")
+            r"|\bno (?:healthy )?deployments? available\b"
             # Alibaba "Request rate increased too quickly", Databricks REQUEST_LIMIT_EXCEEDED ("token bucket limit"),
             # throttled requests
             r"|request rate increased too quickly|request[ _-]?limit[ _-]?exceeded|\btoken bucket\b|\bthrottled\b"
@@ -614,7 +757,9 @@ NEUTRAL = table(
             r"|\bRST_STREAM\b|\bGOAWAY\b|; received from peer|\bNGHTTP2_[A-Z_]+|\bERR_HTTP2_[A-Z_]+"
             r"|connection error: PROTOCOL_ERROR"
             # Go's net/http2 ("http2: client connection lost"), the AWS SDK's node-http2 handler
-            r"|\bhttp2: (?:client connection|server sent|timeout)|http2 request did not get a response",
+            r"|\bhttp2: (?:client connection|server sent|timeout)|http2 request did not get a response"
+            # OkHttp ("StreamResetException: stream was reset: INTERNAL_ERROR")
+            r"|\bstream was reset\b|\bStreamResetException\b",
             E.network_unavailable,
             0.8,
         ),
@@ -686,9 +831,22 @@ NEUTRAL = table(
         (
             "peer_closed",
             r"server disconnected|remote end closed connection|peer closed connection"
-            r"|connection (?:was )?closed (?:before|unexpectedly)|IncompleteMessage|ChannelClosed|peer disconnected",
+            r"|connection (?:was )?closed (?:before|unexpectedly)|IncompleteMessage|ChannelClosed|peer disconnected"
+            # the JVM's end of a stream read where a reply was due (OkHttp "java.io.EOFException: \\n not found"
+            # reusing a keep-alive connection the server had closed)
+            r"|\bEOFException\b",
             E.network_unavailable,
             0.8,
+        ),
+        # a peer that closed before sending any reply (httpx "Server disconnected without sending a response",
+        # raised as RemoteProtocolError): nothing began, so nothing was cut short; a step above the class name,
+        # which httpx raises for a body cut mid-way too
+        (
+            "no_response",
+            r"\b(?:disconnected|closed|ended|hung up|dropped)\b[^.]{0,40}\bwithout (?:sending |returning |giving )?"
+            r"(?:a |any )?(?:response|reply)\b",
+            E.network_unavailable,
+            0.91,
         ),
         (
             "stream_cut",
@@ -731,17 +889,23 @@ NEUTRAL = table(
             r"|\bHttpClient\.Timeout\b|\btimeout of \d+\s?(?:ms|s|seconds?)\b(?: has been)? (?:exceeded|elapsing)"
             # the SDKs' own timeout classes (LiteLLM's litellm.Timeout inside its APIConnectionError, openai's
             # APITimeoutError)
-            r"|\blitellm\.Timeout\b|\bAPITimeoutError\b",
+            r"|\blitellm\.Timeout\b|\bAPITimeoutError\b"
+            # tokio's Elapsed ("deadline has elapsed"), as Rust gateways relay it ("upstream call failed: Connect:
+            # deadline has elapsed")
+            r"|\bdeadline has elapsed\b",
             E.timeout,
             0.85,
         ),
         (
             "unavailable",
             r"service unavailable|temporarily unavailable|bad gateway|internal server error|server error"
+            # (Dify's "[xinference] Server Unavailable Error")
+            r"|\bserver (?:is )?(?:currently )?unavailable\b"
             # the upstream failed ("no healthy upstream", Envoy's "upstream connect error", a relay's "Upstream request
             # failed"); not "upstream" alone, which only says where a status came from ("Upstream provider X returned
             # HTTP 404": the status decides)
-            r"|\bno healthy upstream|\bupstream[ _](?:connect |request )?(?:error|failed|failure|timeout|timed out)"
+            r"|\bno healthy upstream"
+            r"|\bupstream[ _](?:connect |request |call )?(?:error|failed|failure|timeout|timed out)"
             r"|\bupstream (?:is |server is |service is )?(?:unavailable|down)\b"
             # OpenAI "The server had an error while processing your request. Sorry about that! You can retry …"
             r"|server had an error|you can retry your request",
@@ -756,6 +920,19 @@ NEUTRAL = table(
             r"|establish a connection with the origin|server encountered a temporary error|That.s an error\.",
             E.provider_unavailable,
             0.8,
+        ),
+        # a web application firewall in front of the provider that blocked this client (Cloudflare's "Sorry, you have
+        # been blocked … This website is using a security service to protect itself from online attacks"), a 403:
+        # the path to the provider, not a verdict on the credential, a step above the status and the SDKs'
+        # PermissionDenied class that carries it
+        (
+            "waf_block",
+            r"\byou have been blocked\b|\busing a security service to protect itself\b"
+            r"|\bAttention Required!? \| Cloudflare\b|\bRequest blocked by (?:the )?(?:WAF|web application firewall)\b"
+            # its bot challenge, which a client that runs no JavaScript never passes ("<title>Just a moment...</title>")
+            r"|<title>Just a moment\.\.\.</title>|\bEnable JavaScript and cookies to continue\b",
+            E.network_unavailable,
+            0.9,
         ),
     ],
 )

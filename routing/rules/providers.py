@@ -17,9 +17,16 @@ GOOGLE = table(
             0.97,
         ),
         # "limit: 0": the free tier has no quota at all for this model; waiting never helps
+        ("no_free_tier", r"\blimit: 0\b|free tier is not available", E.subscription_required, 0.98),
+        # billing not enabled on the project ("This API method requires billing to be enabled. Please enable billing
+        # on project #…", "Billing must be enabled for activation of service(s)"); not "enable billing" as one remedy in
+        # a list beside another verdict (a quota spent)
         (
-            "no_free_tier",
-            r"\blimit: 0\b|free tier is not available|enable billing",
+            "billing_disabled",
+            r"\bbilling (?:to be|is not|isn.t|has not been|not|must be) enabled\b"
+            r"|\benable billing on (?:your |the )?project\b"
+            # ("Project x (#808448574146) has billing disabled. Please enable it.")
+            r"|\bhas billing disabled\b",
             E.subscription_required,
             0.98,
         ),

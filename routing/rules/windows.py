@@ -28,11 +28,19 @@ WINDOWS: tuple[Window, ...] = (
     _window(
         "day",
         r"per[ _-]?(?:1 |one )?day(?![a-oq-z])|\b[RT]PD\b|(?<![a-z])daily(?![a-z])|\b24[- ]hours?\b|-per-day\b"
-        r"|\btomorrow\b|每[天日]|\btoday['’]s\b|/\s?day\b",
+        r"|\btomorrow\b|每[天日]|\btoday['’]s\b|/\s?day\b"
+        # a wait of days named without a number ("try again in a few days")
+        r"|\b(?:in|after|for) (?:a few|several|a couple of) days\b",
         86400.0,
     ),
     _window("5h", r"\b5[- ]hours?\b(?! \d)|\bfive[- ]hour\b|\b5\s*个?小时", 5 * 3600.0),
-    _window("hour", r"per[ _-]?(?:1 |one )?hour(?![a-oq-z])|\b[RT]PH\b|(?<![a-z])hourly(?![a-z])", 3600.0),
+    # (and a wait of hours named without a number: Brave Leo "Please try again in a few hours")
+    _window(
+        "hour",
+        r"per[ _-]?(?:1 |one )?hour(?![a-oq-z])|\b[RT]PH\b|(?<![a-z])hourly(?![a-z])"
+        r"|\b(?:in|after|for) (?:a few|several|a couple of) hours\b",
+        3600.0,
+    ),
     _window("minute", r"per[ _-]?(?:minute|min\b)|\b[RT]PM\b|/min\b", 60.0),
 )
 
