@@ -17,8 +17,18 @@ from contracts.search_attributes import cli_flags
 from office.asgi import free_port
 
 # Task-queue fairness between the runs' fairness keys (their workspaces): off by default in server 1.32. Priority
-# keys (interactive, default, batch) need nothing. Production: the same key in the cluster's dynamic config.
-DYNAMIC_CONFIG = ["--dynamic-config-value", "matching.enableFairness=true"]
+# keys (interactive, default, batch) need nothing more. Priority and fairness order each partition of a task queue
+# on its own, and a queue has 4 partitions by default: a task waits behind its own partition's backlog while a
+# poller is served from another, so one partition makes the order exact (docs/benchmarks.md, ceilings).
+# Production: the same keys in the cluster's dynamic config (infra/dynamicconfig.yaml).
+DYNAMIC_CONFIG_VALUES = {
+    "matching.enableFairness": "true",
+    "matching.numTaskqueueReadPartitions": "1",
+    "matching.numTaskqueueWritePartitions": "1",
+}
+DYNAMIC_CONFIG = [
+    arg for key, value in DYNAMIC_CONFIG_VALUES.items() for arg in ("--dynamic-config-value", f"{key}={value}")
+]
 
 
 def _die_with_parent() -> None:
