@@ -60,11 +60,13 @@ class TemporalDevServer:
         log_file: Path | None = None,
         headless: bool = False,
         codec_endpoint: str | None = None,
+        sqlite_pragmas: dict[str, str] | None = None,
     ):
         self.port = port or free_port()
         self.ui_port = ui_port or free_port()
         self.db_file, self.log_file, self.headless = db_file, log_file, headless
         self.codec_endpoint = codec_endpoint  # the UI decodes payloads through it (the browser calls it)
+        self.sqlite_pragmas = sqlite_pragmas or {}  # for the database file, e.g. journal_mode=wal
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -97,6 +99,8 @@ class TemporalDevServer:
             cmd.append("--headless")
         if self.db_file is not None:
             cmd += ["--db-filename", str(self.db_file)]
+        for pragma, value in self.sqlite_pragmas.items():
+            cmd += ["--sqlite-pragma", f"{pragma}={value}"]
         if self.codec_endpoint:
             cmd += ["--ui-codec-endpoint", self.codec_endpoint]
         return cmd
