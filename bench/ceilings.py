@@ -54,7 +54,7 @@ CEILING, RUNS, RUN_LATENCY_MS = 5, 200, 200
 KILL_AFTER = RUNS // 2  # runs answered when the worker and the server are killed
 HEARTBEAT_S = 2  # the ceiling arm's provider: how soon a turn lost with the killed worker is retried
 FLOOD, FLOOD_LATENCY_MS, FLOOD_CEILING = 1000, 1000, 20
-ACTIVITY_SLOTS, WORKFLOW_TASKS = 20, 5  # the narrow workers (OFFICE_MAX_CONCURRENT_*)
+ACTIVITY_SLOTS, WORKFLOW_TASKS = 20, 2  # the narrow workers (OFFICE_MAX_CONCURRENT_*): few tasks at once
 BACKLOG, BACKLOG_LATENCY_MS = 500, 500
 # An interactive run's start behind any batch backlog: a holder's call to end (BACKLOG_LATENCY_MS), the slot's
 # turnover (release signal, gate task, grant signal, the run's task) and its first task, on a loaded 2-core machine.
