@@ -17,8 +17,18 @@ from contracts.search_attributes import cli_flags
 from office.asgi import free_port
 
 # Task-queue fairness between the runs' fairness keys (their workspaces): off by default in server 1.32. Priority
-# keys (interactive, default, batch) need nothing. Production: the same key in the cluster's dynamic config.
-DYNAMIC_CONFIG = ["--dynamic-config-value", "matching.enableFairness=true"]
+# keys (interactive, default, batch) need nothing more. Priority and fairness order each partition of a task queue
+# on its own, and a queue has 4 partitions by default: a task waits behind its own partition's backlog while a
+# poller is served from another, so one partition makes the order exact (docs/benchmarks.md, ceilings).
+# Production: the same keys in the cluster's dynamic config (infra/dynamicconfig.yaml).
+DYNAMIC_CONFIG_VALUES = {
+    "matching.enableFairness": "true",
+    "matching.numTaskqueueReadPartitions": "1",
+    "matching.numTaskqueueWritePartitions": "1",
+}
+DYNAMIC_CONFIG = [
+    arg for key, value in DYNAMIC_CONFIG_VALUES.items() for arg in ("--dynamic-config-value", f"{key}={value}")
+]
 
 
 def _die_with_parent() -> None:
@@ -50,11 +60,13 @@ class TemporalDevServer:
         log_file: Path | None = None,
         headless: bool = False,
         codec_endpoint: str | None = None,
+        sqlite_pragmas: dict[str, str] | None = None,
     ):
         self.port = port or free_port()
         self.ui_port = ui_port or free_port()
         self.db_file, self.log_file, self.headless = db_file, log_file, headless
         self.codec_endpoint = codec_endpoint  # the UI decodes payloads through it (the browser calls it)
+        self.sqlite_pragmas = sqlite_pragmas or {}  # for the database file, e.g. journal_mode=wal
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -87,6 +99,8 @@ class TemporalDevServer:
             cmd.append("--headless")
         if self.db_file is not None:
             cmd += ["--db-filename", str(self.db_file)]
+        for pragma, value in self.sqlite_pragmas.items():
+            cmd += ["--sqlite-pragma", f"{pragma}={value}"]
         if self.codec_endpoint:
             cmd += ["--ui-codec-endpoint", self.codec_endpoint]
         return cmd

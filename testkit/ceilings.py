@@ -4,6 +4,8 @@ the scheduler (the provider's own record of the calls it answered) and from the 
 from collections.abc import Sequence
 from typing import Any
 
+from temporalio.client import Client
+
 from routing.backlog import GateState, ScopeKind, gate_id
 from routing.run import RunView
 from testkit.stack import Stack
@@ -16,9 +18,10 @@ async def set_workspace_ceiling(stack: Stack, workspace: str, agent: str, max_co
     await stack.store.save_workspace(ws.model_copy(update={"max_concurrent_runs": max_concurrent_runs}))
 
 
-async def workspace_gate(stack: Stack, workspace: str) -> GateState | None:
-    """The workspace gate's state (holders and backlog) as its `snapshot` query answers; None before any run asked."""
-    handle = stack.client.get_workflow_handle(gate_id(ScopeKind.workspace, workspace))
+async def workspace_gate(stack: Stack, workspace: str, client: Client | None = None) -> GateState | None:
+    """The workspace gate's state (holders and backlog) as its `snapshot` query answers; None before any run asked.
+    `client`: the server the gate lives on, when not the stack's."""
+    handle = (client or stack.client).get_workflow_handle(gate_id(ScopeKind.workspace, workspace))
     try:
         return await handle.query(GateWorkflow.snapshot)
     except Exception:

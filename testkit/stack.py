@@ -179,24 +179,31 @@ async def worker_processes_for(
     async with contextlib.AsyncExitStack() as workers:
         running = [
             await workers.enter_async_context(
-                _worker_process(stack.temporal.address, stack.database_url, stack.task_queue, env or {})
+                worker_process(stack.temporal.address, stack.database_url, stack.task_queue, env or {})
             )
             for _ in range(count)
         ]
         yield running
 
 
-async def until_polling(stack: Stack, workers: list[WorkerProcess], within_s: float = 60) -> None:
-    """Waits until every worker process polls the stack's workflow task queue (it has imported and connected), so
-    a measurement that starts now does not time the workers' start-up."""
+async def until_polling(
+    stack: Stack,
+    workers: list[WorkerProcess],
+    within_s: float = 60,
+    queue: str | None = None,
+    client: Client | None = None,
+) -> None:
+    """Waits until every worker process polls the stack's workflow task queue (or `queue`, on `client`'s server): it
+    has imported and connected, so a measurement that starts now does not time the workers' start-up."""
+    client = client or stack.client
     request = DescribeTaskQueueRequest(
-        namespace=stack.client.namespace,
-        task_queue=TaskQueue(name=stack.task_queue),
+        namespace=client.namespace,
+        task_queue=TaskQueue(name=queue or stack.task_queue),
         task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
     )
 
     async def polling_pids() -> set[int]:
-        pollers = (await stack.client.workflow_service.describe_task_queue(request)).pollers
+        pollers = (await client.workflow_service.describe_task_queue(request)).pollers
         return {int(p.identity.split("@", 1)[0]) for p in pollers if p.identity.split("@", 1)[0].isdigit()}
 
     wanted = {w.pid for w in workers}
@@ -204,9 +211,11 @@ async def until_polling(stack: Stack, workers: list[WorkerProcess], within_s: fl
 
 
 @contextlib.asynccontextmanager
-async def _worker_process(
+async def worker_process(
     address: str, database_url: str, task_queue: str, extra_env: Mapping[str, str]
 ) -> AsyncIterator[WorkerProcess]:
+    """One `office worker` process on the server at `address` and `task_queue`, with `extra_env` added to its
+    environment; stopped (SIGTERM, then waited for) on exit unless it was killed meanwhile."""
     env = {
         **os.environ,
         "TEMPORAL_ADDRESS": address,

@@ -1,21 +1,25 @@
 """Ceilings with a durable backlog, on the real dev server: a workspace's `max_concurrent_runs` is never exceeded
 (the provider's own record of overlapping calls), every run completes, runs of a class start in submission order,
-an interactive run jumps a batch backlog, a terminated holder's slot is found and freed, and a worker restart
-mid-way loses no slot."""
+an interactive run jumps a batch backlog, a terminated holder's slot is found and freed, a worker restart mid-way
+loses no slot, and neither does a worker and a server SIGKILLed mid-way (the server restarted on its file)."""
 
 import asyncio
+import time
+import uuid
 
 import pytest
 
 from office.runs import run_view, wait_for_view
 from office.simulator.config import SimProvider
+from office.temporal_client import connect
+from office.temporal_server import TemporalDevServer
 from office.worker_runtime import office_worker
 from routing.backlog import RunPriority
 from routing.run import RunStatus
 from testkit.ceilings import fifo_violations, peak_overlap, set_workspace_ceiling, workspace_gate
 from testkit.eventually import eventually
 from testkit.runs import submit_run
-from tests.integration.helpers import calls_to
+from tests.integration.helpers import calls_to, start_worker, stop_workers
 
 pytestmark = pytest.mark.integration
 
@@ -95,3 +99,51 @@ async def test_a_providers_seats_are_shared_by_every_workspace_that_reaches_it_w
     assert peak_overlap(calls_to(stack, p["alpha"])) == 1  # one seat, across both workspaces
     gates = {v.queue.gate for v in views if v.queue}
     assert len(gates) == 1 and next(iter(gates)).startswith("office-gate:provider:")
+
+
+@pytest.mark.chaos
+async def test_a_worker_and_a_server_killed_mid_way_lose_no_run_and_no_slot(stack, tmp_path):
+    ceiling, runs = 3, 12
+    db_file = tmp_path / "temporal.db"
+    server = await TemporalDevServer(db_file=db_file, headless=True).start()
+    worker = None
+    try:
+        client = await connect(address=server.address, namespace="default")
+        ws, agent, p = await stack.workspace({"alpha": SimProvider(latency_ms=1500)}, heartbeat_timeout_s=2)
+        await set_workspace_ceiling(stack, ws, agent, ceiling)
+        queue, log = f"ceiling-kill-{uuid.uuid4().hex[:6]}", tmp_path / "worker.log"
+        worker = await start_worker(stack, queue, log, TEMPORAL_ADDRESS=server.address)
+        handles = [
+            await submit_run(stack, ws, agent, f"task {i}", client=client, task_queue=queue) for i in range(runs)
+        ]
+        # Mid-way: the first runs have ended and released, the next hold their slots, more than a ceiling waits.
+        await eventually(lambda: len(calls_to(stack, p["alpha"])), until=lambda n: n > ceiling, timeout=60,
+                         what="a second wave at the provider")  # fmt: skip
+        gate = await workspace_gate(stack, ws, client)
+        assert gate is not None and len(gate.holders) == ceiling and len(gate.backlog) > ceiling
+        worker.kill()  # SIGKILL both: no shutdown, the turns in flight and the gate's tasks stay in flight
+        await worker.wait()
+        assert server.process is not None
+        server.process.kill()
+        await asyncio.to_thread(server.process.wait)
+        killed_at = time.time()
+        server = await TemporalDevServer(db_file=db_file, port=server.port, headless=True).start()
+        worker = await start_worker(stack, queue, log, TEMPORAL_ADDRESS=server.address)
+        views = await asyncio.wait_for(asyncio.gather(*(wait_for_view(client, h.id) for h in handles)), 240)
+        gate = await eventually(
+            lambda: workspace_gate(stack, ws, client),
+            until=lambda g: g is not None and not g.holders and not g.backlog,
+            timeout=30,
+            what="every slot back",
+        )
+    finally:
+        await stop_workers(worker)
+        server.stop()
+    assert [v.status for v in views] == [RunStatus.completed] * runs  # no run lost
+    lost = [a for v in views for a in v.attempts if a.error_code]
+    assert lost and {a.error_code for a in lost} == {"worker_lost"}  # the kill caught holders mid-turn: retried
+    calls = calls_to(stack, p["alpha"])
+    assert peak_overlap(calls) == ceiling  # never above the ceiling, before the kill or after
+    # No slot lost: after the restart the backlog still filled every slot of the ceiling.
+    assert peak_overlap([c for c in calls if c["at"] > killed_at]) == ceiling
+    assert fifo_violations(views) == 0  # the views are in submission order
