@@ -16,13 +16,17 @@ async def admin_connection() -> asyncpg.Connection:
     return await asyncpg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, database="postgres", timeout=5)
 
 
+def database_url(name: str) -> str:
+    return f"postgresql://{PG_USER}@{PG_HOST}:{PG_PORT}/{name}"
+
+
 @contextlib.asynccontextmanager
 async def temporary_database(prefix: str = "office_tmp") -> AsyncIterator[str]:
     admin = await admin_connection()
     name = f"{prefix}_{uuid.uuid4().hex[:10]}"
     await admin.execute(f'CREATE DATABASE "{name}"')
     try:
-        yield f"postgresql://{PG_USER}@{PG_HOST}:{PG_PORT}/{name}"
+        yield database_url(name)
     finally:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()

@@ -1,8 +1,11 @@
+import asyncio
+
 import pytest
 
 from activities.git.runner import DEV_MODE_ENV
+from store.migrate import migrate
 from testkit.stack import ephemeral_stack
-from tests.postgres import fresh_database
+from tests.postgres import drop_migrated_databases, fresh_database, migrated_database
 
 
 @pytest.fixture(scope="session")
@@ -33,3 +36,19 @@ async def db_url(request, tmp_path):
         return
     async with fresh_database() as url:
         yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def migrated_db_url(request, tmp_path):
+    """Like db_url, at the head revision already (the migration tests themselves take db_url)."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'office.db'}"
+        await migrate(url)
+        yield url
+        return
+    async with migrated_database() as url:
+        yield url
+
+
+def pytest_sessionfinish(session):
+    asyncio.run(drop_migrated_databases())

@@ -76,9 +76,9 @@ async def test_ui_lists_the_fallback_runs_of_a_workspace(stack):
         what=f"visibility to list exactly {fell_back.run_id} for {query}",
     )
     url = f"{stack.temporal.ui_url}/namespaces/default/workflows?query={quote(query)}"
-    dom = await _chromium("--dump-dom", url)
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    SCREENSHOT.unlink(missing_ok=True)  # the one this run takes, not an earlier run's
+    dom = await _chromium("--dump-dom", f"--screenshot={SCREENSHOT}", url)  # one page load: the DOM and its picture
     assert fell_back.run_id in dom and "OfficeRunWorkflow" in dom
     assert direct.run_id not in dom  # the UI applied the search-attribute filter
-    SCREENSHOT.parent.mkdir(exist_ok=True)
-    await _chromium(f"--screenshot={SCREENSHOT}", url)
     assert SCREENSHOT.stat().st_size > 10_000

@@ -24,7 +24,7 @@ from testkit.eventually import eventually
 from testkit.runs import run_to_end, submit_run
 from workflows.office_run import OfficeRunWorkflow
 
-from .helpers import calls_to, wait_for_status
+from .helpers import calls_to, stop_workers, wait_for_status
 from .helpers import start_worker as _start_worker
 
 pytestmark = pytest.mark.integration
@@ -73,14 +73,8 @@ async def test_no_automatic_preference_after_many_failovers_and_a_worker_restart
             "b": SimProvider(),
         },
     ]
-    agents = []
-    for providers in scenarios:
-        ws, agent, _ = await stack.workspace(providers, credential_env="OFFICE_CRED_TEST_KEY")
-        agents.append(agent)
-        view = await run_to_end(stack, ws, agent)
-        assert view.status is RunStatus.completed and view.fallback_count == 1
-
-    # A worker dies while the fallback provider is answering; a new worker finishes the run.
+    workspaces = [await stack.workspace(providers, credential_env="OFFICE_CRED_TEST_KEY") for providers in scenarios]
+    agents = [agent for _, agent, _ in workspaces]
     queue = f"prefs-{uuid.uuid4().hex[:6]}"
     ws, agent, p = await stack.workspace(
         {"a": SimProvider(api_key="sk-x"), "b": SimProvider(api_key=KEY, latency_ms=3000)},
@@ -88,17 +82,22 @@ async def test_no_automatic_preference_after_many_failovers_and_a_worker_restart
         heartbeat_timeout_s=2,
     )
     agents.append(agent)
-    worker = await _start_worker(stack, queue, tmp_path / "w1.log")
-    handle = await submit_run(stack, ws, agent, "task", task_queue=queue)
-    await eventually(lambda: calls_to(stack, p["b"]), timeout=60, what="the fallback provider b to be called")
-    worker.send_signal(signal.SIGKILL)
-    await worker.wait()
-    worker = await _start_worker(stack, queue, tmp_path / "w2.log")
+    worker = await _start_worker(stack, queue, tmp_path / "w1.log")  # starting up while the failovers run
     try:
+        # The failovers at once, each in its own workspace: a preference any of them wrote is still seen below.
+        views = await asyncio.gather(*(run_to_end(stack, ws, agent) for ws, agent, _ in workspaces))
+        for view in views:
+            assert view.status is RunStatus.completed and view.fallback_count == 1
+
+        # A worker dies while the fallback provider is answering; a new worker finishes the run.
+        handle = await submit_run(stack, ws, agent, "task", task_queue=queue)
+        await eventually(lambda: calls_to(stack, p["b"]), timeout=60, what="the fallback provider b to be called")
+        worker.send_signal(signal.SIGKILL)
+        await worker.wait()
+        worker = await _start_worker(stack, queue, tmp_path / "w2.log")
         view = await asyncio.wait_for(wait_for_view(stack.client, handle.id), timeout=90)
     finally:
-        worker.terminate()
-        await worker.wait()
+        await stop_workers(worker)
     assert view.status is RunStatus.completed and view.provider == p["b"]
 
     selections, events, profiles = await _durable_state(stack)

@@ -8,14 +8,12 @@ import pytest
 
 from routing.budget import ModelUsage, Spend
 from routing.usage import Usage
-from store.migrate import migrate
 from store.repository import Store
 from tests.store.test_usage import T0, _record
 
 
-async def test_a_workspaces_spend_is_its_attempts_in_the_window(db_url):
-    await migrate(db_url)
-    store = Store(db_url)
+async def test_a_workspaces_spend_is_its_attempts_in_the_window(migrated_db_url):
+    store = Store(migrated_db_url)
     try:
         rows = [
             _record("r1", 1, "alpha", "m1", Usage(input_tokens=100, output_tokens=10), 0.5),

@@ -25,7 +25,7 @@ from store.migrate import migrate
 from store.repository import Store
 from store.rows import TurnClose, TurnOpening, utcnow
 from store.tables import ProviderHealthRow
-from tests.postgres import fresh_database
+from tests.postgres import migrated_database
 
 T0 = datetime(2026, 11, 29, 12, tzinfo=UTC)
 OURS = ExecutionProfile(base_url="https://ours.example/v1", credential_env="OURS_KEY")
@@ -70,8 +70,7 @@ async def backend(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncIterato
         for store in found.stores:
             await store.close()
         return
-    async with fresh_database() as url:
-        await migrate(url)
+    async with migrated_database() as url:
         found = Backend(url, implementation)
         yield found
         for store in found.stores:

@@ -1,12 +1,10 @@
 """What a run that continues an ended one reads and copies, on PostgreSQL and SQLite through the same code."""
 
-from store.migrate import migrate
 from store.repository import Store
 
 
-async def test_the_carried_turns_become_the_new_runs_own_rows(db_url):
-    await migrate(db_url)
-    store = Store(db_url)
+async def test_the_carried_turns_become_the_new_runs_own_rows(migrated_db_url):
+    store = Store(migrated_db_url)
     try:
         for seq, role, text in [(1, "user", "first"), (2, "assistant", "done"), (3, "user", "second")]:
             await store.append_transcript("old", seq, role, text, "alpha" if role == "assistant" else None)

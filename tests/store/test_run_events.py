@@ -4,7 +4,6 @@ another's, bounded per run, pruned by age."""
 from datetime import UTC, datetime, timedelta
 
 from routing.progress import ProgressEvent
-from store.migrate import migrate
 from store.repository import Store
 from store.run_events import RunEventRepository
 
@@ -15,9 +14,8 @@ def message(i: int, text: str) -> ProgressEvent:
     return ProgressEvent(T0 + timedelta(seconds=i), "message", text)
 
 
-async def test_events_are_read_in_order_after_a_cursor_and_bounded_per_run(db_url):
-    await migrate(db_url)
-    store = Store(db_url)
+async def test_events_are_read_in_order_after_a_cursor_and_bounded_per_run(migrated_db_url):
+    store = Store(migrated_db_url)
     try:
         events = RunEventRepository(store.database, keep_per_run=5)
         await events.append("r1", 1, [message(0, "a"), message(1, "b")])

@@ -24,11 +24,6 @@ from store.rows import TurnClose
 T0 = datetime(2026, 11, 29, 12, tzinfo=UTC)
 
 
-async def migrated(url: str) -> Store:
-    await migrate(url)
-    return Store(url)
-
-
 async def test_migrations_create_exactly_the_tables_the_models_describe(db_url):
     await migrate(db_url)
     await migrate(db_url)  # idempotent: a second upgrade is a no-op
@@ -39,8 +34,8 @@ async def test_migrations_create_exactly_the_tables_the_models_describe(db_url):
     assert diff == []
 
 
-async def test_configuration_round_trips(db_url):
-    store = await migrated(db_url)
+async def test_configuration_round_trips(migrated_db_url):
+    store = Store(migrated_db_url)
     ws = WorkspaceConfig(
         name="team",
         provider_order=["a", {"provider": "b", "emergency": True}],
@@ -57,8 +52,8 @@ async def test_configuration_round_trips(db_url):
     await store.close()
 
 
-async def test_transcripts_are_append_only_and_snapshots_belong_to_one_run(db_url):
-    store = await migrated(db_url)
+async def test_transcripts_are_append_only_and_snapshots_belong_to_one_run(migrated_db_url):
+    store = Store(migrated_db_url)
     assert await store.append_transcript("r1", 1, "user", "hello from r1")
     assert not await store.append_transcript("r1", 1, "user", "a retry never overwrites")
     await store.append_transcript("r1", 2, "assistant", "answer r1")
@@ -70,8 +65,8 @@ async def test_transcripts_are_append_only_and_snapshots_belong_to_one_run(db_ur
     await store.close()
 
 
-async def test_attempt_rows_are_idempotent_under_concurrent_retries(db_url):
-    store = await migrated(db_url)
+async def test_attempt_rows_are_idempotent_under_concurrent_retries(migrated_db_url):
+    store = Store(migrated_db_url)
     row = {
         "run_id": "r1",
         "seq": 1,
@@ -88,8 +83,8 @@ async def test_attempt_rows_are_idempotent_under_concurrent_retries(db_url):
     await store.close()
 
 
-async def test_a_failed_attempt_keeps_the_rules_catalogue_that_classified_it(db_url):
-    store = await migrated(db_url)
+async def test_a_failed_attempt_keeps_the_rules_catalogue_that_classified_it(migrated_db_url):
+    store = Store(migrated_db_url)
     profile = ExecutionProfile(base_url="http://a")
     cand = Candidate(provider="a", execution_profile="a/std", profile=profile, tier="std", requested_model="m")
     failure = classify(FailureSignal(status=401, body='{"error":{"type":"authentication_error"}}'), T0)
@@ -105,8 +100,8 @@ async def test_a_failed_attempt_keeps_the_rules_catalogue_that_classified_it(db_
     await store.close()
 
 
-async def test_run_messages_are_idempotent_by_key(db_url):
-    store = await migrated(db_url)
+async def test_run_messages_are_idempotent_by_key(migrated_db_url):
+    store = Store(migrated_db_url)
     for _ in range(3):
         await store.add_run_message("k1", "r1", "model_selection_warning", {"reason": "requested_not_advertised"})
     assert len(await store.list_run_messages("r1")) == 1
@@ -133,7 +128,7 @@ async def test_upgrade_from_the_previous_revision_keeps_data(db_url):
     await store.close()
 
 
-async def test_store_faults_are_told_apart_from_bad_data_on_the_real_database(db_url):
+async def test_store_faults_are_told_apart_from_bad_data_on_the_real_database(migrated_db_url):
     """A terminated connection is an outage to wait out; a NUL byte PostgreSQL refuses is bad data, refused
     once with a message that names what was written (SQLite stores it as U+FFFD after the boundary)."""
     import asyncpg
@@ -142,7 +137,7 @@ async def test_store_faults_are_told_apart_from_bad_data_on_the_real_database(db
     from activities.bookkeeping import close_turn, is_outage, open_turn
     from contracts.failures import STORE_REJECTED
 
-    store = await migrated(db_url)
+    store = Store(migrated_db_url)
     snapshot = await open_turn(store, "r1", 1, "a\x00b")  # cleaned at the boundary on both backends
     assert [e.content for e in snapshot] == ["a\ufffdb"]
     if store.engine.dialect.name == "postgresql":

@@ -10,7 +10,6 @@ from routing.config import AgentProfile, ExecutionProfile, WorkspaceConfig
 from routing.decider import HealthState
 from routing.identity import provider_key
 from routing.selection import SelectionKind, UserSelection
-from store.migrate import migrate
 from store.preferences import PreferenceWriter
 from store.repository import Store, TurnOpening
 from store.rows import TurnClose
@@ -22,7 +21,7 @@ THEIRS = ExecutionProfile(base_url="https://theirs.example/v1", credential_env="
 
 
 async def configured(url: str) -> Store:
-    await migrate(url)
+    """A store on the migrated database `url`, with two workspaces and an agent pinned to `ours`."""
     store = Store(url)
     await store.save_workspace(WorkspaceConfig(name="team", provider_order=["ours"], providers={"ours": OURS}))
     await store.save_workspace(WorkspaceConfig(name="other", provider_order=["theirs"], providers={"theirs": THEIRS}))
@@ -50,8 +49,8 @@ def answered(run: str, key: str) -> TurnClose:
     return TurnClose(run, 2, "answer", "ours", attempt(run, 1, key), "m1")
 
 
-async def test_submit_and_route_resolution_read_what_was_saved_and_only_the_users_pins(db_url):
-    store = await configured(db_url)
+async def test_submit_and_route_resolution_read_what_was_saved_and_only_the_users_pins(migrated_db_url):
+    store = await configured(migrated_db_url)
     assert await store.configs("nope", "nobody") == (None, None)
     ws, agent = await store.configs("team", "coder")
     assert ws is not None and ws.providers["ours"] == OURS
@@ -79,9 +78,9 @@ async def test_a_connection_the_server_dropped_is_an_outage_once_and_not_handed_
     import pytest
 
     from activities.bookkeeping import is_outage
-    from tests.postgres import fresh_database
+    from tests.postgres import migrated_database
 
-    async with fresh_database() as url:  # a connection dropped by the server needs a server
+    async with migrated_database() as url:  # a connection dropped by the server needs a server
         store = await configured(url)
         key = provider_key(OURS)
         await store.admit_and_open("ours", CallRequest("r1"), TurnOpening("r1", 1, "hi"), key=key)  # pooled now
@@ -113,9 +112,9 @@ async def test_a_success_restoring_health_never_undoes_a_concurrent_change_to_th
     import asyncpg
 
     from testkit.eventually import eventually
-    from tests.postgres import fresh_database
+    from tests.postgres import migrated_database
 
-    async with fresh_database() as url:
+    async with migrated_database() as url:
         store, key = await configured(url), provider_key(OURS)
         await store.set_health("ours", None, HealthState.short_retry, T0, "overloaded", "r0", key=key)
         admin, other = await asyncpg.connect(url), await asyncpg.connect(url)
@@ -140,9 +139,9 @@ async def test_a_connection_left_inside_a_transaction_never_goes_back_to_the_poo
     closed, not pooled, so the provider's row is not locked for everyone after it."""
     import asyncpg
 
-    from tests.postgres import fresh_database
+    from tests.postgres import migrated_database
 
-    async with fresh_database() as url:
+    async with migrated_database() as url:
         store, key = await configured(url), provider_key(OURS)
         await store.admit_and_open("ours", CallRequest("r1"), TurnOpening("r1", 1, "hi"), key=key)
         async with store.database.driver() as conn:  # what an interrupted rollback leaves behind
@@ -162,9 +161,9 @@ async def test_a_column_added_online_fails_no_turn():
     columns, so the next turn is admitted (a `SELECT *` would fail it with 'cached statement plan is invalid')."""
     import asyncpg
 
-    from tests.postgres import fresh_database
+    from tests.postgres import migrated_database
 
-    async with fresh_database() as url:
+    async with migrated_database() as url:
         store, key = await configured(url), provider_key(OURS)
         await store.admit_and_open("ours", CallRequest("r1"), TurnOpening("r1", 1, "hi"), key=key)
         admin = await asyncpg.connect(url)
@@ -178,9 +177,9 @@ async def test_a_column_added_online_fails_no_turn():
 async def test_a_happy_turn_costs_one_statement_to_admit_and_one_to_close():
     """Each statement is a round trip of worker CPU: with this process the only writer of the provider's row, a
     turn is admitted (its opening included) in one and closed (answer, attempt) in one, with no BEGIN/COMMIT."""
-    from tests.postgres import fresh_database
+    from tests.postgres import migrated_database
 
-    async with fresh_database() as url:
+    async with migrated_database() as url:
         store, key = await configured(url), provider_key(OURS)
         await store.admit_and_open("ours", CallRequest("r0"), TurnOpening("r0", 1, "hi"), key=key)  # creates the row
         await store.close_turn(answered("r0", key))  # asyncpg learns the types
@@ -208,9 +207,9 @@ async def test_an_admission_that_waits_for_another_workers_write_counts_on_top_o
     import asyncpg
 
     from testkit.eventually import eventually
-    from tests.postgres import fresh_database
+    from tests.postgres import migrated_database
 
-    async with fresh_database() as url:
+    async with migrated_database() as url:
         store, key = await configured(url), provider_key(OURS)
         await store.admit_and_open("ours", CallRequest("r1"), TurnOpening("r1", 1, "hi"), key=key)  # row held here
         admin, other = await asyncpg.connect(url), await asyncpg.connect(url)

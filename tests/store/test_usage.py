@@ -8,7 +8,6 @@ from contracts.activities import AttemptRecord
 from routing.config import ExecutionProfile
 from routing.run import AttemptOutcome, Candidate
 from routing.usage import Usage
-from store.migrate import migrate
 from store.repository import Store
 
 T0 = datetime(2026, 12, 1, 12, tzinfo=UTC)
@@ -30,9 +29,8 @@ def _record(run: str, seq: int, provider: str, model: str, usage: Usage | None, 
     return attempt_row(rec)
 
 
-async def test_usage_groups_attempts_by_workspace_agent_provider_and_model(db_url):
-    await migrate(db_url)
-    store = Store(db_url)
+async def test_usage_groups_attempts_by_workspace_agent_provider_and_model(migrated_db_url):
+    store = Store(migrated_db_url)
     try:
         rows = [
             _record("r1", 1, "alpha", "m1", Usage(input_tokens=100, output_tokens=10, cache_read_tokens=40), 0.5),
@@ -59,9 +57,8 @@ async def test_usage_groups_attempts_by_workspace_agent_provider_and_model(db_ur
         await store.close()
 
 
-async def test_an_attempt_row_keeps_its_usage_and_cost(db_url):
-    await migrate(db_url)
-    store = Store(db_url)
+async def test_an_attempt_row_keeps_its_usage_and_cost(migrated_db_url):
+    store = Store(migrated_db_url)
     try:
         usage = Usage(input_tokens=1200, output_tokens=300, cache_read_tokens=800, cache_write_tokens=100)
         await store.record_attempt(_record("r1", 1, "alpha", "m1", usage, 0.0123))
