@@ -33,7 +33,7 @@ import re
 import statistics
 import tempfile
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +46,7 @@ from bench.errors import BenchFailed
 from office.runs import run_view, submit
 from office.settings import WorkerSizing
 from office.simulator.config import SimProvider
+from routing.backlog import ScopeKind, gate_id
 from routing.config import AgentProfile, WorkspaceConfig
 from store.migrate import migrate
 from store.repository import Store
@@ -65,6 +66,10 @@ class ScalePlan:
     horizontal_in_flight: int = 100
     horizontal_hold_s: float = 0.5
     bounded_agents: bool = True  # run bench/bounded_agents.py as well
+    # The gated arm: every level again right after the plain one, its workspace's max_concurrent_runs and its agent
+    # profile's max_concurrent_sessions set to this (above every level, so it never binds: every run asks both
+    # gates and releases them, and none waits). None: no gated arm.
+    gate_ceiling: int | None = 2000
 
 
 PLAN = ScalePlan()
@@ -195,7 +200,8 @@ class Workload:
     provider: str
 
 
-async def workload(stack: Stack, client_config: Store, tag: str, hold_s: float) -> Workload:
+async def workload(stack: Stack, client_config: Store, tag: str, hold_s: float, ceiling: int | None = None) -> Workload:
+    """`ceiling`: the workspace's max_concurrent_runs and the agent profile's max_concurrent_sessions."""
     # The provider's own timeout must outlast the hold; the heartbeat timeout stays the default (that is measured).
     ws, agent, names = await stack.workspace(
         {"sim": SimProvider(latency_ms=hold_s * 1000)}, timeout_s=max(120.0, hold_s + 60)
@@ -204,6 +210,10 @@ async def workload(stack: Stack, client_config: Store, tag: str, hold_s: float) 
     profile = await stack.store.get_agent(agent)
     if config is None or profile is None:
         raise BenchFailed(f"the workspace {ws} or agent {agent} the stack just saved is not in the store")
+    if ceiling is not None:
+        config = config.model_copy(update={"max_concurrent_runs": ceiling})
+        profile = profile.model_copy(update={"max_concurrent_sessions": ceiling})
+        await copy_config(stack.store, config, profile)
     await copy_config(client_config, config, profile)
     return Workload(tag, hold_s, ws, agent, names["sim"])
 
@@ -303,6 +313,9 @@ async def history_events(client: Client, run_ids: list[str]) -> int:
 
 
 # --- one level -----------------------------------------------------------------------------------------
+EndToEnd = Callable[[], Awaitable[dict[str, Any]]]
+
+
 async def level(
     plan: ScalePlan,
     stack: Stack,
@@ -310,12 +323,15 @@ async def level(
     worker: WorkerProcess,
     pg: PgStats | None,
     in_flight: int,
-    drain: bool,
-) -> dict[str, Any]:
+    ceiling: int | None = None,
+) -> tuple[dict[str, Any], EndToEnd]:
+    """One level's steady-state figures, and what waits for its runs to close (the level drained): their own
+    end-to-end overhead. The caller awaits it when it wants the level drained, or never (the last level)."""
     began = time.monotonic()
     rate, window_s = plan.arrival_per_s, plan.window_s
     hold_s = hold_for(in_flight, rate)
-    load = await workload(stack, client_config, f"scale{in_flight}", hold_s)
+    tag = f"scale{in_flight}" if ceiling is None else f"gated{in_flight}"
+    load = await workload(stack, client_config, tag, hold_s, ceiling)
     submissions: list[asyncio.Task[str]] = []
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -346,22 +362,20 @@ async def level(
         closed = await edge()
         stop.set()
         await feeding
-        outcomes = await asyncio.gather(*submissions, return_exceptions=True)
-        submitted = [r for r in outcomes if isinstance(r, str)]
-        refused = [r for r in outcomes if not isinstance(r, str)]  # the server turned a start away (overloaded)
-        runs = await eventually(
-            lambda: listed(stack.client, load),
-            until=lambda found: all(r in found for r in submitted),
-            timeout=60,
-            interval=0.5,
-            what=f"the server's visibility to list every run of {load.tag}",
-        )
-        starters = [r for r in submitted if opened["at"] <= runs[r].start < closed["at"]]
-        enders = [r for r, c in runs.items() if c.close and opened["at"] <= c.close < closed["at"]]
-        calls = await calls_of(stack, load.provider, starters, within_s=60)
-        waited_until = time.time()
-        if drain:  # the next level starts from nothing in flight
-            runs = await wait_closed(stack.client, load, submitted, within_s=hold_s + 120)
+    outcomes = await asyncio.gather(*submissions, return_exceptions=True)
+    submitted = [r for r in outcomes if isinstance(r, str)]
+    refused = [r for r in outcomes if not isinstance(r, str)]  # the server turned a start away (overloaded)
+    runs = await eventually(
+        lambda: listed(stack.client, load),
+        until=lambda found: all(r in found for r in submitted),
+        timeout=60,
+        interval=0.5,
+        what=f"the server's visibility to list every run of {load.tag}",
+    )
+    starters = [r for r in submitted if opened["at"] <= runs[r].start < closed["at"]]
+    enders = [r for r, c in runs.items() if c.close and opened["at"] <= c.close < closed["at"]]
+    calls = await calls_of(stack, load.provider, starters, within_s=60)
+    waited_until = time.time()
     # A starter whose turn has not reached the provider yet is still waiting inside the worker: its overhead
     # before the call is at least the time it has waited so far.
     before = [(calls[r][0] if r in calls else waited_until) - runs[r].start for r in starters]
@@ -381,18 +395,10 @@ async def level(
         "runs_per_s": round(len(enders) / window_s, 2),
         "overhead_p50_s": round(percentile(over, 50), 3),
         "overhead_p99_s": round(percentile(over, 99), 3),
-        "before_call_p50_s": round(percentile(before, 50), 3),  # start, route, turn opening, catalog
+        "before_call_p50_s": round(percentile(before, 50), 3),  # start, route, gates, turn opening, catalog
         "before_call_p99_s": round(percentile(before, 99), 3),
-        "after_call_p50_s": round(percentile(after, 50), 3),  # answer stored, attempt recorded, run closed
+        "after_call_p50_s": round(percentile(after, 50), 3),  # answer stored, attempt recorded, gates, close
         "after_call_p99_s": round(percentile(after, 99), 3),
-    }
-    if drain:  # every run that started in the window has closed: its own wall time, for comparison
-        direct = overheads([runs[r].close - runs[r].start for r in starters], hold_s)  # type: ignore[operator]
-        figures |= {
-            "overhead_end_to_end_p50_s": round(percentile(direct, 50), 3),
-            "overhead_end_to_end_p99_s": round(percentile(direct, 99), 3),
-        }
-    return figures | {
         "rss_peak_mb": round(samples.rss_peak_mb, 1),
         "worker_cpu_ms_per_run": round(1000 * (closed["cpu"] - opened["cpu"]) / turns_in_window, 1),
         "server_cpu_ms_per_run": round(1000 * (closed["server_cpu"] - opened["server_cpu"]) / turns_in_window, 1),
@@ -407,6 +413,31 @@ async def level(
         "store_transactions_per_turn": round((closed["xacts"] - opened["xacts"]) / turns_in_window, 1) if pg else None,
         "history_events_per_run": await history_events(stack.client, enders[:: max(1, len(enders) // 5)][:5]),
     }
+    if ceiling is not None:
+        figures |= await gate_figures(stack.client, load, ceiling)
+
+    async def end_to_end() -> dict[str, Any]:
+        """Every run of the level closed: each run that started in the window, its own wall time (a check of
+        the combined figure), and the failures counted over all of them."""
+        ended = await wait_closed(stack.client, load, submitted, within_s=hold_s + 120)
+        direct = overheads([ended[r].close - ended[r].start for r in starters], hold_s)  # type: ignore[operator]
+        return {
+            "overhead_end_to_end_p50_s": round(percentile(direct, 50), 3),
+            "overhead_end_to_end_p99_s": round(percentile(direct, 99), 3),
+            "failed": sum(1 for c in ended.values() if c.status != WorkflowExecutionStatus.COMPLETED),
+            "failed_runs": await failed_run_messages(stack.client, ended),
+        }
+
+    return figures, end_to_end
+
+
+async def gate_figures(client: Client, load: Workload, ceiling: int) -> dict[str, Any]:
+    """The gated arm's gates: how many executions each has had (it continues as new to bound its history)."""
+    gates = {"workspace": gate_id(ScopeKind.workspace, load.workspace), "agent": gate_id(ScopeKind.agent, load.agent)}
+    executions = {}
+    for kind, gate in gates.items():
+        executions[kind] = len([w async for w in client.list_workflows(f'WorkflowId = "{gate}"')])
+    return {"ceiling": ceiling, "gate_executions": executions}
 
 
 # --- horizontal workers --------------------------------------------------------------------------------
@@ -437,6 +468,32 @@ async def horizontal(
         "failed_attempts": failure_counts(await attempt_failures(stack.store, load.tag)),
         "rss_peak_mb": round(samples.rss_peak_mb, 1),
         "store_connections_peak": samples.connections_peak,
+    }
+
+
+def gated_summary(
+    plan: ScalePlan, plain: dict[str, dict[str, Any]], gated: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """The gated arm beside the plain one, level by level."""
+    if not gated:
+        return {"available": False, "reason": "no gate_ceiling in the plan"}
+    largest, smallest = gated[max(gated, key=int)], gated[min(gated, key=int)]
+    return {
+        "ceiling": plan.gate_ceiling,
+        "flat_cost": flat_cost(gated),
+        "overhead_p99_ratio": round(largest["overhead_p99_s"] / smallest["overhead_p99_s"], 2),
+        "side_by_side": {
+            n: {
+                "overhead_p99_s_plain": plain[n]["overhead_p99_s"],
+                "overhead_p99_s_gated": gated[n]["overhead_p99_s"],
+                "overhead_p50_s_plain": plain[n]["overhead_p50_s"],
+                "overhead_p50_s_gated": gated[n]["overhead_p50_s"],
+                "worker_cpu_ms_per_run_plain": plain[n]["worker_cpu_ms_per_run"],
+                "worker_cpu_ms_per_run_gated": gated[n]["worker_cpu_ms_per_run"],
+            }
+            for n in gated
+        },
+        "levels": gated,
     }
 
 
@@ -481,12 +538,21 @@ async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
                 for k, efficiency in scaling_efficiency(rates).items():
                     workers_arm[k]["runs_per_s"] = round(rates[k], 2)
                     workers_arm[k]["scaling_efficiency"] = round(efficiency, 2)
-                levels = {}
+                levels, gated = {}, {}
                 async with worker_processes_for(stack, 1, sizing_env(WORKER_SIZING)) as (worker,):
                     await until_polling(stack, [worker])
                     for n in plan.levels:
-                        last = n == plan.levels[-1]
-                        levels[str(n)] = await level(plan, stack, client_config, worker, pg, n, drain=not last)
+                        levels[str(n)], plain_rest = await level(plan, stack, client_config, worker, pg, n)
+                        # The gated arm follows at once: its ramp overlaps the plain arm's drain, so about N
+                        # stay in flight, and its window starts once the plain runs have ended.
+                        if plan.gate_ceiling is not None:
+                            gated[str(n)], gated_rest = await level(
+                                plan, stack, client_config, worker, pg, n, plan.gate_ceiling
+                            )
+                        if n != plan.levels[-1]:  # the next level starts from nothing in flight
+                            levels[str(n)] |= await plain_rest()
+                            if plan.gate_ceiling is not None:
+                                gated[str(n)] |= await gated_rest()
         finally:
             await client_config.close()
     bounded = await bounded_agents_arm() if plan.bounded_agents else {"available": False, "reason": "not asked for"}
@@ -496,6 +562,7 @@ async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
         "levels": levels,
         "flat_cost": flat_cost(levels),
         "overhead_p99_ratio": round(largest["overhead_p99_s"] / smallest["overhead_p99_s"], 2),
+        "gated": gated_summary(plan, levels, gated),
         "workers": {str(k): v for k, v in workers_arm.items()},
         "worker_sizing": sizing_env(WORKER_SIZING),
         "bounded_agents": bounded,

@@ -1,5 +1,6 @@
-"""`office bench scale` end to end at a toy size: its own stack, worker processes, steady-state levels and the
-horizontal arm, reporting the figures its JSON promises (the real sizes run in `make bench`, not here)."""
+"""`office bench scale` end to end at a toy size: its own stack, worker processes, steady-state levels (plain, and
+gated by ceilings that never bind) and the horizontal arm, reporting the figures its JSON promises (the real sizes
+run in `make bench`, not here)."""
 
 import pytest
 
@@ -19,7 +20,7 @@ TOY = ScalePlan(
 )
 
 
-async def test_scale_bench_reports_every_level_and_worker_count():
+async def test_scale_bench_reports_every_level_of_both_arms_and_worker_count():
     result = await run(TOY)
     assert set(result["levels"]) == {"2", "4"}
     for in_flight, figures in result["levels"].items():
@@ -31,3 +32,13 @@ async def test_scale_bench_reports_every_level_and_worker_count():
     assert result["workers"]["1"]["runs_per_s"] > 0 and result["workers"]["1"]["scaling_efficiency"] == 1.0
     assert isinstance(result["flat_cost"], bool)
     assert "bounded_agents" in result
+    # The gated arm: the same levels again, every run through its workspace's and its agent's gate.
+    gated = result["gated"]
+    assert gated["ceiling"] == TOY.gate_ceiling and set(gated["levels"]) == {"2", "4"}
+    for figures in gated["levels"].values():
+        assert figures["failed"] == 0 and figures["submit_errors"] == 0
+        assert figures["gate_executions"] == {"workspace": 1, "agent": 1}  # every run asked both gates
+    for in_flight, pair in gated["side_by_side"].items():
+        assert pair["overhead_p99_s_plain"] == result["levels"][in_flight]["overhead_p99_s"]
+        assert pair["overhead_p99_s_gated"] == gated["levels"][in_flight]["overhead_p99_s"]
+    assert isinstance(gated["flat_cost"], bool)

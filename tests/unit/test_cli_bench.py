@@ -25,3 +25,46 @@ def test_an_unknown_benchmark_is_bad_input_before_anything_is_imported(monkeypat
     result = CliRunner().invoke(app, ["bench", "nonsense"])
     assert result.exit_code == EXIT_USAGE
     assert "unknown benchmark 'nonsense'" in result.stderr
+
+
+def _recording_runners(monkeypatch, ran: list[str], asked_runs: list[int | None]):
+    from office.cli import dev
+
+    def runners(soak_runs: int | None = None):
+        asked_runs.append(soak_runs)
+
+        def recorder(name: str):
+            async def run() -> dict[str, int]:
+                ran.append(name)
+                return {"ok": 1}
+
+            return run
+
+        return {n: recorder(n) for n in dev.BENCHES + dev.SOLO_BENCHES}
+
+    monkeypatch.setattr(dev, "_bench_runners", runners)
+
+
+def test_all_runs_every_benchmark_but_the_soak(monkeypatch):
+    ran: list[str] = []
+    _recording_runners(monkeypatch, ran, [])
+    result = CliRunner().invoke(app, ["bench", "all", "--json"])
+    assert result.exit_code == 0, result.output
+    assert set(ran) == {"continuity", "amplification", "throughput", "scale", "launch", "ceilings"}
+
+
+def test_the_soak_runs_by_name_with_the_runs_asked_for(monkeypatch):
+    ran: list[str] = []
+    soak_runs: list[int | None] = []
+    _recording_runners(monkeypatch, ran, soak_runs)
+    result = CliRunner().invoke(app, ["bench", "soak", "--runs", "300", "--json"])
+    assert result.exit_code == 0, result.output
+    assert ran == ["soak"] and soak_runs == [300]
+
+
+def test_runs_with_another_benchmark_is_bad_input(monkeypatch):
+    monkeypatch.setitem(sys.modules, "bench", None)
+    result = CliRunner().invoke(app, ["bench", "scale", "--runs", "300"])
+    assert result.exit_code == EXIT_USAGE
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--runs applies to `office bench soak` only" in lines[0]
