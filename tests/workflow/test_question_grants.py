@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from temporalio import activity
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowHandle
 from temporalio.worker import Worker
 
 from contracts.activities import (
@@ -107,21 +107,33 @@ async def serving(client: Client, queue: str, agent: AskingAgent) -> AsyncIterat
         yield
 
 
+def asking_agent(*asks: tuple[str, str]) -> AskingAgent:
+    """An agent on an ACP route whose workspace asks a person before any edit."""
+    agent_plan = plan(permissions=PermissionPolicy(edit="ask", ask_timeout=60))
+    agent_plan.candidates = [candidate("agent", profile=acp_profile(["agent"]))]
+    return AskingAgent(agent_plan, asks=list(asks))
+
+
+@contextlib.asynccontextmanager
+async def asked_once(client: Client, agent: AskingAgent) -> AsyncIterator[WorkflowHandle]:
+    """A run of `agent`, served, once its first question waits for a person (the run id is its worker's queue)."""
+    queue = f"grants-{uuid.uuid4().hex[:8]}"
+    req = RunRequest(run_id=queue, workspace="ws", agent="coder", prompt="write two files")
+    async with serving(client, queue, agent):
+        handle = await client.start_workflow(OfficeRunWorkflow.run, req, id=req.run_id, task_queue=queue)
+        await eventually(lambda: run_view(client, handle.id), until=lambda v: len(_pending(v)) == 1,
+                         timeout=30, what="the agent's first question")  # fmt: skip
+        yield handle
+
+
 def _started() -> SessionStarted:
     return SessionStarted(decision=settle_model(plan_model("m1", None, False, ["m1"]), reported="m1"),
                           model_to_send="m1", effective_model="m1")  # fmt: skip
 
 
 async def test_a_forged_question_allowed_for_the_run_grants_nothing_and_the_agent_still_asks(client):
-    queue = f"grants-{uuid.uuid4().hex[:8]}"
-    agent_plan = plan(permissions=PermissionPolicy(edit="ask", ask_timeout=60))
-    agent_plan.candidates = [candidate("agent", profile=acp_profile(["agent"]))]
-    agent = AskingAgent(agent_plan, asks=[("real-a", "src/a.txt"), ("real-c", "other/c.txt")])
-    req = RunRequest(run_id=queue, workspace="ws", agent="coder", prompt="write two files")
-    async with serving(client, queue, agent):
-        handle = await client.start_workflow(OfficeRunWorkflow.run, req, id=req.run_id, task_queue=queue)
-        await eventually(lambda: run_view(client, handle.id), until=lambda v: len(_pending(v)) == 1,
-                         timeout=30, what="the agent's first question")  # fmt: skip
+    agent = asking_agent(("real-a", "src/a.txt"), ("real-c", "other/c.txt"))
+    async with asked_once(client, agent) as handle:
         for seq in range(3):  # whatever the attempt's number, one of these names the live session
             forged = PermissionAsked(session_key=f"{handle.id}/{seq}", question_id=f"forged-{seq}", kind="edit",
                                      paths=("other/forged.txt",))  # fmt: skip
@@ -149,15 +161,8 @@ async def test_a_forged_question_allowed_for_the_run_grants_nothing_and_the_agen
 
 
 async def test_a_question_the_session_asked_and_a_person_allowed_for_the_run_grants_the_next_one(client):
-    queue = f"grants-{uuid.uuid4().hex[:8]}"
-    agent_plan = plan(permissions=PermissionPolicy(edit="ask", ask_timeout=60))
-    agent_plan.candidates = [candidate("agent", profile=acp_profile(["agent"]))]
-    agent = AskingAgent(agent_plan, asks=[("real-a", "src/a.txt"), ("real-b", "src/b.txt")])
-    req = RunRequest(run_id=queue, workspace="ws", agent="coder", prompt="write two files")
-    async with serving(client, queue, agent):
-        handle = await client.start_workflow(OfficeRunWorkflow.run, req, id=req.run_id, task_queue=queue)
-        await eventually(lambda: run_view(client, handle.id), until=lambda v: len(_pending(v)) == 1,
-                         timeout=30, what="the agent's first question")  # fmt: skip
+    agent = asking_agent(("real-a", "src/a.txt"), ("real-b", "src/b.txt"))
+    async with asked_once(client, agent) as handle:
         await handle.execute_update(ANSWER_PERMISSION, PermissionAnswer(allow=True, for_run=True))
         view = await asyncio.wait_for(wait_for_view(client, handle.id), 60)
 
