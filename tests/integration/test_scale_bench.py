@@ -17,6 +17,7 @@ TOY = ScalePlan(
     horizontal_in_flight=4,
     horizontal_hold_s=0.2,
     bounded_agents=False,  # its own bench, with its own test
+    gate_levels=(2, 4),
 )
 
 
