@@ -46,6 +46,26 @@ async def bench_stack(
         yield stack
 
 
+@contextlib.asynccontextmanager
+async def periodically(step: Callable[[], Awaitable[object]], every_s: float) -> AsyncIterator[None]:
+    """Runs `step` now and every `every_s` until the block ends; a step is never cancelled midway (a query cut off
+    would leave its connection unusable)."""
+    done = asyncio.Event()
+
+    async def loop() -> None:
+        while not done.is_set():
+            await step()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), every_s)
+
+    task = asyncio.create_task(loop())
+    try:
+        yield
+    finally:
+        done.set()
+        await task
+
+
 async def bounded(limit: int, jobs: Iterable[Callable[[], Awaitable[T]]]) -> list[T]:
     """Runs jobs with at most `limit` in flight, keeping their order."""
     gate = asyncio.Semaphore(limit)

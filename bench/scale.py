@@ -41,7 +41,7 @@ import asyncpg
 from sqlmodel import select
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureError
 
-from bench.common import bench_stack
+from bench.common import bench_stack, periodically
 from bench.errors import BenchFailed
 from office.runs import run_view, submit
 from office.settings import WorkerSizing
@@ -143,24 +143,17 @@ class Samples:
 @contextlib.asynccontextmanager
 async def sampling(workers: list[WorkerProcess], pg: "PgStats | None") -> AsyncIterator[Samples]:
     """Samples the workers' resident memory and the bench database's connections until the block ends."""
-    samples, done = Samples(), asyncio.Event()
+    samples = Samples()
 
-    async def loop() -> None:
-        while not done.is_set():  # never cancelled mid-query: that would leave the connection unusable
-            sizes = [w.rss_mb() for w in workers]
-            samples.rss_peak_mb = max(samples.rss_peak_mb, *sizes)
-            samples.rss_total_peak_mb = max(samples.rss_total_peak_mb, sum(sizes))
-            if pg is not None:
-                samples.connections_peak = max(samples.connections_peak or 0, await pg.connections())
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(done.wait(), SAMPLE_S)
+    async def take() -> None:
+        sizes = [w.rss_mb() for w in workers]
+        samples.rss_peak_mb = max(samples.rss_peak_mb, *sizes)
+        samples.rss_total_peak_mb = max(samples.rss_total_peak_mb, sum(sizes))
+        if pg is not None:
+            samples.connections_peak = max(samples.connections_peak or 0, await pg.connections())
 
-    task = asyncio.create_task(loop())
-    try:
+    async with periodically(take, SAMPLE_S):
         yield samples
-    finally:
-        done.set()
-        await task
 
 
 @dataclass

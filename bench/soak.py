@@ -26,7 +26,7 @@ from typing import Any
 
 from sqlalchemy import inspect, text
 
-from bench.common import bench_stack
+from bench.common import bench_stack, periodically
 from bench.errors import BenchFailed
 from bench.scale import WORKER_SIZING, Workload, sizing_env, start, workload
 from office.runs import wait_for_view
@@ -119,20 +119,13 @@ class RssSamples:
 
 @contextlib.asynccontextmanager
 async def sampling(worker: WorkerProcess, tally: Tally, began: float) -> AsyncIterator[RssSamples]:
-    samples, done = RssSamples(), asyncio.Event()
+    samples = RssSamples()
 
-    async def loop() -> None:
-        while not done.is_set():
-            samples.points.append((tally.done, round(time.monotonic() - began, 1), round(worker.rss_mb(), 1)))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(done.wait(), SAMPLE_S)
+    async def take() -> None:
+        samples.points.append((tally.done, round(time.monotonic() - began, 1), round(worker.rss_mb(), 1)))
 
-    task = asyncio.create_task(loop())
-    try:
+    async with periodically(take, SAMPLE_S):
         yield samples
-    finally:
-        done.set()
-        await task
 
 
 async def serve(stack: Stack, client_config: Store, load: Workload, indices: range, lanes: int, tally: Tally) -> None:
