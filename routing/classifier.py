@@ -221,8 +221,23 @@ _KEY_FIELDS = frozenset(
 _STATUS_FIELDS = frozenset(
     {"code", "status", "statuscode", "status_code", "httpstatuscode", "http_status", "http_status_code"}
 )
+# (Baidu Qianfan/ERNIE and iFlytek put theirs in `error_msg`, WeChat-style APIs in `errmsg`)
 _MESSAGE_FIELDS = frozenset(
-    {"message", "detail", "error", "error_description", "errormessage", "error_message", "msg", "raw", "title"}
+    {
+        "message",
+        "detail",
+        "error",
+        "error_description",
+        "errormessage",
+        "error_message",
+        "msg",
+        "raw",
+        "title",
+        "error_msg",
+        "errmsg",
+        "err_msg",
+        "errormsg",
+    }
 )
 # Fields that say why a generation ended: a policy stop inside a 200 is a refusal, a length stop an answer cut short.
 # (Not ACP's `stopReason`: an agent reports `refusal` there for a tool call the user rejected too.)
@@ -399,6 +414,18 @@ def _embedded_json(text: str) -> BodyFields:
     return BodyFields()
 
 
+def _exception_keys(exception_type: str | None) -> list[str]:
+    """The error code a provider's SDK carries as the exception's type (AWS `ServiceQuotaExceededException`,
+    Volcano Ark `AccountOverdueError`, `SensitiveContentDetected.Violence`) is the body's code by another road: a
+    key. A dotted name gives its first part (Ark's code family) and its last (a class named with its module,
+    `botocore.errorfactory.ThrottlingException`) too."""
+    full = _key_name(exception_type or "")
+    if not full:
+        return []
+    parts = full.split(".")
+    return list(dict.fromkeys(p for p in (full, parts[0], parts[-1]) if p))
+
+
 def _header_keys(headers: dict[str, str]) -> list[str]:
     """AWS names the error's kind in a header (`x-amzn-ErrorType: ThrottlingException:http://…`)."""
     return [_key_name(v) for k, v in headers.items() if k.lower() in ("x-amzn-errortype", "x-amz-error-code")]
@@ -478,7 +505,17 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
     )
     reset_text = " ".join(t for t in (signal.error_text or "", raw_body) if t)
     grpc = _grpc_keys(reset_text)
-    keys = [k.lower() for k in (*body.keys, *embedded.keys, *_header_keys(signal.headers), *grpc) if k]
+    keys = [
+        k.lower()
+        for k in (
+            *body.keys,
+            *embedded.keys,
+            *_header_keys(signal.headers),
+            *grpc,
+            *_exception_keys(signal.exception_type),
+        )
+        if k
+    ]
     retry_after = read_reset(reset_text, signal.headers, now)
 
     candidates = [

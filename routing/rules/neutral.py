@@ -27,6 +27,9 @@ NEUTRAL = table(
             r"|exceeded (?:your|its|the) [\w ]{0,20}credits"
             # arrears and balance: DashScope Arrearage / overdue payment, SiliconFlow "paid balance is insufficient"
             r"|arrearage|in good standing|overdue[- ](?:payment|account)|balance is (?:insufficient|not enough)"
+            # an account in arrears in other words (Volcano Ark `AccountOverdueError` "your account has an overdue
+            # balance", its `ServiceOverdue` "your account balance is overdue", "account in arrears")
+            r"|\boverdue balance\b|\bbalance is overdue\b|\baccount (?:is )?(?:overdue|in arrears)\b|\barrears\b"
             r"|requires? (?:a )?paid balance"
             # a balance or allowance smaller than the request's cost
             r"|(?:credits?|balance|allowance) (?:cannot|can.t|does not|doesn.t) cover"
@@ -96,6 +99,10 @@ NEUTRAL = table(
             r"|\bonly (?:available|accessible) (?:to|for|on|with) (?:the )?(?:paid|pro|premium|plus|subscribed|billed"
             r"|business|team|enterprise) (?:users?|accounts?|plans?|tiers?)\b"
             r"|\bpaid[_ ](?:account|plan|subscription)[_ ]required\b"
+            # a model sold through a cloud marketplace whose subscription is not in place (Bedrock
+            # `MPAgreementBeingCreated` "your AWS Marketplace subscription for the model is still being processed")
+            r"|\bmarketplace subscription\b[^.]{0,60}\b(?:being processed|pending|not (?:yet )?(?:active|complete)"
+            r"|cannot be completed|required|expired)\b"
             # a subscription, membership or trial the account lacks or that ran out ("You don't have an active
             # subscription", "No active subscription found", CodeGPT "Non active subscription", "Your subscription has
             # expired", "Your free trial has ended")
@@ -157,7 +164,15 @@ NEUTRAL = table(
             r"|\blimit\b[^.\n]{0,40}\bcontact (?:an? |your )?(?:admin|administrator|workspace owner|owner)\b"
             r"|\bused (?:up )?all (?:of )?(?:your|the|today.s|this \w+.s)\b[^.]{0,30}"
             # (a plan's allowance counted in requests or messages: "You've used all your fast requests for this month")
-            r"\b(?:usage|quota|credits|allowance|requests|messages|prompts|uses)",
+            r"\b(?:usage|quota|credits|allowance|requests|messages|prompts|uses)"
+            # the allowance named by what it counts, with its period (Cody "You've used all chat messages and
+            # commands for today", "… all autocomplete suggestions for the month")
+            r"|\bused (?:up )?all (?:[\w-]+ ){0,3}?(?:messages|requests|prompts|chats|commands|completions"
+            r"|suggestions|autocompletes|generations|credits)\b[^.]{0,40}"
+            r"\b(?:for (?:today|the (?:day|week|month))|today|this (?:week|month))\b"
+            # a limit on all use, which no period resets (Baidu Qianfan "Open api total request limit reached")
+            r"|\btotal (?:requests? |tokens? |usage |calls? )?(?:limit|quota|allowance) (?:has been |is |was )?"
+            r"(?:reached|exceeded|hit|exhausted|used up)\b",
             E.quota_limited,
             0.96,
         ),
@@ -241,7 +256,14 @@ NEUTRAL = table(
             r"|\bcheck (?:your )?login(?: status| state| session)?\b|\blogin (?:session |status )?(?:has )?expired\b"
             # the agents' and SDKs' classes for it (OpenCode ProviderAuthError, which carries the provider's words)
             r"|\bProviderAuthError\b"
-            r"|\binvalid (?:oauth |access |bearer |auth )token\b"
+            r"|\binvalid (?:oauth |access |bearer |auth |api |session |user )token\b"
+            # a token refused in other word orders (Qianfan 110 "Access token invalid or no longer valid", Cohere
+            # "invalid api token")
+            r"|\b(?:api|access|auth|session) token (?:is )?(?:invalid|not valid|no longer valid)\b"
+            # a signature or certification check the request failed (Qianfan 14 "IAM Certification failed", UCloud
+            # "Validate Certification failed", "signature does not match")
+            r"|\bcertification (?:failed|failure)\b"
+            r"|\bsignature (?:does not match|mismatch|is invalid|verification failed)"
             # a login a policy asks to renew (Google's RAPT reauthentication, "Reauthentication is needed. Please run
             # gcloud auth application-default login")
             r"|\breauth(?:entication)? (?:is )?(?:needed|required)|\breauth related error|\binvalid_rapt\b"
@@ -259,13 +281,32 @@ NEUTRAL = table(
         (
             "oauth_refresh_failed",
             r"\b(?:token|oauth|credentials?) refresh(?:ing)? (?:has |had )?failed\b"
-            r"|\bfailed to refresh (?:the )?(?:oauth |access |auth )?(?:token|credentials?)\b",
+            r"|\bfailed to refresh (?:the )?(?:oauth |access |auth )?(?:token|credentials?)\b"
+            # a token that could not be obtained at all (Qianfan 13 "Get service token failed")
+            r"|\b(?:get|getting|fetch|fetching|obtain|obtaining|acquire|acquiring) (?:the |an? )?"
+            r"(?:service |access |auth |oauth |iam )?token failed\b"
+            r"|\bfailed to (?:get|fetch|obtain|acquire) (?:the |an? )?(?:service |access |auth |oauth |iam )?token\b",
             E.auth_required,
             0.74,
         ),
         # a cloud IAM refusal (Google's PERMISSION_DENIED: "Permission 'aiplatform.endpoints.predict' denied on
         # resource …", "Permission denied on resource project …"): the credential lacks a grant, the user's to give
-        ("iam_denied", r"\bdenied on resource\b", E.auth_required, 0.92),
+        # in IAM's vocabulary whatever the cloud (AWS "is not authorized to perform: bedrock:InvokeModel", "Your account
+        # is not authorized to invoke this API operation", `NotAuthorized` "You do not have permission to perform this
+        # action"; Qianfan 6 "No permission to access data"; watsonx "Failed to find the IBMid-… member in project_id"):
+        # above the connection words a product's headline puts over it, a step below a model named as the one not there
+        # ("The specified version does not exist (or perhaps you don't have permission to use it?)")
+        (
+            "iam_denied",
+            r"\bdenied on resource\b|\bis not authori[sz]ed to (?:perform|invoke|access|use)\b"
+            r"|\b(?:do|does)(?:n.t| not) have (?:the )?(?:required |necessary |sufficient )?permissions? (?:to|for)\b"
+            r"|\bno permissions? to (?:access|perform|use|call|invoke)\b|\bcaller does not have permission\b"
+            r"|\binsufficient permissions?\b|\bmissing (?:required )?permissions?\b"
+            r"|\b(?:not a|failed to find (?:the )?\S+) member (?:of|in) (?:the |this )?"
+            r"(?:project|organi[sz]ation|workspace|space|team|group)",
+            E.auth_required,
+            0.915,
+        ),
         # the key's owner is gone (OpenRouter 401 "User not found."): a credential, even beside a model's name
         ("user_not_found", r"\b(?:user|account) not found", E.auth_required, 0.93),
         # terminal
@@ -294,6 +335,14 @@ NEUTRAL = table(
             r"(?:polic|guideline|rule|standard)"
             r"|\bsafety[_ ]check(?:_type)?_[a-z]+\b|\bfailed (?:a |the )?(?:safety|content|moderation) check"
             r"|model cannot answer this question|敏感词|违规内容"
+            # Chinese review verdicts in any provider's words (iFlytek Spark 10013 "输入内容审核不通过，涉嫌违规", 10014
+            # "输出内容涉及敏感信息", 10019 "涉及违规信息"; "内容不合规")
+            r"|审核(?:不通过|未通过|失败|未能通过)|涉(?:嫌|及)违规|内容(?:涉嫌|存在)?(?:违规|不合规)|涉及敏感|敏感信息"
+            # a text said to carry a class of harm (Volcano Ark `SensitiveContentDetected.*` "the input text may contain
+            # violence information")
+            r"|\b(?:input|output|request|prompt|generated)\b[\w ]{0,15}\bmay contain\b[^.]{0,40}"
+            r"\b(?:sensitive|violen\w*|violation|sexual|porn\w*|politic\w*|terror\w*|illegal|harmful|unsafe"
+            r"|inappropriate|real person)"
             # image and text safety checkers (diffusers, Replicate's cog models)
             # (NSFW *content*: a model's own name may carry the word, e.g. "qwen3-vl-8b-nsfw-caption-v4")
             r"|\bNSFW content\b|safety checker"
@@ -379,6 +428,11 @@ NEUTRAL = table(
             # length in Moonshot's words ("model max length exceeded, max length:8192")
             r"|\b(?:conversation|session|chat history|history|thread) (?:is )?too (?:long|large|big)\b"
             r"|\bmodel max(?:imum)? length exceeded\b"
+            # the tokenizer's and the serving stacks' word for it (watsonx `invalid_input_argument` "Token sequence
+            # length is longer than the specified maximum sequence length for this model (1336 > 512)")
+            r"|\bsequence length\b[^.]{0,30}\b(?:longer|greater|larger) than the (?:specified )?"
+            r"max(?:imum)? sequence length"
+            r"|\bexceeds? (?:the )?(?:model.s )?max(?:imum)? sequence length\b"
             # an input's size against its limit as numbers, in any words (Ark "Input length 203743 exceeds the maximum
             # length 202752", Copilot "prompt token count of 28000 exceeds the limit of 12288")
             r"|\b(?:input|prompt|context)s?\b[\w ]{0,25}?\W{0,2}\d[\d,]*\W{0,2}(?: tokens?)?\W{0,2} "
@@ -414,7 +468,11 @@ NEUTRAL = table(
             # (the AI SDK's AI_FinishReasonError "Response ended with finish reason \"max_tokens\"", OpenAI's `length`)
             r"|\b(?:finish[_ ]?reason|stop[_ ]reason)\W{0,4}(?:FinishReason\.)?"
             r"(?:MAX_TOKENS|length|model_context_window_exceeded)\b"
-            r"|\b(?:response|output|answer)\b[^.]{0,20}\btruncated due to (?:the )?(?:token|length|output) limits?",
+            r"|\b(?:response|output|answer)\b[^.]{0,20}\btruncated due to (?:the )?(?:token|length|output) limits?"
+            # a token limit spent before any answer came (Pydantic AI "Model token limit (provider default) exceeded
+            # before any response was generated. Increase the `max_tokens` model setting")
+            r"|\btoken limit\b[^.]{0,30}\bexceeded (?:before|while) (?:any )?(?:response|answer|output)"
+            r"|\bincrease the\W{0,2}max_(?:output_|completion_|new_)?tokens\W{0,2} (?:model )?setting\b",
             E.context_length_exceeded,
             0.93,
         ),
@@ -456,6 +514,9 @@ NEUTRAL = table(
             # a deployment (Azure's name for a model served under the caller's own name) that is not there, in each
             # SDK's wording ("The API deployment for this resource does not exist", "… for the resource …")
             r"|\bdeployment\b[^.]{0,40}\b(?:does not exist|not found)"
+            # an endpoint with no deployment that takes traffic (Azure ML managed endpoints "No valid deployments to
+            # route to. Please check that the endpoint has at least one deployment with positive weight values")
+            r"|\bno (?:valid |active |live )?deployments? to route to\b|\bat least one deployment with positive weight"
             # OpenAI "Project `proj_…` does not have access to model `gpt-4.1`", "You don't have access to this model"
             r"|(?:don.t|do not|does not|doesn.t) have access to (?:the |this |that )?model\b"
             # a model served only on a dedicated endpoint, or its endpoint stopped (Together "Unable to access
@@ -517,7 +578,10 @@ NEUTRAL = table(
             # not configured", MetaGPT's NotConfiguredException "You should config a LLM configuration first")
             r"|\bno (?:llm |ai |model )?providers? (?:is |are )?(?:configured|set up|selected|found to)\b"
             r"|\b(?:llm |ai )?(?:provider|model) (?:is )?not (?:yet )?configured\b|\bNotConfigured(?:Exception|Error)\b"
-            r"|\bempty model (?:id|name)\b",
+            r"|\bempty model (?:id|name)\b"
+            # the application or project the credential names, unknown to the provider (Qianfan 15 "app not exists or
+            # create failed")
+            r"|\b(?:app|application|project)(?:[ _]id)? (?:does not exist|not exists?|not found|doesn.t exist)\b",
             E.provider_not_configured,
             0.92,
         ),
@@ -542,7 +606,9 @@ NEUTRAL = table(
             r"\binvalid url \((?:GET|POST|PUT|DELETE|PATCH) /|\bcannot (?:GET|POST|PUT|DELETE|PATCH) /"
             r"|\b404 page not found\b|\brequested URL\b[^.]{0,80}\bwas not found on this server"
             r"|\b(?:unknown|unrecognized|no such|invalid) (?:api )?(?:endpoint|route|path)\b"
-            r"|\b(?:endpoint|route|path|url) (?:was )?(?:not found|does not exist)\b",
+            r"|\b(?:endpoint|route|path|url) (?:was )?(?:not found|does not exist)\b"
+            # (Qianfan 3 "Unsupported openapi method": the API called does not exist)
+            r"|\bunsupported (?:open ?api |api )method\b",
             E.provider_not_configured,
             0.6,
         ),
@@ -557,7 +623,13 @@ NEUTRAL = table(
             r"|function (?:call|response) turn comes immediately after"
             # a parameter the model does not take (OpenAI "Unsupported parameter: 'max_tokens' is not supported with
             # this model", Azure "Unrecognized request argument supplied")
-            r"|\bunsupported parameter\b|unrecognized request arguments? supplied",
+            r"|\bunsupported parameter\b|unrecognized request arguments? supplied"
+            # parameters the model takes only one of (Anthropic and Bedrock "`temperature` and `top_p` cannot both be
+            # specified for this model"), "mutually exclusive", "only one of … may be set"
+            r"|\bcannot both be (?:specified|set|used|provided|present)\b|\bare mutually exclusive\b"
+            r"|\bonly one of\b[^.]{0,60}\b(?:may|can|must|should) be (?:specified|set|provided|used)\b"
+            # a history whose length the provider fixes (ERNIE 336003 "the length of messages must be an odd number")
+            r"|\b(?:length|number) of messages must be (?:an )?(?:odd|even)\b",
             E.invalid_request,
             0.93,
         ),
@@ -632,7 +704,10 @@ NEUTRAL = table(
             "model_loading",
             r"\bis (?:currently |still )?loading\b|\bmodel\b[^.]{0,60}\bnot ready\b|ModelNotReadyException"
             # llama.cpp's 503 "Loading model" while the weights come up
-            r"|^\W*loading model\W*$|\bException - Loading model\b",
+            r"|^\W*loading model\W*$|\bException - Loading model\b"
+            # a serving process still coming up (a RunPod worker "Service not ready yet. Retrying...", "Server not ready
+            # after timeout (30s)"): it will answer once up
+            r"|\b(?:service|server|worker|backend|engine|container)\b (?:is )?(?:still )?not (?:yet )?ready\b",
             E.model_capacity,
             0.9,
         ),
@@ -655,7 +730,11 @@ NEUTRAL = table(
             # "error loading model", Lemonade `model_load_error`): this route cannot serve it, another may
             r"|\bfailed to load (?:the )?model\b|\berror loading model\b|\bmodel_load_error\b"
             # Ollama "Error: failed to start a llama runner": the process that would serve the model never came up
-            r"|\bfailed to start (?:a |the )?(?:[\w-]+ )?runner\b",
+            r"|\bfailed to start (?:a |the )?(?:[\w-]+ )?runner\b"
+            # vLLM's KV cache that does not fit beside the weights ("No available memory for the cache blocks. Try
+            # increasing `gpu_memory_utilization`", "… larger than the maximum number of tokens that can be stored in KV
+            # cache")
+            r"|\bno available memory for the cache blocks\b|\bthat can be stored in KV cache\b",
             E.model_unavailable,
             0.93,
         ),
@@ -689,6 +768,10 @@ NEUTRAL = table(
             E.rate_limited,
             0.85,
         ),
+        # a 429 named in the words under another status: a gateway whose own dependency limited it (Cody "failed with
+        # 400 Bad Request: … reason fetching subscription from SSC: unexpected status code 429") is rate limited, not
+        # refused as malformed; above the generic 4xx statuses, a step below a 429 read as the status itself
+        ("status_429_named", r"\bstatus(?: code)?\W{0,3}429\b|\b429 Too Many Requests\b", E.rate_limited, 0.69),
         # transport: Node (undici, node-fetch), Rust (reqwest/hyper), Python
         (
             "network",
@@ -951,7 +1034,13 @@ BODY = table(
             E.auth_required,
             0.95,
         ),
-        ("permission_error", r"permission_error|permission_denied|accessdeniedexception", E.auth_required, 0.9),
+        # (and AWS's common `NotAuthorized`)
+        (
+            "permission_error",
+            r"permission_error|permission_denied|accessdeniedexception|notauthorized(?:exception)?",
+            E.auth_required,
+            0.9,
+        ),
         # quota kinds: OpenAI insufficient_quota, Google ErrorInfo reason QUOTA_EXHAUSTED, Copilot quota_exceeded
         (
             "insufficient_quota",
@@ -990,7 +1079,10 @@ BODY = table(
             r"content_policy_violation|content_filter|responsibleaipolicyviolation|data_inspection_failed"
             r"|sensitive_words?_detected"
             # a safety verdict as an ErrorInfo reason or a code (Google "PUBLIC_ERROR_UNSAFE_GENERATION")
-            r"|\w*unsafe_(?:generation|content|prompt|image)\w*|prohibited_content|\w*safety_(?:violation|block\w*)",
+            r"|\w*unsafe_(?:generation|content|prompt|image)\w*|prohibited_content|\w*safety_(?:violation|block\w*)"
+            # Volcano Ark's codes (`SensitiveContentDetected`, `InputTextSensitiveContentDetected`,
+            # `OutputImageRiskDetection`)
+            r"|\w*sensitivecontentdetected|\w*(?:text|image|video|audio)riskdetection",
             E.content_policy,
             0.95,
         ),
@@ -1013,7 +1105,9 @@ BODY = table(
         # billing kinds: DashScope's account in arrears, a relay's or provider's INSUFFICIENT_BALANCE
         (
             "billing",
-            r"arrearage|insufficient_\w*(?:balance|funds|credits?)(?:_error)?|billing_not_active",
+            r"arrearage|insufficient_\w*(?:balance|funds|credits?)(?:_error)?|billing_not_active"
+            # Volcano Ark's account in arrears (`AccountOverdueError`, `OperationDenied.ServiceOverdue`)
+            r"|accountoverdue(?:error)?|serviceoverdue",
             E.subscription_required,
             0.96,
         ),

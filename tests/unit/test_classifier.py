@@ -577,6 +577,7 @@ CATALOGUES = {
     "errors-2026.12.7": "ddffa9bed3964848",
     "errors-2026.12.8": "d0598e6717c182a6",
     "errors-2026.12.9": "fd58cac3078d580b",
+    "errors-2026.12.10": "b18b31786937ee35",
 }
 
 
