@@ -300,6 +300,8 @@ NEUTRAL = table(
             "iam_denied",
             r"\bdenied on resource\b|\bis not authori[sz]ed to (?:perform|invoke|access|use)\b"
             r"|\b(?:do|does)(?:n.t| not) have (?:the )?(?:required |necessary |sufficient )?permissions? (?:to|for)\b"
+            # (Volcano Ark `AccessDenied` "you do not have access to the requested resource")
+            r"|\b(?:do|does)(?:n.t| not) have access to the requested resource\b"
             r"|\bno permissions? to (?:access|perform|use|call|invoke)\b|\bcaller does not have permission\b"
             r"|\binsufficient permissions?\b|\bmissing (?:required )?permissions?\b"
             r"|\b(?:not a|failed to find (?:the )?\S+) member (?:of|in) (?:the |this )?"
@@ -579,6 +581,8 @@ NEUTRAL = table(
             r"|\bno (?:llm |ai |model )?providers? (?:is |are )?(?:configured|set up|selected|found to)\b"
             r"|\b(?:llm |ai )?(?:provider|model) (?:is )?not (?:yet )?configured\b|\bNotConfigured(?:Exception|Error)\b"
             r"|\bempty model (?:id|name)\b"
+            # the same in the other order (watsonx "Missing either space_id or project_id or wml_instance_crn")
+            r"|\bmissing (?:either )?(?:\w+ or ){0,3}(?:space|project|deployment|workspace)[ _]id\b"
             # the application or project the credential names, unknown to the provider (Qianfan 15 "app not exists or
             # create failed")
             r"|\b(?:app|application|project)(?:[ _]id)? (?:does not exist|not exists?|not found|doesn.t exist)\b",
@@ -628,6 +632,9 @@ NEUTRAL = table(
             # specified for this model"), "mutually exclusive", "only one of … may be set"
             r"|\bcannot both be (?:specified|set|used|provided|present)\b|\bare mutually exclusive\b"
             r"|\bonly one of\b[^.]{0,60}\b(?:may|can|must|should) be (?:specified|set|provided|used)\b"
+            # a parameter allowed only beside another setting (Anthropic "`temperature` may only be set to 1 when
+            # thinking is enabled")
+            r"|\b(?:may|can) only be (?:set|used|specified)\b[^.]{0,20}\bwhen\b"
             # a history whose length the provider fixes (ERNIE 336003 "the length of messages must be an odd number")
             r"|\b(?:length|number) of messages must be (?:an )?(?:odd|even)\b",
             E.invalid_request,
