@@ -1044,8 +1044,9 @@ NEUTRAL = table(
             E.quota_limited,
             0.96,
         ),
-        # an overage allowance reached (Kiro "You've reached your overage limit"): paid use beyond the plan is spent
-        ("overage_limit", r"\boverage limit\b", E.quota_limited, 0.96),
+        # an overage allowance reached (Kiro "You've reached your overage limit", "… the limit for overages"): paid
+        # use beyond the plan is spent
+        ("overage_limit", r"\boverage limit\b|\blimit (?:for|on) overages?\b", E.quota_limited, 0.96),
         # a plan that expired or does not cover what was asked (Zhipu 1309 "套餐已到期", "Your ChatGPT subscription may
         # not include Codex access", "make sure the selected model is included in your plan")
         (
