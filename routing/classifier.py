@@ -4,8 +4,9 @@ Every signal is turned into candidates: structured ones (exit code, JSON-RPC cod
 status or one carried in the agent's text, e.g. `API Error: 529 …`), body type/code keys (from the body, or from
 JSON embedded in the agent's text), exception types, and the message rules of every family table in
 routing/rules/. The candidate with the highest confidence wins; equal confidence goes to the more specific table
-(see routing/rules/__init__.py for the bands). Nothing matching is `unknown`, which never triggers an automatic
-provider switch (fail closed). The classifier never raises.
+(see routing/rules/__init__.py for the bands). When nothing at all matched, a second stage reads the failure class
+from its vocabulary (routing/lexicon.py), with two independent signals at least. Nothing matching is `unknown`,
+which never triggers an automatic provider switch (fail closed). The classifier never raises.
 """
 
 import ast
@@ -20,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from routing.codes import ErrorClass, ErrorCode, Phase, class_of
+from routing.lexicon import LEXICON, MARGIN, MIN_LINES, MIN_PRECISION, MIN_SIGNALS, read, signal_text
 from routing.rate_limits import requests_per_minute
 from routing.redact import redact
 from routing.reset_hints import read_reset
@@ -133,6 +135,8 @@ _TEXT_STATUS = [
     # a CDN's error page as text: Google Front End "502. That’s an error.", CloudFront "502 ERROR"
     re.compile(r"\b(\d{3})\.\s+That.s an error\b"),
     re.compile(r"\b(\d{3}) ERROR\b"),
+    # a Java map's toString of a body (LangChain4j "{error={code=404, message=Resource not found}}")
+    re.compile(r"\{error=\{code=(\d{3})\b"),
 ]
 
 
@@ -189,6 +193,7 @@ def catalogue_fingerprint() -> str:
     parts += [LIMIT_SPENT.pattern, SPENT_CONFIDENCE, ACTUAL_OVER_LIMIT.pattern]
     parts += [sorted(_KEY_FIELDS), sorted(_STATUS_FIELDS), sorted(_MESSAGE_FIELDS), list(_MESSAGE_SUFFIXES)]
     parts += [sorted(_FINISH_FIELDS)]
+    parts += [sorted(LEXICON.items()), LEXICON_CONFIDENCE, MIN_LINES, MIN_PRECISION, MIN_SIGNALS, MARGIN]
     parts += [sorted(GRPC_CODES.items()), _GRPC_STATUS.pattern, _GRPC_NAME.pattern]
     parts += [PAYMENT_STATUS, PAYMENT_LIMIT, SERVER_UPSTREAM, NOT_FOUND_KIND, _NOT_FOUND_KEY.pattern]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
@@ -536,6 +541,8 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
 
     candidates += _structured_candidates(signal)
     candidates += _answered_candidates(signal.status, status, candidates, keys)
+    if not candidates:  # no rule, status or structured signal said anything: the class's vocabulary may
+        candidates += _lexicon_candidates(signal)
     candidates += _limit_candidates(text, candidates, retry_after)
     if any(c.rule == OVER_BUDGET for c in candidates):
         retry_after = None  # no reset lets it fit: the reset the text names is not worth waiting for
@@ -584,6 +591,18 @@ def _answered_candidates(
     if status == 404 and any(_NOT_FOUND_KEY.fullmatch(k) for k in keys):
         found.append(Candidate(NOT_FOUND_KIND, ErrorCode.model_unavailable, 0.56, 0))
     return found
+
+
+LEXICON_CONFIDENCE = 0.4
+
+
+def _lexicon_candidates(signal: FailureSignal) -> list[Candidate]:
+    """The second stage (routing/lexicon.py): a class read from its words, only where nothing else spoke. Ranked
+    below every other reading, so a window or a wait read after it still decides."""
+    reading = read(signal_text(signal.model_dump()), LEXICON)
+    if reading is None:
+        return []
+    return [Candidate(f"lexicon.{reading.code.value}", reading.code, LEXICON_CONFIDENCE, 0)]
 
 
 WAIT_IS_WINDOW = "window.wait"

@@ -81,10 +81,10 @@ MEANING: dict[ErrorCode, str] = {
     ErrorCode.content_policy: "The provider refused the request under its content policy.",
     ErrorCode.context_length_exceeded: "The conversation is longer than the model's context window.",
     ErrorCode.invalid_request: "The provider rejected the request as malformed for this model.",
-    ErrorCode.unknown: "Nothing in the failure matched a rule, or an agent reported its own catch-all error "
-    "(OpenCode's `UnknownError`) or a command it ran that exited with a code and no reason (\"Command failed with "
-    'exit code 1") with nothing more said. Never switches provider (fail closed): report it with '
-    "`office explain-error` so a rule can be added.",
+    ErrorCode.unknown: "Nothing in the failure matched a rule (nor two words of one class's vocabulary), "
+    "or an agent reported its own catch-all error (OpenCode's `UnknownError`) or a command it ran that exited "
+    'with a code and no reason ("Command failed with exit code 1") with nothing more said. Never switches '
+    "provider (fail closed): report it with `office explain-error` so a rule can be added.",
     ErrorCode.invalid_configuration: "The workspace, profile or repository settings cannot work (a provider removed "
     "mid-run, a refused credential variable, an unreachable repository, a file over the size limits, no "
     "sandbox on this worker). Not the provider's fault.",

@@ -43,6 +43,8 @@ below make the precedence the design asks for explicit (tests/unit/test_classifi
 - 0.48  an agent UI's connection headline ("trouble connecting", "unable to reach the provider"): a carried
         status decides
 - 0.45  a client's own retries given up with no cause carried; the generic `invalid_request_error` kind
+- 0.40  the second stage (routing/lexicon.py): a class read from its training vocabulary, two independent signals
+        at least, only when nothing above matched
 - 0.30  an agent process that exited with nothing more said
 Read from the status beside the words (routing/classifier.py): a limit under 402 Payment Required is a quota, one
 step above the rate-limit words; a connection failure named inside a 5xx the office received is the server's own
@@ -62,7 +64,7 @@ Target = Literal["text", "key", "exception"]
 
 # The rules catalogue's version, stored with every classification it makes. Bump it with any change to a rule, the
 # status table or the structured signals (tests/unit/test_classifier.py holds the fingerprint of each version).
-CATALOGUE_VERSION = "errors-2026.12.10"
+CATALOGUE_VERSION = "errors-2026.12.11"
 
 # Tie-break between tables at equal confidence: the more specific table wins.
 PRECEDENCE: dict[str, int] = {"agent": 4, "provider": 3, "neutral": 2, "body": 1, "exception": 1}

@@ -1024,6 +1024,95 @@ NEUTRAL = table(
             E.network_unavailable,
             0.9,
         ),
+        # eleventh round, by class
+        # a generation a policy stopped, in a stream's words ("Model stream ended due to safety settings (SAFETY)",
+        # "… due to recitation settings"): the refusal, not the cut stream it shows as
+        (
+            "policy_ended_stream",
+            r"\b(?:ended|stopped|terminated|blocked) (?:due to|because of|by) (?:the )?(?:safety|recitation"
+            r"|prohibited[ _]content|blocklist)\b",
+            E.content_policy,
+            0.95,
+        ),
+        # moderation in Chinese: unsafe or violating content, intercepted by the system
+        ("unsafe_content_zh", r"不安全内容|违规内容|已被系统拦截", E.content_policy, 0.95),
+        # an allowance used up or a count limit reached, in Chinese relays' and providers' words (one-api's token
+        # quota "额度已用尽", Zhipu 1304 "已达今日调用次数限额")
+        (
+            "quota_used_up_zh",
+            r"额度已用(?:尽|完)|调用次数(?:限额|已用尽|超限)|次数已用(?:尽|完)",
+            E.quota_limited,
+            0.96,
+        ),
+        # an overage allowance reached (Kiro "You've reached your overage limit", "… the limit for overages"): paid
+        # use beyond the plan is spent
+        ("overage_limit", r"\boverage limit\b|\blimit (?:for|on) overages?\b", E.quota_limited, 0.96),
+        # a plan that expired or does not cover what was asked (Zhipu 1309 "套餐已到期", "Your ChatGPT subscription may
+        # not include Codex access", "make sure the selected model is included in your plan")
+        (
+            "plan_lapsed",
+            r"套餐已(?:到期|过期)|\b(?:plan|subscription) (?:has )?(?:expired|lapsed)\b"
+            r"|\bsubscription (?:may |does )?not include\b|\bincluded in your (?:plan|subscription)\b",
+            E.subscription_required,
+            0.96,
+        ),
+        # context overflow in bare words (Zed "Context too large", Plandex "Max tokens exceeded before adding context",
+        # Zhipu 1261 "Prompt 超长"), and a request body over the server's size ("Request Entity Too Large" without its
+        # 413, KoboldCpp "Payload is too big")
+        (
+            "context_too_large",
+            r"\bcontext (?:is |window )?too (?:large|long|big)\b|\bmax tokens exceeded before\b"
+            r"|(?:prompt|输入|上下文|请求)\s*超长|\brequest entity too large\b|\bpayload (?:is )?too (?:big|large)\b",
+            E.context_length_exceeded,
+            0.92,
+        ),
+        # a credential named missing or expired when the tool writes `apikey` as one word (Baichuan "Missing apikey",
+        # "apikey has expired"), or in Chinese ("未提供令牌": no token provided)
+        ("apikey_missing", r"\bmissing apikey\b|未提供(?:令牌|密钥|api ?key)", E.missing_credentials, 0.95),
+        ("apikey_expired", r"\bapikey (?:has |is )?expired\b", E.auth_required, 0.92),
+        # a credential that cannot be used as given: malformed, the wrong kind for the endpoint, unreadable
+        (
+            "credential_unusable",
+            r"\b(?:api[ _-]?key|private key|credentials?)\b[^.]{0,40}\b(?:invalid characters|not compatible with"
+            r"|must contain a valid)\b|\bfailed to load (?:\w+ )?credentials\b"
+            r"|\bmust contain a valid (?:private key|api[ _-]?key|credentials?)\b",
+            E.auth_required,
+            0.92,
+        ),
+        # an account blocked for what the provider saw from it (Cursor "detected suspicious activity from your
+        # account"): the account, not the request, so another provider
+        ("suspicious_activity", r"\bsuspicious activity\b", E.auth_required, 0.93),
+        # a model that cannot run here: retired for this runtime version, its weights absent, failed to load
+        (
+            "model_cannot_load",
+            r"\bno longer compatible with\b|\bmodel failed to load\b|\bno safetensors found\b",
+            E.model_unavailable,
+            0.92,
+        ),
+        # a local runtime or tool set up incompletely (Jan "Default engine variant … is not set", Continue "No chat
+        # model selected", Gemini CLI "requires setting the GOOGLE_CLOUD_PROJECT … env var", one-api "invalid tecent
+        # config", 5ire "… not found, verify your API base")
+        (
+            "setup_incomplete",
+            r"\bengine variant\b[^!]{0,40}\bnot set\b|\bno (?:chat )?model selected\b"
+            r"|\brequires setting (?:the )?\w+ (?:or \w+ )?env(?:ironment)? var|\binvalid \w+ config(?:uration)?\b"
+            r"|\bverify your api base\b",
+            E.provider_not_configured,
+            0.93,
+        ),
+        # turns out of order in a validator's words (Perplexity "user or tool message(s) should alternate with
+        # assistant message(s)")
+        ("turns_alternate", r"\bmessage\(?s?\)? (?:should|must) alternate with\b", E.invalid_request, 0.88),
+        # a local server with no free slot for the model (Xinference "No available slot found for the model")
+        ("no_slot", r"\bno available slot\b", E.model_capacity, 0.9),
+        # a service's own error or busy notice that asks for a later try (Roo "OpenAI Codex service error. Please try
+        # again later.", DeepSeek "search service is busy … try again in a few minutes")
+        (
+            "service_error_later",
+            r"\bservice (?:error|is busy)\b[^.]{0,60}\.?\s*(?:please )?(?:\w+ \w+ or )?(?:try again|retry)",
+            E.provider_unavailable,
+            0.75,
+        ),
     ],
 )
 
@@ -1034,6 +1123,10 @@ BODY = table(
     [
         # specific keys (0.95)
         ("invalid_api_key", r"invalid_api_key|api_key_invalid", E.auth_required, 0.95),
+        # Tencent Cloud's auth family (`AuthFailure.SignatureFailure`, `AuthFailure.SecretIdNotFound`)
+        ("auth_failure", r"authfailure(?:\.\w+)?", E.auth_required, 0.95),
+        # Text Generation Inference's stream that ended before the generation did
+        ("incomplete_generation", r"incomplete_generation(?:_stream)?", E.stream_truncated, 0.95),
         # AWS names the kind in `__type` / `x-amzn-ErrorType` / an SDK's `name`, also at a 400
         (
             "authentication_error",

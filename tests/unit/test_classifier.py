@@ -578,6 +578,7 @@ CATALOGUES = {
     "errors-2026.12.8": "d0598e6717c182a6",
     "errors-2026.12.9": "fd58cac3078d580b",
     "errors-2026.12.10": "0ccff80e7deb4e73",
+    "errors-2026.12.11": "014926fb04f2a716",
 }
 
 

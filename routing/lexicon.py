@@ -1,0 +1,137 @@
+"""The classifier's second stage: a failure class read from its vocabulary, used only when no rule matched.
+
+Every rule reads a wording; a wording nobody wrote a rule for is `unknown` (fail closed). This stage reads the words
+of the training corpus instead: a word is a *signal* of a code when at least MIN_LINES training lines of that code use
+it, from at least MIN_FAMILIES families (one tool's boilerplate is no class's word), and at least MIN_PRECISION of
+all training lines that use it have that code (so common words, and words two classes share, are never signals). A
+text is decided only when it carries at least MIN_SIGNALS independent signals of one code (consecutive signal words,
+"rate limit", count once) and more than of any other code; otherwise it stays `unknown`. A text with any transient
+signal is never read as a code that fails the run. The second stage ranks below every rule, status and window
+reading, so it only ever speaks where the classifier would have said nothing.
+
+The table is data (routing/rules/lexicon.json), built from tests/corpus/ by `python -m scripts.build_lexicon`;
+tests/unit/test_lexicon.py checks it is the one the corpus builds.
+"""
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from routing.codes import ErrorCode
+
+LEXICON_PATH = Path(__file__).resolve().parent / "rules" / "lexicon.json"
+
+MIN_LINES = 2  # training lines of the code that use the word
+MIN_FAMILIES = 2  # ... from that many families (providers, agents) at least: one tool's boilerplate is no signal
+MIN_PRECISION = 0.75  # share of the training lines using the word that have the code
+MIN_SIGNALS = 2  # independent signals before anything is decided
+MARGIN = 1  # the winner's signals minus any other code's, at least
+
+# Codes whose decision ends the run (as `unknown` does): reading them changes the message, not the outcome.
+FAILING = frozenset(
+    {ErrorCode.content_policy, ErrorCode.context_length_exceeded, ErrorCode.invalid_request, ErrorCode.unknown}
+)
+TRANSIENT = frozenset(
+    {
+        ErrorCode.network_unavailable,
+        ErrorCode.provider_unavailable,
+        ErrorCode.timeout,
+        ErrorCode.stream_truncated,
+        ErrorCode.provider_overloaded,
+        ErrorCode.model_capacity,
+    }
+)
+# Never read from words alone: the office's own findings and configuration faults have structured signals.
+NOT_READ = frozenset({ErrorCode.unknown})
+
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[\u3040-\u30ff\u4e00-\u9fff]+")
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+def words(text: str) -> list[str]:
+    """Words as signals: camelCase and snake_case split (`ServiceUnavailableError` is three words), lower-cased,
+    a plural `s` dropped; a CJK run read as its character pairs."""
+    out: list[str] = []
+    for m in _WORD.finditer(text):
+        w = m[0]
+        if _CJK.match(w):
+            out += [w[i : i + 2] for i in range(max(1, len(w) - 1))]
+            continue
+        w = w.lower()
+        if len(w) < 3:
+            out.append("")  # a break between signals
+            continue
+        if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        out.append(w)
+    return out
+
+
+def signal_text(signal: Mapping[str, Any]) -> str:
+    """The text a signal's words are read from: what the agent printed, the body, the exception's type."""
+    return " ".join(str(signal.get(k) or "") for k in ("error_text", "body", "exception_type"))
+
+
+def build(lines: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """word → code, from training lines (corpus line format: `signal`, `codes`; the first code is the line's)."""
+    by_code: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    families: dict[tuple[str, str], set[str]] = defaultdict(set)
+    total: dict[str, int] = defaultdict(int)
+    for line in lines:
+        for w in {w for w in words(signal_text(line["signal"])) if w}:
+            total[w] += 1
+            for code in line["codes"]:
+                by_code[w][code] += 1
+                families[(w, code)].add(str(line.get("family", "")))
+    table: dict[str, str] = {}
+    for w, counts in by_code.items():
+        code, n = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
+        if code in NOT_READ:
+            continue
+        if n >= MIN_LINES and len(families[(w, code)]) >= MIN_FAMILIES and n / total[w] >= MIN_PRECISION:
+            table[w] = code
+    return dict(sorted(table.items()))
+
+
+@dataclass(frozen=True)
+class Reading:
+    code: ErrorCode
+    signals: tuple[str, ...]  # one word per independent signal
+
+
+def read(text: str, table: Mapping[str, str]) -> Reading | None:
+    """The code the text's signals name, or None (stays `unknown`)."""
+    runs: dict[str, list[str]] = defaultdict(list)
+    previous: str | None = None
+    for w in words(text):
+        code = table.get(w) if w else None
+        if code is not None and code != previous:  # consecutive words of one code are one signal
+            runs[code].append(w)
+        previous = code
+    distinct = {c: tuple(dict.fromkeys(ws)) for c, ws in runs.items()}
+    if not distinct:
+        return None
+    ranked = sorted(distinct.items(), key=lambda kv: len(kv[1]), reverse=True)
+    code_name, signals = ranked[0]
+    runner_up = len(ranked[1][1]) if len(ranked) > 1 else 0
+    code = ErrorCode(code_name)
+    if len(signals) < MIN_SIGNALS or len(signals) - runner_up < MARGIN:
+        return None
+    if code in FAILING and any(ErrorCode(c) in TRANSIENT for c in distinct):
+        return None  # a transient word beside it: never fail a run from words alone
+    return Reading(code, signals)
+
+
+def load(path: Path = LEXICON_PATH) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()}
+
+
+LEXICON: dict[str, str] = load()

@@ -1,0 +1,107 @@
+"""Retro-blind check of the classifier's second stage (routing/lexicon.py): what it would have decided on each
+blind held-out set at the time the set was blind.
+
+For each set, the tree of the commit the set was measured blind under is unpacked; its own classifier decides the
+set's lines, and a lexicon built only from ITS training corpus (tests/corpus/ at that commit: nothing learned from
+that set or any later one) reads the lines its rules left unmatched. Prints, per set, the blind figure then and the
+figure with the second stage.
+
+    .venv/bin/python scripts/retro_blind.py [--misses]
+"""
+
+import argparse
+import subprocess
+import sys
+import tarfile
+import tempfile
+from io import BytesIO
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# set file → the commit it was measured blind under (the parent of the round that learned from it); None: HEAD
+SETS = {
+    "blind_2026_12_02b.jsonl": "393d408^",
+    "blind_2026_12_02d.jsonl": "d8dd1f1^",
+    "blind_2026_12_02e.jsonl": "6ab9dcd^",
+    "blind_2026_12_02g.jsonl": "6d4dbce^",
+    "blind_2026_12_02h.jsonl": "87ce22d^",
+    "blind_2026_12_02i.jsonl": "0a22bcb^",
+    "blind_2026_12_02j.jsonl": "2b1677f^",
+    "blind_2026_12_02k.jsonl": "043f73a",
+}
+
+INNER = r"""
+import importlib.util, json, sys
+from datetime import UTC, datetime
+from pathlib import Path
+from routing.classifier import FailureSignal, classify, Classification
+from routing.codes import ErrorCode, class_of
+from routing.decider import RoutingContext, RunState, decide
+spec = importlib.util.spec_from_file_location("lexicon_new", sys.argv[1])
+lex = importlib.util.module_from_spec(spec); spec.loader.exec_module(lex)
+tree, set_file, misses = Path(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"
+corpus = sorted((tree / "tests" / "corpus").glob("*.jsonl"))
+training = [json.loads(l) for f in corpus for l in f.read_text().splitlines() if l.strip()]
+table = lex.build(training)
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+state = RunState(attempts=1, max_attempts=8, other_candidate_eligible=True)
+before = after = decided = wrong_new = 0
+lines = [json.loads(l) for l in (tree / "tests" / "heldout" / set_file).read_text().splitlines() if l.strip()]
+for line in lines:
+    r = classify(FailureSignal.model_validate(line["signal"]), NOW)
+    d = decide(r, RoutingContext.office, state, rand=0.5)
+    ok = r.code.value in line["codes"] and d.kind.value in line["decisions"]
+    before += ok
+    ok2 = ok
+    if r.rule == "unmatched":
+        reading = lex.read(lex.signal_text(line["signal"]), table)
+        if reading is not None:
+            decided += 1
+            r2 = r.model_copy(update={"code": reading.code, "error_class": class_of(reading.code), "rule": "lexicon"})
+            d2 = decide(r2, RoutingContext.office, state, rand=0.5)
+            ok2 = reading.code.value in line["codes"] and d2.kind.value in line["decisions"]
+            wrong_new += ok and not ok2
+            if misses:
+                verdict = "RIGHT" if ok2 else "WRONG"
+                print(f"    {verdict} {line['id']}: {reading.code.value} → {d2.kind.value} {reading.signals}", end="")
+                print(f" (want {line['codes']} {line['decisions']})")
+    after += ok2
+print(json.dumps({"set": set_file, "lines": len(lines), "blind": before, "with_stage2": after,
+                  "stage2_decided": decided, "made_wrong": wrong_new, "words": len(table)}))
+"""
+
+
+def unpack(commit: str, into: Path) -> None:
+    data = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", commit, "routing", "tests"], capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(data)) as tar:
+        tar.extractall(into, filter="data")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--misses", action="store_true", help="list every line the second stage decides")
+    args = parser.parse_args(argv)
+    for set_file, commit in SETS.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            unpack(commit, Path(tmp))
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    INNER,
+                    str(ROOT / "routing" / "lexicon.py"),
+                    tmp,
+                    set_file,
+                    "1" if args.misses else "0",
+                ],
+                cwd=tmp,
+                env={"PYTHONPATH": tmp, "PATH": "/usr/bin:/bin"},
+                check=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
