@@ -28,8 +28,9 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.service import RPCError, RPCStatusCode
 
 from contracts import search_attributes as sa
-from contracts.activities import TASK_QUEUE
-from office.runs import SubmitError, validate_limits, validate_submission
+from contracts.queues import TASK_QUEUE
+from office.run_input import SubmitError, validate_limits
+from office.runs import validate_submission
 from routing.run import RunRequest, RunStatus
 from store.repository import Store
 from workflows.office_run import OfficeRunWorkflow

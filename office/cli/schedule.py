@@ -7,7 +7,7 @@ import typer
 from rich.table import Table
 
 from office.cli.common import JsonFlag, Services, console, fail, print_json, run_with_services
-from office.runs import SubmitError
+from office.run_input import SubmitError
 
 if TYPE_CHECKING:
     from temporalio.client import ScheduleHandle

@@ -15,7 +15,8 @@ from temporalio.service import RPCError
 from typer.testing import CliRunner
 
 from office.cli import app
-from office.runs import SubmitError, list_views, wait_for_view
+from office.run_input import SubmitError
+from office.runs import list_views, wait_for_view
 from office.schedules import ScheduleRequest, create_schedule
 from office.simulator.config import SimProvider
 from routing.run import RunStatus, RunView
