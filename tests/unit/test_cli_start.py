@@ -26,6 +26,11 @@ REFUSED = [
     (["runs", "continue", "run-1", ""], 2, "text: is empty"),
     (["runs", "decide", "run-1"], 2, "choose exactly one of --substitute PROVIDER, --retry, --cancel"),
     (["runs", "resume", "run-1", "--max-cost-usd", "-1"], 2, "max-cost-usd: -1.0 is not an amount of USD"),
+    (
+        ["schedule", "create", "nightly", "-w", "w", "-a", "bot", "--interval", "9x", "task"],
+        2,
+        "interval: '9x' is not an interval",
+    ),
     (["workspace", "set", "--file", "/nonexistent/ws.yaml"], 2, "no such file"),
     (["explain-error", "--text", "x", "--error-text", "y"], 2, "--text and --error-text both give the error text"),
 ]
