@@ -17,8 +17,6 @@ from routing.run import AttemptOutcome, Candidate, RunLink, WarningView
 from routing.selection import Pins
 from routing.usage import Usage
 
-TASK_QUEUE = "office-runs"
-
 
 class RouteRequest(BaseModel):
     run_id: str

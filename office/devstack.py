@@ -17,7 +17,7 @@ from temporalio.common import WorkflowIDReusePolicy
 
 from activities.git.runner import DEV_MODE_ENV
 from activities.workdir import private_dir
-from contracts.activities import TASK_QUEUE
+from contracts.queues import TASK_QUEUE
 from office.codec import KEYS_FILE_ENV, CodecKeyError, codec_from_env, ensure_key_file
 from office.codec_server import CodecServer
 from office.demo import DEMO_AGENTS, DEMO_ENV, DEMO_RUNS, demo_simulator, demo_workspace

@@ -13,16 +13,9 @@ from temporalio.client import WorkflowExecutionStatus as Status
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from contracts.activities import TASK_QUEUE
-from office.runs import (
-    RunHandle,
-    RunIdTaken,
-    SubmitError,
-    run_view,
-    start_request,
-    validate_submission,
-    validate_text,
-)
+from contracts.queues import TASK_QUEUE
+from office.run_input import SubmitError, validate_text
+from office.runs import RunHandle, RunIdTaken, run_view, start_request, validate_submission
 from routing.relink import How, RelinkRefused, answered_turns, refusal, relinked
 from routing.run import RUN_ID_MAX, RUN_ID_PATTERN, RunRequest, RunStatus, RunView
 from store.repository import Store

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from activities.workdir import default_work_dir
-from contracts.activities import TASK_QUEUE
+from contracts.queues import TASK_QUEUE
 
 DEFAULT_DATA_DIR = ".office-data"
 DEFAULT_UI_URL = "http://127.0.0.1:8233"  # the dev server's UI (office dev)

@@ -8,11 +8,6 @@ import sys
 from pathlib import Path
 
 from opentelemetry import metrics, trace
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import ConsoleMetricExporter, MetricExporter, PeriodicExportingMetricReader
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
 
 
 def chosen_exporter(default: str) -> str:
@@ -25,10 +20,17 @@ def chosen_exporter(default: str) -> str:
 
 
 def configure_telemetry(service: str, default: str = "console", console_file: Path | None = None) -> str:
-    """`console_file`: where the console exporter writes (the dev stack keeps its terminal readable)."""
+    """`console_file`: where the console exporter writes (the dev stack keeps its terminal readable). The SDK is
+    loaded only when something is exported: a one-shot command exporting nothing (the CLI's default) skips it."""
     exporter = chosen_exporter(default)
     if exporter == "none":
         return exporter
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import ConsoleMetricExporter, MetricExporter, PeriodicExportingMetricReader
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
+
     resource = Resource.create({"service.name": service})
     if exporter == "otlp":
         from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter

@@ -15,7 +15,7 @@ from temporalio.client import (
     ScheduleUpdateInput,
 )
 
-from contracts.activities import TASK_QUEUE
+from contracts.queues import TASK_QUEUE
 from contracts.watchdog import SCHEDULE_ID, WatchdogInput
 from workflows.watchdog import WatchdogWorkflow
 

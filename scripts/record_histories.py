@@ -23,7 +23,8 @@ from temporalio.client import WorkflowFailureError, WorkflowHandle
 from office.codec import KEYS_FILE_ENV
 from office.relink import relink
 from office.runs import say, submit, wait_for_view
-from office.schedules import ScheduleRequest, create_schedule
+from office.schedule_request import ScheduleRequest
+from office.schedules import create_schedule
 from office.simulator.config import InjectedFailure, SimProvider
 from office.temporal_client import connect
 from office.worker_runtime import office_worker

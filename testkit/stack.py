@@ -17,7 +17,7 @@ from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 
 from activities.git.runner import DEV_MODE_ENV
-from contracts.activities import TASK_QUEUE
+from contracts.queues import TASK_QUEUE
 from office.simulator.config import SimConfig, SimProvider
 from office.simulator.server import RemoteSimulator, SimulatorServer
 from office.temporal_client import connect

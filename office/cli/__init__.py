@@ -3,6 +3,7 @@
   submit.py         submit
   runs.py           watch, runs show|list|cancel|decide|explain|resume|diff
   relink.py         runs retry|continue (registered by runs.py)
+  run_calls.py      what submit, runs … and relink do once the input is valid (Temporal, the store, workflows)
   config.py         workspace …, profile …, models, pin, unpin, selections
   health.py         health list|clear
   dev.py            dev, worker, simulator, codec-server, bench, db upgrade, watchdog install
@@ -11,6 +12,10 @@
   schedule.py       schedule create|list|pause|unpause|trigger|delete
   budgets.py        the body of runs resume (raising a run's budget)
   common.py         consoles, exit statuses, and `with_services` (the Temporal client and the store)
+
+A command module imports only what parsing, checking and printing need; the Temporal client, the store and the
+workflows are imported once a command's input is valid and it connects (run_calls.py, `with_services`), so
+`office --help` and a refused command answer without loading them (tests/unit/test_cli_start.py).
 
 Exit statuses are documented in office/cli/common.py: 0 ok, 1 run failed or cancelled, 2 bad input,
 3 Temporal or the database unreachable, 4 `submit --wait` parked, 5 `bench` without the source checkout."""

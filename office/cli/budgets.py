@@ -1,7 +1,7 @@
 """`office runs resume`: the `resume` signal, after raising the run's own budget when asked (`set_budget`)."""
 
 from office.cli.common import Services, console, fail, run_with_services
-from office.runs import SubmitError, validate_limits
+from office.run_input import SubmitError, validate_limits
 
 
 async def _resume(services: Services, run_id: str, max_cost_usd: float | None, max_tokens: int | None) -> None:

@@ -1,11 +1,12 @@
-"""`office runs retry | continue`: a new run linked to an ended one (office.relink, routing.relink)."""
+"""`office runs retry | continue`: a new run linked to an ended one (office.relink, routing.relink). The arguments
+are checked here; starting the new run is office.cli.run_calls and office.relink, imported only then."""
 
 from typing import Annotated
 
 import typer
 
-from office.cli.common import JsonFlag, Services, console, fail, print_json, run_with_services
-from office.runs import RunHandle, SubmitError, validate_text
+from office.cli.common import JsonFlag, console, fail, print_json
+from office.run_input import SubmitError, validate_text
 from routing.relink import How, RelinkRefused
 from routing.run import RunView
 
@@ -17,14 +18,12 @@ WaitFlag = Annotated[
 
 
 def _start(run_id: str, how: How, text: str | None, new_run_id: str | None, wait: bool, as_json: bool) -> None:
-    from office.cli.submit import _submit, finish
+    from office.cli.run_calls import start_and_settle
+    from office.cli.submit import finish
     from office.relink import relink
 
-    async def start(s: Services) -> RunHandle:
-        return await relink(s.client, s.store, run_id, how, text, new_run_id)
-
     try:
-        result = run_with_services(lambda s: _submit(s, start, wait, as_json), client=True, store=True)
+        result = start_and_settle(lambda s: relink(s.client, s.store, run_id, how, text, new_run_id), wait, as_json)
     except (RelinkRefused, SubmitError) as err:
         fail(str(err))
     if isinstance(result, str):

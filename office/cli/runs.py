@@ -1,4 +1,5 @@
-"""`office watch` and `office runs …`: inspect and control runs."""
+"""`office watch` and `office runs …`: inspect and control runs. What a command does once its input is valid is
+in office.cli.run_calls, imported only then (see there)."""
 
 from typing import TYPE_CHECKING, Annotated
 
@@ -7,25 +8,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from office.cli.answer import question_lines, runs_answer
-from office.cli.common import (
-    DEFAULT_ACTOR,
-    EXIT_RUN_FAILED,
-    JsonFlag,
-    Services,
-    console,
-    fail,
-    print_json,
-    run_with_services,
-)
+from office.cli.common import DEFAULT_ACTOR, EXIT_RUN_FAILED, JsonFlag, console, fail, print_json, run_with_services
 from office.cli.relink import continues_line, runs_continue, runs_retry
 from office.cli.usage import cost_text, tokens_text
-from office.runs import TurnText, list_views, run_view, turn_texts
 from routing.backlog import GATE_PREFIX, QueueView
 from routing.run import RunStatus, RunView
+from routing.selection import UserDecision
 
 if TYPE_CHECKING:
-    from routing.conversation import SayAccepted
-    from routing.selection import UserDecision
+    from office.runs import TurnText
 
 app = typer.Typer(no_args_is_help=True, help="Inspect and control runs.")
 app.command("answer")(runs_answer)
@@ -40,7 +31,7 @@ def queued_line(q: QueueView) -> str:
     return f"[cyan]queued:[/] over the ceiling {gate} ({q.priority} priority, {where}); it starts when a slot frees"
 
 
-def render_view(view: RunView, turns: list[TurnText] | None = None) -> None:
+def render_view(view: RunView, turns: "list[TurnText] | None" = None) -> None:
     """`turns`: every turn's text and answer from the store (`office runs show`); without them the last answer."""
     colour = {"completed": "green", "failed": "red", "parked": "yellow", "cancelled": "magenta", "idle": "blue"}.get(
         view.status.value, "cyan"
@@ -90,7 +81,7 @@ def render_view(view: RunView, turns: list[TurnText] | None = None) -> None:
     render_turns(view, turns)
 
 
-def render_turns(view: RunView, turns: list[TurnText] | None) -> None:
+def render_turns(view: RunView, turns: "list[TurnText] | None") -> None:
     """A run of one turn shows its answer; a conversation shows every turn, numbered, in order."""
     if not turns or len(turns) == 1:
         whole = turns[0].answer if turns else None  # from the store: a long answer's history holds only its head
@@ -139,37 +130,16 @@ def watch(run_id: str, interval: Annotated[float, typer.Option(help="Seconds bet
     exit_for(view)
 
 
-async def _show(services: Services, run_id: str) -> RunView:
-    from temporalio.service import RPCError
-
-    try:
-        return await run_view(services.client, run_id)
-    except RPCError as err:
-        fail(f"run {run_id!r}: {err.message}")
-
-
-async def _show_turns(services: Services, run_id: str) -> tuple[RunView, list[TurnText]]:
-    view = await _show(services, run_id)
-    return view, await turn_texts(services.store, run_id)
-
-
 @app.command("show")
 def runs_show(run_id: str, as_json: JsonFlag = False) -> None:
     """Show one run: status, attempts, warnings, message, and every turn's answer (read from the store)."""
-    view, turns = run_with_services(lambda s: _show_turns(s, run_id), client=True, store=True)
+    from office.cli.run_calls import show
+
+    view, turns = show(run_id)
     if as_json:
         print_json(view.model_dump(mode="json") | {"turns": [t.model_dump(mode="json") for t in turns]})
     else:
         render_view(view, turns)
-
-
-async def _say(services: Services, run_id: str, text: str) -> "SayAccepted":
-    from office.runs import SayRefused, say
-
-    try:
-        return await say(services.client, run_id, text)
-    except SayRefused as err:
-        fail(str(err))
 
 
 @app.command("say")
@@ -179,7 +149,9 @@ def runs_say(
     """Add a turn to a live run (after the turns it already has) or to one idle after its last turn (workspace
     `idle_timeout`). Returns once the run accepted it; `office runs show` shows the answer. A run that ended takes
     no more turns (exit 2)."""
-    accepted = run_with_services(lambda s: _say(s, run_id, text), client=True)
+    from office.cli.run_calls import add_turn
+
+    accepted = add_turn(run_id, text)
     ahead = f", after {accepted.ahead} waiting" if accepted.ahead else ""
     console.print(f"turn {accepted.turn} queued on {run_id}{ahead}")
 
@@ -191,7 +163,9 @@ def runs_list(
     query: Annotated[str | None, typer.Option(help="Extra visibility query, e.g. 'OfficeFallbackCount > 0'.")] = None,
 ) -> None:
     """List recent runs."""
-    views = run_with_services(lambda s: list_views(s.client, limit=limit, query=query), client=True)
+    from office.cli.run_calls import list_runs
+
+    views = list_runs(limit, query)
     if as_json:
         print_json([v.model_dump(mode="json") for v in views])
         return
@@ -220,22 +194,6 @@ def runs_cancel(run_id: str) -> None:
     console.print(f"cancellation requested for {run_id}")
 
 
-async def _decide(services: Services, run_id: str, decision: "UserDecision") -> None:
-    from temporalio.client import WorkflowUpdateFailedError
-    from temporalio.exceptions import FailureError
-    from temporalio.service import RPCError
-
-    from workflows.office_run import OfficeRunWorkflow
-
-    handle = services.client.get_workflow_handle_for(OfficeRunWorkflow.run, run_id)
-    try:
-        await handle.execute_update(OfficeRunWorkflow.user_decision, decision)
-    except WorkflowUpdateFailedError as err:
-        fail(f"run {run_id}: {err.cause.message if isinstance(err.cause, FailureError) else err}")
-    except RPCError as err:  # e.g. the run has already ended
-        fail(f"run {run_id} is not awaiting a decision ({err.message})")
-
-
 @app.command("decide")
 def runs_decide(
     run_id: str,
@@ -246,13 +204,13 @@ def runs_decide(
     actor: Annotated[str, typer.Option(help="Who decides (for the record).")] = DEFAULT_ACTOR,
 ) -> None:
     """Answer a run parked `awaiting_user_decision`. Nothing is saved as a preference."""
-    from routing.selection import UserDecision
-
     chosen = [name for name, on in (("substitute", substitute), ("retry", retry), ("cancel", cancel)) if on]
     if len(chosen) != 1:
         fail("choose exactly one of --substitute PROVIDER, --retry, --cancel")
     decision = UserDecision(action=chosen[0], provider=substitute, model=model, actor=actor)  # type: ignore[arg-type]
-    run_with_services(lambda s: _decide(s, run_id, decision), client=True)
+    from office.cli.run_calls import decide
+
+    decide(run_id, decision)
     console.print(f"{chosen[0]} sent to {run_id}")
 
 
@@ -287,31 +245,12 @@ def runs_resume(
     resume(run_id, max_cost_usd, max_tokens)
 
 
-async def run_diff(services: Services, run_id: str, stat: bool = False) -> str:
-    """The run's changes, base..head of its branch, read from the repository (the working copy is gone)."""
-    from activities.git.mirrors import Mirrors
-    from office.settings import work_dir_from_env
-    from routing.repository import RepositoryConfigError
-
-    view = await _show(services, run_id)
-    if view.result is None:
-        fail(f"run {run_id} has no commit on a branch (no repository, or no turn on an agent with files). "
-             f"{view.repository_note or ''}")  # fmt: skip
-    workspace = await services.store.get_workspace(view.workspace)
-    if workspace is None or workspace.repository is None:
-        fail(f"workspace {view.workspace!r} has no repository setting any more; the branch is {view.result.branch}")
-    try:
-        return await Mirrors(work_dir_from_env()).diff(
-            workspace.repository, view.result.base_commit, view.result.head_commit, stat=stat
-        )
-    except RepositoryConfigError as err:
-        fail(f"workspace {view.workspace!r}, setting {err.setting}: {err}")
-
-
 @app.command("diff")
 def runs_diff(
     run_id: str, stat: Annotated[bool, typer.Option("--stat", help="Only the files and their counts.")] = False
 ) -> None:
     """Print a run's changes: its branch from the base commit to the head commit."""
-    text = run_with_services(lambda s: run_diff(s, run_id, stat), client=True, store=True)
+    from office.cli.run_calls import diff
+
+    text = diff(run_id, stat)
     print(text, end="")

@@ -7,7 +7,9 @@ import typer
 from rich.table import Table
 
 from office.cli.common import JsonFlag, Services, console, fail, print_json, run_with_services
-from office.runs import SubmitError
+from office.run_input import SubmitError
+from office.schedule_request import ScheduleRequest, parse_interval
+from office.settings import Settings
 
 if TYPE_CHECKING:
     from temporalio.client import ScheduleHandle
@@ -50,9 +52,6 @@ def create(
     max_tokens: Annotated[int | None, typer.Option(help="Each run's budget in tokens.")] = None,
 ) -> None:
     """Create a schedule that starts an office run at each time its cron expression or interval names."""
-    from office.schedules import ScheduleRequest, create_schedule, parse_interval
-    from office.settings import Settings
-
     try:
         req = ScheduleRequest(
             name=name, workspace=workspace, agent=agent, prompt=prompt, cron=cron,
@@ -63,6 +62,9 @@ def create(
         req.check_offline()  # before connecting: nothing is created from a bad spec
     except SubmitError as err:
         fail(str(err))
+
+    from office.schedules import create_schedule
+
     _run(lambda s: create_schedule(s.client, s.store, req), store=True)
     console.print(f"created schedule {name}: runs of {agent} in {workspace}, priority {priority}")
 

@@ -1,15 +1,13 @@
-"""`office submit`: start an office run, optionally wait for it to end or park."""
+"""`office submit`: start an office run, optionally wait for it to end or park. The arguments are checked here;
+starting and waiting is office.cli.run_calls, imported only then."""
 
-import asyncio
-from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 import typer
 
-from office.cli.common import EXIT_PARKED, JsonFlag, Services, console, err_console, fail, print_json, run_with_services
+from office.cli.common import EXIT_PARKED, JsonFlag, console, err_console, fail, print_json
 from office.cli.runs import exit_for, render_view
-from office.runs import RunHandle, SubmitError, run_view, validate_limits, validate_text, wait_for_view
-from office.runs import submit as submit_run
+from office.run_input import SubmitError, validate_limits, validate_text
 from routing.backlog import RunPriority
 from routing.run import RunStatus, RunView
 
@@ -20,37 +18,6 @@ PARK_NEXT = {
     "budget_exhausted": "raise the budget its message names and `office runs resume {id}`, or wait for the "
     "budget's window to reset (it then continues by itself)",
 }
-
-
-async def wait_until_settled(services: Services, run_id: str, interval: float = 0.5) -> RunView:
-    """The run's view once it has ended, parked (it waits for a person, possibly for days) or gone idle (every turn
-    answered; open for `office runs say` until the workspace's idle_timeout)."""
-    ended = asyncio.ensure_future(wait_for_view(services.client, run_id))
-    try:
-        while True:
-            done, _ = await asyncio.wait({ended}, timeout=interval)
-            if done:
-                return ended.result()
-            view = await run_view(services.client, run_id)
-            if view.status in (RunStatus.parked, RunStatus.idle):
-                return view
-    finally:
-        ended.cancel()
-
-
-async def _submit(
-    services: Services, start: Callable[[Services], Awaitable[RunHandle]], wait: bool, quiet: bool
-) -> RunView | str:
-    handle = await start(services)
-    if not wait:
-        return handle.id
-    if not quiet:
-        err_console.print(
-            f"waiting for {handle.id} to end; if it parks, this returns with status parked (exit {EXIT_PARKED})",
-            soft_wrap=True,
-            highlight=False,
-        )
-    return await wait_until_settled(services, handle.id)
 
 
 def submit(
@@ -108,25 +75,29 @@ def submit(
     except SubmitError as err:
         fail(str(err))
 
-    async def start(s: Services) -> RunHandle:
-        return await submit_run(
-            s.client,
-            s.store,
-            workspace=workspace,
-            agent=agent,
-            prompt=prompt,
-            run_id=run_id,
-            tier=tier,
-            pin_providers=pin_provider,
-            pin_model=pin_model,
-            follow_ups=follow_up,
-            max_cost_usd=max_cost_usd,
-            max_tokens=max_tokens,
-            priority=priority,
-        )
+    from office.cli.run_calls import start_and_settle
+    from office.runs import submit as submit_run
 
     try:
-        result = run_with_services(lambda s: _submit(s, start, wait, as_json), client=True, store=True)
+        result = start_and_settle(
+            lambda s: submit_run(
+                s.client,
+                s.store,
+                workspace=workspace,
+                agent=agent,
+                prompt=prompt,
+                run_id=run_id,
+                tier=tier,
+                pin_providers=pin_provider,
+                pin_model=pin_model,
+                follow_ups=follow_up,
+                max_cost_usd=max_cost_usd,
+                max_tokens=max_tokens,
+                priority=priority,
+            ),
+            wait,
+            quiet=as_json,
+        )
     except SubmitError as err:
         fail(str(err))
     if isinstance(result, str):

@@ -91,7 +91,7 @@ async def test_a_run_commits_its_change_to_its_own_branch_and_shows_the_result(s
     assert not await asyncio.to_thread(os.path.exists, new["cwd"])
     # `office runs diff` prints the run's diff from the repository
     from office.cli.common import Services
-    from office.cli.runs import run_diff
+    from office.cli.run_calls import run_diff
 
     text = await run_diff(Services(stack.client, stack.store), view.run_id)
     assert "+++ b/src/a.txt" in text and "+A" in text

@@ -15,8 +15,10 @@ from temporalio.service import RPCError
 from typer.testing import CliRunner
 
 from office.cli import app
-from office.runs import SubmitError, list_views, wait_for_view
-from office.schedules import ScheduleRequest, create_schedule
+from office.run_input import SubmitError
+from office.runs import list_views, wait_for_view
+from office.schedule_request import ScheduleRequest
+from office.schedules import create_schedule
 from office.simulator.config import SimProvider
 from routing.run import RunStatus, RunView
 from testkit.eventually import eventually

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from office.runs import SubmitError, validate_limits
-from office.schedules import ScheduleRequest, cron_problem, parse_interval
+from office.run_input import SubmitError, validate_limits
+from office.schedule_request import ScheduleRequest, cron_problem, parse_interval
 from routing.budget import (
     Budgets,
     Check,

@@ -19,7 +19,7 @@ import yaml
 
 from bench.scale import WORKER_SIZING, sizing_env
 from contracts import search_attributes
-from contracts.activities import TASK_QUEUE
+from contracts.queues import TASK_QUEUE
 
 INFRA = Path(__file__).resolve().parents[2] / "infra"
 COMPOSE = INFRA / "docker-compose.yaml"
