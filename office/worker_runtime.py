@@ -211,7 +211,8 @@ async def office_worker(
         await queues.sync()
         background = [asyncio.create_task(queues.run()), asyncio.create_task(reap_idle_forever(agents))]
         try:
-            async with worker, session_worker, start_worker, gate_worker:
+            # The gate worker stops last: a run's workflow task in flight at shutdown may wait on its gate's answer.
+            async with gate_worker, worker, session_worker, start_worker:
                 yield worker
         finally:
             for task in background:
