@@ -2,7 +2,6 @@
 `watchdog install`."""
 
 import asyncio
-import dataclasses
 import json
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -145,7 +144,7 @@ def bench(
         fail(f"unknown benchmark {name!r}: choose one of {', '.join(BENCHES + SOLO_BENCHES)} or all")
     if runs is not None and names != ["soak"]:
         fail("--runs applies to `office bench soak` only: drop it, or run the soak")
-    runners = _bench_runners(soak_runs=runs, together=name == "all")
+    runners = _bench_runners(soak_runs=runs)
     logging.getLogger("temporalio").setLevel(logging.ERROR)
     results = {}
     for n in names:
@@ -157,14 +156,9 @@ def bench(
         print_json(results if name == "all" else results[name])
 
 
-def _bench_runners(
-    soak_runs: int | None = None, together: bool = False
-) -> dict[str, Callable[[], Coroutine[Any, Any, dict[str, Any]]]]:
+def _bench_runners(soak_runs: int | None = None) -> dict[str, Callable[[], Coroutine[Any, Any, dict[str, Any]]]]:
     """The benchmarks by name. They live in the source checkout (bench/ and the testkit/ it runs stacks with):
-    the wheel ships neither, so an installed `office` without the checkout says so and exits 5. `together` (`all`):
-    scale's bounded-agents arm runs beside the amplification bench instead of after scale's levels. Amplification
-    mostly waits on its providers' quota (the cores idle), and the arm's figures are counts (runs completed, peak
-    agent processes against the limit, RSS), so `all` takes one's time instead of both; each keeps its own stack."""
+    the wheel ships neither, so an installed `office` without the checkout says so and exits 5."""
     try:
         from bench import amplification, ceilings, continuity, launch, scale, soak, throughput
     except ModuleNotFoundError as err:
@@ -175,25 +169,11 @@ def _bench_runners(
             "or python -m office.cli bench NAME in its root)",
             EXIT_NOT_INSTALLED,
         )
-    beside: dict[str, dict[str, Any]] = {}
-
-    async def amplification_beside_bounded_agents() -> dict[str, Any]:
-        result, beside["bounded_agents"] = await asyncio.gather(amplification.run(), scale.bounded_agents_arm())
-        result["bounded_agents_beside"] = True
-        return result
-
-    async def scale_with_bounded_agents_from_beside() -> dict[str, Any]:
-        if "bounded_agents" not in beside:  # amplification did not run first
-            return await scale.run()
-        result = await scale.run(dataclasses.replace(scale.PLAN, bounded_agents=False))
-        result["bounded_agents"] = beside.pop("bounded_agents") | {"ran_beside": "amplification"}
-        return result
-
     return {
         "continuity": continuity.run,
-        "amplification": amplification_beside_bounded_agents if together else amplification.run,
+        "amplification": amplification.run,
         "throughput": throughput.run,
-        "scale": scale_with_bounded_agents_from_beside if together else scale.run,
+        "scale": scale.run,
         "launch": launch.run,
         "ceilings": ceilings.run,
         "soak": lambda: soak.run(soak.SoakPlan(runs=soak_runs) if soak_runs else soak.PLAN),

@@ -30,7 +30,7 @@ def test_an_unknown_benchmark_is_bad_input_before_anything_is_imported(monkeypat
 def _recording_runners(monkeypatch, ran: list[str], asked_runs: list[int | None]):
     from office.cli import dev
 
-    def runners(soak_runs: int | None = None, together: bool = False):
+    def runners(soak_runs: int | None = None):
         asked_runs.append(soak_runs)
 
         def recorder(name: str):
