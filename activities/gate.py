@@ -1,18 +1,20 @@
-"""The ceilings' two activities, both local (they run inside the asking workflow's own task on an office worker):
-`gate_ask` signal-with-starts a run's gate, `gate_vanished` tells a gate which holders no longer run."""
+"""The ceilings' activities, all local (they run inside the asking workflow's own task on an office worker):
+`gate_enter` update-with-starts a run's gate and returns its grant when a slot is free, `gate_release` signals the
+run's gates at its end, `gate_vanished` tells a gate which holders no longer run. `gate_ask` (signal-with-start,
+the grant always by signal) serves runs that began before gate-enter-v1."""
 
 import asyncio
 import os
 
 from temporalio import activity
-from temporalio.client import Client, WorkflowExecutionStatus
-from temporalio.common import Priority
+from temporalio.client import Client, WithStartWorkflowOperation, WorkflowExecutionStatus
+from temporalio.common import Priority, WorkflowIDConflictPolicy
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.boundary import local_only
 from contracts import gate as contract
 from contracts.failures import refused
-from routing.backlog import CHECK_EVERY_S, GateAsk, GateState, ScopeKind
+from routing.backlog import CHECK_EVERY_S, GateAsk, GateGrant, GateState, ScopeKind
 
 CHECK_ENV = "OFFICE_GATE_CHECK_S"  # how often a full gate with a backlog checks its holders (default 30 s)
 DESCRIBE_AT_ONCE = 16
@@ -33,26 +35,68 @@ class GateActivities:
         self.client = client
         self.check_every_s = check_every_s()
 
+    @activity.defn(name=contract.ENTER)
+    async def gate_enter(self, ask: GateAsk) -> GateGrant | None:
+        local_only(contract.ENTER)
+        info = activity.info()
+        state = self._first_state(ask, info.workflow_id)
+        start: WithStartWorkflowOperation[GateState, None] = WithStartWorkflowOperation(
+            contract.GATE_WORKFLOW,
+            state,
+            id=ask.gate,
+            task_queue=contract.gate_queue(info.task_queue),  # the gates' own: their tasks never wait behind runs
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            static_summary=f"ceiling {ask.gate.removeprefix(contract.GATE_PREFIX + ':')}",
+            priority=GATE_PRIORITY,
+        )
+        got: GateGrant | None = await self.client.execute_update_with_start_workflow(
+            contract.ENTER_UPDATE,
+            ask,
+            start_workflow_operation=start,
+            result_type=GateGrant,  # None: a null payload
+        )
+        return got
+
+    @activity.defn(name=contract.RELEASE)
+    async def gate_release(self, gates: list[str]) -> None:
+        local_only(contract.RELEASE)
+        run_id = activity.info().workflow_id  # a run frees its own slots only
+
+        async def release(gate: str) -> None:
+            if not _is_gate(gate):
+                raise refused("not a gate id")
+            try:
+                await self.client.get_workflow_handle(gate).signal(contract.RELEASE_SIGNAL, run_id)
+            except RPCError as err:  # the gate is gone (an operator terminated it): a new one starts with nobody
+                if err.status != RPCStatusCode.NOT_FOUND:
+                    raise
+                activity.logger.warning("could not release %s: the gate is gone", gate)
+
+        await asyncio.gather(*(release(g) for g in gates))
+
     @activity.defn(name=contract.ASK)
     async def gate_ask(self, ask: GateAsk) -> None:
         local_only(contract.ASK)
         info = activity.info()
-        if ask.waiting.run_id != info.workflow_id:  # a run asks for itself only
-            raise refused("a run asks a gate for its own slot only")
-        kind = ask.gate.split(":")[1] if ask.gate.count(":") >= 2 else ""
-        if not ask.gate.startswith(f"{contract.GATE_PREFIX}:") or kind not in ScopeKind.__members__:
-            raise refused("not a gate id")
-        state = GateState(scope=ask.gate, promote_after_s=ask.promote_after_s, check_every_s=self.check_every_s)
+        state = self._first_state(ask, info.workflow_id)
         await self.client.start_workflow(
             contract.GATE_WORKFLOW,
             state,
             id=ask.gate,
-            task_queue=info.task_queue,  # the asking run's: the workers that serve it serve its gate
+            task_queue=contract.gate_queue(info.task_queue),
             start_signal=contract.ASK_SIGNAL,
             start_signal_args=[ask],
             static_summary=f"ceiling {ask.gate.removeprefix(contract.GATE_PREFIX + ':')}",
             priority=GATE_PRIORITY,
         )
+
+    def _first_state(self, ask: GateAsk, run_id: str | None) -> GateState:
+        """The state a gate starts with when this ask is its first."""
+        if ask.waiting.run_id != run_id:  # a run asks for itself only
+            raise refused("a run asks a gate for its own slot only")
+        if not _is_gate(ask.gate):
+            raise refused("not a gate id")
+        return GateState(scope=ask.gate, promote_after_s=ask.promote_after_s, check_every_s=self.check_every_s)
 
     @activity.defn(name=contract.VANISHED)
     async def gate_vanished(self, run_ids: list[str]) -> list[str]:
@@ -71,3 +115,8 @@ class GateActivities:
 
         flags = await asyncio.gather(*(gone(r) for r in run_ids))
         return [r for r, flag in zip(run_ids, flags, strict=True) if flag]
+
+
+def _is_gate(gate: str) -> bool:
+    kind = gate.split(":")[1] if gate.count(":") >= 2 else ""
+    return gate.startswith(f"{contract.GATE_PREFIX}:") and kind in ScopeKind.__members__

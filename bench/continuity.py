@@ -151,13 +151,15 @@ def score(
 
 async def run(conversations: int = 150, in_flight: int = 100, target: int = TARGET_FAILOVERS) -> dict[str, Any]:
     """One pool of `in_flight` conversations: the control arm first, then seed after seed until `target`
-    failovers were measured (no arm waits for the previous one's stragglers)."""
+    failovers were measured (no arm waits for the previous one's stragglers). A lane starts no conversation that
+    the target does not need: once the failovers counted and the conversations running could reach it, it waits
+    for one to end (a conversation that ended without a failover lets it go on)."""
     started = time.monotonic()
     async with bench_stack(worker_process=True, worker_processes=2) as stack:
         control = await prepare_arm(stack, manifest(1000, conversations), False)
         arms: list[Arm] = []
-        failovers = 0
-        feeding = asyncio.Lock()
+        failovers = running = 0
+        turn = asyncio.Condition()
 
         async def jobs() -> AsyncIterator[tuple[Arm, Conversation]]:
             for c in control.conversations:
@@ -171,16 +173,33 @@ async def run(conversations: int = 150, in_flight: int = 100, target: int = TARG
 
         feed = jobs()
 
+        def room() -> bool:  # the target still needs a conversation more, or it is reached
+            return failovers + running < target or failovers >= target
+
         async def lane() -> None:
-            nonlocal failovers
+            nonlocal failovers, running
             while True:
-                async with feeding:
+                async with turn:
                     job = await anext(feed, None)
-                if job is None:
-                    return
-                arm, c = job
-                await converse(stack, arm, c)
-                failovers += arm is not control and arm.results[-1][1].fallback_count >= 1
+                    if job is None:
+                        return
+                    arm, c = job
+                    counted = arm is not control
+                    if counted:
+                        await turn.wait_for(room)
+                        if failovers >= target:
+                            return
+                        running += 1
+                failed_over = False
+                try:
+                    await converse(stack, arm, c)
+                    failed_over = arm.results[-1][1].fallback_count >= 1  # its own: appended with no await since
+                finally:
+                    if counted:
+                        async with turn:
+                            running -= 1
+                            failovers += failed_over
+                            turn.notify_all()
 
         await asyncio.gather(*[lane() for _ in range(in_flight)])
         calls = await stack.simulator.calls()

@@ -2,6 +2,7 @@
 (with HTTP-client retries inside each attempt) offer a rate-limited provider, and a bare one-activity workflow."""
 
 import asyncio
+import contextlib
 
 import httpx
 from temporalio import activity
@@ -37,11 +38,13 @@ class ReferenceActivities:
         raise ApplicationError(f"provider answered {response.status_code}", category=ApplicationErrorCategory.BENIGN)
 
 
-async def fixed_interval_client(http: httpx.AsyncClient, call: ChatCall, interval_s: float, deadline: float) -> bool:
-    """The storm: retry every `interval_s` until success or the deadline."""
-    loop = asyncio.get_running_loop()
-    while loop.time() < deadline:
+async def fixed_interval_client(
+    http: httpx.AsyncClient, call: ChatCall, interval_s: float, time_up: asyncio.Event
+) -> bool:
+    """The storm: retry every `interval_s` until success or until `time_up` is set."""
+    while not time_up.is_set():
         if (await post_chat(http, call)).status_code == 200:
             return True
-        await asyncio.sleep(interval_s)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(time_up.wait(), interval_s)
     return False

@@ -526,11 +526,19 @@ async def pg_stats(stack: Stack) -> AsyncIterator[PgStats | None]:
 
 async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
     started = time.monotonic()
+    phases: dict[str, float] = {}  # where the bench's own time goes (`make bench` has 15 minutes for all)
+
+    def lap(name: str, since: float) -> float:
+        now = time.monotonic()
+        phases[name] = round(now - since, 1)
+        return now
+
     with tempfile.TemporaryDirectory() as tmp:
         client_config = Store(f"sqlite:///{tmp}/client-config.db")
         await migrate(client_config.url)
         try:
             async with bench_stack(worker=False) as stack, pg_stats(stack) as pg:
+                mark = lap("stack_start", started)
                 rates, workers_arm = {}, {}
                 for k in plan.worker_counts:
                     workers_arm[k] = await horizontal(plan, stack, client_config, pg, k)
@@ -538,11 +546,14 @@ async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
                 for k, efficiency in scaling_efficiency(rates).items():
                     workers_arm[k]["runs_per_s"] = round(rates[k], 2)
                     workers_arm[k]["scaling_efficiency"] = round(efficiency, 2)
+                mark = lap("horizontal", mark)
                 levels, gated = {}, {}
                 async with worker_processes_for(stack, 1, sizing_env(WORKER_SIZING)) as (worker,):
                     await until_polling(stack, [worker])
                     for n in plan.levels:
+                        mark = lap("worker_start" if n == plan.levels[0] else f"drain_before_{n}", mark)
                         levels[str(n)], plain_rest = await level(plan, stack, client_config, worker, pg, n)
+                        mark = lap(f"level_{n}", mark)
                         # The gated arm follows at once: its ramp overlaps the plain arm's drain, so about N
                         # stay in flight, and its window starts once the plain runs have ended.
                         gating = plan.gate_ceiling is not None and n in plan.gate_levels
@@ -550,13 +561,18 @@ async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
                             gated[str(n)], gated_rest = await level(
                                 plan, stack, client_config, worker, pg, n, plan.gate_ceiling
                             )
+                            mark = lap(f"gated_{n}", mark)
                         if n != plan.levels[-1]:  # the next level starts from nothing in flight
                             levels[str(n)] |= await plain_rest()
                             if gating:
                                 gated[str(n)] |= await gated_rest()
+                    mark = time.monotonic()
+                mark = lap("worker_stop", mark)
+            mark = lap("stack_stop", mark)
         finally:
             await client_config.close()
     bounded = await bounded_agents_arm() if plan.bounded_agents else {"available": False, "reason": "not asked for"}
+    lap("bounded_agents", mark)
     largest, smallest = levels[str(plan.levels[-1])], levels[str(plan.levels[0])]
     return {
         "method": "steady state at a fixed arrival rate; turn hold = in flight / rate (Little's law)",
@@ -568,4 +584,5 @@ async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
         "worker_sizing": sizing_env(WORKER_SIZING),
         "bounded_agents": bounded,
         "seconds": round(time.monotonic() - started, 1),
+        "phase_s": phases,
     }

@@ -21,10 +21,13 @@ from office.asgi import free_port
 # on its own, and a queue has 4 partitions by default: a task waits behind its own partition's backlog while a
 # poller is served from another, so one partition makes the order exact (docs/benchmarks.md, ceilings).
 # Production: the same keys in the cluster's dynamic config (infra/dynamicconfig.yaml).
+# A ceiling's gate answers every run's ask as an update: the server's 10 updates in flight per workflow turned a
+# burst of asks into ResourceExhausted and client retries (docs/benchmarks.md, scale).
 DYNAMIC_CONFIG_VALUES = {
     "matching.enableFairness": "true",
     "matching.numTaskqueueReadPartitions": "1",
     "matching.numTaskqueueWritePartitions": "1",
+    "history.maxInFlightUpdates": "500",
 }
 DYNAMIC_CONFIG = [
     arg for key, value in DYNAMIC_CONFIG_VALUES.items() for arg in ("--dynamic-config-value", f"{key}={value}")

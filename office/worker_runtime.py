@@ -28,6 +28,7 @@ from activities.session import SessionActivities
 from activities.watchdog import WatchdogActivities
 from activities.workdir import private_dir
 from contracts.activities import acp_start_queue, provider_queue
+from contracts.gate import gate_queue
 from office.agent_slots import AgentSlots
 from office.settings import Settings, WorkerSizing, ui_url_from_env, work_dir_from_env
 from office.telemetry import configure_telemetry
@@ -41,6 +42,7 @@ from workflows.office_run import OfficeRunWorkflow
 from workflows.watchdog import WatchdogWorkflow
 
 log = logging.getLogger(__name__)
+GATE_WORKFLOW_TASKS = 4  # gates are few, and each takes one workflow task at a time
 GC_YOUNG_THRESHOLD = 10_000  # objects allocated between young collections (CPython: 700)
 
 
@@ -169,8 +171,10 @@ async def office_worker(
                 notify.notify_targets,
                 notify.deliver_notification,
                 relink.carry_over,
-                gates.gate_ask,  # local only: ceilings (workflows/gate.py)
-                gates.gate_vanished,  # local only
+                gates.gate_enter,  # local only: ceilings (workflows/gate.py)
+                gates.gate_release,  # local only
+                gates.gate_ask,  # local only: runs that began before gate-enter-v1
+                gates.gate_vanished,  # local only: gates started on this queue before gate-own-queue-v1
             ],
             max_concurrent_activities=sizing.max_concurrent_activities,
             max_cached_workflows=sizing.max_cached_workflows,
@@ -182,6 +186,15 @@ async def office_worker(
             task_queue=own_queue,
             activities=[acp.acp_turn, acp.acp_close, acp.acp_answer],
             max_concurrent_activities=100,
+        )
+        # The gates' own queue and workflow-task slots: a run waits in its workflow task for its gate's answer.
+        gate_worker = Worker(
+            client,
+            task_queue=gate_queue(task_queue),
+            workflows=[GateWorkflow],
+            activities=[gates.gate_vanished],
+            max_concurrent_workflow_tasks=GATE_WORKFLOW_TASKS,
+            workflow_runner=workflow_runner(),
         )
         start_worker = Worker(
             client,
@@ -198,7 +211,8 @@ async def office_worker(
         await queues.sync()
         background = [asyncio.create_task(queues.run()), asyncio.create_task(reap_idle_forever(agents))]
         try:
-            async with worker, session_worker, start_worker:
+            # The gate worker stops last: a run's workflow task in flight at shutdown may wait on its gate's answer.
+            async with gate_worker, worker, session_worker, start_worker:
                 yield worker
         finally:
             for task in background:

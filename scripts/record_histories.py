@@ -28,7 +28,7 @@ from office.schedules import create_schedule
 from office.simulator.config import InjectedFailure, SimProvider
 from office.temporal_client import connect
 from office.worker_runtime import office_worker
-from routing.backlog import RunPriority
+from routing.backlog import RunPriority, ScopeKind, gate_id
 from routing.budget import RunLimits
 from routing.config import ExecutionProfile, ExecutorKind
 from routing.conversation import HistoryBound
@@ -41,6 +41,7 @@ from routing.usage import ModelPrice
 from testkit.agents import scripted_sandbox
 from testkit.eventually import eventually
 from testkit.stack import Stack, ephemeral_stack
+from workflows.gate import GateWorkflow
 from workflows.office_run import OfficeRunWorkflow
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "histories"
@@ -67,8 +68,10 @@ async def main(only: set[str]) -> None:
                 await record_permission_question(stack, "acp_permission_grant_on_delivery")
             if not only or "continued_as_new" in only:
                 await record_continued_as_new(stack)
-            if not only or "ceiling_queued" in only:
-                await record_ceiling(stack)
+            # ceiling_queued.json stays as recorded before gate-enter-v1 (asks by signal-with-start); the holder
+            # granted in its ask's answer and a run queued behind it are recorded under these names since.
+            if not only or "ceiling_entered" in only:
+                await record_ceiling(stack, "ceiling_entered", "ceiling_entered_queued")
             if only:
                 return
             gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
@@ -315,13 +318,15 @@ async def record_continued_as_new(stack: Stack) -> None:
     await save(stack.client.get_workflow_handle(handle.id), "continued_as_new_last", view.status.value)
 
 
-async def record_ceiling(stack: Stack) -> None:
+async def record_ceiling(stack: Stack, holder_name: str, queued_name: str) -> None:
     """A run queued behind a workspace ceiling of 1 (the holder answers slowly), granted when the holder ends."""
     workspace, agent, _ = await stack.workspace({"alpha": SimProvider(latency_ms=1500)})
     ws, _ = await stack.store.configs(workspace, agent)
     assert ws is not None
     await stack.store.save_workspace(ws.model_copy(update={"max_concurrent_runs": 1}))
-    holder = await submit(stack.client, stack.store, workspace, agent, "scenario holder", run_id="record-holder")
+    holder = await submit(
+        stack.client, stack.store, workspace, agent, "scenario holder", run_id=f"record-{holder_name}"
+    )
     await eventually(
         lambda: holder.query(OfficeRunWorkflow.status),
         until=lambda view: view is not None and view.queue is not None and view.queue.grant is not None,
@@ -330,12 +335,23 @@ async def record_ceiling(stack: Stack) -> None:
         what="the first run to hold the workspace's slot",
     )
     handle = await submit(
-        stack.client, stack.store, workspace, agent, "scenario queued", run_id="record-ceiling_queued",
+        stack.client, stack.store, workspace, agent, "scenario queued", run_id=f"record-{queued_name}",
         priority=RunPriority.interactive,
     )  # fmt: skip
     view = await wait_for_view(stack.client, handle.id)
     assert view.queue is not None and view.queue.grant == 2, view.queue
-    await save(handle, "ceiling_queued", view.status.value)
+    await save(holder, holder_name, (await wait_for_view(stack.client, holder.id)).status.value)
+    await save(handle, queued_name, view.status.value)
+    # The gate itself (it runs on: replayed as far as it went). gate_by_signal.json is one from before gate-enter-v1.
+    gate = stack.client.get_workflow_handle(gate_id(ScopeKind.workspace, workspace))
+    await eventually(
+        lambda: gate.query(GateWorkflow.snapshot),
+        until=lambda state: not state.holders and not state.backlog,
+        timeout=60,
+        interval=0.1,
+        what="both runs' releases to reach the gate",
+    )
+    await save(gate, "gate_entered", "running")
 
 
 def scripted_agent(script: dict[str, Any]) -> ExecutionProfile:

@@ -1,5 +1,7 @@
 """Applies Alembic migrations to either backend, from code (dev stack, tests) or `office db upgrade`."""
 
+import asyncio
+import weakref
 from pathlib import Path
 
 from alembic import command
@@ -9,6 +11,8 @@ from sqlalchemy import Connection
 from store.engine import make_engine, normalize_url
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+# Alembic's migration environment is global to the process: one migration at a time per event loop.
+_ONE_AT_A_TIME: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock]" = weakref.WeakKeyDictionary()
 
 
 def alembic_config(url: str) -> Config:
@@ -22,7 +26,7 @@ async def migrate(url: str, revision: str = "head") -> None:
     cfg = alembic_config(url)
     engine = make_engine(url)
     try:
-        async with engine.begin() as conn:
+        async with _ONE_AT_A_TIME.setdefault(asyncio.get_running_loop(), asyncio.Lock()), engine.begin() as conn:
 
             def _upgrade(sync_conn: Connection) -> None:
                 cfg.attributes["connection"] = sync_conn

@@ -1,12 +1,20 @@
 """Ceilings: one gate workflow per scope (a workspace's `max_concurrent_runs`, an agent profile's or a provider key's
 `max_concurrent_sessions`) holds who has a slot and who waits; `RunGates` is the run's side of it.
 
-A run over a ceiling asks its gate (a local activity that signal-with-starts it), waits on a durable condition
-(no timer, no polling) until the gate's `gate_granted` signal, and releases in its `finally` (a signal to the gate).
-The gate grants in routing.backlog's order. A holder that vanished without releasing (terminated, timed out, its
-history lost) is found by the gate itself: while runs wait behind a full gate, it asks every `check_every_s`
-which holders still run, and frees the others' slots. The gate continues as new to bound its history; its whole
-state (holders, backlog) is its input. A run of a workspace without ceilings never touches a gate."""
+A run over a ceiling asks its gate (a local activity that update-with-starts it): the update's answer is the grant
+when a slot is free for it, so a run that does not wait asks and goes on in the same workflow task. Otherwise it
+waits on a durable condition (no timer, no polling) until the gate's `gate_granted` signal. It releases in its
+`finally` (a local activity that signals the gate, in the run's last workflow task). Gates run on a task queue of
+their own (contracts.gate.gate_queue), served by a worker of their own in each worker process: their workflow tasks
+never wait for a slot held by a run that waits for their answer. The gate grants in routing.backlog's order. A
+holder that vanished without releasing (terminated, timed out, its history lost) is found by the gate itself: while
+runs wait behind a full gate, it asks every `check_every_s` which holders still run, and frees the others' slots.
+The gate continues as new to bound its history; its whole state (holders, backlog) is its input. A run of a
+workspace without ceilings never touches a gate.
+
+Runs recorded before gate-enter-v1 asked by signal-with-start (`gate_ask`, the grant always by signal) and released
+by signals from the workflow; a gate still answers those asks, and one started on the runs' own task queue moves to
+the gates' at its next continue-as-new (gate-own-queue-v1)."""
 
 import asyncio
 import contextlib
@@ -37,7 +45,9 @@ with workflow.unsafe.imports_passed_through():
     from routing.run import Candidate, RoutePlan, RunRequest, RunStatus, RunView
 
 # A run asked gates for its ceilings. Asked only where a ceiling applies: runs without ceilings carry no marker.
-RUN_CEILINGS = "run-ceilings-v1"
+RUN_CEILINGS = "run-ceilings-v1"  # by signal-with-start, released by signals from the workflow
+GATE_ENTER = "gate-enter-v1"  # by update-with-start (granted in the answer), released by a local activity
+GATE_OWN_QUEUE = "gate-own-queue-v1"  # a gate on the runs' task queue continues as new on the gates' own
 LOCAL = timedelta(seconds=30)
 STATE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30))
 STALE_PLAN = timedelta(seconds=60)  # a run that waited longer resolves its route again: health may have changed
@@ -59,6 +69,20 @@ class GateWorkflow:
         if enqueue(self._state, ask.waiting):  # a holder asking again lost its grant with a worker: send it again
             self._resend.add(ask.waiting.run_id)
         self._dirty = True
+
+    @workflow.update(name=stubs.ENTER_UPDATE)
+    def enter(self, ask: GateAsk) -> GateGrant | None:
+        """A run asks: its grant is the answer when a slot is free for it now; else None (it waits, in order, and
+        its grant follows by signal). A holder asking again (its worker lost the answer) gets its grant again."""
+        self._state.promote_after_s = ask.promote_after_s
+        run_id = ask.waiting.run_id
+        enqueue(self._state, ask.waiting)
+        for h in grant(self._state, workflow.now()):
+            if h.run_id != run_id:  # granted ahead of the asker (a slot freed in this task): told by signal
+                self._resend.add(h.run_id)
+        self._dirty = True  # the loop sends those grants and looks at the history's length
+        held = next((h for h in self._state.holders if h.run_id == run_id), None)
+        return None if held is None else self._grant_of(held)
 
     @workflow.signal(name=stubs.RELEASE_SIGNAL)
     def release(self, run_id: str) -> None:
@@ -85,6 +109,9 @@ class GateWorkflow:
             info = workflow.info()
             if info.is_continue_as_new_suggested() or info.get_current_history_length() > self._state.history_bound:
                 await workflow.wait_condition(lambda: workflow.all_handlers_finished() and not self._sending)
+                queue = workflow.info().task_queue
+                if stubs.gate_queue(queue) != queue and workflow.patched(GATE_OWN_QUEUE):
+                    workflow.continue_as_new(self._state, task_queue=stubs.gate_queue(queue))
                 workflow.continue_as_new(self._state)
 
     def _until_check(self) -> timedelta | None:
@@ -112,13 +139,13 @@ class GateWorkflow:
             self._sending += 1
             asyncio.create_task(self._send(h))  # noqa: RUF006 (the loop waits for `_sending` before continuing as new)
 
+    def _grant_of(self, h: Holder) -> GateGrant:
+        return GateGrant(gate=self._state.scope, grant=h.grant, arrival=h.arrival, asks_at_grant=h.asks_at_grant)
+
     async def _send(self, h: Holder) -> None:
         run_id = h.run_id
         try:
-            await workflow.get_external_workflow_handle(run_id).signal(
-                stubs.GRANTED_SIGNAL,
-                GateGrant(gate=self._state.scope, grant=h.grant, arrival=h.arrival, asks_at_grant=h.asks_at_grant),
-            )
+            await workflow.get_external_workflow_handle(run_id).signal(stubs.GRANTED_SIGNAL, self._grant_of(h))
         except Exception:  # the run is gone (terminated while it waited): its slot goes to the next one
             release(self._state, run_id)
             self._dirty = True
@@ -174,12 +201,6 @@ class RunGates:
             await self._release(list(reversed(self._held)))
 
     async def _acquire(self, req: RunRequest, gate: str, limit: int) -> None:
-        workflow.patched(RUN_CEILINGS)
-        view = self._view()
-        view.queue = QueueView(gate=gate, priority=req.priority, queued_at=workflow.now())
-        view.status = RunStatus.queued
-        self._publish()
-        self._held.append(gate)  # before asking: a cancel while queued still removes the run from the backlog
         waiting = Waiting(
             run_id=req.run_id,
             workspace=req.workspace,
@@ -187,6 +208,40 @@ class RunGates:
             limit=limit,
             submitted_at=workflow.info().workflow_start_time,
         )
+        view = self._view()
+        self._held.append(gate)  # before asking: a cancel while queued still removes the run from the backlog
+        if not self._by_update():
+            await self._acquire_by_signal(req, gate, waiting)
+            return
+        queued_at = workflow.now()
+        got = await workflow.execute_local_activity(
+            stubs.gate_enter, GateAsk(gate=gate, waiting=waiting), start_to_close_timeout=LOCAL,
+            retry_policy=STATE_RETRY,
+        )  # fmt: skip
+        if got is not None:  # a free slot, granted in the answer: the run never showed as queued
+            self._granted[gate] = got
+        else:
+            view.queue = QueueView(gate=gate, priority=req.priority, queued_at=queued_at)
+            view.status = RunStatus.queued
+            self._publish()
+            await workflow.wait_condition(lambda: gate in self._granted, timeout_summary=f"queued: {gate}")
+            got = self._granted[gate]
+        view.queue = QueueView(gate=gate, priority=req.priority, queued_at=queued_at, granted_at=workflow.now(),
+                               grant=got.grant, arrival=got.arrival, asks_at_grant=got.asks_at_grant)  # fmt: skip
+        view.status = RunStatus.running
+        self._publish()
+
+    def _by_update(self) -> bool:
+        """Asked once per history (the answer is remembered): runs recorded before gate-enter-v1 asked by
+        signal-with-start and released by signals from the workflow."""
+        return workflow.patched(GATE_ENTER)
+
+    async def _acquire_by_signal(self, req: RunRequest, gate: str, waiting: Waiting) -> None:
+        workflow.patched(RUN_CEILINGS)
+        view = self._view()
+        view.queue = QueueView(gate=gate, priority=req.priority, queued_at=workflow.now())
+        view.status = RunStatus.queued
+        self._publish()
         await workflow.execute_local_activity(
             stubs.gate_ask, GateAsk(gate=gate, waiting=waiting), start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY
         )
@@ -201,6 +256,11 @@ class RunGates:
         for gate in gates:
             self._held.remove(gate)
             self._granted.pop(gate, None)
+        if self._by_update():  # one local activity in the run's task: no workflow task waits for its signals
+            await workflow.execute_local_activity(
+                stubs.gate_release, gates, start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY
+            )
+            return
         await asyncio.gather(*(self._signal_release(gate) for gate in gates))
 
     async def _signal_release(self, gate: str) -> None:

@@ -14,6 +14,7 @@ from temporalio.worker import Replayer
 from contracts.converter import DATA_CONVERTER
 from office.codec import KEYS_FILE_ENV, codec_from_env
 from office.workflow_runner import workflow_runner
+from workflows.gate import GateWorkflow
 from workflows.notify import NotifyWorkflow
 from workflows.office_run import OfficeRunWorkflow
 
@@ -39,7 +40,7 @@ async def test_history_replays(path, sandboxed):
     started = json.loads(text)["events"][0]["workflowExecutionStartedEventAttributes"]
     history = WorkflowHistory.from_json(started["workflowId"], text)  # the run checks its id against its input
     replayer = Replayer(
-        workflows=[OfficeRunWorkflow, NotifyWorkflow],
+        workflows=[OfficeRunWorkflow, NotifyWorkflow, GateWorkflow],  # a gate's history: as far as it went
         workflow_runner=workflow_runner(sandboxed=sandboxed),
         data_converter=dataclasses.replace(
             DATA_CONVERTER, payload_codec=CODEC if path.stem in ENCRYPTED else CODEC.reading_plain()

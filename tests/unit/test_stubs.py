@@ -35,6 +35,8 @@ IMPLEMENTATIONS = [
     RelinkActivities.carry_over,
     BudgetActivities.check_budget,
     GateActivities.gate_ask,
+    GateActivities.gate_enter,
+    GateActivities.gate_release,
     GateActivities.gate_vanished,
 ]
 STUBS = (*stubs.ALL, *gate.ALL)
