@@ -9,21 +9,18 @@ text is decided only when it carries at least MIN_SIGNALS independent signals of
 signal is never read as a code that fails the run. The second stage ranks below every rule, status and window
 reading, so it only ever speaks where the classifier would have said nothing.
 
-The table is data (routing/rules/lexicon.json), built from tests/corpus/ by `python -m scripts.build_lexicon`;
+The table is data (routing/rules/lexicon_words.py), built from tests/corpus/ by `python -m scripts.build_lexicon`;
 tests/unit/test_lexicon.py checks it is the one the corpus builds.
 """
 
-import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from routing.codes import ErrorCode
-
-LEXICON_PATH = Path(__file__).resolve().parent / "rules" / "lexicon.json"
+from routing.rules.lexicon_words import WORDS
 
 MIN_LINES = 2  # training lines of the code that use the word
 MIN_FAMILIES = 2  # ... from that many families (providers, agents) at least: one tool's boilerplate is no signal
@@ -126,12 +123,4 @@ def read(text: str, table: Mapping[str, str]) -> Reading | None:
     return Reading(code, signals)
 
 
-def load(path: Path = LEXICON_PATH) -> dict[str, str]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {str(k): str(v) for k, v in data.items()}
-
-
-LEXICON: dict[str, str] = load()
+LEXICON: Mapping[str, str] = WORDS

@@ -1,4 +1,5 @@
-"""Builds routing/rules/lexicon.json, the classifier's second stage, from the training corpus (tests/corpus/).
+"""Builds routing/rules/lexicon_words.py, the word table of the classifier's second stage, from the training
+corpus (tests/corpus/).
 
     .venv/bin/python -m scripts.build_lexicon
 
@@ -10,9 +11,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from routing.lexicon import LEXICON_PATH, build
+import routing.rules
+from routing.lexicon import build
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
+TABLE_MODULE = Path(routing.rules.__file__).resolve().parent / "lexicon_words.py"
+HEADER = (
+    '"""The second stage\'s word table (routing/lexicon.py): word → error code, built from tests/corpus/ by\n'
+    "`python -m scripts.build_lexicon`; do not edit by hand (tests/unit/test_lexicon.py checks it is the one the\n"
+    'corpus builds). A module rather than a data file: routing/ reads nothing at run time."""\n\n'
+)
 
 
 def corpus_lines() -> list[dict[str, Any]]:
@@ -26,8 +34,9 @@ def corpus_lines() -> list[dict[str, Any]]:
 
 def main() -> int:
     table = build(corpus_lines())
-    LEXICON_PATH.write_text(json.dumps(table, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"{len(table)} words → {LEXICON_PATH}")
+    entries = "".join(f"    {json.dumps(w, ensure_ascii=False)}: {json.dumps(c)},\n" for w, c in table.items())
+    TABLE_MODULE.write_text(HEADER + "WORDS: dict[str, str] = {\n" + entries + "}\n", encoding="utf-8")
+    print(f"{len(table)} words → {TABLE_MODULE}")
     return 0
 
 
