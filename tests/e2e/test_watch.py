@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from office.explain import explain_run, timeline_lines
-from office.runs import run_view
+from office.runs import run_view, say
+from routing.conversation import HistoryBound
 from routing.run import RunStatus
 from testkit.factories import scripted_agent
 from testkit.runs import submit_run
@@ -113,3 +114,28 @@ async def test_watch_counts_a_short_retry_down_and_explain_reads_as_lines(stack,
     for kind in ("activity scheduled", "activity failed", "timer started", "activity completed", "run completed"):
         assert re.search(rf"^  \d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d  {kind}( |$)", out, re.M), (kind, out)
     assert re.search(r"timer started\s+\d+(\.\d+)? s: retry on " + re.escape(p["claude"]), out)
+
+
+async def test_watch_follows_a_run_that_continues_as_new_between_its_turns(stack, tmp_path):
+    """The run id a user watches stays while its workflow history starts over: every turn's lines are shown once,
+    in order, and the watch ends with the run."""
+    script = scripted_agent(tmp_path / "agent.jsonl", actions=[{"until": str(tmp_path / "go")}])
+    ws, agent, _p = await stack.workspace({"claude": script})
+    config = await stack.store.get_workspace(ws)
+    assert config is not None  # a bound this small continues the run as new after every turn
+    bound = HistoryBound(max_events=100, turn_events=95)
+    await stack.store.save_workspace(config.model_validate(config.model_dump() | {"history_bound": bound}))
+    handle = await submit_run(stack, ws, agent, "Plan the fix")
+    watch = await Watch.start(stack, handle.id)
+    await watch.until("running")
+    await say(stack.client, handle.id, "Write the fix")
+    await say(stack.client, handle.id, "Test the fix")
+    (tmp_path / "go").touch()
+    assert await watch.end() == 0
+
+    said = [line.split("  agent  ", 1)[1] for line in watch.lines if "  agent  " in line]
+    assert said == [f"[agent-default] turn {i}: {text}" for i, text in
+                    enumerate(["Plan the fix", "Write the fix", "Test the fix"], 1)]  # fmt: skip
+    assert any(line.startswith("completed") for line in watch.lines)
+    latest = await stack.client.get_workflow_handle(handle.id).describe()
+    assert latest.run_id != handle.first_execution_run_id  # it did continue as new
