@@ -954,6 +954,10 @@ NEUTRAL = table(
             # (with its source named between: Zed "stream from Anthropic ended unexpectedly")
             r"|\bstream\b[^.]{0,30}\b(?:ended|closed|terminated|stopped|cut off|interrupted) "
             r"(?:unexpectedly|abruptly|prematurely|early)\b"
+            # a reply that stopped coming or ended before it was whole (Claude Code "The response stopped arriving. The
+            # response above may be incomplete.", "Streaming response ended before any complete data was received")
+            r"|\b(?:response|reply|stream|data) (?:stopped|ceased) (?:arriving|coming|streaming)\b"
+            r"|\bresponse above may be incomplete\b|\b(?:stream(?:ing)?|response|reply)\b[^.]{0,20}\bended before\b"
             r"|premature(?:ly)? (?:end|close)|without a final"
             # Claude Code: "Connection closed mid-response. The response above may be incomplete."
             r"|closed mid-(?:response|stream)"
@@ -1165,6 +1169,8 @@ NEUTRAL = table(
             r"\bexceeds? the (?:maximum )?(?:length|size|tokens?|context) (?:that )?(?:the |this )?model can "
             r"(?:handle|process|accept|take|support)\b"
             r"|\b\d[\d,]* tokens? exceeds? (?:the )?(?:model.s )?\d[\d,]*[- ]tokens? (?:limit|maximum|context|window)\b"
+            # (the count in parentheses: "number of input tokens (204703) has exceeded max_prompt_tokens (202752)")
+            r"|\b(?:input|prompt) tokens \(\d[\d,]*\) (?:has |have )?exceeded\b"
             r"|トークン[^。]{0,20}(?:を?超え|超過|長すぎ)|コンテキスト[^。]{0,15}(?:を?超え|超過|長すぎ)"
             r"|token\s*(?:数|数量|长度)[^。]{0,10}(?:超出|超过|超限)|토큰[^.]{0,20}초과",
             E.context_length_exceeded,
@@ -1277,12 +1283,11 @@ NEUTRAL = table(
             0.92,
         ),
         # a data-retention or privacy setting that rules the model out (Zed "… cannot be offered with Zero Data
-        # Retention", OpenRouter "No endpoints found matching your data policy"): the route's settings, another
-        # provider may be allowed
+        # Retention"): the route's settings, another provider may be allowed (OpenRouter's "No endpoints found matching
+        # your data policy" names the model it leaves without an endpoint: openrouter.no_endpoints)
         (
             "data_policy",
-            r"\bzero data retention\b|\bdata (?:retention|privacy) (?:settings?|polic(?:y|ies)|requirements?)\b"
-            r"|\bmatching your data policy\b",
+            r"\bzero data retention\b|\bdata (?:retention|privacy) (?:settings?|polic(?:y|ies)|requirements?)\b",
             E.provider_not_configured,
             0.93,
         ),

@@ -69,7 +69,10 @@ LIMIT_SPENT = re.compile(
 
 # OpenAI states what the window has used beside its budget ("Limit: 150000 / min. Current: 0 / min."): a request
 # refused with nothing used yet is larger than the whole budget by itself.
-NOTHING_USED = re.compile(r"\blimit\W{0,3}\d[\d,]*\s?/\s?\w+\W{1,4}(?:current|used)\W{0,3}0\s?/", re.I)
+# (older replies print both with six decimals: "Limit: 40000.000000 / min. Current: 0.000000 / min.")
+NOTHING_USED = re.compile(
+    r"\blimit\W{0,3}\d[\d,]*(?:\.\d+)?\s?/\s?\w+\W{1,4}(?:current|used)\W{0,3}0(?:\.0+)?\s?/", re.I
+)
 
 
 # xAI states a limit as what the window holds so far against its budget ("Tokens per Minute (actual/limit):
