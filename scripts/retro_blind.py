@@ -28,7 +28,7 @@ SETS = {
     "blind_2026_12_02i.jsonl": "0a22bcb^",
     "blind_2026_12_02j.jsonl": "2b1677f^",
     "blind_2026_12_02k.jsonl": "a162cd0^",
-    "blind_2026_12_02l.jsonl": "b52cdb9^",
+    "blind_2026_12_02l.jsonl": "8b2b455",
 }
 
 INNER = r"""
