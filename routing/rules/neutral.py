@@ -79,7 +79,8 @@ NEUTRAL = table(
             r"|\b(?:api )?key(?:.s)? (?:spend(?:ing)? |credit |usage |budget )?(?:limit|cap) "
             r"(?:exceeded|reached|hit)\b"
             # (in the other order: LibreChat "The default API key has reached its limit")
-            r"|\bkey (?:has )?(?:reached|hit|exceeded|used up) its (?:\w+ )?(?:limit|quota|budget)\b",
+            # (not its rate limit, which a short wait resets: "key has reached its rate limit of 60 RPM")
+            r"|\bkey (?:has )?(?:reached|hit|exceeded|used up) its (?:(?!rate\b)\w+ )?(?:limit|quota|budget)\b",
             E.quota_limited,
             0.97,
         ),
@@ -1255,12 +1256,14 @@ NEUTRAL = table(
             0.95,
         ),
         # the limit of a plan, reached (Eigent "You've reached the limit of your current plan"): the plan's allowance,
-        # which no short retry refills; a per-minute rate said of a plan reads as that rate (neutral.minute_quota)
+        # which no short retry refills; a per-minute rate said of a plan is that rate
         (
             "plan_limit",
-            r"\blimits? (?:of|on|for|in) (?:your|the) (?:current |free |[\w-]+ )?(?:plan|tier|subscription)\b"
+            r"(?:\blimits? (?:of|on|for|in) (?:your|the) (?:current |free |[\w-]+ )?(?:plan|tier|subscription)\b"
             r"|\b(?:plan|tier|subscription)(?:.s)? (?:usage )?limits? (?:has been |have been )?"
-            r"(?:reached|exceeded|hit)\b",
+            r"(?:reached|exceeded|hit)\b)"
+            # (not a rate the plan allows per minute: "the rate limit of the free tier (15 RPM)" is a short wait)
+            r"(?![^.\n]{0,60}\b(?:per (?:minute|min|second)|[RT]P[MS])\b)",
             E.quota_limited,
             0.96,
         ),
