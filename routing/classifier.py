@@ -29,7 +29,17 @@ from routing.rules import CATALOGUE_VERSION, Rule
 from routing.rules.agents import AGENTS
 from routing.rules.neutral import BODY, EXCEPTIONS, NEUTRAL
 from routing.rules.providers import PROVIDERS
-from routing.rules.windows import ACTUAL_OVER_LIMIT, BUDGET, LIMIT_SPENT, LONG_WINDOW_S, WINDOWS, over_budget, window_of
+from routing.rules.windows import (
+    ACTUAL_OVER_LIMIT,
+    BUDGET,
+    LIMIT_SPENT,
+    LONG_WINDOW_S,
+    NOTHING_USED,
+    NUMBERED_WINDOW,
+    WINDOWS,
+    over_budget,
+    window_of,
+)
 
 
 class FailureSignal(BaseModel):
@@ -191,6 +201,7 @@ def catalogue_fingerprint() -> str:
     parts += [[p.pattern for p in _TEXT_STATUS], sorted(OWN_EXCEPTIONS), sorted(OFFICE_FINDINGS)]
     parts += [[(w.name, w.pattern.pattern, w.seconds) for w in WINDOWS], LONG_WINDOW_S, BUDGET.pattern]
     parts += [LIMIT_SPENT.pattern, SPENT_CONFIDENCE, ACTUAL_OVER_LIMIT.pattern]
+    parts += [NUMBERED_WINDOW.pattern, NOTHING_USED.pattern]
     parts += [sorted(_KEY_FIELDS), sorted(_STATUS_FIELDS), sorted(_MESSAGE_FIELDS), list(_MESSAGE_SUFFIXES)]
     parts += [sorted(_FINISH_FIELDS)]
     parts += [sorted(LEXICON.items()), LEXICON_CONFIDENCE, MIN_LINES, MIN_PRECISION, MIN_SIGNALS, MARGIN]

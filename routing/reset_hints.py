@@ -51,9 +51,11 @@ _RESETS_IN_FIELD = re.compile(r"\"resets?_in_seconds\"\s*:\s*(\d+(?:\.\d+)?)")
 _ESTIMATED_FIELD = re.compile(r"[\"']estimated_time[\"']\s*:\s*(\d+(?:\.\d+)?)")
 _EPOCH_SUFFIX = re.compile(r"\|(\d{10}|\d{13})(?!\d)")
 _EPOCH_FIELD = re.compile(r"(?:reset|resets)(?:_at|At)?[\"']?\s*[:=]\s*[\"']?(\d{10}|\d{13})(?!\d)", re.I)
+# (also access to regain on a day "at" a time: Anthropic's spend limit "You will regain access on 2026-04-01 at 00:00
+# UTC", where a terminal may have wrapped the line before the date)
 _ISO = re.compile(
-    r"(?:reset(?:s|ting)?|until|again|retry|available)(?:_at|At)?[^\d\n]{0,20}"
-    r"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|UTC|[+-]\d{2}:?\d{2})?)",
+    r"(?:reset(?:s|ting)?|until|again|retry|available|regain(?:s)? access)(?:_at|At)?[^\d\n]{0,20}(?:\n\s*)?"
+    r"(\d{4}-\d{2}-\d{2}(?:[T ]|\s+at\s+)\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|UTC|[+-]\d{2}:?\d{2})?)",
     re.I,
 )
 # Chinese providers name the reset after its time (Zhipu: "您的限额将在 2026-08-25 07:41:44 重置"); read as zoneless
@@ -152,7 +154,8 @@ def _epoch_or_delta(value: str, now: datetime | None) -> float | None:
 def _iso(value: str, now: datetime | None) -> float | None:
     if now is None:
         return None
-    value = re.sub(r"\s*(Z|UTC)$", "+00:00", value.strip(), flags=re.I).replace(" ", "T", 1)
+    value = re.sub(r"\s+at\s+", " ", value.strip(), count=1, flags=re.I)
+    value = re.sub(r"\s*(Z|UTC)$", "+00:00", value, flags=re.I).replace(" ", "T", 1)
     try:
         return _until(datetime.fromisoformat(value), now)
     except ValueError:

@@ -27,7 +27,8 @@ SETS = {
     "blind_2026_12_02h.jsonl": "87ce22d^",
     "blind_2026_12_02i.jsonl": "0a22bcb^",
     "blind_2026_12_02j.jsonl": "2b1677f^",
-    "blind_2026_12_02k.jsonl": "043f73a",
+    "blind_2026_12_02k.jsonl": "a162cd0^",
+    "blind_2026_12_02l.jsonl": "8b2b455",
 }
 
 INNER = r"""
@@ -37,6 +38,13 @@ from pathlib import Path
 from routing.classifier import FailureSignal, classify, Classification
 from routing.codes import ErrorCode, class_of
 from routing.decider import RoutingContext, RunState, decide
+import types
+try:
+    import routing.rules.lexicon_words
+except ImportError:  # a tree from before the word table was a module: the table is built below from its corpus
+    stub = types.ModuleType("routing.rules.lexicon_words")
+    stub.WORDS = {}
+    sys.modules["routing.rules.lexicon_words"] = stub
 spec = importlib.util.spec_from_file_location("lexicon_new", sys.argv[1])
 lex = importlib.util.module_from_spec(spec); spec.loader.exec_module(lex)
 tree, set_file, misses = Path(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"

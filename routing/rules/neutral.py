@@ -16,7 +16,8 @@ NEUTRAL = table(
             r"|insufficient_\w*(?:credits?|balance|funds)"
             # Chinese providers and relays: in arrears (Zhipu 1113 "您的账户已欠费"), allowance insufficient (new-api)
             r"|欠费|额度不足"
-            r"|payment required|out of credits"
+            # (credits named by whose they are: OpenHands "You're out of OpenHands Credits")
+            r"|payment required|out of (?:[\w-]+ ){0,2}credits\b"
             # ("No credits consumed on this tool call" reassures, it does not say the balance is empty)
             # (as an identifier too: Letta's reason `not-enough-credits`)
             r"|(?:no|not[ _-]enough)[ _-]credits(?! (?:were |was )?(?:consumed|used|charged|deducted))"
@@ -76,7 +77,10 @@ NEUTRAL = table(
             "key_spend_cap",
             r"\bkey limit (?:exceeded|reached)|\bkey with a higher (?:\w+ )?limit\b"
             r"|\b(?:api )?key(?:.s)? (?:spend(?:ing)? |credit |usage |budget )?(?:limit|cap) "
-            r"(?:exceeded|reached|hit)\b",
+            r"(?:exceeded|reached|hit)\b"
+            # (in the other order: LibreChat "The default API key has reached its limit")
+            # (not its rate limit, which a short wait resets: "key has reached its rate limit of 60 RPM")
+            r"|\bkey (?:has )?(?:reached|hit|exceeded|used up) its (?:(?!rate\b)\w+ )?(?:limit|quota|budget)\b",
             E.quota_limited,
             0.97,
         ),
@@ -159,6 +163,9 @@ NEUTRAL = table(
             r"|\bexhausted (?:the |your )?(?:[\w-]+ ){0,3}usage limit"
             # "You've reached your weekly (7-day) usage limit": a plan's usage allowance spent, whatever its window
             r"|\b(?:reached|hit|exceeded|used up) (?:your|the|its) (?:[\w().-]+ ){0,3}usage (?:limit|cap)\b"
+            # access that comes back on a day named (Anthropic's spend limit "You have reached your specified API usage
+            # limits. You will regain access on 2026-04-01 at 00:00 UTC", sent as a 400)
+            r"|\bregain access (?:on|at|in)\b"
             # a limit only an admin lifts (Claude Code on a team plan: "Limit reached – contact an admin to keep
             # working")
             r"|\blimit\b[^.\n]{0,40}\bcontact (?:an? |your )?(?:admin|administrator|workspace owner|owner)\b"
@@ -550,7 +557,11 @@ NEUTRAL = table(
             "region_unsupported",
             r"user location is not supported|country, region,? or territory not supported"
             # Cursor "This model provider doesn't serve your region"
-            r"|(?:does(?:n.t| not)|do(?:n.t| not)) serve your (?:region|country)",
+            r"|(?:does(?:n.t| not)|do(?:n.t| not)) serve your (?:region|country)"
+            # the caller's place named as what does not support the service (LobeHub "your current location does not
+            # support this model service … regional restrictions"), in Chinese too ("你的所在地区不支持此模型服务")
+            r"|\b(?:location|region|country)\b[^.]{0,30}\b(?:does(?:n.t| not)|do(?:n.t| not)) support\b"
+            r"|\bregional restrictions?\b|(?:所在|当前)?(?:地区|区域|国家)(?:暂)?不支持|区域限制",
             E.provider_not_configured,
             0.95,
         ),
@@ -941,6 +952,13 @@ NEUTRAL = table(
         (
             "stream_cut",
             r"stream (?:ended|closed|terminated|truncated|disconnected)|incomplete (?:chunked )?read|broken pipe"
+            # (with its source named between: Zed "stream from Anthropic ended unexpectedly")
+            r"|\bstream\b[^.]{0,30}\b(?:ended|closed|terminated|stopped|cut off|interrupted) "
+            r"(?:unexpectedly|abruptly|prematurely|early)\b"
+            # a reply that stopped coming or ended before it was whole (Claude Code "The response stopped arriving. The
+            # response above may be incomplete.", "Streaming response ended before any complete data was received")
+            r"|\b(?:response|reply|stream|data) (?:stopped|ceased) (?:arriving|coming|streaming)\b"
+            r"|\bresponse above may be incomplete\b|\b(?:stream(?:ing)?|response|reply)\b[^.]{0,20}\bended before\b"
             r"|premature(?:ly)? (?:end|close)|without a final"
             # Claude Code: "Connection closed mid-response. The response above may be incomplete."
             r"|closed mid-(?:response|stream)"
@@ -1112,6 +1130,169 @@ NEUTRAL = table(
             r"\bservice (?:error|is busy)\b[^.]{0,60}\.?\s*(?:please )?(?:\w+ \w+ or )?(?:try again|retry)",
             E.provider_unavailable,
             0.75,
+        ),
+        # twelfth round, by class
+        # a provider, service or server said to be unavailable, in a UI's words and its translations (OpenHands "The LLM
+        # provider is currently unavailable. Please try again later.", LobeHub "Ollama service is unavailable"): the
+        # path or the server, as a 503 is; not a service unavailable "in your region" or "on your plan", which the plan
+        # and region rules read
+        (
+            "service_unavailable_words",
+            r"\b(?:provider|service|server|api|backend|endpoint|upstream)\b (?:is |are )?(?:currently |temporarily )?"
+            r"(?:unavailable|not available|unreachable)\b(?! (?:in|on|for|to) (?:your|this|the) )"
+            r"|\b(?:fournisseur|service|serveur)\b[^.]{0,30}\b(?:n.est (?:actuellement |temporairement )?pas disponible"
+            r"|(?:est )?(?:actuellement |temporairement )?indisponible)"
+            r"|\b(?:Anbieter|Dienst|Server)\b[^.]{0,30}\bnicht (?:verfügbar|erreichbar)"
+            r"|\b(?:proveedor|servicio|servidor)\b[^.]{0,30}\bno (?:está|esta) disponible"
+            r"|(?:プロバイダー?|サービス|サーバー?)[^。]{0,10}(?:利用できません|利用不可|使用できません)"
+            r"|(?:服务|服务器|提供商|供应商)(?:暂时|当前|目前)?不可用"
+            r"|(?:제공자|공급자|서비스|서버)[^.]{0,20}사용할 수 없",
+            E.provider_unavailable,
+            0.75,
+        ),
+        # a request that could not be sent, or a reply that could not be read, in a client's own words (Zed "error
+        # sending HTTP request to Ollama API", "I/O error reading response from OpenAI's API"): a headline, so the
+        # cause printed after it ("Failed to send the request: … request has timed out") and any status decide
+        (
+            "request_not_sent",
+            r"\b(?:error|failed|failure) (?:while )?sending (?:the |an? )?(?:HTTPS? |API )?request\b"
+            r"|\bfailed to send (?:the |an? )?(?:HTTPS? |API )?request\b"
+            r"|\bI/?O error (?:while )?(?:reading|writing|receiving|sending)\b",
+            E.network_unavailable,
+            0.69,
+        ),
+        # context overflow in more words: the length the model can handle (LobeHub "The current request content exceeds
+        # the length that the model can handle"), a count of tokens against a count of tokens (Aider "Your estimated
+        # chat context of 140,303 tokens exceeds the 128,000 token limit"), and in Japanese, Chinese and Korean
+        # (LibreChat "トークン制限 (4095) を超えています")
+        (
+            "context_over_words",
+            r"\bexceeds? the (?:maximum )?(?:length|size|tokens?|context) (?:that )?(?:the |this )?model can "
+            r"(?:handle|process|accept|take|support)\b"
+            r"|\b\d[\d,]* tokens? exceeds? (?:the )?(?:model.s )?\d[\d,]*[- ]tokens? (?:limit|maximum|context|window)\b"
+            # (the count in parentheses: "number of input tokens (204703) has exceeded max_prompt_tokens (202752)")
+            r"|\b(?:input|prompt) tokens \(\d[\d,]*\) (?:has |have )?exceeded\b"
+            r"|トークン[^。]{0,20}(?:を?超え|超過|長すぎ)|コンテキスト[^。]{0,15}(?:を?超え|超過|長すぎ)"
+            r"|token\s*(?:数|数量|长度)[^。]{0,10}(?:超出|超过|超限)|토큰[^.]{0,20}초과",
+            E.context_length_exceeded,
+            0.92,
+        ),
+        # an answer that hit its output limit in a tool's report (Aider "Model gpt-4o has hit a token limit! … possibly
+        # exceeded output limit!"): the answer's length, not a budget window
+        (
+            "output_limit_hit",
+            r"\b(?:model|response|output|answer)\b[^.!]{0,40}\bhit a token limit\b"
+            r"|\bexceeded (?:the |its )?output (?:token )?limit\b",
+            E.context_length_exceeded,
+            0.93,
+        ),
+        # content a filter blocked, named by what it holds: copyright (Gemini's RECITATION as LobeHub words it "blocked
+        # because it may involve copyright issues"), personal data (SPII: "may contain sensitive personally
+        # identifiable information"), prohibited words (BLOCKLIST: "contains prohibited words")
+        (
+            "content_kind_blocked",
+            r"\bblocked\b[^.]{0,40}\b(?:copyright\w*|personally identifiable|PII)\b"
+            r"|\b(?:involv|infring|violat)\w* (?:on )?(?:\w+ )?copyright\b"
+            r"|\b(?:content|input|prompt|request|message|text|output|response)\b[^.]{0,30}\bcontains?\b[^.]{0,30}"
+            r"\b(?:personally identifiable information|PII|(?:prohibited|forbidden|banned|blocked) (?:words|terms))\b",
+            E.content_policy,
+            0.95,
+        ),
+        # moderation in other languages: a content policy violated, a moderation system's verdict (OpenHands
+        # "コンテンツポリシー違反", "内容政策违规"; LibreChat "投稿監視システムによって検知",
+        # "コミュニティガイドラインに準拠していない")
+        (
+            "content_policy_i18n",
+            r"コンテンツ(?:ポリシー|フィルタ)|ポリシー違反|モデレーション|投稿監視|ガイドラインに(?:準拠していない|違反)"
+            r"|内容(?:政策|策略|安全策略)|内容过滤|콘텐츠 (?:정책|필터)|정책 위반"
+            r"|pol[íi]tica de contenido|politique de contenu|Inhaltsrichtlinie",
+            E.content_policy,
+            0.95,
+        ),
+        # no key at all, in more words: empty (LobeHub "OpenAI API Key is empty"), missing with the provider named (Zed
+        # "missing Mistral API key"), to be set (google-genai "Project or API key must be set"), none provided (Vercel's
+        # gateway "No authentication provided"), or the variable named as the remedy (Cohere "… or setting
+        # CO_API_KEY"): a credential to add, one step above the word "authentication"
+        (
+            "key_absent",
+            r"\bapi[ _-]?key (?:is )?(?:empty|blank)\b|\bmissing (?:(?!or\b|and\b)[\w-]+ ){1,2}api[ _-]?key\b"
+            r"|\bapi[ _-]?key (?:must|should|needs to) be (?:set|provided|specified|passed|configured)\b"
+            r"|\bno (?:authentication|auth|credentials?|api[ _-]?key|token) (?:was |were )?"
+            r"(?:provided|supplied|given|configured)\b"
+            r"|\b(?:or|by|please|try) (?:setting|set|export(?:ing)?) (?:the )?`?[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN)\b",
+            E.missing_credentials,
+            0.95,
+        ),
+        # a login the provider refused, in other verbs and languages (OpenHands "Error authenticating with the LLM
+        # provider", "Fehler bei der Authentifizierung mit dem LLM-Anbieter"; LobeHub "Bedrock 鉴权未通过")
+        (
+            "auth_i18n",
+            r"\b(?:error|failed|failure) (?:while |when )?authenticating\b"
+            r"|Fehler bei der Authentifizierung|Authentifizierung (?:ist )?fehlgeschlagen"
+            r"|échec de l.authentification|erreur d.authentification|error de autenticaci[óo]n"
+            r"|(?:falha|erro) (?:na |de )?autentica[çc][ãa]o|errore di autenticazione"
+            r"|認証(?:に失敗|エラー|失敗)|인증(?:에)? ?(?:실패|오류)|(?:鉴权|认证|授权)(?:未通过|不通过)",
+            E.auth_required,
+            0.92,
+        ),
+        # a prepaid balance spent, in other languages (OpenHands "Te has quedado sin créditos",
+        # "크레딧이 소진되었습니다")
+        (
+            "credits_i18n",
+            r"\bsin cr[ée]ditos\b|\bcr[ée]ditos? insuficientes?\b|\bsaldo insuficiente\b|크레딧이? (?:소진|부족)"
+            r"|잔액(?:이)? 부족|クレジット(?:が不足|を使い切|残高が不足)|残高(?:が)?不足|\bkein Guthaben\b"
+            r"|\bGuthaben (?:ist )?(?:aufgebraucht|reicht nicht|unzureichend)\b"
+            r"|\bcr[ée]dits? (?:insuffisants?|épuisés?)"
+            r"|\bsolde insuffisant\b",
+            E.subscription_required,
+            0.96,
+        ),
+        # a feature kept from free users, in Chinese (LobeHub "当前为免费用户，无法使用该功能，请升级到付费计划")
+        (
+            "plan_required_zh",
+            r"免费(?:用户|版|计划|套餐)[^。]{0,20}(?:无法|不能|不支持|不可)|升级(?:到|至)?(?:付费|专业|高级|会员)(?:计划|版|套餐)"
+            r"|(?:需要|请)(?:升级|订阅)(?:付费)?(?:计划|套餐|会员)",
+            E.subscription_required,
+            0.95,
+        ),
+        # the limit of a plan, reached (Eigent "You've reached the limit of your current plan"): the plan's allowance,
+        # which no short retry refills; a per-minute rate said of a plan is that rate
+        (
+            "plan_limit",
+            r"(?:\blimits? (?:of|on|for|in) (?:your|the) (?:current |free |[\w-]+ )?(?:plan|tier|subscription)\b"
+            r"|\b(?:plan|tier|subscription)(?:.s)? (?:usage )?limits? (?:has been |have been )?"
+            r"(?:reached|exceeded|hit)\b)"
+            # (not a rate the plan allows per minute: "the rate limit of the free tier (15 RPM)" is a short wait)
+            r"(?![^.\n]{0,60}\b(?:per (?:minute|min|second)|[RT]P[MS])\b)",
+            E.quota_limited,
+            0.96,
+        ),
+        # too many requests in flight at once (Codex "reached concurrency limit"): clears as one finishes
+        (
+            "concurrency_limit",
+            r"\bconcurrency limit\b|\bconcurrent (?:request |connection |session )?limit\b"
+            r"|\bmax(?:imum)? concurren(?:cy|t requests?)\b",
+            E.rate_limited,
+            0.85,
+        ),
+        # an API or endpoint retired with its successor named (Cohere "Generate API was removed on September 15 2025.
+        # Please migrate to Chat API."): this route no longer serves the request; another may
+        (
+            "api_retired",
+            r"\b(?:api|endpoint|method|route|version)\b[^.]{0,20}\b(?:was|has been|were|have been|is) "
+            r"(?:removed|retired|discontinued|sunset|shut down|decommissioned)\b[^.]{0,40}\.\s*(?:please )?"
+            r"(?:migrate|switch|move|upgrade) to\b",
+            E.model_unavailable,
+            0.92,
+        ),
+        # a data-retention or privacy setting that rules the model out (Zed "… cannot be offered with Zero Data
+        # Retention"): the route's settings, another provider may be allowed (OpenRouter's "No endpoints found matching
+        # your data policy" names the model it leaves without an endpoint: openrouter.no_endpoints)
+        (
+            "data_policy",
+            r"\bzero data retention\b|\bdata (?:retention|privacy) (?:settings?|polic(?:y|ies)|requirements?)\b",
+            E.provider_not_configured,
+            0.93,
         ),
     ],
 )

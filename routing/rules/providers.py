@@ -92,7 +92,9 @@ OPENROUTER = table(
     "provider",
     [
         ("free_daily", r"free-models-per-day", E.quota_limited, 0.97),
-        ("no_endpoints", r"no endpoints found", E.model_unavailable, 0.93),
+        # (also "No endpoints available matching your guardrail restrictions and data policy": the account's
+        # privacy settings leave this model no endpoint; another model or provider may have one)
+        ("no_endpoints", r"no endpoints found|no endpoints available matching", E.model_unavailable, 0.93),
     ],
 )
 

@@ -44,6 +44,13 @@ WINDOWS: tuple[Window, ...] = (
     _window("minute", r"per[ _-]?(?:minute|min\b)|\b[RT]PM\b|/min\b", 60.0),
 )
 
+# A window named by its length in numbers ("a cap of 40 messages per 60 minutes", "every 3 hours"): as long as the
+# numbers say, whatever unit names them. Not a wait ("try again in 60 minutes"), which the reset reader reads.
+NUMBERED_WINDOW = re.compile(
+    r"\b(?:per|every|each|over (?:the )?(?:last |past )?)\s*(\d+)\s*(minutes?|mins?|hours?|hrs?|days?)\b", re.I
+)
+_UNIT_S = {"m": 60.0, "h": 3600.0, "d": 86400.0}
+
 # From this long a window is a quota: nothing a short retry waits for resets it.
 LONG_WINDOW_S = 3600.0
 
@@ -60,19 +67,42 @@ LIMIT_SPENT = re.compile(
 )
 
 
+# OpenAI states what the window has used beside its budget ("Limit: 150000 / min. Current: 0 / min."): a request
+# refused with nothing used yet is larger than the whole budget by itself.
+# (older replies print both with six decimals: "Limit: 40000.000000 / min. Current: 0.000000 / min.")
+NOTHING_USED = re.compile(
+    r"\blimit\W{0,3}\d[\d,]*(?:\.\d+)?\s?/\s?\w+\W{1,4}(?:current|used)\W{0,3}0(?:\.0+)?\s?/", re.I
+)
+
+
 # xAI states a limit as what the window holds so far against its budget ("Tokens per Minute (actual/limit):
 # 65605/16000"): more than twice the budget means this one request alone is larger than all of it (what came before
 # it was admitted, so it was at most the budget).
 ACTUAL_OVER_LIMIT = re.compile(r"\(actual/limit\)\W{0,3}(\d[\d,]*)\s?/\s?(\d[\d,]*)", re.I)
 
 
+def _numbered(text: str) -> Window | None:
+    """The longest window the text names in numbers, named after the longest named window it covers."""
+    seconds = max((int(m[1]) * _UNIT_S[m[2][0].lower()] for m in NUMBERED_WINDOW.finditer(text)), default=0.0)
+    if not seconds:
+        return None
+    name = next((w.name for w in WINDOWS if w.seconds <= seconds), "minute")
+    return Window(name, NUMBERED_WINDOW, seconds)
+
+
 def window_of(text: str) -> Window | None:
-    """The longest limit window the text names, if any."""
-    return next((w for w in WINDOWS if w.pattern.search(text)), None)
+    """The longest limit window the text names, in words or in numbers, if any."""
+    named = next((w for w in WINDOWS if w.pattern.search(text)), None)
+    numbered = _numbered(text)
+    if numbered is None or (named is not None and named.seconds >= numbered.seconds):
+        return named
+    return numbered
 
 
 def over_budget(text: str) -> bool:
     """The text says one request needs more than the whole limit of its window."""
+    if NOTHING_USED.search(text):
+        return True
     m = BUDGET.search(text)
     if m is not None and int(m[2].replace(",", "")) > int(m[1].replace(",", "")):
         return True
