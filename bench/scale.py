@@ -320,9 +320,11 @@ async def level(
     pg: PgStats | None,
     in_flight: int,
     ceiling: int | None = None,
+    beside_ramp: "asyncio.Task[Any] | None" = None,
 ) -> tuple[dict[str, Any], EndToEnd]:
     """One level's steady-state figures, and what waits for its runs to close (the level drained): their own
-    end-to-end overhead. The caller awaits it when it wants the level drained, or never (the last level)."""
+    end-to-end overhead. The caller awaits it when it wants the level drained, or never (the last level).
+    `beside_ramp`: work running during the ramp; the window opens only once it has ended (the ramp is longer)."""
     began = time.monotonic()
     rate, window_s = plan.arrival_per_s, plan.window_s
     hold_s = hold_for(in_flight, rate)
@@ -353,8 +355,10 @@ async def level(
     async with sampling([worker], pg) as samples:
         feeding = asyncio.create_task(arrivals())
         await asyncio.sleep(max(0.0, t0 + hold_s - loop.time()))  # the ramp: after one hold, N are in flight
+        if beside_ramp is not None:
+            await asyncio.wait([beside_ramp])
         opened = await edge()
-        await asyncio.sleep(max(0.0, t0 + hold_s + window_s - loop.time()))
+        await asyncio.sleep(max(0.0, opened["at"] + window_s - time.time()))
         closed = await edge()
         stop.set()
         await feeding
@@ -498,7 +502,8 @@ def gated_summary(
 
 
 async def bounded_agents_arm() -> dict[str, Any]:
-    """The live-agent bound under load (bench/bounded_agents.py, its own stack)."""
+    """The live-agent bound under load (bench/bounded_agents.py, its own stack); `wall_s`: its whole time."""
+    began = time.monotonic()
     try:
         module = importlib.import_module("bench.bounded_agents")
     except ModuleNotFoundError as err:
@@ -509,7 +514,7 @@ async def bounded_agents_arm() -> dict[str, Any]:
         result: dict[str, Any] = await module.run()
     except Exception as err:  # its own stack failed: the scale figures above still stand, and this says why
         return {"available": True, "error": f"{type(err).__name__}: {err}"[:500]}
-    return result
+    return result | {"wall_s": round(time.monotonic() - began, 1)}
 
 
 @contextlib.asynccontextmanager
@@ -533,6 +538,9 @@ async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
         phases[name] = round(now - since, 1)
         return now
 
+    # The bounded-agents arm (counts, not timings) runs during the largest plain level's ramp, whose runs are not
+    # measured (only those that start or end in its window are): the window opens once the arm has ended.
+    bounded: asyncio.Task[dict[str, Any]] | None = None
     with tempfile.TemporaryDirectory() as tmp:
         client_config = Store(f"sqlite:///{tmp}/client-config.db")
         await migrate(client_config.url)
@@ -552,7 +560,11 @@ async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
                     await until_polling(stack, [worker])
                     for n in plan.levels:
                         mark = lap("worker_start" if n == plan.levels[0] else f"drain_before_{n}", mark)
-                        levels[str(n)], plain_rest = await level(plan, stack, client_config, worker, pg, n)
+                        if plan.bounded_agents and n == plan.levels[-1]:
+                            bounded = asyncio.create_task(bounded_agents_arm())
+                        levels[str(n)], plain_rest = await level(
+                            plan, stack, client_config, worker, pg, n, beside_ramp=bounded
+                        )
                         mark = lap(f"level_{n}", mark)
                         # The gated arm follows at once: its ramp overlaps the plain arm's drain, so about N
                         # stay in flight, and its window starts once the plain runs have ended.
@@ -571,8 +583,11 @@ async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
             mark = lap("stack_stop", mark)
         finally:
             await client_config.close()
-    bounded = await bounded_agents_arm() if plan.bounded_agents else {"available": False, "reason": "not asked for"}
-    lap("bounded_agents", mark)
+            if bounded is not None and not bounded.done():  # the levels failed: stop the arm and its stack
+                bounded.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await bounded
+    agents = await bounded if bounded is not None else {"available": False, "reason": "not asked for"}
     largest, smallest = levels[str(plan.levels[-1])], levels[str(plan.levels[0])]
     return {
         "method": "steady state at a fixed arrival rate; turn hold = in flight / rate (Little's law)",
@@ -582,7 +597,7 @@ async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
         "gated": gated_summary(plan, levels, gated),
         "workers": {str(k): v for k, v in workers_arm.items()},
         "worker_sizing": sizing_env(WORKER_SIZING),
-        "bounded_agents": bounded,
+        "bounded_agents": agents,
         "seconds": round(time.monotonic() - started, 1),
         "phase_s": phases,
     }
