@@ -29,12 +29,14 @@ import asyncio
 import contextlib
 import importlib
 import math
+import os
 import re
 import statistics
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -182,6 +184,31 @@ def machine_busy() -> tuple[float, float]:
         fields = [int(x) for x in f.readline().split()[1:]]
     idle = fields[3] + fields[4]  # idle + iowait
     return sum(fields) - idle, sum(fields)
+
+
+def own_cpu_seconds() -> float:
+    """CPU time used so far by this bench's processes: this one, its descendants (the server, the simulator, the
+    workers) and PostgreSQL's. The machine's busy time beyond it is other work sharing the cores."""
+    parents: dict[int, int] = {}
+    ours = {os.getpid()}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            head, _, rest = Path(f"/proc/{entry}/stat").read_text().rpartition(")")
+        except OSError:
+            continue
+        parents[int(entry)] = int(rest.split()[1])
+        if head.endswith("(postgres"):
+            ours.add(int(entry))
+    grew = True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in ours and pid not in ours:
+                ours.add(pid)
+                grew = True
+    return sum(cpu_seconds(pid) for pid in ours)
 
 
 # --- submitting ----------------------------------------------------------------------------------------
@@ -349,6 +376,7 @@ async def level(
             "cpu": worker.cpu_seconds(),
             "server_cpu": cpu_seconds(stack.temporal.process.pid) if stack.temporal.process else 0.0,
             "machine": machine_busy(),
+            "own_cpu": own_cpu_seconds(),
             "xacts": await pg.transactions() if pg else 0,
         }
 
@@ -384,6 +412,8 @@ async def level(
     turns_in_window = (len(starters) + len(enders)) / 2  # turn starts and ends in the window, averaged
     failures = await attempt_failures(stack.store, load.tag)
     busy = (closed["machine"][0] - opened["machine"][0]) / (closed["machine"][1] - opened["machine"][1])
+    machine_s = (closed["machine"][0] - opened["machine"][0]) / os.sysconf("SC_CLK_TCK")
+    foreign = (machine_s - (closed["own_cpu"] - opened["own_cpu"])) / (closed["at"] - opened["at"])
     figures = {
         "arrival_per_s": rate,
         "turn_hold_s": hold_s,
@@ -403,6 +433,7 @@ async def level(
         "worker_cpu_ms_per_run": round(1000 * (closed["cpu"] - opened["cpu"]) / turns_in_window, 1),
         "server_cpu_ms_per_run": round(1000 * (closed["server_cpu"] - opened["server_cpu"]) / turns_in_window, 1),
         "machine_cpu_busy": round(busy, 2),
+        "other_cpu_cores": round(max(0.0, foreign), 2),  # other work on the machine in the window, in cores
         "heartbeat_timeouts": sum(1 for a in failures if "heartbeat" in (a.excerpt or "")),
         "failed_attempts": failure_counts(failures),
         "failed": sum(1 for c in runs.values() if c.close and c.status != WorkflowExecutionStatus.COMPLETED),
