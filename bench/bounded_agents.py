@@ -1,7 +1,11 @@
-"""Bounded live agents: 200 ACP runs with the scripted agent on one worker process limited to 20 live agent
-processes. Starts beyond the limit wait in Temporal's task queue; all runs must complete, none fail, and at no
-time may more than 20 agent processes run. Everything is measured from outside the worker: agent processes and
-resident memory are sampled from /proc, outcomes read from the runs' views and histories.
+"""Bounded live agents: 200 ACP runs on one worker process limited to 20 live agent processes. Starts beyond the
+limit wait in Temporal's task queue; all runs must complete, none fail, and at no time may more than 20 agent
+processes run. Everything is measured from outside the worker: agent processes and resident memory are sampled from
+/proc, outcomes read from the runs' views and histories.
+
+The agent is testkit/tiny_agent.sh (plain sh, each turn held TURN_S by `sleep`), started in the sandbox as every
+agent is: what is measured is the worker's bound, not an agent's own start-up. The Python scripted agent spends most
+of a second of CPU importing its ACP library; 200 of them made this arm about 100 s of two busy cores.
 
     python -m bench.bounded_agents              # this arm, as JSON (bench.scale calls run())
     python -m bench.bounded_agents claude-rss   # resident memory of one live real Claude Code session
@@ -25,10 +29,10 @@ from bench.common import bench_stack
 from contracts.activities import Activity
 from office.runs import RunHandle, submit, wait_for_view
 from routing.config import ExecutionProfile, ExecutorKind
-from routing.sandbox import ProfileSandbox
 from testkit.stack import until_polling, worker_processes_for
 
 ROOT = Path(__file__).resolve().parent.parent
+TINY_AGENT = str(ROOT / "testkit" / "tiny_agent.sh")
 LIMIT, RUNS = 20, 200
 TURN_S = 0.5  # each scripted turn takes this long: agents overlap, so the limit is reached and held
 SAMPLE_S = 0.1  # an agent lives for its start and a turn (over a second): each is seen many times
@@ -44,7 +48,8 @@ def rss_mb(pid: int) -> float:
 
 def tree_of(marker: str) -> tuple[int, list[int]]:
     """(agent processes, pids of every process of their trees): agents and their guards carry `marker` in their
-    command line; only the agent itself runs `python -m office.scripted_agent <marker>`."""
+    command line; only the agent itself runs `python -m office.scripted_agent <marker>` (or `sh tiny_agent.sh
+    <marker>`)."""
     agents, pids = 0, []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -55,7 +60,10 @@ def tree_of(marker: str) -> tuple[int, list[int]]:
             continue
         if marker.encode() in argv:
             pids.append(int(entry))
-            agents += argv[1:4] == [b"-m", b"office.scripted_agent", marker.encode()]
+            agents += argv[1:4] == [b"-m", b"office.scripted_agent", marker.encode()] or argv[1:3] == [
+                TINY_AGENT.encode(),
+                marker.encode(),
+            ]
     return agents, pids
 
 
@@ -108,9 +116,8 @@ async def run() -> dict[str, Any]:
     marker = f"bench-bounded-{uuid.uuid4().hex[:8]}"
     agent_profile = ExecutionProfile(
         kind=ExecutorKind.acp,
-        command=[sys.executable, "-m", "office.scripted_agent", marker],
-        env={"SCRIPTED_AGENT": json.dumps({"latency_s": TURN_S}), "PYTHONPATH": str(ROOT)},
-        sandbox=ProfileSandbox(read_only=[str(ROOT)]),
+        command=[TINY_AGENT, marker],
+        env={"TINY_AGENT_TURN_S": str(TURN_S)},
         timeout_s=120,
         heartbeat_timeout_s=30,  # 2 cores busy starting agents: a heartbeat may be late, the worker is not lost
     )

@@ -29,12 +29,14 @@ import asyncio
 import contextlib
 import importlib
 import math
+import os
 import re
 import statistics
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -184,6 +186,31 @@ def machine_busy() -> tuple[float, float]:
     return sum(fields) - idle, sum(fields)
 
 
+def own_cpu_seconds() -> float:
+    """CPU time used so far by this bench's processes: this one, its descendants (the server, the simulator, the
+    workers) and PostgreSQL's. The machine's busy time beyond it is other work sharing the cores."""
+    parents: dict[int, int] = {}
+    ours = {os.getpid()}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            head, _, rest = Path(f"/proc/{entry}/stat").read_text().rpartition(")")
+        except OSError:
+            continue
+        parents[int(entry)] = int(rest.split()[1])
+        if head.endswith("(postgres"):
+            ours.add(int(entry))
+    grew = True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in ours and pid not in ours:
+                ours.add(pid)
+                grew = True
+    return sum(cpu_seconds(pid) for pid in ours)
+
+
 # --- submitting ----------------------------------------------------------------------------------------
 @dataclass
 class Workload:
@@ -320,9 +347,11 @@ async def level(
     pg: PgStats | None,
     in_flight: int,
     ceiling: int | None = None,
+    beside_ramp: "asyncio.Task[Any] | None" = None,
 ) -> tuple[dict[str, Any], EndToEnd]:
     """One level's steady-state figures, and what waits for its runs to close (the level drained): their own
-    end-to-end overhead. The caller awaits it when it wants the level drained, or never (the last level)."""
+    end-to-end overhead. The caller awaits it when it wants the level drained, or never (the last level).
+    `beside_ramp`: work running during the ramp; the window opens only once it has ended (the ramp is longer)."""
     began = time.monotonic()
     rate, window_s = plan.arrival_per_s, plan.window_s
     hold_s = hold_for(in_flight, rate)
@@ -347,14 +376,17 @@ async def level(
             "cpu": worker.cpu_seconds(),
             "server_cpu": cpu_seconds(stack.temporal.process.pid) if stack.temporal.process else 0.0,
             "machine": machine_busy(),
+            "own_cpu": own_cpu_seconds(),
             "xacts": await pg.transactions() if pg else 0,
         }
 
     async with sampling([worker], pg) as samples:
         feeding = asyncio.create_task(arrivals())
         await asyncio.sleep(max(0.0, t0 + hold_s - loop.time()))  # the ramp: after one hold, N are in flight
+        if beside_ramp is not None:
+            await asyncio.wait([beside_ramp])
         opened = await edge()
-        await asyncio.sleep(max(0.0, t0 + hold_s + window_s - loop.time()))
+        await asyncio.sleep(max(0.0, opened["at"] + window_s - time.time()))
         closed = await edge()
         stop.set()
         await feeding
@@ -380,6 +412,8 @@ async def level(
     turns_in_window = (len(starters) + len(enders)) / 2  # turn starts and ends in the window, averaged
     failures = await attempt_failures(stack.store, load.tag)
     busy = (closed["machine"][0] - opened["machine"][0]) / (closed["machine"][1] - opened["machine"][1])
+    machine_s = (closed["machine"][0] - opened["machine"][0]) / os.sysconf("SC_CLK_TCK")
+    foreign = (machine_s - (closed["own_cpu"] - opened["own_cpu"])) / (closed["at"] - opened["at"])
     figures = {
         "arrival_per_s": rate,
         "turn_hold_s": hold_s,
@@ -399,6 +433,7 @@ async def level(
         "worker_cpu_ms_per_run": round(1000 * (closed["cpu"] - opened["cpu"]) / turns_in_window, 1),
         "server_cpu_ms_per_run": round(1000 * (closed["server_cpu"] - opened["server_cpu"]) / turns_in_window, 1),
         "machine_cpu_busy": round(busy, 2),
+        "other_cpu_cores": round(max(0.0, foreign), 2),  # other work on the machine in the window, in cores
         "heartbeat_timeouts": sum(1 for a in failures if "heartbeat" in (a.excerpt or "")),
         "failed_attempts": failure_counts(failures),
         "failed": sum(1 for c in runs.values() if c.close and c.status != WorkflowExecutionStatus.COMPLETED),
@@ -498,7 +533,8 @@ def gated_summary(
 
 
 async def bounded_agents_arm() -> dict[str, Any]:
-    """The live-agent bound under load (bench/bounded_agents.py, its own stack)."""
+    """The live-agent bound under load (bench/bounded_agents.py, its own stack); `wall_s`: its whole time."""
+    began = time.monotonic()
     try:
         module = importlib.import_module("bench.bounded_agents")
     except ModuleNotFoundError as err:
@@ -509,7 +545,7 @@ async def bounded_agents_arm() -> dict[str, Any]:
         result: dict[str, Any] = await module.run()
     except Exception as err:  # its own stack failed: the scale figures above still stand, and this says why
         return {"available": True, "error": f"{type(err).__name__}: {err}"[:500]}
-    return result
+    return result | {"wall_s": round(time.monotonic() - began, 1)}
 
 
 @contextlib.asynccontextmanager
@@ -533,6 +569,9 @@ async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
         phases[name] = round(now - since, 1)
         return now
 
+    # The bounded-agents arm (counts, not timings) runs during the largest plain level's ramp, whose runs are not
+    # measured (only those that start or end in its window are): the window opens once the arm has ended.
+    bounded: asyncio.Task[dict[str, Any]] | None = None
     with tempfile.TemporaryDirectory() as tmp:
         client_config = Store(f"sqlite:///{tmp}/client-config.db")
         await migrate(client_config.url)
@@ -552,7 +591,11 @@ async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
                     await until_polling(stack, [worker])
                     for n in plan.levels:
                         mark = lap("worker_start" if n == plan.levels[0] else f"drain_before_{n}", mark)
-                        levels[str(n)], plain_rest = await level(plan, stack, client_config, worker, pg, n)
+                        if plan.bounded_agents and n == plan.levels[-1]:
+                            bounded = asyncio.create_task(bounded_agents_arm())
+                        levels[str(n)], plain_rest = await level(
+                            plan, stack, client_config, worker, pg, n, beside_ramp=bounded
+                        )
                         mark = lap(f"level_{n}", mark)
                         # The gated arm follows at once: its ramp overlaps the plain arm's drain, so about N
                         # stay in flight, and its window starts once the plain runs have ended.
@@ -571,8 +614,11 @@ async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
             mark = lap("stack_stop", mark)
         finally:
             await client_config.close()
-    bounded = await bounded_agents_arm() if plan.bounded_agents else {"available": False, "reason": "not asked for"}
-    lap("bounded_agents", mark)
+            if bounded is not None and not bounded.done():  # the levels failed: stop the arm and its stack
+                bounded.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await bounded
+    agents = await bounded if bounded is not None else {"available": False, "reason": "not asked for"}
     largest, smallest = levels[str(plan.levels[-1])], levels[str(plan.levels[0])]
     return {
         "method": "steady state at a fixed arrival rate; turn hold = in flight / rate (Little's law)",
@@ -582,7 +628,7 @@ async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
         "gated": gated_summary(plan, levels, gated),
         "workers": {str(k): v for k, v in workers_arm.items()},
         "worker_sizing": sizing_env(WORKER_SIZING),
-        "bounded_agents": bounded,
+        "bounded_agents": agents,
         "seconds": round(time.monotonic() - started, 1),
         "phase_s": phases,
     }

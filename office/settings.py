@@ -32,7 +32,10 @@ class Settings:
 class WorkerSizing:
     """How much one worker process takes on at once (the scale bench measures these defaults)."""
 
-    max_concurrent_activities: int = 1000  # turns mostly wait on the provider: slots are cheap coroutines
+    # Turns in progress. A turn mostly waits on its provider, so a slot is a cheap coroutine; above the runs in flight
+    # (as the cache is): with exactly as many slots as turns, a turn held up by a busy moment keeps the next run's
+    # turn waiting for its slot, and that wait is passed on from run to run, one turn hold after another.
+    max_concurrent_activities: int = 2000
     max_cached_workflows: int = 2000  # above the runs in flight, so a busy worker never replays from scratch
     max_live_agents: int | None = None  # live ACP agent processes; None: derived from the machine's memory
     db_pool_size: int = 20  # store connections kept (half as many more in a burst); all processes share the server's

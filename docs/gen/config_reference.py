@@ -551,7 +551,7 @@ ENVIRONMENT: dict[str, str] = {
     "`http://127.0.0.1:8233`). Workers.",
     "OFFICE_NOTIFY_ALLOW_PRIVATE": "`1`: workers post webhooks to loopback and private addresses too (an endpoint "
     "inside the team's network). Link-local and cloud metadata addresses are refused regardless.",
-    "OFFICE_MAX_CONCURRENT_ACTIVITIES": "Turns in progress per worker process (default 1000).",
+    "OFFICE_MAX_CONCURRENT_ACTIVITIES": "Turns in progress per worker process (default 2000).",
     "OFFICE_MAX_CACHED_WORKFLOWS": "Runs kept in memory between their tasks per worker process (default 2000).",
     "OFFICE_MAX_LIVE_AGENTS": "Live ACP agent processes per worker process (default: from the machine's or "
     "container's memory; logged at start).",

@@ -4,7 +4,17 @@ import math
 
 import pytest
 
-from bench.scale import combined_overheads, flat_cost, hold_for, overheads, percentile, scaling_efficiency
+from bench.scale import (
+    PLAN,
+    WORKER_SIZING,
+    combined_overheads,
+    flat_cost,
+    hold_for,
+    overheads,
+    percentile,
+    scaling_efficiency,
+)
+from office.settings import WorkerSizing
 
 
 def test_percentiles_are_values_that_were_measured():
@@ -42,3 +52,10 @@ def test_flat_cost_compares_the_largest_levels_p99_with_the_smallest():
     assert flat_cost(levels)  # 0.6 <= 2 x 0.3; the middle level does not enter the rule
     levels["1000"]["overhead_p99_s"] = 0.61
     assert not flat_cost(levels)
+
+
+def test_a_default_worker_has_turn_slots_to_spare_at_the_largest_level():
+    # As many slots as turns in flight would make each run's turn wait for the slot of the run a hold before it.
+    assert WorkerSizing() == WORKER_SIZING  # the bench measures the defaults
+    assert WORKER_SIZING.max_concurrent_activities >= 2 * max(PLAN.levels)
+    assert WORKER_SIZING.max_cached_workflows >= 2 * max(PLAN.levels)
