@@ -928,7 +928,11 @@ NEUTRAL = table(
         (
             "proxy",
             r"tunnel connection failed|proxy authentication required|\bProxyError\b|proxyconnect tcp"
-            r"|(?:unable|cannot|can.t|could not) (?:to )?connect to (?:the )?proxy",
+            r"|(?:unable|cannot|can.t|could not) (?:to )?connect to (?:the )?proxy"
+            # the proxy's 407 named by its number beside its reason or a status (.NET "does not indicate success: 407
+            # (authenticationrequired)", axios "Request failed with status code 407"), or by .NET's enum name
+            r"|\b407\W{0,3}\(?(?:proxy ?)?authentication ?required\b|\bProxyAuthenticationRequired\b"
+            r"|\bstatus code\W{0,3}407\b",
             E.network_unavailable,
             0.93,
         ),
@@ -1364,11 +1368,12 @@ NEUTRAL = table(
             0.96,
         ),
         # a license key refused, or access to the service not granted to this account (Chatbox "The license key you
-        # entered is invalid", gptel "You might not have access to GitHub Copilot Chat", Workers AI 3023 "Service
-        # unavailable for account")
+        # entered is invalid", SystemSculpt "Invalid or expired license key", gptel "You might not have access to
+        # GitHub Copilot Chat", Workers AI 3023 "Service unavailable for account")
         (
             "access_not_granted",
             r"\blicen[cs]e key\b[^.\n]{0,30}\b(?:is|was) (?:invalid|not valid|incorrect|revoked)\b"
+            r"|\b(?:invalid|expired)(?: or (?:invalid|expired))? licen[cs]e key\b"
             r"|\b(?:might|may) not have access to\b|\bunavailable for (?:this |your |the )?account\b",
             E.auth_required,
             0.92,
