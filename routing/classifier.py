@@ -91,6 +91,8 @@ STATUS_CODES: dict[int, tuple[ErrorCode, float]] = {
     # a 404 at an LLM API is the model (or deployment, or resource) the request named, which is scoped to that model;
     # an endpoint path that is not served is read from the words that name it (neutral.endpoint_not_found)
     404: (ErrorCode.model_unavailable, 0.5),
+    # a proxy on the way asks for its own credentials: the path to the provider, not the request (neutral.proxy)
+    407: (ErrorCode.network_unavailable, 0.6),
     408: (ErrorCode.timeout, 0.7),
     413: (ErrorCode.context_length_exceeded, 0.7),
     429: (ErrorCode.rate_limited, 0.7),
@@ -130,7 +132,7 @@ _TEXT_STATUS = [
     re.compile(r"\b[a-z]+ \((\d{3})\):", re.I),
     re.compile(
         r"\b(\d{3})\s*(?:Too Many Requests|Unauthorized|Forbidden|Not Found|Bad Request|Payment Required"
-        r"|Request Timeout|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout"
+        r"|Request Timeout|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out"
         r"|Request Entity Too Large|Unprocessable Entity)\b",
         re.I,
     ),
@@ -327,6 +329,10 @@ def _walk(node: Any, fields: "BodyFields", depth: int = 0) -> None:
         return
     if not isinstance(node, dict):
         return
+    # a `text` beside an `error_code` is that error's message (LMDeploy `{"error_code": 10402, "text": "…"}`); alone,
+    # a `text` may be an answer, so it is not read
+    if "error_code" in node and isinstance(node.get("text"), str) and node["text"].strip():
+        fields.messages.append(node["text"].strip())
     for key, value in node.items():
         if isinstance(value, dict | list):
             _walk(value, fields, depth + 1)

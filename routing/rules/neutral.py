@@ -678,7 +678,9 @@ NEUTRAL = table(
         # capacity, throttling
         (
             "model_capacity",
-            r"model is (?:currently )?(?:overloaded|at capacity)|at capacity|capacity (?:is )?(?:exceeded|constraints)"
+            r"model is (?:currently )?(?:overloaded|at capacity)|at capacity"
+            # (as an identifier too: Groq's flex tier `498 capacity_exceeded`)
+            r"|capacity(?: is |_| )(?:exceeded|constraints)"
             r"|no capacity available|out of capacity"
             # a model said to be busy (DeepInfra "Model busy, retry later"): that model's capacity, not the server's
             r"|\bmodel (?:is )?(?:currently )?busy\b",
@@ -759,7 +761,8 @@ NEUTRAL = table(
         # a local server (LM Studio) with no model in memory: this route cannot answer until someone loads one
         (
             "model_not_loaded",
-            r"no models? (?:is |are )?loaded|model (?:with key )?\S+ (?:is )?not loaded|model is unloaded",
+            r"no models? (?:is |are )?(?:currently )?loaded"
+            r"|model (?:with key )?\S+ (?:is )?not loaded|model is unloaded",
             E.model_unavailable,
             0.93,
         ),
@@ -925,7 +928,11 @@ NEUTRAL = table(
         (
             "proxy",
             r"tunnel connection failed|proxy authentication required|\bProxyError\b|proxyconnect tcp"
-            r"|(?:unable|cannot|can.t|could not) (?:to )?connect to (?:the )?proxy",
+            r"|(?:unable|cannot|can.t|could not) (?:to )?connect to (?:the )?proxy"
+            # the proxy's 407 named by its number beside its reason or a status (.NET "does not indicate success: 407
+            # (authenticationrequired)", axios "Request failed with status code 407"), or by .NET's enum name
+            r"|\b407\W{0,3}\(?(?:proxy ?)?authentication ?required\b|\bProxyAuthenticationRequired\b"
+            r"|\bstatus code\W{0,3}407\b",
             E.network_unavailable,
             0.93,
         ),
@@ -1294,6 +1301,146 @@ NEUTRAL = table(
             E.provider_not_configured,
             0.93,
         ),
+        # no credential at all, named by any of its names (API key, token, license key, credentials) and said to be
+        # not found, not entered or not set (gptel "No `gptel-api-key' found in the auth source", CodeCompanion "No
+        # Hugging Face API key found", "No token found", Chatbox "a license key has not been entered yet"), or the
+        # user's own key asked for (Hugging Face routing "please use your own OpenAI API key")
+        (
+            "credential_not_given",
+            r"\bno [`'\"‘]?(?:[\w-]+?[ _-]){0,3}?(?:api[ _-]?key|token|licen[cs]e key|credentials?)['`\"’]? "
+            r"(?:was |were )?found\b"
+            r"|\b(?:api[ _-]?key|token|licen[cs]e key|credentials?)\b[^.\n]{0,10}\b(?:has|have|was|were|is|are) "
+            r"(?:not|never) (?:yet )?(?:been )?(?:entered|set|provided|configured|supplied)\b"
+            r"|\b(?:please )?use your own (?:[\w-]+ ){0,2}(?:api[ _-]?key|token|credentials?)\b",
+            E.missing_credentials,
+            0.95,
+        ),
+        # a route's own settings missing or switched off: an endpoint, region, base URL or configuration that must be
+        # specified or is missing (avante "Ollama: endpoint must be specified in config", "no aws_region specified",
+        # RubyLLM "Missing configuration for Bedrock"), a model not in the settings (mods "… is not in the settings
+        # file"), a setting named in quotes that is not valid (gptel "`gptel-api-key' is not valid"), an integration
+        # disabled (Open WebUI "The Ollama API is disabled"): another route may be set up
+        (
+            "route_settings_missing",
+            r"\b(?:endpoint|region|base[ _-]?url|api[ _-]?base|host|deployment|project(?:[ _-]id)?|\w+_region)\b"
+            r"[^.\n]{0,30}\b(?:must|should|needs to) be (?:specified|set|configured|provided)\b"
+            r"|\bno (?:[\w-]+ ){0,2}(?:endpoint|region|base[ _-]?url|api[ _-]?base|\w+_region)\b (?:was |is )?"
+            r"(?:specified|set|configured|provided|given)\b"
+            r"|\bmissing (?:configuration|config|settings?) (?:for|of)\b"
+            r"|\bis not (?:in|defined in|listed in) (?:the |your )?(?:settings|config(?:uration)?)(?: file)?\b"
+            r"|\bplease specify an? (?:api )?(?:endpoint|base url|region)\b"
+            r"|`[\w-]+' is not valid\b"
+            r"|\b(?:api|provider|integration|backend|connection) (?:is|has been) disabled\. please enable\b",
+            E.provider_not_configured,
+            0.93,
+        ),
+        # a model identifier the tool does not know (gptel "Unknown Bedrock model: claude-opus-4-1", aichat "Unknown
+        # chat model 'deepseek:deepseek-coder'"), the model's terms not agreed or the account not allowed that model
+        # (Workers AI 5016, 3041): this model is out of reach, another may not be
+        (
+            "model_unknown_or_barred",
+            r"\b(?:unknown|unsupported|unrecognized|unrecognised) (?:[\w-]+ ){0,2}model(?: name| id)?\s*[:'\"`‘“]"
+            r"|\bnot (?:allowed|permitted|authorized|entitled) to (?:access|use) (?:this|the|that) model\b"
+            r"|\bnot (?:yet )?agreed to (?:the )?[\w.-]{0,30} ?model (?:terms|licen[cs]e|agreement)\b",
+            E.model_unavailable,
+            0.93,
+        ),
+        # a model said to be unavailable for now (Amazon Q "The model you've selected is temporarily unavailable"): its
+        # capacity, back after a wait; a step above "unavailable" said of a service
+        (
+            "model_unavailable_for_now",
+            r"\bmodel\b[^.\n]{0,30}\b(?:is|are) (?:temporarily|currently|momentarily) unavailable\b"
+            r"|\bno (?:more )?(?:data ?cent(?:er|re)s|servers|workers|replicas|instances|regions) "
+            r"(?:left )?to (?:forward|route|send|serve)\b",
+            E.model_capacity,
+            0.9,
+        ),
+        # a license or plan that does not cover the model, or has lapsed (Chatbox "Your current License (Chatbox AI
+        # Lite) does not support the claude-sonnet-4 model", "Your license has expired"), a request that costs more
+        # than the balance (Codegraff "Estimated request cost … exceeds available balance")
+        (
+            "plan_excludes",
+            r"\b(?:licen[cs]e|plan|tier|subscription|package)\b[^.\n]{0,40}\b(?:does not|doesn.t|do not|cannot) "
+            r"(?:support|include|cover) (?:the |this )?[^.\n]{0,40}\bmodels?\b"
+            r"|\b(?:licen[cs]e|subscription|trial)(?: key)? (?:has |is |was )?(?:expired|lapsed)\b"
+            r"|\bexceeds? (?:your |the )?(?:available|remaining|current) (?:balance|credits?|funds)\b",
+            E.subscription_required,
+            0.96,
+        ),
+        # a license key refused, or access to the service not granted to this account (Chatbox "The license key you
+        # entered is invalid", SystemSculpt "Invalid or expired license key", gptel "You might not have access to
+        # GitHub Copilot Chat", Workers AI 3023 "Service unavailable for account")
+        (
+            "access_not_granted",
+            r"\blicen[cs]e key\b[^.\n]{0,30}\b(?:is|was) (?:invalid|not valid|incorrect|revoked)\b"
+            r"|\b(?:invalid|expired)(?: or (?:invalid|expired))? licen[cs]e key\b"
+            r"|\b(?:might|may) not have access to\b|\bunavailable for (?:this |your |the )?account\b",
+            E.auth_required,
+            0.92,
+        ),
+        # a safety system that filtered, blocked or did not pass the output (Imagen "generated image was filtered",
+        # "Your current safety settings … filtered out images", "not passing Google's safety review") or guardrails
+        # that triggered or intervened (OpenSearch "guardrails triggered for user input", Bedrock "guardrail
+        # intervened")
+        (
+            "safety_filtered",
+            r"\b(?:image|images|output|response|content|prompt|completion|generation)s? (?:was|were|has been|have been)"
+            r" (?:filtered|blocked by (?:the )?safety)\b"
+            r"|\bsafety (?:settings?|filters?|system)\b[^.\n]{0,60}\bfiltered\b"
+            r"|\bnot pass(?:ing|ed)? (?:the |\w+(?:'|’)s )?safety (?:review|check|filter)s?\b"
+            r"|\bsafety (?:review|check)s? (?:failed|not passed)\b"
+            r"|\bguardrails? (?:was |were |has been |have been )?(?:triggered|intervened|tripped)\b"
+            r"|\bGUARDRAIL_INTERVENED\b",
+            E.content_policy,
+            0.95,
+        ),
+        # a prompt over the tool's own input limit (mods "Maximum prompt size exceeded", aichat "Exceed
+        # max_input_tokens limit", gpt-pilot "We sent too large request to the LLM"); a request too large for a
+        # per-minute budget is that budget's (windows), so not when a minute or TPM is named
+        (
+            "prompt_over_limit",
+            r"(?:\bmax(?:imum)?[ _](?:prompt|input|context)[ _](?:size|length|tokens?) (?:limit )?exceeded\b"
+            r"|\bexceed(?:s|ed)? (?:the )?max(?:imum)?[ _](?:input|prompt|context)[ _](?:tokens|length|size)\b"
+            r"|\btoo large (?:a )?request\b)"
+            r"(?![^\n]{0,80}\b(?:per min(?:ute)?|TPM|RPM)\b)",
+            E.context_length_exceeded,
+            0.92,
+        ),
+        # a request too large for a per-minute token budget with nothing to compare (Kerlig "Request too large for
+        # used model on tokens per minute (TPM)"): larger than the whole budget, a quota no short retry clears (one
+        # step below the budget read from numbers, which names the same thing where they are printed)
+        (
+            "request_over_minute_budget",
+            r"\brequest too large for\b[^\n]{0,60}\b(?:tokens per min(?:ute)?|TPM)\b",
+            E.quota_limited,
+            0.97,
+        ),
+        # a rate limit in the user's words with a short wait asked for (mods "You've hit your openai API rate limit",
+        # Amazon Q "rate limit reached: Request quota exceeded. Please wait a moment", Open WebUI "Unusual activities
+        # detected, please try again in a few minutes"): a short retry, above the quota and session-limit words
+        (
+            "rate_limit_short_wait",
+            r"\bhit your (?:[\w-]+ ){0,2}rate limit\b"
+            r"|\brate limit (?:reached|exceeded|hit)\b[\s\S]{0,80}\bwait a (?:moment|minute|few (?:seconds|moments))\b"
+            r"|\bunusual (?:activit(?:y|ies)|traffic)\b[^\n]{0,40}\btry again in (?:a few|\d+) (?:seconds|minutes)\b",
+            E.rate_limited,
+            0.985,
+        ),
+        # a reply that never came within the server's own wait (LMDeploy 10402 "Failed to get response after a
+        # period of time")
+        ("response_wait_elapsed", r"\bfailed to (?:get|receive) (?:a )?response after\b", E.timeout, 0.85),
+        # the server's own error reported after a client's reconnects (Codex "Reconnecting... 4/5" then "Stream
+        # disconnected before completion: An error occurred while processing your request"): the provider failed the
+        # request, above the reconnecting notice; a network cause printed instead still reads as the network
+        (
+            "server_processing_error",
+            r"\ban error occurred while processing your request\b",
+            E.provider_unavailable,
+            0.81,
+        ),
+        # a request whose parameters the service refused, in its own words (Chatbox "Invalid request parameters
+        # detected")
+        ("request_parameters_invalid", r"\binvalid request param(?:eter)?s\b", E.invalid_request, 0.9),
     ],
 )
 

@@ -580,6 +580,7 @@ CATALOGUES = {
     "errors-2026.12.10": "0ccff80e7deb4e73",
     "errors-2026.12.11": "014926fb04f2a716",
     "errors-2026.12.12": "60fa5357c7c94f3f",
+    "errors-2026.12.13": "07c0eb42005074ba",
 }
 
 
