@@ -41,6 +41,7 @@ class Verdict:
     id: str
     group: str
     right: bool
+    decision_right: bool  # the decision alone is one of the accepted ones (the code may differ)
     code: str
     decision: str
     rule: str
@@ -76,6 +77,7 @@ def judge(line: dict[str, Any]) -> Verdict:
         id=line["id"],
         group=group_of(codes),
         right=result.code.value in codes and decision.kind.value in decisions,
+        decision_right=decision.kind.value in decisions,
         code=result.code.value,
         decision=decision.kind.value,
         rule=result.rule,
@@ -92,6 +94,7 @@ def report(verdicts: list[Verdict]) -> dict[str, Any]:
         "lines": len(verdicts),
         "right": sum(v.right for v in verdicts),
         "accuracy": round(sum(v.right for v in verdicts) / len(verdicts), 4) if verdicts else None,
+        "decision_right": sum(v.decision_right for v in verdicts),
         "transport_decided_fail": sum(v.transport_failed for v in verdicts),
         "long_window_short_retried": sum(v.window_short_retried for v in verdicts),
         "groups": {g: {"lines": len(vs), "right": sum(v.right for v in vs)} for g, vs in sorted(by_group.items())},
@@ -116,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"held-out: {summary['right']}/{summary['lines']} right ({summary['accuracy']:.1%})")
         for group, counts in summary["groups"].items():
             print(f"  {group:28} {counts['right']:4}/{counts['lines']}")
+        print(f"  decision right (whatever the code):   {summary['decision_right']}/{summary['lines']}")
         print(f"  network/proxy/transport decided fail: {summary['transport_decided_fail']}")
         print(f"  long windows short-retried:           {summary['long_window_short_retried']}")
     if args.misses:
