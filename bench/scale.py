@@ -90,6 +90,7 @@ def sizing_env(sizing: WorkerSizing) -> dict[str, str]:
         "OFFICE_MAX_CONCURRENT_ACTIVITIES": str(sizing.max_concurrent_activities),
         "OFFICE_MAX_CACHED_WORKFLOWS": str(sizing.max_cached_workflows),
         "OFFICE_DB_POOL_SIZE": str(sizing.db_pool_size),
+        "OFFICE_MAX_CONCURRENT_WORKFLOW_TASKS": str(sizing.max_concurrent_workflow_tasks),
     }
     if sizing.max_live_agents is not None:
         env["OFFICE_MAX_LIVE_AGENTS"] = str(sizing.max_live_agents)

@@ -39,9 +39,11 @@ class WorkerSizing:
     max_cached_workflows: int = 2000  # above the runs in flight, so a busy worker never replays from scratch
     max_live_agents: int | None = None  # live ACP agent processes; None: derived from the machine's memory
     db_pool_size: int = 20  # store connections kept (half as many more in a burst); all processes share the server's
-    # Workflow tasks a process works on at once (None: the SDK's default). Lower keeps a burst's backlog on the
-    # server, where tasks are dispatched by priority and fairly between workspaces, not in this process's queue.
-    max_concurrent_workflow_tasks: int | None = None
+    # Workflow tasks a process works on at once. A task once taken is never preempted and shares the process with
+    # every other one in progress, so few keep a burst's backlog on the server, where tasks are dispatched by
+    # priority and fairly between workspaces (the SDK's 100 let one workspace's flood slow another's run starts
+    # most); enough that a task waiting on its local activities (the store, a gate) does not stall the rest.
+    max_concurrent_workflow_tasks: int = 8
 
     def live_agents_limit(self) -> int:
         """The limit this worker enforces: the configured one, else what fits in its memory (0: the default)."""
@@ -63,7 +65,10 @@ class WorkerSizing:
             or defaults.max_cached_workflows,
             max_live_agents=number("OFFICE_MAX_LIVE_AGENTS", None),
             db_pool_size=number("OFFICE_DB_POOL_SIZE", defaults.db_pool_size) or defaults.db_pool_size,
-            max_concurrent_workflow_tasks=number("OFFICE_MAX_CONCURRENT_WORKFLOW_TASKS", None),
+            max_concurrent_workflow_tasks=number(
+                "OFFICE_MAX_CONCURRENT_WORKFLOW_TASKS", defaults.max_concurrent_workflow_tasks
+            )
+            or defaults.max_concurrent_workflow_tasks,
         )
 
 

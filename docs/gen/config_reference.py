@@ -555,8 +555,8 @@ ENVIRONMENT: dict[str, str] = {
     "OFFICE_MAX_CACHED_WORKFLOWS": "Runs kept in memory between their tasks per worker process (default 2000).",
     "OFFICE_MAX_LIVE_AGENTS": "Live ACP agent processes per worker process (default: from the machine's or "
     "container's memory; logged at start).",
-    "OFFICE_MAX_CONCURRENT_WORKFLOW_TASKS": "Workflow tasks a worker process works on at once (default: the "
-    "SDK's). Lower keeps a burst's backlog on the server, where priority and fairness order it.",
+    "OFFICE_MAX_CONCURRENT_WORKFLOW_TASKS": "Workflow tasks a worker process works on at once (default 8). "
+    "Lower keeps a burst's backlog on the server, where priority and fairness order it.",
     "OFFICE_GATE_CHECK_S": "While runs wait behind a full ceiling, how often its gate asks whether its holders "
     "still run (seconds, default 30; a gate takes it when it first starts).",
     "OFFICE_DB_POOL_SIZE": "Store connections kept per process (default 20; up to 1.5× in a burst).",
