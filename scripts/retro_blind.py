@@ -29,7 +29,7 @@ SETS = {
     "blind_2026_12_02j.jsonl": "2b1677f^",
     "blind_2026_12_02k.jsonl": "a162cd0^",
     "blind_2026_12_02l.jsonl": "8b2b455",
-    "blind_2026_12_02m.jsonl": "1ea633e",
+    "blind_2026_12_02m.jsonl": "3529684",  # its merge, before round 12 (which decides it alike)
 }
 
 INNER = r"""
