@@ -64,15 +64,21 @@ MEANING: dict[ErrorCode, str] = {
     ErrorCode.missing_credentials: "The variable the execution profile names in `credential_env` is not set on the "
     "worker.",
     ErrorCode.subscription_required: "The account needs a plan, billing or credit for this model (402, a credit "
-    "balance too low).",
+    "balance too low, prepaid credits used up, an account in arrears, a plan that does not include the model): a "
+    "person must pay or change the plan; nothing resets by itself.",
     ErrorCode.provider_not_configured: "The endpoint or the agent's command does not exist (404 on the endpoint, "
     "command not found).",
     ErrorCode.model_unavailable: "The model was retired or is not served to this account.",
-    ErrorCode.quota_limited: "A usage window or billing quota is exhausted (as opposed to a per-minute rate).",
+    ErrorCode.quota_limited: "A usage window or billing quota is exhausted that resets by itself (a daily, weekly "
+    "or monthly quota, a 5-hour window, a request larger than a whole per-minute budget), as opposed to a "
+    "per-minute rate; the run waits for its reset only when no other provider is eligible.",
     ErrorCode.rate_limited: "A per-minute rate limit (429).",
-    ErrorCode.provider_overloaded: "The provider says it is overloaded (529, `overloaded_error`).",
-    ErrorCode.provider_unavailable: "The provider answered 5xx, or the agent process exited mid-session.",
-    ErrorCode.model_capacity: "The model has no capacity right now (the provider is up).",
+    ErrorCode.provider_overloaded: "The provider as a whole says it is overloaded or too busy (529, "
+    "`overloaded_error`), whatever the model.",
+    ErrorCode.provider_unavailable: "The provider answered 5xx (an internal error, maintenance, a service "
+    "unavailable that names no overload), or the agent process exited mid-session.",
+    ErrorCode.model_capacity: "The model asked for has no capacity right now: it is busy, overloaded, still "
+    "loading or has no server free, while the provider itself answers.",
     ErrorCode.network_unavailable: "The provider could not be reached (DNS, refused or reset connections).",
     ErrorCode.timeout: "The call or turn took longer than the profile's `timeout_s`, or the provider timed out.",
     ErrorCode.stream_truncated: "The streamed answer was cut off before its end.",
