@@ -30,6 +30,7 @@ SETS = {
     "blind_2026_12_02k.jsonl": "a162cd0^",
     "blind_2026_12_02l.jsonl": "8b2b455",
     "blind_2026_12_02m.jsonl": "3529684",  # its merge, before round 12 (which decides it alike)
+    "blind_2026_12_02n.jsonl": "d96ac3c",  # its merge, before round 13 (which decides it alike)
 }
 
 INNER = r"""
