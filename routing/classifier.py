@@ -285,9 +285,16 @@ _GRPC_NAME = re.compile(
 )
 
 
+_PROBLEM_TYPE = re.compile(r"(?:https?://[^/\s]+)?(?:/[\w.~-]+)+/?")
+
+
 def _key_name(value: str) -> str:
-    """`com.amazon.coral.service#ThrottlingException` and `ThrottlingException:http://…` name `ThrottlingException`."""
-    return value.rsplit("#", 1)[-1].split(":", 1)[0].strip()
+    """`com.amazon.coral.service#ThrottlingException` and `ThrottlingException:http://…` name `ThrottlingException`;
+    an RFC 9457 problem `type` URI (`/errors/content-policy-violation/`) names its kind by its last path segment."""
+    text = value.strip()
+    if _PROBLEM_TYPE.fullmatch(text):
+        return text.rstrip("/").rsplit("/", 1)[-1].replace("-", "_")
+    return text.rsplit("#", 1)[-1].split(":", 1)[0].strip()
 
 
 def _nested_json(text: str) -> Any:

@@ -45,6 +45,10 @@ NEUTRAL = table(
             # a balance said to be exhausted or to need a top-up (fal "User is locked. Reason: Exhausted balance. Top
             # up your balance"), above the lock it explains
             r"|\bexhausted (?:your |the |its |account )?balance\b|\bbalance (?:is |has been |was )?exhausted\b"
+            # prepaid credits used up (Gemini's 402 "Your prepayment credits are depleted", still RESOURCE_EXHAUSTED),
+            # a relay's prepaid points (API2D "Not enough point", 点数不足, 积分不足)
+            r"|\b(?:prepaid|prepayment|prepay) (?:credits?|balance)\b[^.]{0,20}\b(?:depleted|exhausted|used up|run out)"
+            r"|\bcredits? (?:are|is|have been|has been) depleted\b|\bnot enough points?\b|点数不足|积分不足"
             # Chinese: balance insufficient
             r"|余额不足",
             E.subscription_required,
@@ -518,6 +522,11 @@ NEUTRAL = table(
             # Please switch to Claude Sonnet 4.6.")
             r"|\bno longer (?:available|supported|served|offered)\W{1,3}(?:please )?(?:switch|migrate|move|upgrade)"
             r" to\b"
+            # a model on its way out that a provider no longer deploys (Azure AI Foundry `ServiceModelDeprecating` "The
+            # model '…' is in deprecating state and cannot be used for new deployments")
+            r"|\bin (?:a )?deprecat\w* state\b|\bcannot be used for new deployments\b"
+            # a model that does not exist in a provider's short words (DeepSeek "400 Model Not Exist")
+            r"|\bmodels? (?:does not|doesn.t|do not|not) exists?\b"
             # an SDK's or agent's class for it (OpenCode ProviderModelNotFoundError, the AI SDK's NoSuchModelError)
             r"|\b\w*(?:ModelNotFound|NoSuchModel|UnknownModel|ModelNotSupported)(?:Error|Exception)\b"
             # Bedrock "The provided model identifier is invalid"
@@ -740,7 +749,9 @@ NEUTRAL = table(
             r"|^\W*loading model\W*$|\bException - Loading model\b"
             # a serving process still coming up (a RunPod worker "Service not ready yet. Retrying...", "Server not ready
             # after timeout (30s)"): it will answer once up
-            r"|\b(?:service|server|worker|backend|engine|container)\b (?:is )?(?:still )?not (?:yet )?ready\b",
+            r"|\b(?:service|server|worker|backend|engine|container)\b (?:is )?(?:still )?not (?:yet )?ready\b"
+            # in the passive (OpenAI's 429 "That model is still being loaded" for a fine-tuned model's first requests)
+            r"|\b(?:is|are) (?:currently |still )?being loaded\b|\bstill (?:being )?loading\b",
             E.model_capacity,
             0.9,
         ),
@@ -823,6 +834,9 @@ NEUTRAL = table(
             r"|ClientConnectorError|ServerDisconnectedError|ClientOSError|RemoteDisconnected"
             r"|NewConnectionError|RemoteProtocolError|ConnectTimeoutError|SocketException|SocketError"
             r"|hyper(?:_util)?::[\w:]*Error\(|max retries exceeded|cannot connect to host"
+            # reqwest's Debug form of a connect failure (`reqwest::Error { kind: Connect, … }`, `kind: Request` with a
+            # hyper source): the transport, whatever its source says
+            r"|\breqwest::Error \{ kind: (?:Connect|Request)\b|\bkind: Connect\b"
             # agent CLIs' own wording and Bun's ("Unable to connect. Is the computer able to access the url?",
             # "Unable to connect to API (ConnectionRefused)")
             r"|unable to connect\b|\b(?:ConnectionRefused|ConnectionClosed|FailedToOpenSocket)\b"
@@ -906,7 +920,19 @@ NEUTRAL = table(
             # Go's resolver over musl or glibc: "lookup api.example.com: Try again", "…: server misbehaving"
             r"|lookup \S+: (?:try again|temporary failure|server misbehaving)"
             # Rust's std resolver ("failed to lookup address information: Try again"), .NET "No such host is known"
-            r"|failed to lookup address information|no such host is known",
+            r"|failed to lookup address information|no such host is known"
+            # libcurl's resolver in its threaded and c-ares builds, as PHP, C++ and R clients relay it ("Could not
+            # resolve: api.openai.com (Could not contact DNS servers)", "Could not resolve host: …", "Could not resolve
+            # proxy: …", "Resolving timed out after 10000 milliseconds"): a host name with its dot, not a reference or
+            # a model a tool "could not resolve"
+            r"|\bcould(?:n.t| not) resolve(?: host(?:name)?| proxy)?\W{1,3}[\w-]+(?:\.[\w-]+)+|\bcould not contact DNS"
+            r" servers?\b|\bresolving timed out after\b"
+            # musl's and glibc's getaddrinfo strings ("Name does not resolve", "No address associated with hostname"),
+            # a DNS answer named by its code (NXDOMAIN, SERVFAIL), the resolver's own words in any runtime ("DNS
+            # resolution failed", "DNS lookup failed", "failed to resolve host")
+            r"|\bname does not resolve\b|\bno address associated with (?:the )?host ?name\b|\b(?:NXDOMAIN|SERVFAIL)\b"
+            r"|\bDNS (?:resolution|lookup|query|resolver) (?:failed|error|timed out)\b"
+            r"|\bfailed to resolve (?:the )?(?:host(?:name)?|address|DNS)\b",
             E.network_unavailable,
             0.8,
         ),
@@ -926,7 +952,24 @@ NEUTRAL = table(
             # a TLS alert in the JDK's words ("Received fatal alert: handshake_failure")
             r"|received fatal alert"
             # Python's ssl module names OpenSSL's reason ("[SSL: WRONG_VERSION_NUMBER] wrong version number")
-            r"|\[SSL: [A-Z0-9_]+\]",
+            r"|\[SSL: [A-Z0-9_]+\]"
+            # Go's crypto/tls: an alert the peer sent ("remote error: tls: handshake failure", "… tls: bad certificate")
+            # or one the client raised ("local error: tls: bad record MAC"), and its other failures ("tls: failed to
+            # verify certificate", "tls: first record does not look like a TLS handshake")
+            r"|\b(?:remote|local) error: tls: |\btls: (?:failed to|first record|handshake|bad (?:certificate|record)"
+            r"|unknown (?:certificate|authority)|protocol version|internal error|no (?:application|cipher))"
+            # libcurl's TLS messages (curl_easy_strerror): CURLE_PEER_FAILED_VERIFICATION "SSL peer certificate or SSH
+            # remote key was not OK", its TLS backends' words (OpenSSL "SSL_ERROR_SYSCALL", "sslv3 alert handshake
+            # failure"; GnuTLS "server certificate verification failed"; Schannel "schannel: …")
+            r"|\bSSL peer certificate\b|\bpeer.s certificate\b[^.\n]{0,40}\bnot (?:ok|trusted)"
+            r"|\bSSL_ERROR_(?:SYSCALL|SSL|ZERO_RETURN)\b|\b(?:sslv3|tlsv1) alert\b"
+            r"|\bserver certificate verification failed\b|\bschannel: "
+            r"|\bno alternative certificate subject name\b|\bOpenSSL SSL_(?:connect|read|write)\b"
+            # Python's subclasses (SSLCertVerificationError, SSLZeroReturnError), the JDK's SSLPeerUnverifiedException,
+            # Node's "write EPROTO … alert" and ERR_SSL_* codes, rustls' alerts and certificate errors
+            r"|\bSSL(?:CertVerification|ZeroReturn|Want\w+)Error\b|\bSSLPeerUnverifiedException\b|\bEPROTO\b"
+            r"|\bERR_SSL_[A-Z_]+\b|\bAlertReceived\(|\bInvalidCertificate\(|\bpeer is incompatible\b"
+            r"|\bhandshake (?:failure|alert)\b|\bTLS (?:handshake|connection|negotiation) (?:failed|error|timeout)",
             E.network_unavailable,
             0.8,
         ),
@@ -937,7 +980,10 @@ NEUTRAL = table(
             "tls_authentication",
             r"SSL connection could not be established|System\.Security\.Authentication\.AuthenticationException"
             r"|authentication failed because the remote party (?:has )?closed the transport stream"
-            r"|remote certificate is invalid",
+            r"|remote certificate is invalid"
+            # the alert the peer sent, in .NET's words ("Authentication failed because the remote party sent a TLS
+            # alert: 'HandshakeFailure'")
+            r"|remote party sent a TLS alert",
             E.network_unavailable,
             0.93,
         ),
@@ -951,7 +997,10 @@ NEUTRAL = table(
             # the proxy's 407 named by its number beside its reason or a status (.NET "does not indicate success: 407
             # (authenticationrequired)", axios "Request failed with status code 407"), or by .NET's enum name
             r"|\b407\W{0,3}\(?(?:proxy ?)?authentication ?required\b|\bProxyAuthenticationRequired\b"
-            r"|\bstatus code\W{0,3}407\b",
+            r"|\bstatus code\W{0,3}407\b"
+            # the JDK's HttpURLConnection when the proxy refused the CONNECT tunnel ("java.io.IOException: Unexpected
+            # response code for CONNECT: 400"): read by the vocabulary stage alone before
+            r"|\bunexpected response code for CONNECT\b",
             E.network_unavailable,
             0.93,
         ),
@@ -1563,6 +1612,72 @@ NEUTRAL = table(
             E.provider_unavailable,
             0.85,
         ),
+        # a local server's engine process that exited or could not make a context (Ollama "llama runner process has
+        # terminated: error:failed to create context with model …", LM Studio "Engine protocol runtime llama-server …
+        # exited before becoming healthy", llama.cpp "llama_init_from_model: failed to initialize the context"): the
+        # server, not the request, a step below the memory words that name the model too large for it
+        (
+            "engine_exited",
+            r"\b(?:runner|server|engine|backend|worker) process (?:has )?(?:terminated|exited|died|crashed)\b"
+            r"|\bexited before becoming (?:healthy|ready)\b|\bfailed to (?:create|initiali[sz]e) (?:the |a )?"
+            r"(?:llama )?context\b"
+            r"|\b(?:llama-server|llama runner|runner|engine) (?:has )?(?:exited|terminated|crashed)"
+            r" (?:unexpectedly|with)\b",
+            E.provider_unavailable,
+            0.8,
+        ),
+        # a local server's KV cache with no room for the prompt: the context it was started with is full (KoboldCpp
+        # "failed to find KV cache slot for ubatch … Check your context buffer sizes!", ik_llama.cpp "Input prompt is
+        # too big compared to KV size", WebLLM "The KV cache is full", TensorRT-LLM "Couldn't assign past_key_value_0
+        # with shape …" for an engine built shorter, LM Studio "Trying to keep the first N tokens when context the
+        # overflows"): the conversation is longer than the window the route serves
+        (
+            "kv_cache_full",
+            r"\b(?:failed to|could(?:n.t| not)) find (?:a )?(?:free )?KV (?:cache )?slot\b|\bKV cache (?:is )?full\b"
+            # (node-llama-cpp "could not find a KV slot for the batch (try reducing the size of the batch or increase
+            # the context)", llama.cpp "failed to find free space in the KV cache")
+            r"|\bfailed to find free space in the KV cache\b"
+            r"|\b(?:prompt|input)\b[^.]{0,30}\btoo (?:big|large|long) (?:compared to|for) (?:the )?KV\b"
+            r"|\bincreas\w* (?:the )?KV(?: cache)? size\b|\bcheck your context buffer sizes?\b"
+            r"|\bcouldn.t assign past_key_values?\w* with shape\b|\btokens when (?:the )?context (?:the )?overflows\b"
+            r"|\bcontext shift is disabled\b",
+            E.context_length_exceeded,
+            0.92,
+        ),
+        # a model that declined or refused to answer (ChatGPTBox "Claude declined to respond to this request." for
+        # Anthropic's `stop_reason: refusal`): a refusal of the text, in words rather than a field
+        (
+            "model_declined",
+            r"\b(?:declined|refused|refuses|declines|unwilling) to (?:respond|answer|reply|generate|comply|assist"
+            r"|continue|help with)\b",
+            E.content_policy,
+            0.95,
+        ),
+        # output withheld from the user by a safeguard (Codex "This content can't be shown. We take extra caution with
+        # cybersecurity requests"), and a prompt filter's verdict with nothing named (Stability's 400 "Invalid prompts
+        # detected", "banned words detected")
+        (
+            "content_withheld",
+            r"\b(?:this |the )?(?:content|response|answer|output|message) (?:can(?:no|.)t|could(?:n.t| not)) be "
+            r"(?:shown|displayed)\b(?![^.\n]{0,30}\b(?:render|format|encod|font|browser))"
+            r"|\bextra caution with [\w ]{0,20}requests\b"
+            r"|\b(?:invalid|banned|prohibited|forbidden|disallowed|blocked|inappropriate) (?:prompts?|words?|terms?)"
+            r" (?:were |was |is |are )?(?:detected|found)\b"
+            # the same filter's verdict as a Bedrock/SageMaker wrapper relays it ("(400, 'invalid_prompts', 'One or more
+            # prompts contains filtered words.')")
+            r"|\bcontains? (?:filtered|banned|prohibited|forbidden|blocked) words?\b|\binvalid_prompts\b",
+            E.content_policy,
+            0.95,
+        ),
+        # a plan's token or message allowance spent (bolt.new "You've used all your remaining tokens"): a window of
+        # the plan that resets, not a balance to top up
+        (
+            "allowance_used_up",
+            r"\bused (?:up )?all (?:of )?(?:your|the|its) (?:remaining |available |included |daily |monthly |weekly )*"
+            r"(?:tokens|messages|requests|prompts|usage)\b",
+            E.quota_limited,
+            0.96,
+        ),
     ],
 )
 
@@ -1614,7 +1729,9 @@ BODY = table(
             r"model_not_found|deploymentnotfound|resourcenotfoundexception"
             # a model not served, or its dedicated endpoint stopped (Together `model_not_available`,
             # `dedicated_endpoint_not_running`)
-            r"|model_not_available|dedicated_endpoint_not_(?:running|ready)",
+            r"|model_not_available|dedicated_endpoint_not_(?:running|ready)"
+            # a model being retired as an error type (Azure AI Foundry `ServiceModelDeprecating`)
+            r"|\w*model_?deprecat\w*",
             E.model_unavailable,
             0.95,
         ),
