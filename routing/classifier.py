@@ -279,12 +279,22 @@ _GRPC_STATUS = re.compile(r"\bgrpc[_-]status\W{0,3}(\d{1,2})\b", re.I)
 _GRPC_NAME = re.compile(
     r"\bStatusCode\.([A-Z_]{4,})\b|StatusRuntimeException: ([A-Z_]{4,}):|\b\d{1,2} ([A-Z_]{4,}): "
     r"|\brpc error: code = ([A-Za-z]{4,}) desc\b"
+    # Connect RPC's `[code] message` (connect-es ConnectError "[permission_denied] permission denied")
+    r"|(?:^|\s)\[(permission_denied|unauthenticated|resource_exhausted|unavailable|deadline_exceeded"
+    r"|invalid_argument)\]"
 )
 
 
+_PROBLEM_TYPE = re.compile(r"(?:https?://[^/\s]+)?(?:/[\w.~-]+)+/?")
+
+
 def _key_name(value: str) -> str:
-    """`com.amazon.coral.service#ThrottlingException` and `ThrottlingException:http://…` name `ThrottlingException`."""
-    return value.rsplit("#", 1)[-1].split(":", 1)[0].strip()
+    """`com.amazon.coral.service#ThrottlingException` and `ThrottlingException:http://…` name `ThrottlingException`;
+    an RFC 9457 problem `type` URI (`/errors/content-policy-violation/`) names its kind by its last path segment."""
+    text = value.strip()
+    if _PROBLEM_TYPE.fullmatch(text):
+        return text.rstrip("/").rsplit("/", 1)[-1].replace("-", "_")
+    return text.rsplit("#", 1)[-1].split(":", 1)[0].strip()
 
 
 def _nested_json(text: str) -> Any:
@@ -465,7 +475,7 @@ def _in_text(text: str) -> BodyFields:
 def _grpc_keys(text: str) -> list[str]:
     """The gRPC status names a gRPC debug string gives by number (`grpc_status:7` is PERMISSION_DENIED)."""
     numbered = [GRPC_CODES[int(m[1])] for m in _GRPC_STATUS.finditer(text) if int(m[1]) in GRPC_CODES]
-    named = [m[1] or m[2] or m[3] or _snake(m[4]) for m in _GRPC_NAME.finditer(text)]
+    named = [m[1] or m[2] or m[3] or (m[4] and _snake(m[4])) or m[5].upper() for m in _GRPC_NAME.finditer(text)]
     return numbered + named
 
 

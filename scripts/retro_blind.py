@@ -30,6 +30,11 @@ SETS = {
     "blind_2026_12_02k.jsonl": "a162cd0^",
     "blind_2026_12_02l.jsonl": "8b2b455",
     "blind_2026_12_02m.jsonl": "3529684",  # its merge, before round 12 (which decides it alike)
+    "blind_2026_12_02n.jsonl": "d96ac3c",  # its merge, before round 13 (which decides it alike)
+    # hp/hq/hr: the merge of hr (all three sets in, round 13's rules), before round 14 (which decides them 152/175)
+    "blind_2026_12_03p.jsonl": "dc5b87b",
+    "blind_2026_12_03q.jsonl": "dc5b87b",
+    "blind_2026_12_03r.jsonl": "dc5b87b",
 }
 
 INNER = r"""

@@ -42,6 +42,13 @@ NEUTRAL = table(
             # a balance run dry in the user's words (Roo Code "run out of funds/credits", xAI "You have run out of
             # credits or need a Grok subscription"); not the remedy "add credits" alone, which a plan window offers too
             r"|\b(?:ran|run|running|are|is) out of (?:funds|credits?|balance|money)\b|\bout of funds\b"
+            # a balance said to be exhausted or to need a top-up (fal "User is locked. Reason: Exhausted balance. Top
+            # up your balance"), above the lock it explains
+            r"|\bexhausted (?:your |the |its |account )?balance\b|\bbalance (?:is |has been |was )?exhausted\b"
+            # prepaid credits used up (Gemini's 402 "Your prepayment credits are depleted", still RESOURCE_EXHAUSTED),
+            # a relay's prepaid points (API2D "Not enough point", 点数不足, 积分不足)
+            r"|\b(?:prepaid|prepayment|prepay) (?:credits?|balance)\b[^.]{0,20}\b(?:depleted|exhausted|used up|run out)"
+            r"|\bcredits? (?:are|is|have been|has been) depleted\b|\bnot enough points?\b|点数不足|积分不足"
             # Chinese: balance insufficient
             r"|余额不足",
             E.subscription_required,
@@ -149,8 +156,10 @@ NEUTRAL = table(
             r"|prompts|queries|turns|uses|generations|completions)\b"
             r"|billing (?:hard )?limit|exhausted your (?:daily |monthly )?quota"
             r"|you have no quota|(?:reached|hit|used up) (?:your|our|the) (?:[\w.-]+ ){0,3}quota\b(?! limit)"
-            # a cap in Chinese (Zhipu 1308 "已达到 5 小时的使用上限")
-            r"|已达到.{0,20}上限"
+            # a cap in Chinese (Zhipu 1308 "已达到 5 小时的使用上限"), a limit named with its day, week or month (Bing
+            # Chat "你已达到每日限制。请明天再试。"; a rate limit reached, "已达到速率限制", is not these words)
+            # (and a day's cap "exceeded" or its count reached: "超过每日使用限额", "已达到每日最大发送消息次数")
+            r"|已达到.{0,20}上限|(?:已达到|超过|超出)了?(?:每日|每天|今日|当日|每周|本周|每月|本月).{0,10}(?:限制|限额|次数)"
             # prepaid packs and allowances used up (Tencent Cloud `PkgExhausted` "resource pack allowance has been
             # exhausted"), a day's or a plan's usage used (freebuff "used all of today's free usage")
             r"|\b(?:allowance|package|pack|bundle) (?:has been |have been |is |are |was )?"
@@ -374,6 +383,9 @@ NEUTRAL = table(
             r"|BLOCKLIST"
             r"|PROHIBITED_CONTENT|SPII|IMAGE_SAFETY|IMAGE_PROHIBITED_CONTENT|IMAGE_RECITATION|content[_-]filter"
             r"|refusal)\b|\bContentFilterFinishReasonError\b"
+            # Gemini's safety finish reasons named alone as a wrapper's error ("Gemini API error: IMAGE_SAFETY"): the
+            # identifiers only a safety verdict carries, upper case as the API sends them
+            r"|(?-i:\b(?:IMAGE_SAFETY|IMAGE_PROHIBITED_CONTENT|PROHIBITED_CONTENT)\b)"
             r"|\b(?:response|output|generation|answer|candidate)\b[^.]{0,20}\b(?:stopped|blocked|halted|ended) "
             r"(?:due to|because of|for) (?:the |a )?(?:\w+ ){0,2}(?:safety|recitation|forbidden terms|prohibited"
             r"|blocklist|personally identifiable|copyright)",
@@ -510,6 +522,11 @@ NEUTRAL = table(
             # Please switch to Claude Sonnet 4.6.")
             r"|\bno longer (?:available|supported|served|offered)\W{1,3}(?:please )?(?:switch|migrate|move|upgrade)"
             r" to\b"
+            # a model on its way out that a provider no longer deploys (Azure AI Foundry `ServiceModelDeprecating` "The
+            # model '…' is in deprecating state and cannot be used for new deployments")
+            r"|\bin (?:a )?deprecat\w* state\b|\bcannot be used for new deployments\b"
+            # a model that does not exist in a provider's short words (DeepSeek "400 Model Not Exist")
+            r"|\bmodels? (?:does not|doesn.t|do not|not) exists?\b"
             # an SDK's or agent's class for it (OpenCode ProviderModelNotFoundError, the AI SDK's NoSuchModelError)
             r"|\b\w*(?:ModelNotFound|NoSuchModel|UnknownModel|ModelNotSupported)(?:Error|Exception)\b"
             # Bedrock "The provided model identifier is invalid"
@@ -682,8 +699,9 @@ NEUTRAL = table(
             # (as an identifier too: Groq's flex tier `498 capacity_exceeded`)
             r"|capacity(?: is |_| )(?:exceeded|constraints)"
             r"|no capacity available|out of capacity"
-            # a model said to be busy (DeepInfra "Model busy, retry later"): that model's capacity, not the server's
-            r"|\bmodel (?:is )?(?:currently )?busy\b",
+            # a model said to be busy (DeepInfra "Model busy, retry later", Hugging Face "Model too busy, unable to get
+            # response in less than 60 second(s)"): that model's capacity, not the server's
+            r"|\bmodel (?:is )?(?:currently |too |very )?busy\b",
             E.model_capacity,
             0.9,
         ),
@@ -703,7 +721,11 @@ NEUTRAL = table(
         # DeepSeek's "The server is busy"): free again as soon as a request ends
         (
             "server_busy",
-            r"\bserver (?:is )?busy\b|\bllm busy\b|\bno (?:free |idle )?slots? (?:is |are )?available"
+            r"\bserver (?:is )?busy\b|\bllm busy\b"
+            # the server or the whole system said to be busy for now (SiliconFlow 50508/50603 "System is too busy now",
+            # Open Assistant "The server is currently busy")
+            r"|\b(?:server|system|service|platform) is (?:currently |too |very |extremely )?busy\b"
+            r"|\bno (?:free |idle )?slots? (?:is |are )?available"
             r"|maximum pending requests|\bqueue (?:is )?full\b|\ball slots (?:are )?(?:busy|occupied|in use)"
             # a slot, a worker or the server itself taken in other words (llamafile "slot unavailable", llama.cpp's
             # `server_overloaded`, KoboldCpp "Server is busy", "too many pending requests")
@@ -727,7 +749,9 @@ NEUTRAL = table(
             r"|^\W*loading model\W*$|\bException - Loading model\b"
             # a serving process still coming up (a RunPod worker "Service not ready yet. Retrying...", "Server not ready
             # after timeout (30s)"): it will answer once up
-            r"|\b(?:service|server|worker|backend|engine|container)\b (?:is )?(?:still )?not (?:yet )?ready\b",
+            r"|\b(?:service|server|worker|backend|engine|container)\b (?:is )?(?:still )?not (?:yet )?ready\b"
+            # in the passive (OpenAI's 429 "That model is still being loaded" for a fine-tuned model's first requests)
+            r"|\b(?:is|are) (?:currently |still )?being loaded\b|\bstill (?:being )?loading\b",
             E.model_capacity,
             0.9,
         ),
@@ -746,6 +770,9 @@ NEUTRAL = table(
             r"|\b(?:CUDA|cudaMalloc|hipMalloc|ROCm|Metal|GPU)\b[^.\n]{0,30}\bout of memory"
             # llama.cpp's loader: "error loading model: unable to allocate CUDA0 buffer"
             r"|unable to allocate \w+ buffer"
+            # the host or device allocator refusing the weights' size (KoboldCpp "failed to allocate 10965.24 MiB of
+            # pinned memory")
+            r"|\bfailed to allocate [\d.,]+ ?[KMGT]i?B of (?:pinned |host |device |gpu |system |shared )?memory\b"
             # a runtime that could not bring the model up (LM Studio "Failed to load the model", llama.cpp's loader
             # "error loading model", Lemonade `model_load_error`): this route cannot serve it, another may
             r"|\bfailed to load (?:the )?model\b|\berror loading model\b|\bmodel_load_error\b"
@@ -807,6 +834,9 @@ NEUTRAL = table(
             r"|ClientConnectorError|ServerDisconnectedError|ClientOSError|RemoteDisconnected"
             r"|NewConnectionError|RemoteProtocolError|ConnectTimeoutError|SocketException|SocketError"
             r"|hyper(?:_util)?::[\w:]*Error\(|max retries exceeded|cannot connect to host"
+            # reqwest's Debug form of a connect failure (`reqwest::Error { kind: Connect, … }`, `kind: Request` with a
+            # hyper source): the transport, whatever its source says
+            r"|\breqwest::Error \{ kind: (?:Connect|Request)\b|\bkind: Connect\b"
             # agent CLIs' own wording and Bun's ("Unable to connect. Is the computer able to access the url?",
             # "Unable to connect to API (ConnectionRefused)")
             r"|unable to connect\b|\b(?:ConnectionRefused|ConnectionClosed|FailedToOpenSocket)\b"
@@ -874,7 +904,10 @@ NEUTRAL = table(
             "curl",
             r"\bcurl: \((?:6|7|18|35|52|55|56|92)\)|server returned nothing \(no headers|empty reply from server"
             r"|failure when receiving data from the peer|failed sending data to the peer|SSL connect error"
-            r"|couldn.t (?:resolve host|connect to server)",
+            r"|couldn.t (?:resolve host|connect to server)"
+            # libcurl's CURLE_RECV_ERROR / CURLE_SEND_ERROR as the curl tool prints them, with the OS's reason in
+            # any locale ("curl: Recv failure: Connection reset by peer", "Recv failure:连接被对方重设")
+            r"|\bcurl: (?:\(\d+\) )?(?:Recv|Send) failure\b",
             E.network_unavailable,
             0.8,
         ),
@@ -887,7 +920,19 @@ NEUTRAL = table(
             # Go's resolver over musl or glibc: "lookup api.example.com: Try again", "…: server misbehaving"
             r"|lookup \S+: (?:try again|temporary failure|server misbehaving)"
             # Rust's std resolver ("failed to lookup address information: Try again"), .NET "No such host is known"
-            r"|failed to lookup address information|no such host is known",
+            r"|failed to lookup address information|no such host is known"
+            # libcurl's resolver in its threaded and c-ares builds, as PHP, C++ and R clients relay it ("Could not
+            # resolve: api.openai.com (Could not contact DNS servers)", "Could not resolve host: …", "Could not resolve
+            # proxy: …", "Resolving timed out after 10000 milliseconds"): a host name with its dot, not a reference or
+            # a model a tool "could not resolve"
+            r"|\bcould(?:n.t| not) resolve(?: host(?:name)?| proxy)?\W{1,3}[\w-]+(?:\.[\w-]+)+|\bcould not contact DNS"
+            r" servers?\b|\bresolving timed out after\b"
+            # musl's and glibc's getaddrinfo strings ("Name does not resolve", "No address associated with hostname"),
+            # a DNS answer named by its code (NXDOMAIN, SERVFAIL), the resolver's own words in any runtime ("DNS
+            # resolution failed", "DNS lookup failed", "failed to resolve host")
+            r"|\bname does not resolve\b|\bno address associated with (?:the )?host ?name\b|\b(?:NXDOMAIN|SERVFAIL)\b"
+            r"|\bDNS (?:resolution|lookup|query|resolver) (?:failed|error|timed out)\b"
+            r"|\bfailed to resolve (?:the )?(?:host(?:name)?|address|DNS)\b",
             E.network_unavailable,
             0.8,
         ),
@@ -907,7 +952,24 @@ NEUTRAL = table(
             # a TLS alert in the JDK's words ("Received fatal alert: handshake_failure")
             r"|received fatal alert"
             # Python's ssl module names OpenSSL's reason ("[SSL: WRONG_VERSION_NUMBER] wrong version number")
-            r"|\[SSL: [A-Z0-9_]+\]",
+            r"|\[SSL: [A-Z0-9_]+\]"
+            # Go's crypto/tls: an alert the peer sent ("remote error: tls: handshake failure", "… tls: bad certificate")
+            # or one the client raised ("local error: tls: bad record MAC"), and its other failures ("tls: failed to
+            # verify certificate", "tls: first record does not look like a TLS handshake")
+            r"|\b(?:remote|local) error: tls: |\btls: (?:failed to|first record|handshake|bad (?:certificate|record)"
+            r"|unknown (?:certificate|authority)|protocol version|internal error|no (?:application|cipher))"
+            # libcurl's TLS messages (curl_easy_strerror): CURLE_PEER_FAILED_VERIFICATION "SSL peer certificate or SSH
+            # remote key was not OK", its TLS backends' words (OpenSSL "SSL_ERROR_SYSCALL", "sslv3 alert handshake
+            # failure"; GnuTLS "server certificate verification failed"; Schannel "schannel: …")
+            r"|\bSSL peer certificate\b|\bpeer.s certificate\b[^.\n]{0,40}\bnot (?:ok|trusted)"
+            r"|\bSSL_ERROR_(?:SYSCALL|SSL|ZERO_RETURN)\b|\b(?:sslv3|tlsv1) alert\b"
+            r"|\bserver certificate verification failed\b|\bschannel: "
+            r"|\bno alternative certificate subject name\b|\bOpenSSL SSL_(?:connect|read|write)\b"
+            # Python's subclasses (SSLCertVerificationError, SSLZeroReturnError), the JDK's SSLPeerUnverifiedException,
+            # Node's "write EPROTO … alert" and ERR_SSL_* codes, rustls' alerts and certificate errors
+            r"|\bSSL(?:CertVerification|ZeroReturn|Want\w+)Error\b|\bSSLPeerUnverifiedException\b|\bEPROTO\b"
+            r"|\bERR_SSL_[A-Z_]+\b|\bAlertReceived\(|\bInvalidCertificate\(|\bpeer is incompatible\b"
+            r"|\bhandshake (?:failure|alert)\b|\bTLS (?:handshake|connection|negotiation) (?:failed|error|timeout)",
             E.network_unavailable,
             0.8,
         ),
@@ -918,7 +980,10 @@ NEUTRAL = table(
             "tls_authentication",
             r"SSL connection could not be established|System\.Security\.Authentication\.AuthenticationException"
             r"|authentication failed because the remote party (?:has )?closed the transport stream"
-            r"|remote certificate is invalid",
+            r"|remote certificate is invalid"
+            # the alert the peer sent, in .NET's words ("Authentication failed because the remote party sent a TLS
+            # alert: 'HandshakeFailure'")
+            r"|remote party sent a TLS alert",
             E.network_unavailable,
             0.93,
         ),
@@ -932,7 +997,10 @@ NEUTRAL = table(
             # the proxy's 407 named by its number beside its reason or a status (.NET "does not indicate success: 407
             # (authenticationrequired)", axios "Request failed with status code 407"), or by .NET's enum name
             r"|\b407\W{0,3}\(?(?:proxy ?)?authentication ?required\b|\bProxyAuthenticationRequired\b"
-            r"|\bstatus code\W{0,3}407\b",
+            r"|\bstatus code\W{0,3}407\b"
+            # the JDK's HttpURLConnection when the proxy refused the CONNECT tunnel ("java.io.IOException: Unexpected
+            # response code for CONNECT: 400"): read by the vocabulary stage alone before
+            r"|\bunexpected response code for CONNECT\b",
             E.network_unavailable,
             0.93,
         ),
@@ -1390,6 +1458,9 @@ NEUTRAL = table(
             r"|\bnot pass(?:ing|ed)? (?:the |\w+(?:'|’)s )?safety (?:review|check|filter)s?\b"
             r"|\bsafety (?:review|check)s? (?:failed|not passed)\b"
             r"|\bguardrails? (?:was |were |has been |have been )?(?:triggered|intervened|tripped)\b"
+            # a prompt said to violate the service's guardrails (ChatGPT images "the prompt may violate our guardrails
+            # around nudity")
+            r"|\bviolat\w* (?:our |the |its |their |your )?(?:[\w-]+ )?guardrails?\b"
             r"|\bGUARDRAIL_INTERVENED\b",
             E.content_policy,
             0.95,
@@ -1441,6 +1512,172 @@ NEUTRAL = table(
         # a request whose parameters the service refused, in its own words (Chatbox "Invalid request parameters
         # detected")
         ("request_parameters_invalid", r"\binvalid request param(?:eter)?s\b", E.invalid_request, 0.9),
+        # (a concurrency limit "of 3 requests" is a rate whatever date its reset names: not these words)
+        # a spending cap named with its period (xAI "has either used all available credits or reached its monthly
+        # spending limit"): a cap the period resets, one step above the balance words beside it
+        (
+            "period_spend_cap",
+            r"\b(?:daily|weekly|monthly|annual|yearly) (?:spend(?:ing)?|usage|cost|budget) (?:limit|cap)\b",
+            E.quota_limited,
+            0.965,
+        ),
+        # the provider's own quota sentence quoted beside a wrapper's paraphrase of it (gpt_academic "[Local Message]
+        # You exceeded your current quota. OpenAI以账户额度不足为由, 拒绝服务"): the provider's words decide, one step
+        # above the paraphrase's balance word
+        ("quota_sentence_quoted", r"\byou exceeded your current quota\b", E.quota_limited, 0.965),
+        # an allowance counted without a period whose reset is a calendar date (Cody Gateway "you have exceeded the
+        # rate limit of 2000 requests. Retry after 2024-06-27 03:57:26 +0000 UTC"): a day's or a plan's allowance,
+        # not a per-second rate; a rate with its period ("100 requests per minute") stays a rate
+        (
+            "allowance_until_date",
+            r"\b(?:rate|usage|request|daily|monthly) limit of \d[\d,]* (?:requests|messages|tokens|calls|completions)\b"
+            r"(?!\s*(?:per|/|every|an?|each|in)\b)[^\n]{0,40}\b(?:retry|try again) (?:after|at|on) \d{4}-\d{2}-\d{2}\b",
+            E.quota_limited,
+            0.97,
+        ),
+        # a pool of accounts or keys all cooling down (Antigravity Manager "All accounts are currently limited. Please
+        # wait 8s."): a short rate wait, whatever the pool's wrapper calls it
+        (
+            "pool_cooling_down",
+            r"\b(?:all )?(?:accounts|keys|tokens|credentials|channels) (?:are )?(?:all )?(?:currently |temporarily )?"
+            r"(?:limited|rate[- ]limited|throttled|cooling down|on cooldown)\b",
+            E.rate_limited,
+            0.9,
+        ),
+        # an HTTP/2 stream the server reset while the body was being read (reqwest's `kind: Decode` or hyper's
+        # `Error(Body, … Reset(StreamId(19), INTERNAL_ERROR, Remote))`): the answer was cut mid-way, a step above the
+        # transport words a hyper error matches
+        (
+            "body_stream_reset",
+            r"\bkind: (?:Decode|Body)\b[^\n]{0,80}\bReset\(|\bhyper::Error\(Body,[^\n]{0,60}\bReset\(",
+            E.stream_truncated,
+            0.85,
+        ),
+        # Go's net/http client deadline ("Client.Timeout exceeded while awaiting headers", "net/http: timeout awaiting
+        # response headers"): the client's own timeout, above the socket's "i/o timeout" it leaves behind
+        (
+            "go_client_timeout",
+            r"\bClient\.Timeout exceeded\b|\btimeout awaiting response headers\b",
+            E.timeout,
+            0.85,
+        ),
+        # the OS's connection reset in its errno form (macOS 54, Linux 104, Windows 10054) under any exception class
+        # (httpx "ReadError: [Errno 54] Connection reset by peer"): the connection, a step above a read class that
+        # also names a body cut mid-way
+        (
+            "reset_errno",
+            r"\[(?:Errno|WinError) (?:54|104|10054)\] (?:Connection reset by peer|An existing connection was forcibly)",
+            E.network_unavailable,
+            0.91,
+        ),
+        # socket failures in Chinese locales (glibc's strerror and curl under zh_CN: "连接被对方重设" connection reset
+        # by peer, "拒绝连接" connection refused, "网络不可达", "没有到主机的路由", "无法解析主机")
+        (
+            "network_zh",
+            r"连接被对方重(?:设|置)|连接被重置|(?:连接)?被?拒绝连接|连接被拒绝|网络不可达|没有到主机的路由|无法解析(?:主机|域名)",
+            E.network_unavailable,
+            0.8,
+        ),
+        # Envoy's own 503 when its upstream (the provider's servers) could not be reached ("upstream connect error or
+        # disconnect/reset before headers. reset reason: remote connection failure … Connection refused"): the
+        # provider's side of its proxy, above the refused connection it names
+        (
+            "envoy_upstream",
+            r"\bupstream connect error or disconnect/reset before headers\b",
+            E.provider_unavailable,
+            0.85,
+        ),
+        # a message or input said to be too long in Chinese (a Java SDK's "BaseResponse(code=40000, message=消息过长)",
+        # "输入内容过长", "文本长度超出限制")
+        (
+            "context_too_long_zh",
+            r"(?:消息|内容|输入|文本|提示词?|上下文|请求|问题|对话)(?:内容)?(?:过长|太长|超长)"
+            r"|(?:长度|字数|token ?数)(?:已)?超(?:过|出)(?:了)?(?:最大|模型)?(?:限制|上限|长度)",
+            E.context_length_exceeded,
+            0.9,
+        ),
+        # a model identifier malformed as built by its settings (YandexGPT "invalid model_uri" when the folder id is
+        # wrong): the route's own configuration, not a model that is gone, one step above the model words
+        (
+            "model_uri_invalid",
+            r"\binvalid model[ _-]?(?:uri|url|path|resource[ _-]?name)\b",
+            E.provider_not_configured,
+            0.93,
+        ),
+        # a local server's runner that dropped the request (Ollama "POST predict: Post \"http://127.0.0.1:35943/
+        # completion\": EOF", "llama runner process no longer running"): the server cannot serve the model right now
+        (
+            "runner_dropped",
+            r"\bPOST predict: Post \S+: EOF\b|\brunner process no longer running\b",
+            E.provider_unavailable,
+            0.85,
+        ),
+        # a local server's engine process that exited or could not make a context (Ollama "llama runner process has
+        # terminated: error:failed to create context with model …", LM Studio "Engine protocol runtime llama-server …
+        # exited before becoming healthy", llama.cpp "llama_init_from_model: failed to initialize the context"): the
+        # server, not the request, a step below the memory words that name the model too large for it
+        (
+            "engine_exited",
+            r"\b(?:runner|server|engine|backend|worker) process (?:has )?(?:terminated|exited|died|crashed)\b"
+            r"|\bexited before becoming (?:healthy|ready)\b|\bfailed to (?:create|initiali[sz]e) (?:the |a )?"
+            r"(?:llama )?context\b"
+            r"|\b(?:llama-server|llama runner|runner|engine) (?:has )?(?:exited|terminated|crashed)"
+            r" (?:unexpectedly|with)\b",
+            E.provider_unavailable,
+            0.8,
+        ),
+        # a local server's KV cache with no room for the prompt: the context it was started with is full (KoboldCpp
+        # "failed to find KV cache slot for ubatch … Check your context buffer sizes!", ik_llama.cpp "Input prompt is
+        # too big compared to KV size", WebLLM "The KV cache is full", TensorRT-LLM "Couldn't assign past_key_value_0
+        # with shape …" for an engine built shorter, LM Studio "Trying to keep the first N tokens when context the
+        # overflows"): the conversation is longer than the window the route serves
+        (
+            "kv_cache_full",
+            r"\b(?:failed to|could(?:n.t| not)) find (?:a )?(?:free )?KV (?:cache )?slot\b|\bKV cache (?:is )?full\b"
+            # (node-llama-cpp "could not find a KV slot for the batch (try reducing the size of the batch or increase
+            # the context)", llama.cpp "failed to find free space in the KV cache")
+            r"|\bfailed to find free space in the KV cache\b"
+            r"|\b(?:prompt|input)\b[^.]{0,30}\btoo (?:big|large|long) (?:compared to|for) (?:the )?KV\b"
+            r"|\bincreas\w* (?:the )?KV(?: cache)? size\b|\bcheck your context buffer sizes?\b"
+            r"|\bcouldn.t assign past_key_values?\w* with shape\b|\btokens when (?:the )?context (?:the )?overflows\b"
+            r"|\bcontext shift is disabled\b",
+            E.context_length_exceeded,
+            0.92,
+        ),
+        # a model that declined or refused to answer (ChatGPTBox "Claude declined to respond to this request." for
+        # Anthropic's `stop_reason: refusal`): a refusal of the text, in words rather than a field
+        (
+            "model_declined",
+            r"\b(?:declined|refused|refuses|declines|unwilling) to (?:respond|answer|reply|generate|comply|assist"
+            r"|continue|help with)\b",
+            E.content_policy,
+            0.95,
+        ),
+        # output withheld from the user by a safeguard (Codex "This content can't be shown. We take extra caution with
+        # cybersecurity requests"), and a prompt filter's verdict with nothing named (Stability's 400 "Invalid prompts
+        # detected", "banned words detected")
+        (
+            "content_withheld",
+            r"\b(?:this |the )?(?:content|response|answer|output|message) (?:can(?:no|.)t|could(?:n.t| not)) be "
+            r"(?:shown|displayed)\b(?![^.\n]{0,30}\b(?:render|format|encod|font|browser))"
+            r"|\bextra caution with [\w ]{0,20}requests\b"
+            r"|\b(?:invalid|banned|prohibited|forbidden|disallowed|blocked|inappropriate) (?:prompts?|words?|terms?)"
+            r" (?:were |was |is |are )?(?:detected|found)\b"
+            # the same filter's verdict as a Bedrock/SageMaker wrapper relays it ("(400, 'invalid_prompts', 'One or more
+            # prompts contains filtered words.')")
+            r"|\bcontains? (?:filtered|banned|prohibited|forbidden|blocked) words?\b|\binvalid_prompts\b",
+            E.content_policy,
+            0.95,
+        ),
+        # a plan's token or message allowance spent (bolt.new "You've used all your remaining tokens"): a window of
+        # the plan that resets, not a balance to top up
+        (
+            "allowance_used_up",
+            r"\bused (?:up )?all (?:of )?(?:your|the|its) (?:remaining |available |included |daily |monthly |weekly )*"
+            r"(?:tokens|messages|requests|prompts|usage)\b",
+            E.quota_limited,
+            0.96,
+        ),
     ],
 )
 
@@ -1492,7 +1729,9 @@ BODY = table(
             r"model_not_found|deploymentnotfound|resourcenotfoundexception"
             # a model not served, or its dedicated endpoint stopped (Together `model_not_available`,
             # `dedicated_endpoint_not_running`)
-            r"|model_not_available|dedicated_endpoint_not_(?:running|ready)",
+            r"|model_not_available|dedicated_endpoint_not_(?:running|ready)"
+            # a model being retired as an error type (Azure AI Foundry `ServiceModelDeprecating`)
+            r"|\w*model_?deprecat\w*",
             E.model_unavailable,
             0.95,
         ),
@@ -1510,11 +1749,17 @@ BODY = table(
             r"|\w*unsafe_(?:generation|content|prompt|image)\w*|prohibited_content|\w*safety_(?:violation|block\w*)"
             # Volcano Ark's codes (`SensitiveContentDetected`, `InputTextSensitiveContentDetected`,
             # `OutputImageRiskDetection`)
-            r"|\w*sensitivecontentdetected|\w*(?:text|image|video|audio)riskdetection",
+            r"|\w*sensitivecontentdetected|\w*(?:text|image|video|audio)riskdetection"
+            # a gateway's content-security verdict as the error's type (`"type": "security_violation"` under a 403,
+            # its message a refusal): the request's content, not the caller's credentials
+            r"|\w*(?:security|content|policy|moderation)_violation",
             E.content_policy,
             0.95,
         ),
         ("overloaded_error", r"overloaded_error", E.provider_overloaded, 0.95),
+        # a gRPC or Connect deadline that elapsed (`DEADLINE_EXCEEDED`, Connect's `[deadline_exceeded]`): the call's own
+        # timeout, above the transport words its client class leaves ("ConnectError")
+        ("deadline_exceeded", r"deadline_exceeded", E.timeout, 0.85),
         # a body the gateway could not read as a request (Copilot's `invalid_request_body`)
         ("invalid_request_body", r"invalid_request_body", E.invalid_request, 0.88),
         # the generic kind of a refused request (`invalid_request_error`): weakest of all, any status or words

@@ -38,7 +38,11 @@ WINDOWS: tuple[Window, ...] = (
     _window(
         "hour",
         r"per[ _-]?(?:1 |one )?hour(?![a-oq-z])|\b[RT]PH\b|(?<![a-z])hourly(?![a-z])"
-        r"|\b(?:in|after|for) (?:a few|several|a couple of) hours\b",
+        r"|\b(?:in|after|for) (?:a few|several|a couple of) hours\b"
+        # (a limit counted over the hour in words: "You have reached your request limit for the hour")
+        r"|\blimit (?:for|of) (?:the|this|an?) hour\b"
+        # (a count over an hour: ChatGPT "Too many requests in 1 hour. Try again later.")
+        r"|\b(?:requests|messages|prompts|queries|calls) in (?:1|one|an?) hour\b",
         3600.0,
     ),
     _window("minute", r"per[ _-]?(?:minute|min\b)|\b[RT]PM\b|/min\b", 60.0),

@@ -482,8 +482,9 @@ def test_a_specific_message_beats_a_generic_body_type():
 
 
 def test_billing_and_credit_wording_beat_a_429_status():
+    # (xAI's cap names its month: a spending limit the period resets, a quota since errors-2026.12.14)
     xai = '429 "Your team has either used all available credits or reached its monthly spending limit."'
-    assert text(xai).code is ErrorCode.subscription_required
+    assert text(xai).code is ErrorCode.quota_limited
     assert http(429, {"error": {"message": "Your credit balance is too low."}}).code is ErrorCode.subscription_required
     assert http(429, {"error": {"message": "You exceeded your current quota"}}).code is ErrorCode.quota_limited
 
@@ -581,6 +582,8 @@ CATALOGUES = {
     "errors-2026.12.11": "014926fb04f2a716",
     "errors-2026.12.12": "60fa5357c7c94f3f",
     "errors-2026.12.13": "07c0eb42005074ba",
+    "errors-2026.12.14": "90666d8954cc3237",
+    "errors-2026.12.15": "3f5048213788b9e5",
 }
 
 
