@@ -6,7 +6,8 @@
    each arm and the added cost.
 2. Storm: many starts at once (each started, prompted once, closed) while threads of the worker are busy
    allocating, logging and forking, as an activity worker's are. A start never blocks the event loop (nothing of
-   ours runs between fork and exec), so the loop's worst lateness stays small and every start completes.
+   ours runs between fork and exec), so the loop's worst lateness stays small and every start completes. `launch`
+   runs STORM_STARTS_IN_LAUNCH of them; `office bench storm` (by name only, not in `all`) runs STORM_STARTS.
 """
 
 import asyncio
@@ -31,6 +32,9 @@ TINY_AGENT = str(ROOT / "testkit" / "tiny_agent.sh")
 PROVIDER = "http://127.0.0.1:9/v1"  # never connected to: it gives the sandbox a port to relay
 SAMPLES = 100
 STORM_STARTS, STORM_AT_ONCE, BUSY_THREADS = 2000, 32, 4
+# The storm inside `launch` (and so `make bench`): as many starts as the CI storm test, so `make bench` stays within
+# its 15 minutes; the 2,000 of issue #23 are `office bench storm`.
+STORM_STARTS_IN_LAUNCH = 500
 log = logging.getLogger(__name__)
 
 
@@ -157,4 +161,9 @@ async def storm(
 
 
 async def run() -> dict[str, Any]:
-    return {"start_cost": await start_cost(), "storm": await storm()}
+    return {"start_cost": await start_cost(), "storm": await storm(STORM_STARTS_IN_LAUNCH)}
+
+
+async def run_storm() -> dict[str, Any]:
+    """`office bench storm`: the whole storm alone."""
+    return await storm(STORM_STARTS)

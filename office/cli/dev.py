@@ -19,7 +19,7 @@ watchdog_app = typer.Typer(no_args_is_help=True, help="The backstop that clears 
 # The dev stack's Temporal UI. A named default rather than a literal: typer hands each call its own copy.
 UI_ORIGINS = ["http://127.0.0.1:8233", "http://localhost:8233"]
 BENCHES = ("continuity", "amplification", "throughput", "scale", "launch", "ceilings")  # `all`, in this order
-SOLO_BENCHES = ("soak",)  # by name only: too long for `all` (`make bench` stays within 15 minutes)
+SOLO_BENCHES = ("soak", "storm")  # by name only: too long for `all` (`make bench` stays within 15 minutes)
 
 
 # --- the embedded stack ------------------------------------------------------------------------------
@@ -128,7 +128,7 @@ def watchdog_install(
 def bench(
     name: Annotated[
         str,
-        typer.Argument(help="continuity | amplification | throughput | scale | launch | ceilings | all | soak"),
+        typer.Argument(help="continuity | amplification | throughput | scale | launch | ceilings | all | soak | storm"),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object (all: keyed by benchmark).")] = False,
     runs: Annotated[
@@ -136,7 +136,8 @@ def bench(
     ] = None,
 ) -> None:
     """Run a benchmark against a real dev server and the provider simulator; print ratios measured side by side.
-    `all` runs every one but `soak` (10,000 runs through one worker: run it by name)."""
+    `all` runs every one but `soak` (10,000 runs through one worker) and `storm` (2,000 sandboxed agent starts at
+    once): run those by name."""
     import logging
 
     names = list(BENCHES) if name == "all" else [name]
@@ -177,6 +178,7 @@ def _bench_runners(soak_runs: int | None = None) -> dict[str, Callable[[], Corou
         "launch": launch.run,
         "ceilings": ceilings.run,
         "soak": lambda: soak.run(soak.SoakPlan(runs=soak_runs) if soak_runs else soak.PLAN),
+        "storm": launch.run_storm,
     }
 
 
