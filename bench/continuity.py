@@ -2,7 +2,8 @@
 
 150 scripted conversations of 7/9/11 turns, a factual anchor at turn 0 and a unique canary each; one failover
 per conversation injected from a seeded manifest (timeout, 5xx, 429 at an early, middle or the probe turn);
-repeated over seeds until 750 failovers; plus a stateless control arm that forwards only the newest message.
+repeated over seeds until 750 failovers; plus a stateless control arm of 50 conversations that forwards only the
+newest message.
 Counted from the simulator's own call log."""
 
 import asyncio
@@ -149,6 +150,9 @@ def score(
     }
 
 
+CONTROL_CONVERSATIONS = 50  # the stateless control shows what forwarding only the newest message loses: 50 show it
+
+
 async def run(conversations: int = 150, in_flight: int = 100, target: int = TARGET_FAILOVERS) -> dict[str, Any]:
     """One pool of `in_flight` conversations: the control arm first, then seed after seed until `target`
     failovers were measured (no arm waits for the previous one's stragglers). A lane starts no conversation that
@@ -156,7 +160,7 @@ async def run(conversations: int = 150, in_flight: int = 100, target: int = TARG
     for one to end (a conversation that ended without a failover lets it go on)."""
     started = time.monotonic()
     async with bench_stack(worker_process=True, worker_processes=2) as stack:
-        control = await prepare_arm(stack, manifest(1000, conversations), False)
+        control = await prepare_arm(stack, manifest(1000, CONTROL_CONVERSATIONS), False)
         arms: list[Arm] = []
         failovers = running = 0
         turn = asyncio.Condition()
