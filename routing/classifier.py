@@ -102,6 +102,8 @@ STATUS_CODES: dict[int, tuple[ErrorCode, float]] = {
     500: (ErrorCode.provider_unavailable, 0.7),
     502: (ErrorCode.provider_unavailable, 0.7),
     503: (ErrorCode.provider_unavailable, 0.7),
+    # a gateway's dependency failed (Vercel AI Gateway's `failed_dependency`): the server behind it, not the request
+    424: (ErrorCode.provider_unavailable, 0.6),
     504: (ErrorCode.timeout, 0.7),
     524: (ErrorCode.timeout, 0.6),
     520: (ErrorCode.provider_unavailable, 0.7),  # Cloudflare: the origin answered with something unexpected
@@ -239,7 +241,8 @@ _KEY_FIELDS = frozenset(
 _STATUS_FIELDS = frozenset(
     {"code", "status", "statuscode", "status_code", "httpstatuscode", "http_status", "http_status_code"}
 )
-# (Baidu Qianfan/ERNIE and iFlytek put theirs in `error_msg`, WeChat-style APIs in `errmsg`)
+# (Baidu Qianfan/ERNIE and iFlytek put theirs in `error_msg`, WeChat-style APIs in `errmsg`, MiniMax in
+# `base_resp.status_msg` beside its own numbered `status_code`)
 _MESSAGE_FIELDS = frozenset(
     {
         "message",
@@ -255,6 +258,8 @@ _MESSAGE_FIELDS = frozenset(
         "errmsg",
         "err_msg",
         "errormsg",
+        "status_msg",
+        "statusmsg",
     }
 )
 # Fields that say why a generation ended: a policy stop inside a 200 is a refusal, a length stop an answer cut short.

@@ -35,6 +35,12 @@ SETS = {
     "blind_2026_12_03p.jsonl": "dc5b87b",
     "blind_2026_12_03q.jsonl": "dc5b87b",
     "blind_2026_12_03r.jsonl": "dc5b87b",
+    # hs/ht: the merge of ht (both sets in, round 13's rules), before round 14 (which decides them 128/152, as round 15)
+    "blind_2026_12_03s.jsonl": "42de755",
+    "blind_2026_12_03t.jsonl": "42de755",
+    # hu/hv: the merge of hv (both sets in, round 15's rules), before round 16 (which decides them 117/151)
+    "blind_2026_12_03u.jsonl": "ab6c038",
+    "blind_2026_12_03v.jsonl": "ab6c038",
 }
 
 INNER = r"""

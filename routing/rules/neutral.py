@@ -1678,6 +1678,155 @@ NEUTRAL = table(
             E.quota_limited,
             0.96,
         ),
+        # sixteenth round, by class
+        # a closed or lost connection in the BEAM's words (Elixir Mint/Finch/Req "** (Mint.TransportError) socket
+        # closed", the struct `%Mint.TransportError{reason: :closed}`, Erlang's `{:error, :closed}`), and a connection
+        # said to be lost in any client's words (Ollama's app "Connection lost", `turbo_connection_lost`): the path
+        # to the provider, not the request
+        (
+            "transport_closed",
+            r"\b(?:Mint|Finch|Req|Gun|Hackney)\.(?:TransportError|HTTPError)\b(?!\{reason: :timeout\})"
+            r"|%Mint\.\w+\{reason: :(?:closed|econnrefused|econnreset|nxdomain)\}"
+            r"|\{:error, (?:%\w+\{reason: )?:(?:closed|econnrefused|econnreset|nxdomain|ehostunreach)\}?\}"
+            r"|\bsocket (?:was |has been |is )?(?:unexpectedly )?closed\b"
+            r"|\bconnection (?:was |has been )?(?:unexpectedly )?lost\b|\bconnection_lost\b",
+            E.network_unavailable,
+            0.82,
+        ),
+        # a tunnel or edge in front of a self-hosted server with nothing behind it (ngrok ERR_NGROK_3200 "The endpoint
+        # is offline", ERR_NGROK_724 "No backend is available to serve requests for endpoint …", ERR_NGROK_8012
+        # "Traffic successfully made it to the ngrok agent, but the agent failed to establish a connection to the
+        # upstream"): the server that answers for the route is down, it may be back
+        (
+            "tunnel_no_backend",
+            r"\bERR_NGROK_\d+\b|\b(?:the )?endpoint (?:\S+ )?is offline\b"
+            r"|\bno (?:backends?|upstreams?|origins?) (?:is |are )?available to (?:serve|handle)\b"
+            r"|\btunnel (?:\S+ )?(?:not found|is offline|is closed)\b",
+            E.provider_unavailable,
+            0.85,
+        ),
+        # no serving worker free for the model (Featherless "Service Temporarily Unavailable / No valid Executor", its
+        # "insufficient model capacity"; NVIDIA's hosted NIM "failed to establish link to worker" when every instance
+        # is busy): the model's capacity, above the 503 and the generic server words
+        (
+            "no_worker_free",
+            r"\bno (?:valid|available|free|idle|ready) (?:executors?|workers?|instances?|replicas?|runners?|slots?)\b"
+            r"|\bfailed to (?:establish|create|open) (?:a )?(?:link|connection|session) to (?:a |the )?"
+            r"(?:worker|executor|instance|replica)\b"
+            # (SGLang's router "No available workers (all circuits open or unhealthy)", TorchServe's 503 "No worker is
+            # available to serve request: densenet161")
+            r"|\bno (?:\w+ )?(?:executor|worker|instance|replica|runner)s? (?:is |are )?available to (?:serve|handle"
+            r"|process)\b",
+            E.model_capacity,
+            0.88,
+        ),
+        # a server's request queue with no room (Groq's legacy 503 `ErrorQueueFull`, "request queue is full",
+        # `queue_full`): the provider as a whole is too busy
+        (
+            "queue_full",
+            r"\bErrorQueueFull\b|\bqueue_full\b|\b(?:request |job |task |inference |server )?queue (?:is )?"
+            r"(?:currently )?(?:full|at (?:max(?:imum)? )?capacity)\b",
+            E.provider_overloaded,
+            0.88,
+        ),
+        # a gateway that gave up waiting on the server behind it (g4f's "Response 504: Gateway Timeout" raised as
+        # its RateLimitError class, "504 Gateway Time-out", Envoy "upstream request timeout"): the wait, whatever
+        # class carries it; above a rate-limit class name
+        (
+            "gateway_timeout",
+            r"\b504\W{1,3}Gateway Time-?out\b|\bGateway Time-?out\b",
+            E.timeout,
+            0.88,
+        ),
+        # a routing gateway with no provider left for the model under the request's constraints (OpenRouter's 503
+        # "There is no available model provider that meets your routing requirements"): this model on this route
+        (
+            "no_provider_for_route",
+            r"\bno (?:available |eligible )?(?:model )?providers? (?:that )?(?:meets?|match(?:es)?|satisf\w+)"
+            r" (?:your |the )?(?:routing|provider) (?:requirements|preferences|constraints)\b",
+            E.model_unavailable,
+            0.9,
+        ),
+        # a key the client gave up on after repeated refusals (g4f "API key has failed too many times."): the key
+        (
+            "key_failed_repeatedly",
+            r"\b(?:api[ _-]?)?(?:key|token|credentials?)\b[^.]{0,30}\b(?:has |have )?(?:failed|been (?:rejected"
+            r"|refused|denied)) too many times\b",
+            E.auth_required,
+            0.95,
+        ),
+        # an account locked or held for a person to clear, whatever status or code carries it (Kiro's 403 "Your User
+        # ID … temporarily is suspended. We've locked your account as a security precaution" under
+        # `insufficient_quota`; Z.AI's 429 "Account anomaly: Account has violation, please contact platform customer
+        # service to unlock"): above the quota words and the 429 (a suspension for an unpaid invoice says none of this)
+        (
+            "account_held",
+            r"\blocked (?:it|your (?:account|user id)|the account) as a security precaution\b|\blocked your account\b"
+            r"|\baccount (?:anomaly|has (?:a |been flagged for )?"
+            r"violations?)\b|\bcontact [\w ]{0,40}(?:support|customer service)[\w ]{0,20} to (?:unlock|unblock"
+            r"|verify your identity|restore access)\b",
+            E.auth_required,
+            0.97,
+        ),
+        # a CDN edge that refused this client before any origin (Akamai's "Access Denied … Reference
+        # #18.2f580317.… https://errors.edgesuite.net/…"): the path to the provider, not the credential; above the
+        # "access denied" words it prints
+        (
+            "edge_denied",
+            r"\berrors\.edgesuite\.net\b|\bReference #\d{1,3}\.[0-9a-f]{6,}\.\d{9,}\.[0-9a-f]{6,}\b"
+            r"|\bAkamaiGHost\b",
+            E.network_unavailable,
+            0.94,
+        ),
+        # a lock whose reason is a top-up (fal "User is locked. Reason: TOP_UP."): billing, above the lock
+        (
+            "locked_for_top_up",
+            r"\breason\W{1,3}(?:top[ _-]?up|unpaid\w*|billing)\b",
+            E.subscription_required,
+            0.97,
+        ),
+        # a gateway's guardrail checks that denied the request (Portkey's 446 "The guardrail checks defined in the
+        # config failed", `hooks_failed`): the request's content under a policy the route enforces
+        (
+            "guardrail_checks_failed",
+            r"\bguardrail (?:checks?|hooks?|rules?|policies) (?:[\w ]{0,30})?(?:failed|denied|blocked)\b",
+            E.content_policy,
+            0.95,
+        ),
+        # a completion stopped at the output-token limit, in a client's template (langchaingo's Bedrock "completed due
+        # to max_tokens. Maybe try increasing max tokens"): the answer ran out of room
+        (
+            "stopped_at_max_tokens",
+            r"\b(?:completed|stopped|ended|finished|terminated) (?:due to|because of|with) \W?(?:max_tokens|length"
+            r"|max_output_tokens)\b|\btry increasing (?:the )?max[ _](?:output[ _])?tokens\b",
+            E.context_length_exceeded,
+            0.93,
+        ),
+        # one request larger than a gateway's per-request capacity (NexoRouter `request_too_large` "the single
+        # request is estimated to exceed the gateway's per-request token capacity"): no wait lets it fit, another
+        # provider might
+        (
+            "over_per_request_capacity",
+            r"\bexceed\w* (?:the )?(?:[\w'’]+ )?per[ -]request (?:token )?(?:capacity|budget|limit)\b",
+            E.quota_limited,
+            0.96,
+        ),
+        # a tool's name for a model nothing installed serves (simonw/llm "'o1-mini' is not a known model")
+        (
+            "not_a_known_model",
+            r"\bis not a (?:known|recogni[sz]ed|valid|supported|registered) model\b",
+            E.model_unavailable,
+            0.93,
+        ),
+        # an allowance counted over a stretch of minutes ("the public API is limited to around 20 queries per every
+        # 30 minutes"): a limit whose window decides the wait
+        (
+            "limited_per_window",
+            r"\blimited to (?:around |about |roughly |up to )?[\d,]+ (?:queries|requests|calls|messages|generations)"
+            r" (?:per|every|each)\b",
+            E.rate_limited,
+            0.85,
+        ),
     ],
 )
 
@@ -1757,6 +1906,10 @@ BODY = table(
             0.95,
         ),
         ("overloaded_error", r"overloaded_error", E.provider_overloaded, 0.95),
+        # a gateway whose upstream failed (Vercel AI Gateway's 424 `failed_dependency`), a gateway's guardrail hooks
+        # that denied the request (Portkey's 446 `hooks_failed`)
+        ("failed_dependency", r"failed_dependency", E.provider_unavailable, 0.9),
+        ("hooks_failed", r"hooks_failed", E.content_policy, 0.95),
         # a gRPC or Connect deadline that elapsed (`DEADLINE_EXCEEDED`, Connect's `[deadline_exceeded]`): the call's own
         # timeout, above the transport words its client class leaves ("ConnectError")
         ("deadline_exceeded", r"deadline_exceeded", E.timeout, 0.85),
@@ -1771,7 +1924,7 @@ BODY = table(
             r"e(?:connreset|connrefused|connaborted|notfound|ai_again|hostunreach|netunreach|pipe|timedout)"
             r"|esockettimedout|und_err_\w+"
             # a client's or relay's own transport kind (`"type": "network_error"`, `api_connection_error`)
-            r"|network_error|(?:api_)?connection_error",
+            r"|network_error|(?:api_)?connection_error|\w*connection_lost",
             E.network_unavailable,
             0.8,
         ),
