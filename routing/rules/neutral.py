@@ -1833,7 +1833,7 @@ NEUTRAL = table(
         (
             "maximum_reached_for_period",
             r"\bmaximum\b[^\n]{0,120}?\breached for (?:this|the current|the) (?:month|week|day|billing (?:cycle|period)"
-            r"|period)\b|\bout of (?:requests|messages|queries|prompts|generations|credits)\b"
+            r"|period)\b|\bout of (?:requests|messages|queries|prompts|generations)\b"
             r"|\bQuota_?Limit(?:Exceeded|Reached|Error)?\b",
             E.quota_limited,
             0.95,
@@ -1872,8 +1872,9 @@ NEUTRAL = table(
         (
             "content_blocked_by_policy",
             r"\b(?:prompt|response|request|input|output|completion|content|message)s? (?:was |were |has been )?"
-            r"(?:blocked|filtered|rejected) (?:due to|by|because of) (?:the |your |our )?(?:\w+ )?(?:security|safety"
-            r"|content|moderation|guardrail)\w*(?: (?:configurations?|polic(?:y|ies)|settings?|rules?|filters?))?\b"
+            r"(?:blocked|filtered|rejected) (?:due to|by|because of) (?:the |your |our )?(?:\w+ )?(?:security "
+            r"(?:configurations?|polic(?:y|ies))|(?:safety|content|moderation|guardrail)\w*(?: (?:configurations?"
+            r"|polic(?:y|ies)|settings?|rules?|filters?))?)\b"
             r"|合规问题|(?:已被|被)(?:阻止|拦截|屏蔽)(?:生成|输出)|\bsensitiveContentDetected\b|\binvalidProviderContent\b"
             r"|\bunavailable output\b",
             E.content_policy,
@@ -1919,7 +1920,7 @@ NEUTRAL = table(
         (
             "model_high_traffic",
             r"\bmodel (?:you(?:'ve| have)? selected |selected )?is experiencing (?:a )?high (?:volume of )?(?:traffic"
-            r"|demand|load)\b|\btry (?:changing|switching) (?:the |to another |to a different )?model\b",
+            r"|demand|load)\b",
             E.model_capacity,
             0.93,
         ),
