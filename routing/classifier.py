@@ -572,7 +572,9 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
             candidates.append(Candidate(f"{prefix}.{status}", code_conf[0], code_conf[1], 0))
 
     candidates += _structured_candidates(signal)
-    candidates += _answered_candidates(signal.status, status, candidates, keys)
+    # (a client's own internal response, Perl LWP's "Client-Warning: Internal response", is no server's reply)
+    separate = None if CLIENT_INTERNAL.search(text) else signal.status
+    candidates += _answered_candidates(separate, status, candidates, keys)
     if not candidates:  # no rule, status or structured signal said anything: the class's vocabulary may
         candidates += _lexicon_candidates(signal)
     candidates += _limit_candidates(text, candidates, retry_after)
@@ -592,6 +594,8 @@ OVER_BUDGET = "budget.request_over_limit"
 PAYMENT_STATUS = 402
 PAYMENT_LIMIT = "payment.limit"
 SERVER_UPSTREAM = "status.server_upstream"
+# Perl LWP marks a status it made up itself (a connect that failed) with this header: the office's path, not the server
+CLIENT_INTERNAL = re.compile(r"\bClient-Warning:\s*Internal response\b", re.I)
 NOT_FOUND_KIND = "status.404_not_found"
 _NOT_FOUND_KEY = re.compile(r"not_?found(?:_error)?", re.I)
 

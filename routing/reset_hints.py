@@ -42,6 +42,13 @@ _RELATIVE = re.compile(
     r"(" + _DURATION + r")",
     re.I,
 )
+# a wait of one unit in words (ngrok's ERR_NGROK_3162 "Try again in about an hour.")
+_RELATIVE_ONE = re.compile(
+    _TRIGGER + r"[^.\n\d]{0,30}?\b(?:in|after|for)\s+(?:about|approximately|roughly|around)?\s*(?:an?|one)\s+"
+    r"(minute|hour|day|week)\b",
+    re.I,
+)
+_ONE_UNIT_S = {"minute": 60.0, "hour": 3600.0, "day": 86400.0, "week": 7 * 86400.0}
 # "Please wait 10 hours 58 minutes": a wait named with no preposition
 _WAIT = re.compile(r"\bwait\s+(?:for\s+)?(?:about\s+|approximately\s+|~)?(" + _DURATION + r")", re.I)
 _RETRY_AFTER_TEXT = re.compile(r"retry[-_ ]after(?:[-_ ]ms)?[\"']?\s*[:=]\s*[\"']?(\d+(?:\.\d+)?)\b", re.I)
@@ -261,6 +268,9 @@ def reset_from_text(text: str | None, now: datetime | None) -> float | None:
     m = _RELATIVE.search(text) or _WAIT.search(text)
     if m and (d := parse_duration(m[1])) is not None:
         return d
+    m = _RELATIVE_ONE.search(text)
+    if m:
+        return _ONE_UNIT_S[m[1].lower()]
     m = _RETRY_AFTER_TEXT.search(text)
     if m:
         value = float(m[1])

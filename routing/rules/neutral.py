@@ -1827,6 +1827,142 @@ NEUTRAL = table(
             E.rate_limited,
             0.85,
         ),
+        # seventeenth round, by class
+        # a cap spent for a named calendar period or worded as a plan's allowance ("Maximum … reached for this month"
+        # from Amazon Q, Warp's "Out of requests", its `QuotaLimit` error name): a quota, never a short retry
+        (
+            "maximum_reached_for_period",
+            r"\bmaximum\b[^\n]{0,120}?\breached for (?:this|the current|the) (?:month|week|day|billing (?:cycle|period)"
+            r"|period)\b|\bout of (?:requests|messages|queries|prompts|generations)\b"
+            r"|\bQuota_?Limit(?:Exceeded|Reached|Error)?\b",
+            E.quota_limited,
+            0.95,
+        ),
+        # a credit limit reached (Warp "You've reached your credit limit. Your credit limit resets on February 21."):
+        # the plan's allowance, above the rate-limit words
+        (
+            "credit_limit_reached",
+            r"\b(?:reached|hit|exceeded|used up) (?:your |the |its )?(?:monthly |plan(?:'s)? )?credit "
+            r"(?:limit|allowance|cap)\b|\bcredit (?:limit|allowance) (?:resets|renews)\b",
+            E.quota_limited,
+            0.95,
+        ),
+        # unpaid invoices or a payment to update (Zed "Outstanding invoices. Please update your payment information"):
+        # billing, above the "permission error" words around it
+        (
+            "unpaid_invoices",
+            r"\b(?:outstanding|unpaid|overdue) (?:invoices?|payments?|balances?)\b"
+            r"|\bupdate your (?:payment|billing) (?:information|method|details)\b",
+            E.subscription_required,
+            0.96,
+        ),
+        # a free tier, plan or trial that no longer exists (Qwen Code "Qwen OAuth free tier has been discontinued"):
+        # the plan, above the 429 that carried it
+        (
+            "free_tier_discontinued",
+            r"\bfree (?:tier|plan|trial|quota|access)\b[^.\n]{0,30}\b(?:has been |was |is (?:being )?)?(?:discontinued"
+            r"|ended|retired|terminated|no longer (?:available|offered|supported))\b",
+            E.subscription_required,
+            0.96,
+        ),
+        # a gateway's guardrail that blocked the prompt or the answer (Cloudflare AI Gateway 2016 "Prompt blocked due
+        # to security configurations", 2017 "Response blocked …"), a relay's compliance block in Chinese
+        # (内容由于合规问题已被阻止生成), Runware's `sensitiveContentDetected` / `invalidProviderContent`, CLOVA
+        # Studio's 40005 "Unavailable output" (a result withheld under internal policy): moderation
+        (
+            "content_blocked_by_policy",
+            r"\b(?:prompt|response|request|input|output|completion|content|message)s? (?:was |were |has been )?"
+            r"(?:blocked|filtered|rejected) (?:due to|by|because of) (?:the |your |our )?(?:\w+ )?(?:security "
+            r"(?:configurations?|polic(?:y|ies))|(?:safety|content|moderation|guardrail)\w*(?: (?:configurations?"
+            r"|polic(?:y|ies)|settings?|rules?|filters?))?)\b"
+            r"|合规问题|(?:已被|被)(?:阻止|拦截|屏蔽)(?:生成|输出)|\bsensitiveContentDetected\b|\binvalidProviderContent\b"
+            r"|\bunavailable output\b",
+            E.content_policy,
+            0.95,
+        ),
+        # the request over the model's own maximum in a runtime's words (Embedia "is longer than max_input_tokens",
+        # TabbyAPI "Request length 71599 + 2048 is greater than max_seq_len 65536") and in Chinese
+        # ("tokens数量（5000）超过了最大限制4096"): the request, not a wait
+        (
+            "over_max_input",
+            r"\b(?:longer|greater|larger|more) than (?:the )?(?:model'?s )?max(?:imum)?[_ ]"
+            r"(?:input[_ ](?:tokens|length)|seq(?:uence)?[_ ]len(?:gth)?|model[_ ]len(?:gth)?"
+            r"|context[_ ](?:length|window|size)|prompt[_ ]tokens"
+            r"|position[_ ]embeddings)\b|tokens?\s*数量.{0,20}超过.{0,6}最大",
+            E.context_length_exceeded,
+            0.94,
+        ),
+        # a local runtime that cannot hold the model (Jan's "ggml_vulkan: Memory allocation of size … failed", "Model
+        # size exceeds available RAM") or cannot find its file (LocalAI "could not load model: … no such file or
+        # directory"): this route cannot serve the model
+        (
+            "model_memory_or_file",
+            r"\bmemory allocation of (?:size )?\d+ (?:bytes )?failed\b"
+            r"|\bmodel(?:'s)? size exceeds (?:the )?(?:available|free|device) (?:V?RAM|memory)\b"
+            r"|\b(?:could not|failed to|unable to|can'?t|cannot) load (?:the )?model\b[^\n]{0,300}\bno such file"
+            r" or directory\b",
+            E.model_unavailable,
+            0.93,
+        ),
+        # a model retired or not found by the tool that names it (CLOVA Studio 40082 "Model fade out", RAGFlow's
+        # "LLM(deepseek-r1___OpenAI-API@OpenAI-) not found", MixRoute's 503 "Model Unavailable: Please verify if the
+        # model name is correct"): the model, not the server
+        (
+            "model_retired_or_unknown",
+            r"\bmodel (?:fade[ -]?out|faded out|sunset(?:ted)?)\b"
+            r"|\b(?:LLM|model)\s?\([^)\n]{1,120}\) (?:is )?not found\b"
+            r"|\bverify (?:if |that |whether )?the model name is correct\b",
+            E.model_unavailable,
+            0.94,
+        ),
+        # the selected model too busy, with another model suggested (Kiro "The model you've selected is experiencing a
+        # high volume of traffic. Try changing the model"): the model's capacity, above the provider's overload words
+        (
+            "model_high_traffic",
+            r"\bmodel (?:you(?:'ve| have)? selected |selected )?is experiencing (?:a )?high (?:volume of )?(?:traffic"
+            r"|demand|load)\b",
+            E.model_capacity,
+            0.93,
+        ),
+        # a provider or market over its capacity (GoToAI 503 `provider_over_capacity`), a queue over its maximum size
+        # (Triton behind a NIM "exceeds maximum queue size"), load shed by backpressure (Ray Serve "Request dropped
+        # due to backpressure"): the provider too busy now, a short retry
+        (
+            "over_capacity_or_shed",
+            r"\b\w*over_capacity\b|\bexceeds? (?:the )?max(?:imum)? queue (?:size|length|depth)\b"
+            r"|\bmax(?:imum)? queue (?:size|length|depth) (?:reached|exceeded)\b"
+            r"|\b(?:dropped|rejected|shed) due to backpressure\b",
+            E.provider_overloaded,
+            0.92,
+        ),
+        # a gateway that could not reach the inference backend behind it (RunComfy 11007
+        # `InferenceServiceConnectionError`): the server, a short retry
+        (
+            "backend_connection_error",
+            r"\b\w*(?:Service|Backend|Upstream|Deployment)ConnectionError\b",
+            E.provider_unavailable,
+            0.88,
+        ),
+        # a TLS connect that failed in Perl LWP's words ("500 Can't connect to host (SSL connect attempt failed)",
+        # its internal response): the path to the provider
+        (
+            "lwp_cannot_connect",
+            r"\bCan't connect to \S+ \((?:SSL connect attempt failed|Connection refused|Name or service not known"
+            r"|timeout)[^)]*\)|\bSSL connect attempt failed\b",
+            E.network_unavailable,
+            0.9,
+        ),
+        # an account that no longer exists or was switched off (OpenAI "You do not have an account because it has
+        # been deleted or deactivated"), a key limited to HTTP referrers called from elsewhere (Gemini "Requests from
+        # referer <empty> are blocked"), a key "missing, expired, or incorrect": the user's to fix
+        (
+            "account_gone_or_key_restricted",
+            r"\baccount\b[^.\n]{0,30}\b(?:has been|was|is) (?:deleted|deactivated)\b|\bdeleted or deactivated\b"
+            r"|\brequests from referr?er \S+ (?:are|is) blocked\b|\bAPI_KEY_HTTP_REFERRER_BLOCKED\b"
+            r"|\bkey is missing, (?:expired|invalid|incorrect)\b",
+            E.auth_required,
+            0.96,
+        ),
     ],
 )
 
@@ -1858,7 +1994,9 @@ BODY = table(
         # quota kinds: OpenAI insufficient_quota, Google ErrorInfo reason QUOTA_EXHAUSTED, Copilot quota_exceeded
         (
             "insufficient_quota",
-            r"insufficient_quota|quota_exhausted|quota_exceeded|exceeded_current_quota(?:_error)?",
+            r"insufficient_quota(?:_error)?|quota_exhausted|quota_exceeded|exceeded_current_quota(?:_error)?"
+            # a free users' allowance as the error's type (BytePower `ai_free_limit`)
+            r"|\w*free_(?:tier_)?limit",
             E.quota_limited,
             0.96,
         ),
@@ -1895,7 +2033,7 @@ BODY = table(
             r"content_policy_violation|content_filter|responsibleaipolicyviolation|data_inspection_failed"
             r"|sensitive_words?_detected"
             # a safety verdict as an ErrorInfo reason or a code (Google "PUBLIC_ERROR_UNSAFE_GENERATION")
-            r"|\w*unsafe_(?:generation|content|prompt|image)\w*|prohibited_content|\w*safety_(?:violation|block\w*)"
+            r"|\w*unsafe_(?:generation|content|prompt|image)\w*|prohibited_content|\w*safety_(?:violation|breach|block\w*)"
             # Volcano Ark's codes (`SensitiveContentDetected`, `InputTextSensitiveContentDetected`,
             # `OutputImageRiskDetection`)
             r"|\w*sensitivecontentdetected|\w*(?:text|image|video|audio)riskdetection"

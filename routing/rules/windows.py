@@ -30,7 +30,9 @@ WINDOWS: tuple[Window, ...] = (
         r"per[ _-]?(?:1 |one )?day(?![a-oq-z])|\b[RT]PD\b|(?<![a-z])daily(?![a-z])|\b24[- ]hours?\b|-per-day\b"
         r"|\btomorrow\b|每[天日]|\btoday['’]s\b|/\s?day\b"
         # a wait of days named without a number ("try again in a few days")
-        r"|\b(?:in|after|for) (?:a few|several|a couple of) days\b",
+        r"|\b(?:in|after|for) (?:a few|several|a couple of) days\b"
+        # a limit that resets on a calendar date ("Your credit limit resets on February 21.")
+        r"|\bresets? on (?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.? \d{1,2}|\d{4}-\d{2}-\d{2})\b",
         86400.0,
     ),
     _window("5h", r"\b5[- ]hours?\b(?! \d)|\bfive[- ]hour\b|\b5\s*个?小时", 5 * 3600.0),
@@ -39,6 +41,8 @@ WINDOWS: tuple[Window, ...] = (
         "hour",
         r"per[ _-]?(?:1 |one )?hour(?![a-oq-z])|\b[RT]PH\b|(?<![a-z])hourly(?![a-z])"
         r"|\b(?:in|after|for) (?:a few|several|a couple of) hours\b"
+        # (a wait of about an hour in words: ngrok's ERR_NGROK_3162 "Try again in about an hour.")
+        r"|\b(?:in|after|for) (?:about|around|roughly|approximately) (?:an|one|1) hours?\b"
         # (a limit counted over the hour in words: "You have reached your request limit for the hour")
         r"|\blimit (?:for|of) (?:the|this|an?) hour\b"
         # (a count over an hour: ChatGPT "Too many requests in 1 hour. Try again later.")
