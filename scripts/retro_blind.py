@@ -41,6 +41,9 @@ SETS = {
     # hu/hv: the merge of hv (both sets in, round 15's rules), before round 16 (which decides them 117/151)
     "blind_2026_12_03u.jsonl": "ab6c038",
     "blind_2026_12_03v.jsonl": "ab6c038",
+    # hw/hx: the merge of hx (both sets in, round 16's rules), before round 17 (which decides them 131/151 as well)
+    "blind_2026_12_03w.jsonl": "61c0071",
+    "blind_2026_12_03x.jsonl": "61c0071",
 }
 
 INNER = r"""
