@@ -15,6 +15,7 @@ from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
+from temporalio.service import RPCError, RPCStatusCode
 
 from activities.git.runner import DEV_MODE_ENV
 from contracts.queues import TASK_QUEUE
@@ -196,18 +197,34 @@ async def until_polling(
     """Waits until every worker process polls the stack's workflow task queue (or `queue`, on `client`'s server): it
     has imported and connected, so a measurement that starts now does not time the workers' start-up."""
     client = client or stack.client
-    request = DescribeTaskQueueRequest(
-        namespace=client.namespace,
-        task_queue=TaskQueue(name=queue or stack.task_queue),
-        task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    wanted = {w.pid for w in workers}
+    await eventually(
+        lambda: poller_pids(client, queue or stack.task_queue, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW),
+        until=lambda pids: wanted <= pids,
+        timeout=within_s,
+        what="the workers polling",
     )
 
-    async def polling_pids() -> set[int]:
-        pollers = (await client.workflow_service.describe_task_queue(request)).pollers
-        return {int(p.identity.split("@", 1)[0]) for p in pollers if p.identity.split("@", 1)[0].isdigit()}
 
-    wanted = {w.pid for w in workers}
-    await eventually(polling_pids, until=lambda pids: wanted <= pids, timeout=within_s, what="the workers polling")
+# What a busy dev server answers now and then to DescribeTaskQueue; the next call usually succeeds.
+_TRANSIENT_RPC_STATUSES = frozenset(
+    {RPCStatusCode.CANCELLED, RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED}
+)
+
+
+async def poller_pids(client: Client, queue: str, queue_type: TaskQueueType.ValueType) -> set[int]:
+    """The process ids of the workers polling `queue` now (from their `pid@host` identities); an empty set when the
+    server answered with a transient status, so a caller polling with `eventually` simply asks again."""
+    request = DescribeTaskQueueRequest(
+        namespace=client.namespace, task_queue=TaskQueue(name=queue), task_queue_type=queue_type
+    )
+    try:
+        pollers = (await client.workflow_service.describe_task_queue(request)).pollers
+    except RPCError as error:
+        if error.status in _TRANSIENT_RPC_STATUSES:
+            return set()
+        raise
+    return {int(p.identity.split("@", 1)[0]) for p in pollers if p.identity.split("@", 1)[0].isdigit()}
 
 
 @contextlib.asynccontextmanager

@@ -10,8 +10,6 @@ from collections import Counter
 
 import pytest
 from temporalio.api.enums.v1 import TaskQueueType
-from temporalio.api.taskqueue.v1 import TaskQueue
-from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 
 from office.runs import wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
@@ -19,7 +17,7 @@ from routing.identity import provider_key
 from routing.run import AttemptOutcome, RunStatus, RunView
 from testkit.eventually import eventually
 from testkit.runs import run_to_end, submit_run
-from testkit.stack import Stack
+from testkit.stack import Stack, poller_pids
 
 from .helpers import calls_to, start_worker, stop_workers, wait_for_calls
 
@@ -31,17 +29,12 @@ CHAOS_PROVIDER_S = 5.0
 
 async def polled_by(stack: Stack, queue: str, pid: int) -> None:
     """Waits until worker `pid` polls `queue` (it has imported, connected and started its workers)."""
-    request = DescribeTaskQueueRequest(
-        namespace=stack.client.namespace,
-        task_queue=TaskQueue(name=queue),
-        task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+    await eventually(
+        lambda: poller_pids(stack.client, queue, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY),
+        until=lambda seen: pid in seen,
+        timeout=60,
+        what=f"worker {pid} polling {queue}",
     )
-
-    async def pids() -> set[str]:
-        pollers = (await stack.client.workflow_service.describe_task_queue(request)).pollers
-        return {p.identity.split("@", 1)[0] for p in pollers}
-
-    await eventually(pids, until=lambda seen: str(pid) in seen, timeout=60, what=f"worker {pid} polling {queue}")
 
 
 async def start_runs(stack: Stack, ws: str, agent: str, queue: str, count: int) -> list[str]:
