@@ -164,7 +164,8 @@ NEUTRAL = table(
             # with its day, week or month (Bing Chat "你已达到每日限制。请明天再试。"; a rate limit reached,
             # "已达到速率限制", is not these words)
             # (and a day's cap "exceeded" or its count reached: "超过每日使用限额", "已达到每日最大发送消息次数")
-            r"|已(?:达到?|到达).{0,20}上限|(?:已达到|超过|超出)了?(?:每日|每天|今日|当日|每周|本周|每月|本月).{0,10}(?:限制|限额|次数)"
+            # (not a concurrency or a request rate at its cap, "并发数已达上限", "请求频率已达到上限": a rate's words)
+            r"|(?<!并发)(?<!并发数)(?<!并发量)(?<!频率)(?<!速率)已(?:达到?|到达).{0,20}上限|(?:已达到|超过|超出)了?(?:每日|每天|今日|当日|每周|本周|每月|本月).{0,10}(?:限制|限额|次数)"
             # prepaid packs and allowances used up (Tencent Cloud `PkgExhausted` "resource pack allowance has been
             # exhausted"), a day's or a plan's usage used (freebuff "used all of today's free usage")
             r"|\b(?:allowance|package|pack|bundle) (?:has been |have been |is |are |was )?"
@@ -833,8 +834,8 @@ NEUTRAL = table(
             # throttled requests
             r"|request rate increased too quickly|request[ _-]?limit[ _-]?exceeded|\btoken bucket\b|\bthrottled\b"
             r"|requests? (?:are |is )?too frequent|too many (?:current|concurrent|simultaneous|parallel) requests"
-            # Chinese: too frequent, concurrency over its cap (ERNIE), rate limit (Zhipu 1302)
-            r"|过于频繁|并发(?:数)?(?:超限|超过|超出)|速率限制",
+            # Chinese: too frequent, concurrency over or at its cap (ERNIE; "并发数已达上限"), rate limit (Zhipu 1302)
+            r"|过于频繁|并发(?:数)?(?:超限|超过|超出)|速率限制|(?:并发(?:数|量)?|请求频率)已?(?:达到?|到达)了?上限",
             E.rate_limited,
             0.85,
         ),
@@ -2008,10 +2009,12 @@ NEUTRAL = table(
         ),
         # a limit reached with nothing said of what it counts (Amazon Q "You have reached the limit."): an agent's plan
         # allowance as its notice words it, not a per-minute rate, which names itself ("rate limit", "too many
-        # requests") or the wait; one step above the generic limit words
+        # requests") or the wait (a limit followed by "try again in 20 seconds" is left to the generic limit words);
+        # one step above the generic limit words
         (
             "bare_limit_reached",
-            r"\byou(?:'ve| have) reached (?:the|your) limit\s*(?:[.!]|$)",
+            r"\byou(?:'ve| have) reached (?:the|your) limit\s*(?:[.!]|$)"
+            r"(?![^\n]{0,80}\b(?:try again|retry|wait|seconds?|minutes?)\b)",
             E.quota_limited,
             0.82,
         ),
