@@ -155,11 +155,17 @@ NEUTRAL = table(
             r"|\b(?:you(?:'|’)re|you are|you(?:'|’)ve run|you have run) out of (?:[\w-]+ ){0,2}(?:messages|requests"
             r"|prompts|queries|turns|uses|generations|completions)\b"
             r"|billing (?:hard )?limit|exhausted your (?:daily |monthly )?quota"
+            # a request larger than what is left of the quota (ElevenLabs "This request exceeds your quota. You have 119
+            # characters remaining", under its RateLimitError) and a quota exceeded as an error code (Tencent CloudBase
+            # `EXCEED_TOKEN_QUOTA_LIMIT`)
+            r"|\bexceeds? your (?:[\w-]+ )?quota\b|\bexceed(?:ed|s)?_(?:[a-z]+_){0,2}quota(?:_[a-z]+)?\b"
             r"|you have no quota|(?:reached|hit|used up) (?:your|our|the) (?:[\w.-]+ ){0,3}quota\b(?! limit)"
-            # a cap in Chinese (Zhipu 1308 "已达到 5 小时的使用上限"), a limit named with its day, week or month (Bing
-            # Chat "你已达到每日限制。请明天再试。"; a rate limit reached, "已达到速率限制", is not these words)
+            # a cap in Chinese (Zhipu 1308 "已达到 5 小时的使用上限", Trae "AI问答今日用量已达上限"), a limit named
+            # with its day, week or month (Bing Chat "你已达到每日限制。请明天再试。"; a rate limit reached,
+            # "已达到速率限制", is not these words)
             # (and a day's cap "exceeded" or its count reached: "超过每日使用限额", "已达到每日最大发送消息次数")
-            r"|已达到.{0,20}上限|(?:已达到|超过|超出)了?(?:每日|每天|今日|当日|每周|本周|每月|本月).{0,10}(?:限制|限额|次数)"
+            # (not a concurrency or a request rate at its cap, "并发数已达上限", "请求频率已达到上限": a rate's words)
+            r"|(?<!并发)(?<!并发数)(?<!并发量)(?<!频率)(?<!速率)已(?:达到?|到达).{0,20}上限|(?:已达到|超过|超出)了?(?:每日|每天|今日|当日|每周|本周|每月|本月).{0,10}(?:限制|限额|次数)"
             # prepaid packs and allowances used up (Tencent Cloud `PkgExhausted` "resource pack allowance has been
             # exhausted"), a day's or a plan's usage used (freebuff "used all of today's free usage")
             r"|\b(?:allowance|package|pack|bundle) (?:has been |have been |is |are |was )?"
@@ -462,16 +468,21 @@ NEUTRAL = table(
             # (not a budget counted over a window: "input tokens per minute … exceeds the limit" is a rate limit)
             r"(?![^.\n]{0,60}\b(?:per (?:minute|min|hour|day|month)|[RT]P[MHD])\b)"
             # Chinese: over the context or input length
-            r"|超(?:出|过)(?:了)?(?:模型)?(?:最大)?(?:上下文|输入)(?:长度|窗口)",
+            r"|超(?:出|过)(?:了)?(?:模型)?(?:最大)?(?:上下文|输入)(?:长度|窗口)"
+            # German (mittwald's 400 "Die maximale Context-Länge des Modells wurde überschritten"; "überschreitet das
+            # Kontextfenster")
+            r"|\b(?:Kontext|Context)[- ]?(?:länge|fenster|größe|limit)\b[^.\n]{0,40}\büberschritten\b"
+            r"|\büberschreitet (?:die |das )?(?:maximale |zulässige )?(?:Kontext|Context)[- ]?(?:länge|fenster|größe)",
             E.context_length_exceeded,
             0.92,
         ),
         # input and output together over the model's window (TGI "`inputs` tokens + `max_new_tokens` must be <= N",
-        # Anthropic "input length and max_tokens exceed context limit"): one step above the output limit below
+        # Anthropic "input length and max_tokens exceed context limit", Portkey's "The sum of 'inputs' tokens and
+        # 'max_new_tokens' must not exceed 4097"): one step above the output limit below
         (
             "input_plus_output",
             r"\b(?:inputs?|prompt)\W{0,2}(?: (?:tokens?|length))? (?:\+|and) "
-            r"\W?max_(?:new_)?tokens(?:_to_sample)?\W{0,2} (?:must be <=|exceed)"
+            r"\W?max_(?:new_)?tokens(?:_to_sample)?\W{0,2} (?:must be <=|must not exceed|exceed)"
             # with the counts given (FastChat "Prompt tokens (9471) + max-sampled tokens (512) exceeds max (9216)")
             r"|\b(?:prompt|input) tokens \(\d+\) \+ [\w -]{0,20}tokens \(\d+\) exceeds?\b",
             E.context_length_exceeded,
@@ -696,8 +707,9 @@ NEUTRAL = table(
         (
             "model_capacity",
             r"model is (?:currently )?(?:overloaded|at capacity)|at capacity"
-            # (as an identifier too: Groq's flex tier `498 capacity_exceeded`)
-            r"|capacity(?: is |_| )(?:exceeded|constraints)"
+            # (as an identifier too: Groq's flex tier `498 capacity_exceeded`, Vertex AI's 503
+            # "MODEL_CAPACITY_EXHAUSTED: The model is temporarily unable to serve your request.")
+            r"|capacity(?: is |_| )(?:exceeded|constraints|exhausted)"
             r"|no capacity available|out of capacity"
             # a model said to be busy (DeepInfra "Model busy, retry later", Hugging Face "Model too busy, unable to get
             # response in less than 60 second(s)"): that model's capacity, not the server's
@@ -737,8 +749,15 @@ NEUTRAL = table(
             E.provider_overloaded,
             0.9,
         ),
-        # Chinese: "the model's traffic is too high right now" (Zhipu 1305)
-        ("overloaded_zh", r"访问量过大", E.provider_overloaded, 0.9),
+        # Chinese: "the model's traffic is too high right now" (Zhipu 1305), a server busy or its load too high
+        # (DeepSeek's 503 "服务器繁忙 … 服务器负载过高"), a server fully loaded (a relay's 524 "服务器已经满载")
+        (
+            "overloaded_zh",
+            r"访问量过大|(?:服务器|系统|服务|平台)(?:当前|目前|现在)?(?:繁忙|忙碌)|负载过(?:高|大|重)"
+            r"|(?:已经?|目前|当前)满载",
+            E.provider_overloaded,
+            0.9,
+        ),
         # a hosted model still being loaded onto a server: its estimated wait is read as the reset
         # a model still being deployed or warmed up ("finetuned model … is not ready for serving", TorchServe's
         # "Model with name mnist is not ready."): it will serve once it is up
@@ -749,7 +768,11 @@ NEUTRAL = table(
             r"|^\W*loading model\W*$|\bException - Loading model\b"
             # a serving process still coming up (a RunPod worker "Service not ready yet. Retrying...", "Server not ready
             # after timeout (30s)"): it will answer once up
-            r"|\b(?:service|server|worker|backend|engine|container)\b (?:is )?(?:still )?not (?:yet )?ready\b"
+            r"|\b(?:service|server|worker|backend|engine|container)(?: is| still| yet|_){0,3}[ _]not[ _]"
+            r"(?:yet )?ready\b"
+            # a service scaled to zero and starting again (Tencent CloudBase `SERVICE_NOT_READY` "… in an unready
+            # state. Service nodes may have been scaled down to 0 or the service version is undergoing a cold start")
+            r"|\bunready state\b|\bscaled (?:down )?to (?:0|zero)(?![.\d])\b|\b(?:undergoing|in) a cold start\b"
             # in the passive (OpenAI's 429 "That model is still being loaded" for a fine-tuned model's first requests)
             r"|\b(?:is|are) (?:currently |still )?being loaded\b|\bstill (?:being )?loading\b",
             E.model_capacity,
@@ -811,8 +834,8 @@ NEUTRAL = table(
             # throttled requests
             r"|request rate increased too quickly|request[ _-]?limit[ _-]?exceeded|\btoken bucket\b|\bthrottled\b"
             r"|requests? (?:are |is )?too frequent|too many (?:current|concurrent|simultaneous|parallel) requests"
-            # Chinese: too frequent, concurrency over its cap (ERNIE), rate limit (Zhipu 1302)
-            r"|过于频繁|并发(?:数)?(?:超限|超过|超出)|速率限制",
+            # Chinese: too frequent, concurrency over or at its cap (ERNIE; "并发数已达上限"), rate limit (Zhipu 1302)
+            r"|过于频繁|并发(?:数)?(?:超限|超过|超出)|速率限制|(?:并发(?:数|量)?|请求频率)已?(?:达到?|到达)了?上限",
             E.rate_limited,
             0.85,
         ),
@@ -840,6 +863,10 @@ NEUTRAL = table(
             # agent CLIs' own wording and Bun's ("Unable to connect. Is the computer able to access the url?",
             # "Unable to connect to API (ConnectionRefused)")
             r"|unable to connect\b|\b(?:ConnectionRefused|ConnectionClosed|FailedToOpenSocket)\b"
+            # Haskell http-client's HttpExceptionContent for a connection (`HttpExceptionRequest Request {…}
+            # (ConnectionFailure …)`, NoResponseDataReceived, ProxyConnectException): the transport, above the
+            # `responseTimeout` field the request's dump prints beside it
+            r"|\b(?:ConnectionFailure|NoResponseDataReceived|ProxyConnectException|TlsNotSupported)\b"
             # Cloudflare Workers' fetch ("Network connection lost."), relayed by gateways built on it
             r"|network connection (?:was )?lost"
             # Windows sockets: Go's wsarecv/wsasend, Python's WinError, WSAECONNRESET (10054) and its kin
@@ -893,7 +920,9 @@ NEUTRAL = table(
             # Go's net/http2 ("http2: client connection lost"), the AWS SDK's node-http2 handler
             r"|\bhttp2: (?:client connection|server sent|timeout)|http2 request did not get a response"
             # OkHttp ("StreamResetException: stream was reset: INTERNAL_ERROR")
-            r"|\bstream was reset\b|\bStreamResetException\b",
+            r"|\bstream was reset\b|\bStreamResetException\b"
+            # libcurl's CURLE_HTTP2_STREAM (92) "HTTP/2 stream 0 was not closed cleanly: PROTOCOL_ERROR (err 1)"
+            r"|\bHTTP/2 stream \d+ was not closed cleanly\b",
             E.network_unavailable,
             0.8,
         ),
@@ -903,6 +932,9 @@ NEUTRAL = table(
         (
             "curl",
             r"\bcurl: \((?:6|7|18|35|52|55|56|92)\)|server returned nothing \(no headers|empty reply from server"
+            # (the same numbers as Python's bindings relay them: curl_cffi "Failed to perform, ErrCode: 92, Reason: …",
+            # pycurl "pycurl.error: (7, 'Failed to connect …')")
+            r"|\bErrCode: (?:6|7|18|35|52|55|56|92)\b|\bpycurl\.error: \((?:6|7|18|35|52|55|56|92),"
             r"|failure when receiving data from the peer|failed sending data to the peer|SSL connect error"
             r"|couldn.t (?:resolve host|connect to server)"
             # libcurl's CURLE_RECV_ERROR / CURLE_SEND_ERROR as the curl tool prints them, with the OS's reason in
@@ -1133,7 +1165,9 @@ NEUTRAL = table(
         # quota "额度已用尽", Zhipu 1304 "已达今日调用次数限额")
         (
             "quota_used_up_zh",
-            r"额度已用(?:尽|完)|调用次数(?:限额|已用尽|超限)|次数已用(?:尽|完)",
+            r"额度已用(?:尽|完)|调用次数(?:限额|已用尽|超限)|次数已用(?:尽|完)"
+            # a quota used beyond (Tencent CloudBase "大模型 Token 用量已超出配额,请购买资源包以提升配额")
+            r"|(?:用量|使用量|额度)已?(?:超出|超过|用尽|用完)了?配额|配额(?:已)?(?:用尽|用完|耗尽)",
             E.quota_limited,
             0.96,
         ),
@@ -1720,21 +1754,12 @@ NEUTRAL = table(
             E.model_capacity,
             0.88,
         ),
-        # a server's request queue with no room (Groq's legacy 503 `ErrorQueueFull`, "request queue is full",
-        # `queue_full`): the provider as a whole is too busy
-        (
-            "queue_full",
-            r"\bErrorQueueFull\b|\bqueue_full\b|\b(?:request |job |task |inference |server )?queue (?:is )?"
-            r"(?:currently )?(?:full|at (?:max(?:imum)? )?capacity)\b",
-            E.provider_overloaded,
-            0.88,
-        ),
         # a gateway that gave up waiting on the server behind it (g4f's "Response 504: Gateway Timeout" raised as
         # its RateLimitError class, "504 Gateway Time-out", Envoy "upstream request timeout"): the wait, whatever
         # class carries it; above a rate-limit class name
         (
             "gateway_timeout",
-            r"\b504\W{1,3}Gateway Time-?out\b|\bGateway Time-?out\b",
+            r"\bGateway Time-?out\b",
             E.timeout,
             0.88,
         ),
@@ -1764,7 +1789,12 @@ NEUTRAL = table(
             r"\blocked (?:it|your (?:account|user id)|the account) as a security precaution\b|\blocked your account\b"
             r"|\baccount (?:anomaly|has (?:a |been flagged for )?"
             r"violations?)\b|\bcontact [\w ]{0,40}(?:support|customer service)[\w ]{0,20} to (?:unlock|unblock"
-            r"|verify your identity|restore access)\b",
+            r"|verify your identity|restore access)\b"
+            # a plan's use held for breaching its fair-use policy until the user asks for access back (Z.ai's Coding
+            # Plan "does not comply with the Fair Usage Policy, and your request frequency has been limited … To restore
+            # access, please submit a request")
+            r"|\b(?:not comply|non-?complian\w*|violat\w*|breach\w*|abus\w*)\b[^.\n]{0,30}\bfair[ -]us(?:e|age) polic"
+            r"|\bto restore access, (?:please )?(?:submit|file|send|open) (?:a |an )?(?:request|appeal|ticket)\b",
             E.auth_required,
             0.97,
         ),
@@ -1925,11 +1955,14 @@ NEUTRAL = table(
             0.93,
         ),
         # a provider or market over its capacity (GoToAI 503 `provider_over_capacity`), a queue over its maximum size
-        # (Triton behind a NIM "exceeds maximum queue size"), load shed by backpressure (Ray Serve "Request dropped
-        # due to backpressure"): the provider too busy now, a short retry
+        # (Triton behind a NIM "exceeds maximum queue size") or with no room (Groq's legacy 503 `ErrorQueueFull`,
+        # "request queue is full", `queue_full`), load shed by backpressure (Ray Serve "Request dropped due to
+        # backpressure"): the provider too busy now, a short retry
         (
             "over_capacity_or_shed",
             r"\b\w*over_capacity\b|\bexceeds? (?:the )?max(?:imum)? queue (?:size|length|depth)\b"
+            r"|\bErrorQueueFull\b|\bqueue_full\b|\b(?:request |job |task |inference |server )?queue (?:is )?"
+            r"(?:currently )?(?:full|at (?:max(?:imum)? )?capacity)\b"
             r"|\bmax(?:imum)? queue (?:size|length|depth) (?:reached|exceeded)\b"
             r"|\b(?:dropped|rejected|shed) due to backpressure\b",
             E.provider_overloaded,
@@ -1962,6 +1995,46 @@ NEUTRAL = table(
             r"|\bkey is missing, (?:expired|invalid|incorrect)\b",
             E.auth_required,
             0.96,
+        ),
+        # eighteenth round, by class
+        # a serving worker's own count of requests in flight over its maximum (NVIDIA NIM's 503 "ResourceExhausted:
+        # Worker local total request limit reached (163/32)"): the model's servers are full now, not the user's quota;
+        # above the quota words a "total request limit" reads otherwise
+        (
+            "worker_request_limit",
+            r"\b(?:worker|replica|pod)\b(?: local)?"
+            r"(?: total| concurrent| in-?flight| max(?:imum)?)? requests? limit (?:reached|exceeded|hit)\b",
+            E.model_capacity,
+            0.97,
+        ),
+        # a limit reached with nothing said of what it counts (Amazon Q "You have reached the limit."): an agent's plan
+        # allowance as its notice words it, not a per-minute rate, which names itself ("rate limit", "too many
+        # requests") or the wait (a limit followed by "try again in 20 seconds" is left to the generic limit words);
+        # one step above the generic limit words
+        (
+            "bare_limit_reached",
+            r"\byou(?:'ve| have) reached (?:the|your) limit\s*(?:[.!]|$)"
+            r"(?![^\n]{0,80}\b(?:try again|retry|wait|seconds?|minutes?)\b)",
+            E.quota_limited,
+            0.82,
+        ),
+        # a limit on accounts or logins per device (Trae "Account limit reached on this device", "too many accounts are
+        # logged in"): the login is the user's to sort out, no model window
+        (
+            "device_account_limit",
+            r"\b(?:accounts?|logins?|sessions?|users?) limit (?:has been )?(?:reached|exceeded) on this (?:device"
+            r"|machine|computer)\b|\btoo many accounts (?:are |have been )?(?:logged|signed) in\b"
+            r"|\b(?:device|login) limit (?:has been )?(?:reached|exceeded)\b",
+            E.auth_required,
+            0.9,
+        ),
+        # a task failed by a safety check, named by its failure code (Runway's `SAFETY.INPUT.TEXT`,
+        # `SAFETY.INPUT.IMAGE`, `SAFETY.OUTPUT.VIDEO` …): moderation, never retried
+        (
+            "safety_failure_code",
+            r"(?-i:\bSAFETY\.(?:INPUT|OUTPUT)\.[A-Z_]+\b)",
+            E.content_policy,
+            0.95,
         ),
     ],
 )

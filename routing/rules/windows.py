@@ -28,7 +28,8 @@ WINDOWS: tuple[Window, ...] = (
     _window(
         "day",
         r"per[ _-]?(?:1 |one )?day(?![a-oq-z])|\b[RT]PD\b|(?<![a-z])daily(?![a-z])|\b24[- ]hours?\b|-per-day\b"
-        r"|\btomorrow\b|每[天日]|\btoday['’]s\b|/\s?day\b"
+        r"|\btomorrow\b|每[天日]|今日|\btoday['’]s\b|/\s?day\b"
+        # (today's allowance in Chinese: Trae "AI问答今日用量已达上限")
         # a wait of days named without a number ("try again in a few days")
         r"|\b(?:in|after|for) (?:a few|several|a couple of) days\b"
         # a limit that resets on a calendar date ("Your credit limit resets on February 21.")
