@@ -44,6 +44,9 @@ SETS = {
     # hw/hx: the merge of hx (both sets in, round 16's rules), before round 17 (which decides them 131/151 as well)
     "blind_2026_12_03w.jsonl": "61c0071",
     "blind_2026_12_03x.jsonl": "61c0071",
+    # hy/hz: each set's own branch head (round 17's rules, the set in), before round 18 (hy 50/75, hz 60/73)
+    "blind_2026_12_03y.jsonl": "3b88b87",
+    "blind_2026_12_03z.jsonl": "9c0c604",
 }
 
 INNER = r"""
