@@ -92,7 +92,17 @@ def check(paths: list[Path]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
+    """Exit 0: no problem; 1: problems (listed); 2: a path that is not a readable file (one line names it)."""
+    if any(arg.startswith("-") for arg in argv):
+        print("usage: check_heldout_lines.py [FILE.jsonl ...] (default: tests/heldout/*.jsonl)", file=sys.stderr)
+        return 0 if argv in (["-h"], ["--help"]) else 2
     paths = [Path(arg) for arg in argv] or sorted(Path("tests/heldout").glob("*.jsonl"))
+    if unreadable := [str(p) for p in paths if not p.is_file()]:
+        print(
+            f"not a file: {', '.join(unreadable)} (give JSON Lines files, or none for tests/heldout/*.jsonl)",
+            file=sys.stderr,
+        )
+        return 2
     report = check(paths)
     for problem in report:
         print(problem)
