@@ -211,6 +211,7 @@ def catalogue_fingerprint() -> str:
     parts += [sorted(LEXICON.items()), LEXICON_CONFIDENCE, MIN_LINES, MIN_PRECISION, MIN_SIGNALS, MARGIN]
     parts += [sorted(GRPC_CODES.items()), _GRPC_STATUS.pattern, _GRPC_NAME.pattern]
     parts += [PAYMENT_STATUS, PAYMENT_LIMIT, SERVER_UPSTREAM, NOT_FOUND_KIND, _NOT_FOUND_KEY.pattern]
+    parts += [_HTML_KIND.pattern, PROXY_PAGE]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
@@ -370,6 +371,8 @@ _SSE_DATA = re.compile(r"^data:\s?(.*)$", re.M)
 _HTML = re.compile(r"<(?:!doctype html|html|head|title|body)\b", re.I)
 _HTML_HEADINGS = re.compile(r"<(title|h1|h2)\b[^>]*>(.*?)</\1>", re.I | re.S)
 _TAG = re.compile(r"<[^>]+>")
+# a proxy's error page that names its kind on the page's body (Squid's templates: `<body id=ERR_DNS_FAIL>`)
+_HTML_KIND = re.compile(r"<body\b[^>]*\bid=[\"']?(ERR_[A-Z_]+)", re.I)
 
 
 def _sse_error(body: str) -> BodyFields | None:
@@ -388,7 +391,8 @@ def _html_error(body: str) -> BodyFields | None:
     words = [" ".join(_TAG.sub(" ", m[2]).split()) for m in _HTML_HEADINGS.finditer(body)]
     message = " | ".join(dict.fromkeys(w for w in words if w))
     statuses = [_as_status(m[0]) for m in re.finditer(r"\b[45]\d\d\b", message)]
-    return BodyFields(message=message, status=next((s for s in statuses if s), None))
+    kinds = [m[1] for m in _HTML_KIND.finditer(body)]
+    return BodyFields(keys=kinds, message=message, status=next((s for s in statuses if s), None))
 
 
 def _parse_body(body: str | None) -> BodyFields:
@@ -572,8 +576,10 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
             candidates.append(Candidate(f"{prefix}.{status}", code_conf[0], code_conf[1], 0))
 
     candidates += _structured_candidates(signal)
-    # (a client's own internal response, Perl LWP's "Client-Warning: Internal response", is no server's reply)
-    separate = None if CLIENT_INTERNAL.search(text) else signal.status
+    # (a client's own internal response, Perl LWP's "Client-Warning: Internal response", is no server's reply; nor
+    # is a caching proxy's own error page named by its kind, Squid's ERR_DNS_FAIL under its 503: the proxy answered)
+    proxy_page = any(c.rule == PROXY_PAGE for c in candidates)
+    separate = None if CLIENT_INTERNAL.search(text) or proxy_page else signal.status
     candidates += _answered_candidates(separate, status, candidates, keys)
     if not candidates:  # no rule, status or structured signal said anything: the class's vocabulary may
         candidates += _lexicon_candidates(signal)
@@ -597,6 +603,7 @@ SERVER_UPSTREAM = "status.server_upstream"
 # Perl LWP marks a status it made up itself (a connect that failed) with this header: the office's path, not the server
 CLIENT_INTERNAL = re.compile(r"\bClient-Warning:\s*Internal response\b", re.I)
 NOT_FOUND_KIND = "status.404_not_found"
+PROXY_PAGE = "body.proxy_page_kind"
 _NOT_FOUND_KEY = re.compile(r"not_?found(?:_error)?", re.I)
 
 

@@ -159,7 +159,9 @@ NEUTRAL = table(
             # characters remaining", under its RateLimitError) and a quota exceeded as an error code (Tencent CloudBase
             # `EXCEED_TOKEN_QUOTA_LIMIT`)
             r"|\bexceeds? your (?:[\w-]+ )?quota\b|\bexceed(?:ed|s)?_(?:[a-z]+_){0,2}quota(?:_[a-z]+)?\b"
-            r"|you have no quota|(?:reached|hit|used up) (?:your|our|the) (?:[\w.-]+ ){0,3}quota\b(?! limit)"
+            # (and none left: Higress's ai-quota 403 "Request denied by ai quota check, No quota left")
+            r"|you have no quota|\bno (?:more )?quota (?:left|remaining)\b"
+            r"|(?:reached|hit|used up) (?:your|our|the) (?:[\w.-]+ ){0,3}quota\b(?! limit)"
             # a cap in Chinese (Zhipu 1308 "已达到 5 小时的使用上限", Trae "AI问答今日用量已达上限"), a limit named
             # with its day, week or month (Bing Chat "你已达到每日限制。请明天再试。"; a rate limit reached,
             # "已达到速率限制", is not these words)
@@ -213,6 +215,8 @@ NEUTRAL = table(
             "missing_key_variable",
             r"missing (?:environment|env) variable|no api key|missing api key"
             r"|api key (?:is )?(?:missing|not set|required)"
+            # a provider's key named and not set (AnythingLLM "No Anthropic API key was set.")
+            r"|\bno (?:[\w.-]+ ){1,2}api[ _-]?key (?:was |is |has been )?(?:set|provided|given|configured|specified)\b"
             r"|(?:didn.t|did not|must) provide (?:an |your )?api key"
             r"|must (?:specify|set|provide) the [A-Z0-9_]+ environment variable"
             r"|missing credentials|credentials? (?:were |was |could )?not (?:be )?(?:found|set|loaded)"
@@ -257,6 +261,12 @@ NEUTRAL = table(
             r"|access denied|invalid subscription key|not logged in|please (?:log ?in|login|authenticate)"
             # no login at all, in other words ("You are not signed in", "Not authenticated")
             r"|\bnot (?:signed|logged) in\b|\bnot authenticated\b"
+            # a login the tool needs first (Ollama "You need to be signed in to Ollama to run Cloud models"), a CLI's
+            # own login command to run (Auggie "Please run `auggie login` from your terminal then try again")
+            r"|\b(?:need|needs|must|have|has) to be (?:signed|logged) in\b|\brun\W{1,2}[\w.-]+ (?:auth )?log ?in\b"
+            # a token the tool could not get authorised (CodeCompanion "Could not authorize your GitHub Copilot token")
+            r"|\b(?:could not|couldn.t|unable to|failed to) authori[sz]e (?:your |the )?(?:[\w-]+ ){0,3}"
+            r"(?:token|key|credentials?|account)\b"
             r"|api key (?:has )?expired|expired (?:api )?key|renew the api key"
             # AWS SigV4 (UnrecognizedClientException), a revoked OAuth token, a key whose user is gone (OpenRouter)
             r"|security token included in the request is (?:invalid|expired)|UnrecognizedClientException"
@@ -373,7 +383,11 @@ NEUTRAL = table(
             # a block named by its reason in any wording (Gemini "Response stopped due to prohibited content", aichat
             # "Blocked by safety settings", "Message is being blocked for reason: SAFETY"; SDK classes)
             r"|\bprohibited content\b|\bblocked\b[^.]{0,30}\b(?:safety|prohibited|moderation|harm\w*)\b"
-            r"|\bsafety settings?\b[^.]{0,20}\bblock|\bHARM_CATEGORY_\w+|ContentPolicyViolation",
+            r"|\bsafety settings?\b[^.]{0,20}\bblock|\bHARM_CATEGORY_\w+|ContentPolicyViolation"
+            # a review's verdict as an error code (Vidu's 400 `AuditSubmitIllegal` "submit is illegal": input did not
+            # pass the safety review) and a policy violation named for the prompt (SuperAI `TaskPromptPolicyViolation`)
+            r"|(?-i:\bAudit[A-Z]\w*?(?:Illegal|Fail(?:ed|ure)?|Reject(?:ed)?|Blocked)\b)"
+            r"|\b\w*(?:Prompt|Input|Output|Image)PolicyViolation\b|\b(?:prompt|input|output|image) policy violation\b",
             E.content_policy,
             0.95,
         ),
@@ -460,6 +474,12 @@ NEUTRAL = table(
             r"|\bsequence length\b[^.]{0,30}\b(?:longer|greater|larger) than the (?:specified )?"
             r"max(?:imum)? sequence length"
             r"|\bexceeds? (?:the )?(?:model.s )?max(?:imum)? sequence length\b"
+            # a prompt's sequence length over a bare number (mistral.rs's 422 "Prompt sequence length is greater than
+            # 4096, perhaps consider using `truncate_sequence`?"), a prompt larger than the model's input length limit
+            # (MLC LLM's 400 "Request prompt has 5000 tokens in total, larger than the model input length limit 4096")
+            r"|\b(?:prompt|input) sequence length (?:is )?(?:greater|larger|longer) than \d"
+            r"|\b(?:larger|greater|longer) than the (?:model(?:.s)? )?(?:max(?:imum)? )?(?:input|prompt|context) "
+            r"length(?: limit)?\b"
             # an input's size against its limit as numbers, in any words (Ark "Input length 203743 exceeds the maximum
             # length 202752", Copilot "prompt token count of 28000 exceeds the limit of 12288")
             r"|\b(?:input|prompt|context)s?\b[\w ]{0,25}?\W{0,2}\d[\d,]*\W{0,2}(?: tokens?)?\W{0,2} "
@@ -484,7 +504,10 @@ NEUTRAL = table(
             r"\b(?:inputs?|prompt)\W{0,2}(?: (?:tokens?|length))? (?:\+|and) "
             r"\W?max_(?:new_)?tokens(?:_to_sample)?\W{0,2} (?:must be <=|must not exceed|exceed)"
             # with the counts given (FastChat "Prompt tokens (9471) + max-sampled tokens (512) exceeds max (9216)")
-            r"|\b(?:prompt|input) tokens \(\d+\) \+ [\w -]{0,20}tokens \(\d+\) exceeds?\b",
+            r"|\b(?:prompt|input) tokens \(\d+\) \+ [\w -]{0,20}tokens \(\d+\) exceeds?\b"
+            # as an inequality (LightLLM's 417 "the input prompt token len 7900 + max_new_tokens 512 > 8192")
+            r"|\b(?:prompt|input)\b[\w ]{0,20}\b(?:len|length|tokens?)\W{0,3}\d+ \+ "
+            r"\W?max_(?:new_)?tokens\W{0,3}\d+ ?>=? ?\d",
             E.context_length_exceeded,
             0.93,
         ),
@@ -529,6 +552,8 @@ NEUTRAL = table(
             r"|discontinued|deprecated|sunset(?:ted)?|removed|no longer (?:available|supported|served|offered))\b"
             r"|\b(?:retired|unsupported|discontinued|deprecated|decommissioned) models?\b"
             r"|\bmodels?\b[^.]{0,60}\b(?:reached|past) (?:its |their )?end[- ]of[- ]life\b"
+            # (in Bedrock's words, "This model version has reached the end of its life")
+            r"|\bmodels?\b[^.]{0,60}\b(?:reached|past) the end of (?:its|their) (?:life|lifecycle|support)\b"
             # a retired model named without the word, with its successor ("Claude Sonnet 4.5 is no longer available.
             # Please switch to Claude Sonnet 4.6.")
             r"|\bno longer (?:available|supported|served|offered)\W{1,3}(?:please )?(?:switch|migrate|move|upgrade)"
@@ -556,6 +581,8 @@ NEUTRAL = table(
             r"|\bno (?:valid |active |live )?deployments? to route to\b|\bat least one deployment with positive weight"
             # OpenAI "Project `proj_…` does not have access to model `gpt-4.1`", "You don't have access to this model"
             r"|(?:don.t|do not|does not|doesn.t) have access to (?:the |this |that )?model\b"
+            # (a relay's key with no grant for the model: new-api "This token has no access to model …")
+            r"|\b(?:has|have) no access to (?:the |this |that )?model\b"
             # a model served only on a dedicated endpoint, or its endpoint stopped (Together "Unable to access
             # non-serverless model …", "The dedicated endpoint for … is not running"): someone must start it
             r"|\bnon-serverless model\b|\bdedicated endpoint\b[^.]{0,80}\bis not (?:running|ready|available)"
@@ -699,7 +726,11 @@ NEUTRAL = table(
             r"|\bmust be (?:followed by|preceded by|a response to)\b|\bpreceding message with\b"
             r"|\bmust be passed back to the api\b|\binvalid\W{0,2}signature\W{0,2} in\W{0,2}thinking"
             r"|\b(?:first|last) message must (?:be|have|use)\b|\bconversation must (?:start|begin|end) with\b"
-            r"|\b(?:malformed|invalid)[ _]request[ _](?:body|payload)\b|\bextra inputs are not permitted\b",
+            r"|\b(?:malformed|invalid)[ _]request[ _](?:body|payload)\b|\bextra inputs are not permitted\b"
+            # a field of a message named by its path and found empty (Bedrock "The text field in the ContentBlock object
+            # at messages.11.content.0 is blank")
+            r"|\b(?:object|field) at (?:messages|contents|tools|system)(?:\.\d+|\[\d+\])[\w.\[\]]* "
+            r"is (?:blank|empty)\b",
             E.invalid_request,
             0.88,
         ),
@@ -713,7 +744,7 @@ NEUTRAL = table(
             r"|no capacity available|out of capacity"
             # a model said to be busy (DeepInfra "Model busy, retry later", Hugging Face "Model too busy, unable to get
             # response in less than 60 second(s)"): that model's capacity, not the server's
-            r"|\bmodel (?:is )?(?:currently |too |very )?busy\b",
+            r"|\bmodel (?:is )?(?:currently |too |very |temporarily )?busy\b",
             E.model_capacity,
             0.9,
         ),
@@ -725,7 +756,9 @@ NEUTRAL = table(
             r"|\b(?:high|heavy|unusually high|increased|unprecedented) (?:traffic|load|volume of requests)\b"
             # (Kiro "The model you've selected is experiencing a high volume of traffic")
             r"|\b(?:a )?high volume of (?:traffic|requests)\b"
-            r"|\bmore (?:traffic|requests|load|demand) than (?:we|it|they|the servers?) can (?:handle|serve|process)\b",
+            r"|\bmore (?:traffic|requests|load|demand) than (?:we|it|they|the servers?) can (?:handle|serve|process)\b"
+            # a load said to be saturated (new-api "Current group upstream load is saturated, please try again later")
+            r"|\b(?:upstream|server|service|backend|cluster|capacity|load)s?\b[^.\n]{0,20}\b(?:is |are )?saturated\b",
             E.provider_overloaded,
             0.9,
         ),
@@ -736,7 +769,8 @@ NEUTRAL = table(
             r"\bserver (?:is )?busy\b|\bllm busy\b"
             # the server or the whole system said to be busy for now (SiliconFlow 50508/50603 "System is too busy now",
             # Open Assistant "The server is currently busy")
-            r"|\b(?:server|system|service|platform) is (?:currently |too |very |extremely )?busy\b"
+            r"|\b(?:server|system|service|platform) (?:is|appears to be|seems to be) "
+            r"(?:currently |too |very |extremely |temporarily )?busy\b"
             r"|\bno (?:free |idle )?slots? (?:is |are )?available"
             r"|maximum pending requests|\bqueue (?:is )?full\b|\ball slots (?:are )?(?:busy|occupied|in use)"
             # a slot, a worker or the server itself taken in other words (llamafile "slot unavailable", llama.cpp's
@@ -774,7 +808,8 @@ NEUTRAL = table(
             # state. Service nodes may have been scaled down to 0 or the service version is undergoing a cold start")
             r"|\bunready state\b|\bscaled (?:down )?to (?:0|zero)(?![.\d])\b|\b(?:undergoing|in) a cold start\b"
             # in the passive (OpenAI's 429 "That model is still being loaded" for a fine-tuned model's first requests)
-            r"|\b(?:is|are) (?:currently |still )?being loaded\b|\bstill (?:being )?loading\b",
+            # (and reloaded: mistral.rs's ModelReloading "model `Qwen/Qwen3-8B` is being reloaded")
+            r"|\b(?:is|are) (?:currently |still )?being (?:re)?loaded\b|\bstill (?:being )?loading\b",
             E.model_capacity,
             0.9,
         ),
@@ -804,7 +839,11 @@ NEUTRAL = table(
             # vLLM's KV cache that does not fit beside the weights ("No available memory for the cache blocks. Try
             # increasing `gpu_memory_utilization`", "… larger than the maximum number of tokens that can be stored in KV
             # cache")
-            r"|\bno available memory for the cache blocks\b|\bthat can be stored in KV cache\b",
+            r"|\bno available memory for the cache blocks\b|\bthat can be stored in KV cache\b"
+            # a model over the devices' memory (mistral.rs's auto device map "This model does not fit on the devices
+            # [\"cuda[0] (avail: 22416MB)\", …], and exceeds total capacity by 18234MB")
+            r"|\b(?:does not|doesn.t|cannot|can.t|will not|won.t) fit (?:on|in|into) (?:the |its |your |this )?"
+            r"(?:devices?|gpus?|vram|(?:gpu |device |system )?memory)\b|\bexceeds total capacity by\b",
             E.model_unavailable,
             0.93,
         ),
@@ -1032,7 +1071,12 @@ NEUTRAL = table(
             r"|\bstatus code\W{0,3}407\b"
             # the JDK's HttpURLConnection when the proxy refused the CONNECT tunnel ("java.io.IOException: Unexpected
             # response code for CONNECT: 400"): read by the vocabulary stage alone before
-            r"|\bunexpected response code for CONNECT\b",
+            r"|\bunexpected response code for CONNECT\b"
+            # undici's ProxyAgent when the proxy answers the CONNECT with anything but 200 ("Proxy response (502) !==
+            # 200 when HTTP Tunneling")
+            r"|\bproxy response \(\d{3}\) !== 200\b|\bwhen HTTP tunnel+ing\b"
+            # (Node's tunnel-agent under request: "tunneling socket could not be established, statusCode=502")
+            r"|\btunnel+ing socket could not be established\b",
             E.network_unavailable,
             0.93,
         ),
@@ -1370,7 +1414,9 @@ NEUTRAL = table(
             "plan_limit",
             r"(?:\blimits? (?:of|on|for|in) (?:your|the) (?:current |free |[\w-]+ )?(?:plan|tier|subscription)\b"
             r"|\b(?:plan|tier|subscription)(?:.s)? (?:usage )?limits? (?:has been |have been )?"
-            r"(?:reached|exceeded|hit)\b)"
+            r"(?:reached|exceeded|hit)\b"
+            # a trial's allowance (Cursor "You've reached your trial request limit")
+            r"|\b(?:free )?trial(?:.s)? (?:(?!rate\b)[\w-]+ ){0,2}limits?\b)"
             # (not a rate the plan allows per minute: "the rate limit of the free tier (15 RPM)" is a short wait)
             r"(?![^.\n]{0,60}\b(?:per (?:minute|min|second)|[RT]P[MS])\b)",
             E.quota_limited,
@@ -1380,7 +1426,10 @@ NEUTRAL = table(
         (
             "concurrency_limit",
             r"\bconcurrency limit\b|\bconcurrent (?:request |connection |session )?limit\b"
-            r"|\bmax(?:imum)? concurren(?:cy|t requests?)\b",
+            r"|\bmax(?:imum)? concurren(?:cy|t requests?)\b"
+            # one task at a time, a previous one still running (TopView 4007 "Exists unfinished task": wait and retry)
+            r"|\b(?:exists?|there (?:is|are)|(?:you )?(?:already )?ha(?:ve|s)) (?:an? |another )?(?:unfinished|running"
+            r"|in-progress|ongoing) (?:task|job|generation)s?\b",
             E.rate_limited,
             0.85,
         ),
@@ -1426,6 +1475,8 @@ NEUTRAL = table(
             "route_settings_missing",
             r"\b(?:endpoint|region|base[ _-]?url|api[ _-]?base|host|deployment|project(?:[ _-]id)?|\w+_region)\b"
             r"[^.\n]{0,30}\b(?:must|should|needs to) be (?:specified|set|configured|provided)\b"
+            # (a region said to be required: AnythingLLM "AWS_BEDROCK_LLM_REGION is required for AWS Bedrock.")
+            r"|\b(?:\w+_)?region\b(?: setting| variable)? is required\b"
             r"|\bno (?:[\w-]+ ){0,2}(?:endpoint|region|base[ _-]?url|api[ _-]?base|\w+_region)\b (?:was |is )?"
             r"(?:specified|set|configured|provided|given)\b"
             r"|\bmissing (?:configuration|config|settings?) (?:for|of)\b"
@@ -2036,6 +2087,110 @@ NEUTRAL = table(
             E.content_policy,
             0.95,
         ),
+        # nineteenth round, by class
+        # a model the server in front of the route does not serve, in the inference servers' and gateways' own words
+        # (MLC LLM's 400 'The requested model "…" is not served.', FastChat's 40301 "Only vicuna-7b-v1.5&&chatglm3-6b
+        # allowed now, your model gpt-3.5-turbo", a gateway's `model_not_allowed` "The model is not enabled for your
+        # key.", AnythingLLM "DeepSeek chat: deepseek-coder is not valid for chat completion!"): another route may serve
+        # it; above the 400 that carries it
+        (
+            "model_not_served",
+            r"\bmodels?\b[^.\n]{0,60}\b(?:is|are) not (?:being )?served\b"
+            r"|\bonly\b[^\n]{1,80}?\b(?:allowed|supported|served|available)(?: now)?\W{1,3}"
+            r"(?:your|the requested) model\b"
+            r"|\bmodel_not_allowed\b"
+            r"|\bmodels?\b[^.\n]{0,40}\bnot (?:enabled|allowed|permitted) for (?:your|this) (?:api )?"
+            r"(?:key|token|account|project)\b"
+            r"|\bis not (?:a )?valid (?:model )?for (?:chat|completions?|chat completions?|embeddings?)\b",
+            E.model_unavailable,
+            0.92,
+        ),
+        # a model its provider marked legacy or end of life (Bedrock "Access denied. This Model is marked by provider as
+        # Legacy and you have not been actively using the model in the last 30 days"): no longer served to this
+        # account, above the "access denied" that heads it
+        (
+            "model_marked_legacy",
+            r"\bmodels?\b[^.\n]{0,40}\b(?:is |has been )?marked (?:by (?:the |its )?provider )?as "
+            r"(?:legacy|deprecated|retired|end[- ]of[- ]life)\b",
+            E.model_unavailable,
+            0.93,
+        ),
+        # a subscription disabled (Azure `ReadOnlyDisabledSubscription` "The subscription '…' is disabled and therefore
+        # marked as read only", `SubscriptionDisabled`; Claude Code "Your organization has disabled Claude subscription
+        # access for Claude Code"): a person must re-enable or pay, nothing resets by itself
+        (
+            "subscription_disabled",
+            r"\b(?:ReadOnly)?DisabledSubscription\b|\bSubscriptionDisabled\b"
+            r"|\bsubscription\b(?! key)[^.\n]{0,60}\b(?:is|has been|was) (?:disabled|deactivated)\b"
+            r"|\bdisabled (?:[\w-]+ ){0,2}subscription\b(?! key)",
+            E.subscription_required,
+            0.96,
+        ),
+        # a limit named with its calendar period and said to be reached (SuperDocs' 429 "Monthly operation limit (500)
+        # reached. Upgrade your plan for more operations.", LangWatch's 429 "Monthly limit of 10000 traces reached"):
+        # the period's allowance, which resets, above the upsell beside it and the 429
+        (
+            "period_limit_reached",
+            r"\b(?:daily|weekly|monthly|yearly|annual)\b (?:[\w-]+ ){0,2}limit\b(?: \(\d[\d,]*\)| of [\d,]+ [\w-]+)? "
+            r"(?:has been |was |is )?(?:reached|exceeded|hit)\b",
+            E.quota_limited,
+            0.96,
+        ),
+        # a canned refusal that stands as the whole answer (Llama Stack's Llama Guard shield "I can't answer that. Can I
+        # help with something else?", Higress ai-security-guard's default deny message "很抱歉，我无法回答您的问题"): a
+        # safety verdict on the text
+        (
+            "canned_refusal",
+            r"^\W*(?:(?:I.m |I am )?sorry,? (?:but )?)?I (?:can(?:no|.)t|can not|am unable to|won.t) "
+            r"(?:answer|help with|assist with|respond to) (?:that|this)\b"
+            r"|^\W*(?:很抱歉|抱歉|对不起)[，,]?\s*我(?:无法|不能)(?:回答|提供|协助)",
+            E.content_policy,
+            0.9,
+        ),
+        # a finish reason a client's validator refused, read by the value it refused (any-llm's pydantic "choices.0.
+        # finish_reason Input should be 'stop', 'length', … 'content_filter' … [type=literal_error, input_value=
+        # 'model_context_window_exceeded']"): the allowed values it lists are not the failure; above them
+        (
+            "finish_reason_refused_value",
+            r"\bfinish_reason\b[^\n]{0,240}\binput_value=\W?(?:model_context_window_exceeded|context_length_exceeded"
+            r"|context_window_exceeded)\b",
+            E.context_length_exceeded,
+            0.96,
+        ),
+        # a client or channel the provider does not approve (CodeBuddy 11128 "Illegal API invocation from an unapproved
+        # channel", its display text "blocked by security policy"): the credential's use, not the request's content
+        (
+            "client_not_approved",
+            r"\b(?:illegal|unapproved|unauthori[sz]ed) api (?:invocation|call|access)\b"
+            r"|\bfrom an? (?:unapproved|unofficial|unauthori[sz]ed) (?:channel|client|application|app)\b",
+            E.auth_required,
+            0.92,
+        ),
+        # a prediction the platform interrupted, to be retried (Replicate "Prediction interrupted; please retry (code:
+        # PA)"): the provider's side, not the request
+        (
+            "prediction_interrupted",
+            r"\b(?:prediction|task|job|generation)s? (?:was |has been )?interrupted\b[^.\n]{0,10}\b(?:please )?retry\b",
+            E.provider_unavailable,
+            0.8,
+        ),
+        # a payment method to add before the account may use the model (Open Interpreter "You do not have access to
+        # gpt-4o. If you are using an OpenAI model, you may need to add a payment method and purchase credits"): a
+        # billing step; below the rate-limit words, since OpenAI's free-tier rate limit offers the same remedy
+        (
+            "payment_method_needed",
+            r"\b(?:add|set up|attach|update) (?:a |your |an? valid )?payment method\b",
+            E.subscription_required,
+            0.8,
+        ),
+        # the agent's process gone when the client writes to it (CodeCompanion's ACP client "[acp::write_message]
+        # Process not running"): the agent exited mid-session
+        (
+            "agent_process_gone",
+            r"\b(?:agent |acp |child |the )?process (?:is )?(?:not|no longer) running\b",
+            E.provider_unavailable,
+            0.8,
+        ),
     ],
 )
 
@@ -2109,10 +2264,13 @@ BODY = table(
             r"|\w*unsafe_(?:generation|content|prompt|image)\w*|prohibited_content|\w*safety_(?:violation|breach|block\w*)"
             # Volcano Ark's codes (`SensitiveContentDetected`, `InputTextSensitiveContentDetected`,
             # `OutputImageRiskDetection`)
-            r"|\w*sensitivecontentdetected|\w*(?:text|image|video|audio)riskdetection"
+            r"|\w*sensitivecontentdetected(?:\.\w+)?|\w*(?:text|image|video|audio)riskdetection"
             # a gateway's content-security verdict as the error's type (`"type": "security_violation"` under a 403,
             # its message a refusal): the request's content, not the caller's credentials
-            r"|\w*(?:security|content|policy|moderation)_violation",
+            r"|\w*(?:security|content|policy|moderation)_violation"
+            # a gateway's block detail by its kind (Higress ai-security-guard `blockedDetails: [{"type":
+            # "contentModeration"}]` under a 403)
+            r"|content_?moderation",
             E.content_policy,
             0.95,
         ),
@@ -2129,6 +2287,14 @@ BODY = table(
         # the generic kind of a refused request (`invalid_request_error`): weakest of all, any status or words
         # beside it decide
         ("invalid_request", r"invalid_request_error|invalid_request", E.invalid_request, 0.45),
+        # a caching proxy's error page named by its kind (Squid's templates `<body id=ERR_DNS_FAIL>`, ERR_CONNECT_FAIL
+        # …, read from the page: routing/classifier.py): the path to the provider, above the 503 that carries the page
+        (
+            "proxy_page_kind",
+            r"err_(?:dns_fail|connect_fail|cannot_forward|socket_failure|read_error|write_error)",
+            E.network_unavailable,
+            0.8,
+        ),
         # a Node/libuv system error's name in a relayed cause object (`{"code": "EAI_AGAIN", "syscall": …}`)
         (
             "errno",
