@@ -47,6 +47,9 @@ SETS = {
     # hy/hz: each set's own branch head (round 17's rules, the set in), before round 18 (hy 50/75, hz 60/73)
     "blind_2026_12_03y.jsonl": "3b88b87",
     "blind_2026_12_03z.jsonl": "9c0c604",
+    # ia/ib: each set's own branch head (round 18's rules, the set in), before round 19 (ia 53/75, ib 56/76)
+    "blind_2026_12_03ia.jsonl": "e5741ea",
+    "blind_2026_12_03ib.jsonl": "0e74e23",
 }
 
 INNER = r"""
