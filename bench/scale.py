@@ -70,9 +70,9 @@ class ScalePlan:
     horizontal_in_flight: int = 100
     horizontal_hold_s: float = 0.5
     bounded_agents: bool = True  # run bench/bounded_agents.py as well
-    # The gated arm: every level again right after the plain one, its workspace's max_concurrent_runs and its agent
-    # profile's max_concurrent_sessions set to this (above every level, so it never binds: every run asks both
-    # gates and releases them, and none waits). None: no gated arm.
+    # The gated arm: beside the plain one at every level of gate_levels (arrivals alternating, N in flight in all),
+    # its workspace's max_concurrent_runs and its agent profile's max_concurrent_sessions set to this (above every
+    # level, so it never binds: every run asks both gates and releases them, and none waits). None: no gated arm.
     gate_ceiling: int | None = 2000
     gate_levels: tuple[int, ...] = (10, 1000)  # the gated arm's, likewise
 
@@ -349,13 +349,16 @@ async def level(
     in_flight: int,
     ceiling: int | None = None,
     beside_ramp: "asyncio.Task[Any] | None" = None,
+    arms: int = 1,
 ) -> tuple[dict[str, Any], EndToEnd]:
     """One level's steady-state figures, and what waits for its runs to close (the level drained): their own
     end-to-end overhead. The caller awaits it when it wants the level drained, or never (the last level).
-    `beside_ramp`: work running during the ramp; the window opens only once it has ended (the ramp is longer)."""
+    `beside_ramp`: work running during the ramp; the window opens only once it has ended (the ramp is longer).
+    `arms`: how many arms run this level side by side, each with its share of the arrivals (so `in_flight` runs
+    are in flight in all, and the turn's hold is the level's); per-run CPU figures are then shared (share_window)."""
     began = time.monotonic()
-    rate, window_s = plan.arrival_per_s, plan.window_s
-    hold_s = hold_for(in_flight, rate)
+    rate, window_s = plan.arrival_per_s / arms, plan.window_s
+    hold_s = hold_for(in_flight, plan.arrival_per_s)
     tag = f"scale{in_flight}" if ceiling is None else f"gated{in_flight}"
     load = await workload(stack, client_config, tag, hold_s, ceiling)
     submissions: list[asyncio.Task[str]] = []
@@ -417,7 +420,9 @@ async def level(
     foreign = (machine_s - (closed["own_cpu"] - opened["own_cpu"])) / (closed["at"] - opened["at"])
     figures = {
         "arrival_per_s": rate,
+        "arms_side_by_side": arms,
         "turn_hold_s": hold_s,
+        "turns_in_window": turns_in_window,
         "window_s": window_s,
         "runs_submitted": len(submitted),
         "submit_errors": len(refused),
@@ -501,6 +506,19 @@ async def horizontal(
         "rss_peak_mb": round(samples.rss_peak_mb, 1),
         "store_connections_peak": samples.connections_peak,
     }
+
+
+SHARED_PER_RUN = ("worker_cpu_ms_per_run", "server_cpu_ms_per_run", "store_transactions_per_turn")
+
+
+def share_window(arms: Sequence[dict[str, Any]]) -> None:
+    """Arms measured side by side share one window: the worker's and the server's CPU and the store's transactions
+    in it served every arm's turns, so each per-run figure is divided over all of them (in place)."""
+    turns = sum(arm["turns_in_window"] for arm in arms)
+    for arm in arms:
+        for key in SHARED_PER_RUN:
+            if arm.get(key) is not None and turns:
+                arm[key] = round(arm[key] * arm["turns_in_window"] / turns, 1)
 
 
 def gated_summary(
@@ -594,18 +612,22 @@ async def run(plan: ScalePlan = PLAN) -> dict[str, Any]:
                         mark = lap("worker_start" if n == plan.levels[0] else f"drain_before_{n}", mark)
                         if plan.bounded_agents and n == plan.levels[-1]:
                             bounded = asyncio.create_task(bounded_agents_arm())
-                        levels[str(n)], plain_rest = await level(
-                            plan, stack, client_config, worker, pg, n, beside_ramp=bounded
-                        )
-                        mark = lap(f"level_{n}", mark)
-                        # The gated arm follows at once: its ramp overlaps the plain arm's drain, so about N
-                        # stay in flight, and its window starts once the plain runs have ended.
+                        # The gated arm runs beside the plain one, arrivals alternating between them: one ramp
+                        # and one window for both, N in flight in all, and the same moment's noise in both.
                         gating = plan.gate_ceiling is not None and n in plan.gate_levels
+                        arms = 2 if gating else 1
+                        plain_arm = level(plan, stack, client_config, worker, pg, n, beside_ramp=bounded, arms=arms)
                         if gating:
-                            gated[str(n)], gated_rest = await level(
-                                plan, stack, client_config, worker, pg, n, plan.gate_ceiling
+                            gated_arm = level(
+                                plan, stack, client_config, worker, pg, n, plan.gate_ceiling, bounded, arms
                             )
-                            mark = lap(f"gated_{n}", mark)
+                            (levels[str(n)], plain_rest), (gated[str(n)], gated_rest) = await asyncio.gather(
+                                plain_arm, gated_arm
+                            )
+                            share_window([levels[str(n)], gated[str(n)]])
+                        else:
+                            levels[str(n)], plain_rest = await plain_arm
+                        mark = lap(f"level_{n}", mark)
                         if n != plan.levels[-1]:  # the next level starts from nothing in flight
                             levels[str(n)] |= await plain_rest()
                             if gating:

@@ -36,8 +36,13 @@ async def test_scale_bench_reports_every_level_of_both_arms_and_worker_count():
     # The gated arm: the same levels again, every run through its workspace's and its agent's gate.
     gated = result["gated"]
     assert gated["ceiling"] == TOY.gate_ceiling and set(gated["levels"]) == {"2", "4"}
-    for figures in gated["levels"].values():
+    for in_flight, figures in gated["levels"].items():
         assert figures["failed"] == 0 and figures["submit_errors"] == 0
+        # beside the plain arm: half the arrivals each, the level's hold, one window
+        plain = result["levels"][in_flight]
+        assert figures["arms_side_by_side"] == plain["arms_side_by_side"] == 2
+        assert figures["arrival_per_s"] == plain["arrival_per_s"] == TOY.arrival_per_s / 2
+        assert figures["turn_hold_s"] == plain["turn_hold_s"]
         assert figures["gate_executions"] == {"workspace": 1, "agent": 1}  # every run asked both gates
     for in_flight, pair in gated["side_by_side"].items():
         assert pair["overhead_p99_s_plain"] == result["levels"][in_flight]["overhead_p99_s"]
