@@ -349,6 +349,10 @@ def _walk(node: Any, fields: "BodyFields", depth: int = 0) -> None:
     # a `text` may be an answer, so it is not read
     if "error_code" in node and isinstance(node.get("text"), str) and node["text"].strip():
         fields.messages.append(node["text"].strip())
+    # a gateway's deny answer shaped as a completion under its error status (APISIX ai-lakera-guard's "Request blocked
+    # by Lakera Guard" as the assistant's content): the words of the refusal
+    if node.get("role") == "assistant" and isinstance(node.get("content"), str) and node["content"].strip():
+        fields.messages.append(node["content"].strip())
     for key, value in node.items():
         if isinstance(value, dict | list):
             _walk(value, fields, depth + 1)

@@ -7,7 +7,8 @@ name a wall-clock time, a date or an epoch need it and are skipped without it.
 Forms read (each one appears in tests/corpus/ or a provider's documentation):
 - headers: `retry-after-ms`, `Retry-After` (delay-seconds or HTTP-date), `x-ratelimit-reset-requests/-tokens`
   (OpenAI/Groq durations such as `6m0s`, `2m59.56s`, `20ms`), `anthropic-ratelimit-*-reset` (RFC 3339),
-  `x-ratelimit-reset` / `ratelimit-reset` (epoch seconds, epoch milliseconds, or delta seconds);
+  `x-ratelimit-reset` / `ratelimit-reset` / Higress's `x-tokenratelimit-reset` (epoch seconds, epoch milliseconds,
+  or delta seconds);
 - durations after a retry/reset phrase: `try again in 20s`, `retry after 3 seconds`, `Please retry in 17.82s`,
   `reset after 20h6m52s`, `resets in 4h 32m`, `try again in 2 days 3 hours 4 minutes`, `in ~5 hours`,
   `wait 10 hours 58 minutes`;
@@ -180,6 +181,8 @@ _RESET_HEADERS = (
     "anthropic-ratelimit-output-tokens-reset",
     "x-ratelimit-reset",
     "ratelimit-reset",
+    # Higress ai-token-ratelimit's seconds to its window's reset (a token_per_day rule's under its 429)
+    "x-tokenratelimit-reset",
 )
 
 

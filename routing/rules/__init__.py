@@ -22,7 +22,10 @@ below make the precedence the design asks for explicit (tests/unit/test_classifi
         the 403 and the SDKs' PermissionDenied class that carry it)
 - 0.88  a request refused as ill-formed, by its validation's vocabulary (a field path into the messages, tool calls
         and results that do not pair up, turns out of order, reasoning to pass back, an unreadable body)
+- 0.87  an answer that never came (an empty response, a stream that ended without content or tool calls), above the
+        rate-limit words a notice lists as a possible cause
 - 0.85  rate-limit wording
+- 0.81  a Node agent that crashed on an unhandled 'error' event, one step above the network words of its errno
 - 0.80  HTTP 401/402/529 (a separate status or one found in the text); network failures in a runtime's own
         vocabulary (errno names, exception class names, DNS, TLS, a peer that closed the connection)
 - 0.76  an agent's own catch-all error class (OpenCode `UnknownError`): stays unknown unless its words say more
@@ -64,7 +67,7 @@ Target = Literal["text", "key", "exception"]
 
 # The rules catalogue's version, stored with every classification it makes. Bump it with any change to a rule, the
 # status table or the structured signals (tests/unit/test_classifier.py holds the fingerprint of each version).
-CATALOGUE_VERSION = "errors-2026.12.19"
+CATALOGUE_VERSION = "errors-2026.12.20"
 
 # Tie-break between tables at equal confidence: the more specific table wins.
 PRECEDENCE: dict[str, int] = {"agent": 4, "provider": 3, "neutral": 2, "body": 1, "exception": 1}

@@ -161,7 +161,10 @@ NEUTRAL = table(
             r"|\bexceeds? your (?:[\w-]+ )?quota\b|\bexceed(?:ed|s)?_(?:[a-z]+_){0,2}quota(?:_[a-z]+)?\b"
             # (and none left: Higress's ai-quota 403 "Request denied by ai quota check, No quota left")
             r"|you have no quota|\bno (?:more )?quota (?:left|remaining)\b"
-            r"|(?:reached|hit|used up) (?:your|our|the) (?:[\w.-]+ ){0,3}quota\b(?! limit)"
+            # (the quota named by its plan in up to five words: Plandex "You've reached your Claude Pro or Max
+            # subscription quota", read by the word table's "reached" until the twentieth round's moved lines used it
+            # for a completion-token maximum and a pending-token queue)
+            r"|(?:reached|hit|used up) (?:your|our|the) (?:[\w.-]+ ){0,5}quota\b(?! limit)"
             # a cap in Chinese (Zhipu 1308 "已达到 5 小时的使用上限", Trae "AI问答今日用量已达上限"), a limit named
             # with its day, week or month (Bing Chat "你已达到每日限制。请明天再试。"; a rate limit reached,
             # "已达到速率限制", is not these words)
@@ -215,6 +218,8 @@ NEUTRAL = table(
             "missing_key_variable",
             r"missing (?:environment|env) variable|no api key|missing api key"
             r"|api key (?:is )?(?:missing|not set|required)"
+            # (or not configured on a proxy's server: NextChat's 500 "OpenAI API key not configured")
+            r"|\bapi[ _-]?key (?:is |was )?not configured\b"
             # a provider's key named and not set (AnythingLLM "No Anthropic API key was set.")
             r"|\bno (?:[\w.-]+ ){1,2}api[ _-]?key (?:was |is |has been )?(?:set|provided|given|configured|specified)\b"
             r"|(?:didn.t|did not|must) provide (?:an |your )?api key"
@@ -2142,7 +2147,7 @@ NEUTRAL = table(
         (
             "canned_refusal",
             r"^\W*(?:(?:I.m |I am )?sorry,? (?:but )?)?I (?:can(?:no|.)t|can not|am unable to|won.t) "
-            r"(?:answer|help with|assist with|respond to) (?:that|this)\b"
+            r"(?:answer|help with|assist with|respond to|do) (?:that|this)\b"
             r"|^\W*(?:很抱歉|抱歉|对不起)[，,]?\s*我(?:无法|不能)(?:回答|提供|协助)",
             E.content_policy,
             0.9,
@@ -2190,6 +2195,194 @@ NEUTRAL = table(
             r"\b(?:agent |acp |child |the )?process (?:is )?(?:not|no longer) running\b",
             E.provider_unavailable,
             0.8,
+        ),
+        # twentieth round, by class
+        # an answer that never came: an empty response or a stream that ended before any content or tool call (Kimi
+        # CLI "The server returned an empty response.", pydantic-ai "Streamed response ended without content or tool
+        # calls", Roo Code "The language model returned an empty response without any text or tool calls", whose
+        # notice lists rate limiting among possible causes), a stream reader left with a partial chunk (js-genai
+        # "Incomplete JSON segment at the end"): the transport, a short retry; above the rate-limit words a notice
+        # names as a possible cause
+        (
+            "empty_answer",
+            r"\b(?:returned|sent|gave|got|received) an empty (?:response|reply|answer)\b"
+            r"|\b(?:streamed )?(?:response|stream|reply|answer) ended (?:without|before) (?:any )?"
+            r"(?:content|text|output|tool calls|choices)\b"
+            r"|\bincomplete (?:json|sse|stream) (?:segment|chunk|frame|event)s?\b",
+            E.stream_truncated,
+            0.87,
+        ),
+        # the bridge or channel to an agent closed before its turn ended (the AI SDK's harnesses "gemini-cli ACP
+        # bridge closed before turn end.", "OpenCode bridge closed before the turn finished."): the agent gone
+        # mid-turn
+        (
+            "agent_bridge_closed",
+            r"\b(?:bridge|channel|agent connection)\b[^.\n]{0,20}\bclosed before (?:the )?turn"
+            r"(?: (?:end|ended|finished|completed|complete))?\b",
+            E.provider_unavailable,
+            0.8,
+        ),
+        # a WebSocket session closed under the client (openai-python's Responses WebSocket
+        # `WebSocketConnectionClosedError` "WebSocket connection closed with unsent messages"): the network path
+        (
+            "websocket_closed",
+            r"\bWebSocket connection (?:was )?closed\b|\bWebSocketConnectionClosedError\b",
+            E.network_unavailable,
+            0.8,
+        ),
+        # a Node process that crashed on an unhandled 'error' event (the pi coding agent's "throw er; // Unhandled
+        # 'error' event" with "Error: write EPIPE" on its host's pipe): the agent process died mid-turn, whatever the
+        # errno it died of; one step above the network words of that errno
+        (
+            "node_process_crashed",
+            r"\bthrow er; // Unhandled 'error' event\b",
+            E.provider_unavailable,
+            0.81,
+        ),
+        # a guardrail's or shield's verdict in its own words (NeMo Guardrails' `JailbreakDetectionRailException`
+        # "Jailbreak attempt detected", Open WebUI's Detoxify filter "Toxic message detected", the OpenAI Agents SDK's
+        # `InputGuardrailTripwireTriggered` "Guardrail InputGuardrail triggered tripwire" and `ModelRefusalError` "Model
+        # refused to produce output", APISIX's "Request blocked by Lakera Guard", Kong's "candidate breached Gemini
+        # content safety"): a refusal of the content, above the 400 or 500 a gateway or pipeline carries it under
+        (
+            "guardrail_verdict",
+            r"\b(?:jailbreak|prompt injection)(?: attempt)? detected\b|\b\w*(?:Jailbreak|Injection)\w*RailException\b"
+            r"|\b(?:toxic|harmful|unsafe|offensive) (?:message|content|prompt|input|language|output) detected\b"
+            r"|\bguardrail\b[^.\n]{0,40}\btriggered (?:a |the )?tripwire\b"
+            r"|\b(?:Input|Output)GuardrailTripwireTriggered\b"
+            r"|\bmodel refused to (?:produce|generate|give|return) (?:an? |any )?(?:output|answer|response)\b"
+            r"|\bModelRefusalError\b"
+            r"|\bblocked by (?:[\w.-]+ ){0,2}(?:guard|guardrails?|shield)\b"
+            r"|\bbreached (?:the )?(?:[\w-]+ ){0,2}(?:content )?safety\b",
+            E.content_policy,
+            0.95,
+        ),
+        # the answer stopped at its output limit, in an agent's words (Copilot Chat "Sorry, the response hit the
+        # length limit", Kilo Code "The maximum number of completion tokens was reached."): the same request stops
+        # there again; above the bare "limit reached" words
+        (
+            "answer_hit_length_limit",
+            r"\b(?:response|answer|output|reply) hit the (?:length|token|output|max(?:imum)? tokens?) limit\b"
+            r"|\bmax(?:imum)? (?:number of )?(?:completion|output|response) tokens (?:was |were |has been |have been )?"
+            r"reached\b",
+            E.context_length_exceeded,
+            0.92,
+        ),
+        # a window overflowed in a server's own error words (llamafile's plain-text `out_of_context` and
+        # `out_of_context_due_to_long_message`, under a 400 or its prefill's 500), a conversation over a pipeline's
+        # turn limit (Open WebUI's "Conversation turn limit exceeded. Max turns: 10" under 500): the same
+        # conversation fails again anywhere
+        (
+            "server_out_of_context",
+            r"\bout_of_context(?:_\w+)?\b|\bconversation (?:turn|message) limit (?:exceeded|reached)\b",
+            E.context_length_exceeded,
+            0.92,
+        ),
+        # gRPC's message-size check (grpc-go "grpc: received message larger than max (5242880 vs. 4194304)", "trying
+        # to send message larger than max") under ResourceExhausted: the request's size, not a rate or a window
+        (
+            "grpc_message_too_large",
+            r"\b(?:received|receiving|sent|sending|send) message (?:larger|bigger|longer) than max(?:imum)?\b",
+            E.invalid_request,
+            0.9,
+        ),
+        # a local server's model slots or devices taken by other models (Lemonade's 409 `slots_pinned_error` "All
+        # loaded models … are pinned. Unload a model first.", `router_residency_conflict` "cannot coexist with resident
+        # model … requires exclusive NPU access"), a pending-token queue at its maximum (vLLM `MaxPendingTokensError`
+        # "Request queue reached max pending tokens limit." under 503): no room for the model now, above the 409/503
+        (
+            "model_slots_taken",
+            r"\bunload (?:a|another|some|one) model first\b|\bloaded models?\b[^.\n]{0,40}\b(?:are|is) pinned\b"
+            r"|\bcannot coexist with (?:the )?(?:resident|loaded) model\b|\bresidency conflict\b"
+            r"|\brequires? exclusive (?:NPU|GPU|device|accelerator) access\b"
+            r"|\bmax(?:imum)? pending (?:tokens|requests)(?: limit)?\b|\bMaxPending\w*Error\b",
+            E.model_capacity,
+            0.9,
+        ),
+        # a backend process that died during the request and was reset (Lemonade `backend_watchdog_reset` "llamacpp was
+        # unresponsive and has been reset by the backend watchdog. The model will be reloaded automatically on
+        # retry."): the server's own backend, a short retry
+        (
+            "backend_reset",
+            r"\breset by (?:the )?(?:backend |server )?watchdog\b"
+            r"|\b(?:backend|runner|worker|engine) process (?:exited|crashed|died) during (?:the )?request\b",
+            E.provider_unavailable,
+            0.8,
+        ),
+        # a relay's channel disabled for the request (new-api "The channel selected by channel affinity has been
+        # disabled, and retry was stopped by rule"): that relay's route is down for now
+        (
+            "relay_channel_disabled",
+            r"\bchannel\b[^.\n]{0,50}\b(?:has been|was|is) disabled\b",
+            E.provider_unavailable,
+            0.8,
+        ),
+        # a plan that does not include the model, in a tool's words (Ollama's agent "plan upgrade required:
+        # gpt-oss:120b-cloud needs plan pro, you have free"): a person must upgrade
+        (
+            "plan_upgrade_required",
+            r"\b(?:plan|tier|subscription) upgrade (?:is )?required\b"
+            r"|\bneeds? (?:the |a )?(?:plan|tier) [\w-]+\W{1,3}you (?:have|are on) [\w-]+\b",
+            E.subscription_required,
+            0.96,
+        ),
+        # a login the CLI asks for by its slash command (Kimi CLI 'LLM not set, send "/login" to login'), or to be
+        # logged in with the selected provider (Kilo Code "make sure you are connected and logged in with the selected
+        # provider"): credentials
+        (
+            "login_command",
+            r"\b(?:send|type|use|enter|run)\W{1,2}/log ?in\b"
+            r"|\b(?:signed|logged) in (?:with|to) the (?:selected|chosen|current|configured) provider\b",
+            E.auth_required,
+            0.92,
+        ),
+        # abuse protection over failed requests (Venice "Too many failed attempts (> 20) resulting in a non-success
+        # status code. Please wait 30s and try again."): a short block that lifts by itself
+        (
+            "failed_attempts_block",
+            r"\btoo many failed (?:attempts|requests)\b",
+            E.rate_limited,
+            0.85,
+        ),
+        # a model refused by its name or by the group's permission, in Chinese (AIHubMix's 503
+        # "模型名字错误…或当前分组下对于模型无使用权限"): the model is not served to this key; above the 503
+        (
+            "model_name_or_permission_zh",
+            r"模型名(?:字|称)?(?:错误|不存在|有误)|(?:对于?|对该)?模型(?:无|没有)(?:使用)?权限",
+            E.model_unavailable,
+            0.92,
+        ),
+        # the same classes in Japanese (LobeChat's locale: "Anthropic APIキーが正しくないか空です" a key wrong or
+        # empty, "お住まいの地域ではこのモデルサービスをサポートしていません" a region not served,
+        # "リクエストが多すぎて" too many requests)
+        (
+            "key_invalid_ja",
+            r"APIキーが(?:正しくない|無効|間違っ|空)",
+            E.auth_required,
+            0.92,
+        ),
+        (
+            "region_unsupported_ja",
+            r"(?:お住まいの|現在の|所在)?地域(?:では|で|は)[^。]{0,30}サポートしていません|地域制限",
+            E.provider_not_configured,
+            0.95,
+        ),
+        (
+            "too_many_requests_ja",
+            r"リクエストが多すぎ",
+            E.rate_limited,
+            0.85,
+        ),
+        # a request refused for its conversation's shape in an inference server's words (SGLang "Assistant message at
+        # index 3 has no content or tool calls", "First message should be from 'user' or 'system'"; Zhipu 1214 "The
+        # messages parameter is illegal"): the same history fails wherever it is sent
+        (
+            "conversation_shape",
+            r"\b(?:assistant|user|system|tool) message (?:at index \d+ )?has no (?:content|text)\b"
+            r"|\bfirst message (?:should|must) be from\b"
+            r"|\bmessages? parameter is (?:illegal|invalid)\b",
+            E.invalid_request,
+            0.88,
         ),
     ],
 )
@@ -2291,7 +2484,7 @@ BODY = table(
         # …, read from the page: routing/classifier.py): the path to the provider, above the 503 that carries the page
         (
             "proxy_page_kind",
-            r"err_(?:dns_fail|connect_fail|cannot_forward|socket_failure|read_error|write_error)",
+            r"err_(?:dns_fail|connect_fail|secure_connect_fail|cannot_forward|socket_failure|read_error|write_error)",
             E.network_unavailable,
             0.8,
         ),
@@ -2319,6 +2512,12 @@ BODY = table(
         # stays unknown (fail closed), a step above the generic server words; what its message names (a network
         # word, a rate limit, a model) still decides
         ("agent_unknown", r"unknownerror", E.unknown, 0.76),
+        # an agent's own stop for a loop it detected (Gemini CLI's `_meta.code` `LOOP_DETECTED` under `INTERNAL`): the
+        # agent's own catch-all, not the provider's; stays unknown above the generic kind
+        ("agent_loop_detected", r"loop_detected", E.unknown, 0.76),
+        # a model still loading as the error's kind (LocalAI's distributed mode 503 `model_loading`, staging on a node
+        # with its ETA): the model has no capacity yet, above the 503
+        ("model_loading", r"model_(?:is_)?loading|model_not_(?:yet_)?loaded|model_staging", E.model_capacity, 0.9),
         # generic keys (0.55): any specific message beats them
         (
             "server_error",
