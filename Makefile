@@ -59,7 +59,7 @@ docs: install
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 test: install agents
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
 # The benchmarks are not in the installed package: `python -m` from the checkout's root imports them from it.
 bench: install

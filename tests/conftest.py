@@ -50,5 +50,14 @@ async def migrated_db_url(request, tmp_path):
         yield url
 
 
+def pytest_collection_modifyitems(items):
+    """Under `make test` (`pytest -n 2 --dist loadgroup`) the integration suite runs on one process, one test
+    after another as ever (its tests kill workers and servers and time heartbeats: two at once would share their
+    cores), and every other suite on the second process beside it."""
+    for item in items:
+        group = "integration" if item.path.parent.name == "integration" else "beside-integration"
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 def pytest_sessionfinish(session):
     asyncio.run(drop_migrated_databases())
