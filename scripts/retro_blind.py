@@ -53,7 +53,7 @@ SETS = {
     # ic/id: each set's own branch head (round 19's rules, the set in), before round 21 (ic 55/78, id 48/77 under 20)
     "blind_2026_12_03ic.jsonl": "01139dc",
     "blind_2026_12_03id.jsonl": "0b074ba",
-    # ie/if: each set's own branch head (round 20's rules, the set in), before round 21 (ie 53/73, if 55/78 under it too)
+    # ie/if: each set's own branch head (round 20's rules, the set in), not learned from yet (ie 53/73, if 55/78)
     "blind_2026_12_03ie.jsonl": "5573428",
     "blind_2026_12_03if.jsonl": "e2c9ce0",
 }
