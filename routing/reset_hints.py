@@ -12,6 +12,8 @@ Forms read (each one appears in tests/corpus/ or a provider's documentation):
 - durations after a retry/reset phrase: `try again in 20s`, `retry after 3 seconds`, `Please retry in 17.82s`,
   `reset after 20h6m52s`, `resets in 4h 32m`, `try again in 2 days 3 hours 4 minutes`, `in ~5 hours`,
   `wait 10 hours 58 minutes`;
+- clock-style durations after a retry/reset phrase: `retry in 0:09:48` (h:mm:ss, Hugging Face ZeroGPU), `Quota will be
+  replenished in 5.03:23:11` (.NET's TimeSpan d.hh:mm:ss, Azure API Management);
 - body fields: Gemini `"retryDelay": "17s"`, Codex `"resets_in_seconds": 1234` / `"resets_at": <epoch>`;
 - epoch suffixes: Claude Code's `Claude AI usage limit reached|1749924000`;
 - ISO timestamps after a reset phrase: `resets at 2026-01-01T05:00:00Z`, or before a Chinese one (`… 07:41:44 重置`);
@@ -50,6 +52,12 @@ _RELATIVE_ONE = re.compile(
     re.I,
 )
 _ONE_UNIT_S = {"minute": 60.0, "hour": 3600.0, "day": 86400.0, "week": 7 * 86400.0}
+# a wait as a clock-style duration: h:mm:ss, or .NET's TimeSpan d.hh:mm:ss ("replenished in 5.03:23:11")
+_RELATIVE_CLOCK = re.compile(
+    r"(?:" + _TRIGGER + r"|replenish(?:ed)?|renew(?:ed|s)?)[^.\n\d]{0,30}?\bin\s+"
+    r"(?:(\d{1,3})\.)?(\d{1,3}):([0-5]\d):([0-5]\d)(?![\d:])",
+    re.I,
+)
 # "Please wait 10 hours 58 minutes": a wait named with no preposition
 _WAIT = re.compile(r"\bwait\s+(?:for\s+)?(?:about\s+|approximately\s+|~)?(" + _DURATION + r")", re.I)
 _RETRY_AFTER_TEXT = re.compile(r"retry[-_ ]after(?:[-_ ]ms)?[\"']?\s*[:=]\s*[\"']?(\d+(?:\.\d+)?)\b", re.I)
@@ -274,6 +282,10 @@ def reset_from_text(text: str | None, now: datetime | None) -> float | None:
     m = _RELATIVE_ONE.search(text)
     if m:
         return _ONE_UNIT_S[m[1].lower()]
+    m = _RELATIVE_CLOCK.search(text)
+    if m:
+        days, hours, minutes, secs = (int(g) if g else 0 for g in m.groups())
+        return _clamp(days * 86400.0 + hours * 3600 + minutes * 60 + secs)
     m = _RETRY_AFTER_TEXT.search(text)
     if m:
         value = float(m[1])

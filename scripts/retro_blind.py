@@ -50,9 +50,12 @@ SETS = {
     # ia/ib: each set's own branch head (round 18's rules, the set in), before round 19 (ia 53/75, ib 56/76)
     "blind_2026_12_03ia.jsonl": "e5741ea",
     "blind_2026_12_03ib.jsonl": "0e74e23",
-    # ic/id: each set's own branch head (round 19's rules, the set in)
+    # ic/id: each set's own branch head (round 19's rules, the set in), before round 21 (ic 55/78, id 48/77 under 20)
     "blind_2026_12_03ic.jsonl": "01139dc",
     "blind_2026_12_03id.jsonl": "0b074ba",
+    # ie/if: each set's own branch head (round 20's rules, the set in), not learned from yet (ie 53/73, if 55/78)
+    "blind_2026_12_03ie.jsonl": "5573428",
+    "blind_2026_12_03if.jsonl": "e2c9ce0",
 }
 
 INNER = r"""

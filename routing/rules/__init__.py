@@ -10,11 +10,15 @@ below make the precedence the design asks for explicit (tests/unit/test_classifi
         a rate limit over a window of an hour or longer reads as a quota one step above the rate-limit rule
 - 0.97  a provider's numbered error codes (Zhipu 1113, 1301); a key's own spend cap (OpenRouter "Key limit
         exceeded"), one step above the balance words beside it
+- 0.965 a prompt larger than its own token budget ("not enough free tokens for mandatory prompts"), one step above
+        a gateway's budget words
 - 0.96  billing / credit / quota / membership wording (so it beats any status, including 429 and 400, and a
         "rejected credentials" headline over it); a content filter that failed to run (no verdict, one step above the
         filter's words)
 - 0.95  specific provider body type/code keys (`insufficient_quota`, `invalid_api_key`, `overloaded_error`),
         content policy, missing credential variables, JSON-RPC auth_required
+- 0.94  a model's capacity not there yet (a cache that cannot allocate immediately, a pipeline "not loaded yet"),
+        above the memory and not-loaded words of a model that cannot fit
 - 0.92  authentication, model-availability, context-length wording
 - 0.91  a peer that closed before sending any reply (nothing was cut short), above the exception class httpx raises
         for a cut body too
@@ -67,7 +71,7 @@ Target = Literal["text", "key", "exception"]
 
 # The rules catalogue's version, stored with every classification it makes. Bump it with any change to a rule, the
 # status table or the structured signals (tests/unit/test_classifier.py holds the fingerprint of each version).
-CATALOGUE_VERSION = "errors-2026.12.20"
+CATALOGUE_VERSION = "errors-2026.12.21"
 
 # Tie-break between tables at equal confidence: the more specific table wins.
 PRECEDENCE: dict[str, int] = {"agent": 4, "provider": 3, "neutral": 2, "body": 1, "exception": 1}

@@ -158,7 +158,14 @@ NEUTRAL = table(
             # a request larger than what is left of the quota (ElevenLabs "This request exceeds your quota. You have 119
             # characters remaining", under its RateLimitError) and a quota exceeded as an error code (Tencent CloudBase
             # `EXCEED_TOKEN_QUOTA_LIMIT`)
-            r"|\bexceeds? your (?:[\w-]+ )?quota\b|\bexceed(?:ed|s)?_(?:[a-z]+_){0,2}quota(?:_[a-z]+)?\b"
+            # (or exceeded it, named by what it counts: Hugging Face ZeroGPU "You have exceeded your GPU quota (60s
+            # requested vs. 56s left)")
+            r"|\bexceed(?:s|ed)? your (?:[\w-]+ ){0,2}quota\b|\bexceed(?:ed|s)?_(?:[a-z]+_){0,2}quota(?:_[a-z]+)?\b"
+            # a quota said to be spent in its own sentence (Dify "Your quota for Dify Hosted Model Provider has been
+            # exhausted", under 400), or the caller out of it (Azure API Management "Out of call volume quota. Quota
+            # will be replenished in 5.03:23:11.", under 403)
+            r"|\bquota (?:for [^.\n]{1,60} )?(?:has been |have been |is |was )(?:exhausted|used up|depleted|spent)\b"
+            r"|\bout of (?:[\w-]+ ){0,3}quota\b|\bquota will be (?:replenished|renewed|restored)\b"
             # (and none left: Higress's ai-quota 403 "Request denied by ai quota check, No quota left")
             r"|you have no quota|\bno (?:more )?quota (?:left|remaining)\b"
             # (the quota named by its plan in up to five words: Plandex "You've reached your Claude Pro or Max
@@ -171,6 +178,8 @@ NEUTRAL = table(
             # (and a day's cap "exceeded" or its count reached: "超过每日使用限额", "已达到每日最大发送消息次数")
             # (not a concurrency or a request rate at its cap, "并发数已达上限", "请求频率已达到上限": a rate's words)
             r"|(?<!并发)(?<!并发数)(?<!并发量)(?<!频率)(?<!速率)已(?:达到?|到达).{0,20}上限|(?:已达到|超过|超出)了?(?:每日|每天|今日|当日|每周|本周|每月|本月).{0,10}(?:限制|限额|次数)"
+            # (the period first and the count after it: MaxKB 1002 "今天的访问次数超过限制", under its 461)
+            r"|(?:今天|今日|当天|当日|本周|本月)的?[^。，,]{0,10}(?:超过|超出|已达到?)了?(?:限制|上限|限额)"
             # prepaid packs and allowances used up (Tencent Cloud `PkgExhausted` "resource pack allowance has been
             # exhausted"), a day's or a plan's usage used (freebuff "used all of today's free usage")
             r"|\b(?:allowance|package|pack|bundle) (?:has been |have been |is |are |was )?"
@@ -197,6 +206,10 @@ NEUTRAL = table(
             r"|\bused (?:up )?all (?:[\w-]+ ){0,3}?(?:messages|requests|prompts|chats|commands|completions"
             r"|suggestions|autocompletes|generations|credits)\b[^.]{0,40}"
             r"\b(?:for (?:today|the (?:day|week|month))|today|this (?:week|month))\b"
+            # (whatever it counts, the period named after it: Cody "You've used all of your autocompletions for the
+            # month", "… all of your Agentic Chat for today")
+            r"|\bused (?:up )?all (?:of )?(?:your|the) (?:[\w-]+ ){1,3}for "
+            r"(?:today|the (?:day|week|month)|this (?:week|month))\b"
             # a limit on all use, which no period resets (Baidu Qianfan "Open api total request limit reached")
             r"|\btotal (?:requests? |tokens? |usage |calls? )?(?:limit|quota|allowance) (?:has been |is |was )?"
             r"(?:reached|exceeded|hit|exhausted|used up)\b",
@@ -219,7 +232,12 @@ NEUTRAL = table(
             r"missing (?:environment|env) variable|no api key|missing api key"
             r"|api key (?:is )?(?:missing|not set|required)"
             # (or not configured on a proxy's server: NextChat's 500 "OpenAI API key not configured")
-            r"|\bapi[ _-]?key (?:is |was )?not configured\b"
+            r"|\bapi[ _-]?key (?:\([^)\n]{1,40}\) )?(?:is |was )?not configured\b"
+            # (a key or token the tool asks for in its own words: Continue "You need to use an API key", Wave Terminal
+            # "ai:apitoken is required", its secret store's "secret OPENAI_API_KEY not found or empty")
+            r"|\byou need (?:to (?:use|provide|set|add|enter) )?an? api[ _-]?key\b"
+            r"|\bapi[ _-]?token (?:is |was )?(?:required|missing|not set)\b"
+            r"|\bsecret [\w.-]*(?:KEY|TOKEN)\w* (?:was )?not found\b"
             # a provider's key named and not set (AnythingLLM "No Anthropic API key was set.")
             r"|\bno (?:[\w.-]+ ){1,2}api[ _-]?key (?:was |is |has been )?(?:set|provided|given|configured|specified)\b"
             r"|(?:didn.t|did not|must) provide (?:an |your )?api key"
@@ -261,6 +279,8 @@ NEUTRAL = table(
         (
             "auth",
             r"invalid[ _-]?(?:x-)?api[ _-]?key|api key not valid|incorrect api key|unauthori[sz]ed"
+            # (a provider named between: Void "Invalid OpenAI API key.")
+            r"|\binvalid (?:[A-Z][\w.-]* ){1,2}api[ _-]?key\b"
             # (a remedy that names "authentication methods" is advice beside another failure, not a refusal)
             r"|authentication(?! methods?\b)"
             r"|access denied|invalid subscription key|not logged in|please (?:log ?in|login|authenticate)"
@@ -301,6 +321,8 @@ NEUTRAL = table(
             # "Validate Certification failed", "signature does not match")
             r"|\bcertification (?:failed|failure)\b"
             r"|\bsignature (?:does not match|mismatch|is invalid|verification failed)"
+            # (a key pair's signature in Huawei Cloud's words: AIAE.31001106 "AK/SK signature verify failed")
+            r"|\bsignature verif(?:y|ication) (?:has )?failed\b|\bAK/SK\b"
             # a login a policy asks to renew (Google's RAPT reauthentication, "Reauthentication is needed. Please run
             # gcloud auth application-default login")
             r"|\breauth(?:entication)? (?:is )?(?:needed|required)|\breauth related error|\binvalid_rapt\b"
@@ -370,9 +392,10 @@ NEUTRAL = table(
             # Claude Code "…which appears to violate our Usage Policy", any "violates our usage/content policy", xAI
             # "Content violates usage guidelines" (a 403) and the safety check it names ("Failed check:
             # SAFETY_CHECK_TYPE_BIO")
-            r"|\bviolat\w* (?:our |the |its )?(?:usage|content|acceptable use|community) "
+            r"|\bviolat\w* (?:our |the |its )?(?:[\w-]+ ){0,2}?(?:usage|content|acceptable use|community|platform) "
             r"(?:polic|guideline|rule|standard)"
-            r"|\bsafety[_ ]check(?:_type)?_[a-z]+\b|\bfailed (?:a |the )?(?:safety|content|moderation) check"
+            r"|\bsafety[_ ]check(?:_type)?_[a-z]+\b"
+            r"|\bfailed (?:a |the )?(?:[\w-]+ ){0,2}?(?:safety|content|moderation) check"
             r"|model cannot answer this question|敏感词|违规内容"
             # Chinese review verdicts in any provider's words (iFlytek Spark 10013 "输入内容审核不通过，涉嫌违规", 10014
             # "输出内容涉及敏感信息", 10019 "涉及违规信息"; "内容不合规")
@@ -384,7 +407,10 @@ NEUTRAL = table(
             r"|inappropriate|real person)"
             # image and text safety checkers (diffusers, Replicate's cog models)
             # (NSFW *content*: a model's own name may carry the word, e.g. "qwen3-vl-8b-nsfw-caption-v4")
-            r"|\bNSFW content\b|safety checker"
+            r"|\bNSFW (?:content|classifier|filter|detector|detected)\b|safety checker"
+            # a request refused as sensitive in a regional provider's words (Huawei Cloud AppStage AIAE.31001601
+            # "Sensitive request error", under 400)
+            r"|\bsensitive (?:request|prompt|input|question) (?:error|detected|refused|rejected)\b"
             # a block named by its reason in any wording (Gemini "Response stopped due to prohibited content", aichat
             # "Blocked by safety settings", "Message is being blocked for reason: SAFETY"; SDK classes)
             r"|\bprohibited content\b|\bblocked\b[^.]{0,30}\b(?:safety|prohibited|moderation|harm\w*)\b"
@@ -759,6 +785,8 @@ NEUTRAL = table(
             # more traffic than the service can take, in its own words (Antigravity "Our servers are experiencing high
             # traffic right now", Cursor "We're getting more traffic than we can handle right now")
             r"|\b(?:high|heavy|unusually high|increased|unprecedented) (?:traffic|load|volume of requests)\b"
+            # (Onyx's rewrite of Bedrock's "Too many connections": "bedrock is experiencing high connection volume")
+            r"|\bexperiencing (?:a )?(?:high|heavy|unusually high) (?:connection |request )?volume\b"
             # (Kiro "The model you've selected is experiencing a high volume of traffic")
             r"|\b(?:a )?high volume of (?:traffic|requests)\b"
             r"|\bmore (?:traffic|requests|load|demand) than (?:we|it|they|the servers?) can (?:handle|serve|process)\b"
@@ -826,7 +854,11 @@ NEUTRAL = table(
             r"requires more (?:system |gpu |video |device )?memory|(?:unable|failed) to fit (?:the )?model"
             # (also as a hint: Ollama "llama runner exited, you may not have enough available memory to run this model")
             r"|(?:insufficient|not (?:have )?enough) (?:available |free )?(?:system |gpu |video |device )?memory"
-            r" (?:to|for) (?:load|run)"
+            r" (?:to|for) (?:load|run"
+            # (or to create the instance or hold the window the server was started with: exo "Insufficient memory to
+            # create instance. Required: 39.7GB, Available: 24.0GB" under 400, TGI "Backend failed: Not enough memory
+            # to handle `max_total_tokens=16000`")
+            r"|create (?:the |an? )?instance|handle\W{1,2}max_(?:total|input|batch)_\w+)"
             # LM Studio's load guardrail ("insufficient system resources", "Not enough resources to load the model")
             r"|insufficient system resources|not enough resources to (?:load|run) (?:the )?model"
             # the accelerator's own allocator ("llama runner process has terminated: CUDA error: out of memory")
@@ -871,6 +903,8 @@ NEUTRAL = table(
             r"rate[ _-]?limit|too many requests|requests per min|tokens per min|\bRPM\b|\bTPM\b"
             # Bedrock Agents "Your request rate is too high. Reduce the frequency of requests."
             r"|request rate is too high|reduce the frequency of (?:your )?requests"
+            # an API gateway's rate policy by its name (Apigee "Spike arrest violation", `SpikeArrestViolation`)
+            r"|\bspike ?arrest\b"
             # LiteLLM's router with every deployment of the model cooling down after failures, which its proxy answers
             # with a 429 ("No deployments available for selected model, Try again in 60 seconds")
             r"|\bno (?:healthy )?deployments? available\b"
@@ -893,6 +927,9 @@ NEUTRAL = table(
             r"connection (?:refused|reset|aborted)|name or service not known|network is unreachable"
             r"|temporary failure in name resolution|connecterror|actively refused|os error \d+"
             r"|error sending request|connection failed|fetch failed|connection error|socket hang up|other side closed"
+            # (the browser's and Electron's fetch TypeError, as an editor rewrites it: Void "Failed to fetch from
+            # Ollama. … your local model provider like Ollama is powered off.")
+            r"|\bfailed to fetch\b(?! (?:the )?(?:models?|subscription|usage|quota|billing|credits?|account)\b)"
             r"|\b(?:ECONNRESET|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EPIPE|EHOSTUNREACH|ENETUNREACH|ECONNABORTED)\b"
             r"|getaddrinfo|UND_ERR_SOCKET|network socket disconnected|SSL routines|ssl/tls alert"
             r"|socket connection was closed|unexpected EOF during handshake|hyper::Error\(Connect"
@@ -1074,6 +1111,8 @@ NEUTRAL = table(
             # (authenticationrequired)", axios "Request failed with status code 407"), or by .NET's enum name
             r"|\b407\W{0,3}\(?(?:proxy ?)?authentication ?required\b|\bProxyAuthenticationRequired\b"
             r"|\bstatus code\W{0,3}407\b"
+            # (OkHttp's ConnectPlan when the proxy keeps answering 407: "Failed to authenticate with proxy")
+            r"|\bfailed to authenticate (?:with|to) (?:the )?proxy\b"
             # the JDK's HttpURLConnection when the proxy refused the CONNECT tunnel ("java.io.IOException: Unexpected
             # response code for CONNECT: 400"): read by the vocabulary stage alone before
             r"|\bunexpected response code for CONNECT\b"
@@ -2010,18 +2049,26 @@ NEUTRAL = table(
             E.model_capacity,
             0.93,
         ),
-        # a provider or market over its capacity (GoToAI 503 `provider_over_capacity`), a queue over its maximum size
-        # (Triton behind a NIM "exceeds maximum queue size") or with no room (Groq's legacy 503 `ErrorQueueFull`,
-        # "request queue is full", `queue_full`), load shed by backpressure (Ray Serve "Request dropped due to
-        # backpressure"): the provider too busy now, a short retry
+        # a provider or market over its capacity (GoToAI 503 `provider_over_capacity`), load shed by backpressure (Ray
+        # Serve "Request dropped due to backpressure"): the provider too busy now, a short retry
         (
             "over_capacity_or_shed",
-            r"\b\w*over_capacity\b|\bexceeds? (?:the )?max(?:imum)? queue (?:size|length|depth)\b"
+            r"\b\w*over_capacity\b|\b(?:dropped|rejected|shed) due to backpressure\b",
+            E.provider_overloaded,
+            0.92,
+        ),
+        # a queue in front of the model over its maximum size (Triton's per-model scheduler "Exceeds maximum queue
+        # size", behind a NIM or alone) or with no room (Groq's legacy 503 `ErrorQueueFull`, "request queue is full",
+        # `queue_full`, gradio_client's `QueueError` "Queue is full! Please try again." from a Space): no room for the
+        # model's next request now, a short retry (until the twenty-first round read as the provider's overload; the
+        # lines that taught it accept both)
+        (
+            "queue_full",
+            r"\bexceeds? (?:the )?max(?:imum)? queue (?:size|length|depth)\b"
             r"|\bErrorQueueFull\b|\bqueue_full\b|\b(?:request |job |task |inference |server )?queue (?:is )?"
             r"(?:currently )?(?:full|at (?:max(?:imum)? )?capacity)\b"
-            r"|\bmax(?:imum)? queue (?:size|length|depth) (?:reached|exceeded)\b"
-            r"|\b(?:dropped|rejected|shed) due to backpressure\b",
-            E.provider_overloaded,
+            r"|\bmax(?:imum)? queue (?:size|length|depth) (?:reached|exceeded)\b",
+            E.model_capacity,
             0.92,
         ),
         # a gateway that could not reach the inference backend behind it (RunComfy 11007
@@ -2148,6 +2195,9 @@ NEUTRAL = table(
             "canned_refusal",
             r"^\W*(?:(?:I.m |I am )?sorry,? (?:but )?)?I (?:can(?:no|.)t|can not|am unable to|won.t) "
             r"(?:answer|help with|assist with|respond to|do) (?:that|this)\b"
+            # (a rail's canned answer naming the behaviour it refuses: NeMo Guardrails' ActiveFence flows "I will not
+            # engage in any self harm behavior.", "… any abusive_or_harmful behavior.")
+            r"|^\W*I (?:will not|won.t|cannot|can.t) engage in (?:any )?[\w ]{1,40} behaviou?r\b"
             r"|^\W*(?:很抱歉|抱歉|对不起)[，,]?\s*我(?:无法|不能)(?:回答|提供|协助)",
             E.content_policy,
             0.9,
@@ -2208,7 +2258,9 @@ NEUTRAL = table(
             r"\b(?:returned|sent|gave|got|received) an empty (?:response|reply|answer)\b"
             r"|\b(?:streamed )?(?:response|stream|reply|answer) ended (?:without|before) (?:any )?"
             r"(?:content|text|output|tool calls|choices)\b"
-            r"|\bincomplete (?:json|sse|stream) (?:segment|chunk|frame|event)s?\b",
+            r"|\bincomplete (?:json|sse|stream) (?:segment|chunk|frame|event)s?\b"
+            # (in German: Kilo Code "Die Antwort des Modells endete unerwartet (keine Assistant-Nachrichten)")
+            r"|\bAntwort des Modells endete unerwartet\b|\bkeine Assistant-Nachrichten\b",
             E.stream_truncated,
             0.87,
         ),
@@ -2218,7 +2270,11 @@ NEUTRAL = table(
         (
             "agent_bridge_closed",
             r"\b(?:bridge|channel|agent connection)\b[^.\n]{0,20}\bclosed before (?:the )?turn"
-            r"(?: (?:end|ended|finished|completed|complete))?\b",
+            r"(?: (?:end|ended|finished|completed|complete))?\b"
+            # (or before it answered the handshake: the ACP Rust SDK's HTTP transport "agent closed before initialize
+            # response")
+            r"|\b(?:agent|bridge|channel)\b[^.\n]{0,20}\b(?:closed|exited|died) before (?:the )?"
+            r"initiali[sz](?:e|ation)\b",
             E.provider_unavailable,
             0.8,
         ),
@@ -2226,7 +2282,9 @@ NEUTRAL = table(
         # `WebSocketConnectionClosedError` "WebSocket connection closed with unsent messages"): the network path
         (
             "websocket_closed",
-            r"\bWebSocket connection (?:was )?closed\b|\bWebSocketConnectionClosedError\b",
+            r"\bWebSocket connection (?:was )?closed\b|\bWebSocketConnectionClosedError\b"
+            # (or by its close code, with no reason: pi's Codex transport "WebSocket closed 1006")
+            r"|\bWebSocket (?:was )?closed\W{1,3}10(?:0[0-9]|1[0-5])\b",
             E.network_unavailable,
             0.8,
         ),
@@ -2253,7 +2311,10 @@ NEUTRAL = table(
             r"|\bmodel refused to (?:produce|generate|give|return) (?:an? |any )?(?:output|answer|response)\b"
             r"|\bModelRefusalError\b"
             r"|\bblocked by (?:[\w.-]+ ){0,2}(?:guard|guardrails?|shield)\b"
-            r"|\bbreached (?:the )?(?:[\w-]+ ){0,2}(?:content )?safety\b",
+            r"|\bbreached (?:the )?(?:[\w-]+ ){0,2}(?:content )?safety\b"
+            # (a validator's verdict on sentences: Guardrails AI's ToxicLanguage "The following sentences in your
+            # response were found to be toxic")
+            r"|\b(?:were|was|is|are) found to be (?:toxic|harmful|unsafe|offensive|profane|abusive)\b",
             E.content_policy,
             0.95,
         ),
@@ -2264,7 +2325,9 @@ NEUTRAL = table(
             "answer_hit_length_limit",
             r"\b(?:response|answer|output|reply) hit the (?:length|token|output|max(?:imum)? tokens?) limit\b"
             r"|\bmax(?:imum)? (?:number of )?(?:completion|output|response) tokens (?:was |were |has been |have been )?"
-            r"reached\b",
+            r"reached\b"
+            # (in German: Kilo Code "Die maximale Anzahl an Completion-Tokens wurde erreicht.")
+            r"|\bmaximale Anzahl an (?:Completion-|Ausgabe-|Antwort-)?Tokens wurde erreicht\b",
             E.context_length_exceeded,
             0.92,
         ),
@@ -2274,7 +2337,10 @@ NEUTRAL = table(
         # conversation fails again anywhere
         (
             "server_out_of_context",
-            r"\bout_of_context(?:_\w+)?\b|\bconversation (?:turn|message) limit (?:exceeded|reached)\b",
+            r"\bout_of_context(?:_\w+)?\b|\bconversation (?:turn|message) limit (?:exceeded|reached)\b"
+            # (a session's own token limit: Qwen Code over ACP "Session token limit exceeded: 210000 tokens > 200000
+            # limit. Please start a new session")
+            r"|\b(?:session|conversation|chat|thread) token limit (?:exceeded|reached)\b",
             E.context_length_exceeded,
             0.92,
         ),
@@ -2383,6 +2449,115 @@ NEUTRAL = table(
             r"|\bmessages? parameter is (?:illegal|invalid)\b",
             E.invalid_request,
             0.88,
+        ),
+        # twenty-first round, by class
+        # Go's net/http transport in its own words (errServerClosedIdle "http: server closed idle connection" when a
+        # pooled keep-alive connection is closed under a POST, http2's "client connection lost", a GOAWAY): the path
+        (
+            "go_http_transport",
+            r"\bhttp2?: (?:server closed idle connection|client connection (?:lost|force closed)"
+            r"|server sent GOAWAY|Transport received (?:Server's )?(?:graceful shutdown )?GOAWAY)\b",
+            E.network_unavailable,
+            0.8,
+        ),
+        # a local server's process that died under the session (RamaLama "Server process (PID 48213) was terminated by
+        # signal 9 … the server is no longer running", LM Studio "The model crashed without additional information"):
+        # the server, which a retry starts again
+        (
+            "server_process_died",
+            r"\b(?:server|backend|runner|worker|engine|model|inference) process\b[^.\n]{0,30}\b(?:was )?"
+            r"(?:terminated|killed) by signal\b|\bserver is no longer running\b"
+            r"|\b(?:the )?(?:model|runner|engine|backend) (?:process )?(?:has )?crashed\b",
+            E.provider_unavailable,
+            0.8,
+        ),
+        # a stream that stopped producing chunks and was given up by a stall watchdog (nanobot "Error calling LLM:
+        # stream stalled"): cut short, a short retry
+        (
+            "stream_stalled",
+            r"\bstream(?:ing)? (?:has |was )?stalled\b|\bstalled (?:stream|response)\b",
+            E.stream_truncated,
+            0.75,
+        ),
+        # a request left to wait on the server and expired there (the xAI SDK's deferred completion "Deferred request
+        # expired."): it ran out of time, a short retry
+        (
+            "deferred_request_expired",
+            r"\b(?:deferred|queued|pending|background|async) (?:request|completion|job|task) (?:has |had )?expired\b",
+            E.timeout,
+            0.75,
+        ),
+        # no server, worker or node of a swarm or a pool able to serve the model now (Petals `MissingBlocksError` "No
+        # servers holding blocks [16, 17, 18] are online", AI Horde through SillyTavern "There are no Horde workers that
+        # are able to generate text with your request"): the model's capacity
+        (
+            "no_servers_online",
+            r"\bno (?:[\w-]+ ){0,2}?(?:servers|workers|nodes|peers|replicas)\b[^.\n]{0,60}?\b(?:are|is) "
+            r"(?:online|available|able to)\b|\bMissingBlocksError\b",
+            E.model_capacity,
+            0.9,
+        ),
+        # a model no provider serves (huggingface.js "No Inference Provider available for model meta-llama/…"): the
+        # model here, another route may have it
+        (
+            "no_provider_for_model",
+            r"\bno (?:inference )?providers? (?:is |are )?available for (?:the |this )?model\b",
+            E.model_unavailable,
+            0.92,
+        ),
+        # a local server with no model at all (Tabby's Ollama binding "Ollama instances does not have any models"),
+        # a model that needs a newer runtime (Nexa "model requires higher version"), an API a model or config cannot be
+        # driven through (Wave Terminal "Chat completions API not available (must use newer OpenAI models)"): this
+        # route cannot serve the model
+        (
+            "model_not_servable_here",
+            r"\b(?:does not|doesn.t|do not|don.t) have any models\b"
+            r"|\bmodel requires (?:a )?(?:higher|newer|later) (?:version|release)\b"
+            r"|\b(?:chat completions|completions|responses|messages) api (?:is )?not (?:available|supported)\b",
+            E.model_unavailable,
+            0.92,
+        ),
+        # a request that names no model (Tabby "No model name is provided but prompt or chat templates are set. Please
+        # set model name explicitly"), or one a client refuses to send as it stands (the Anthropic SDK's "Streaming is
+        # required for operations that may take longer than 10 minutes"): the caller must change it
+        (
+            "request_needs_change",
+            r"\bno model(?: name)? (?:is |was )?(?:provided|specified|given)\b|\bset (?:the )?model name explicitly\b"
+            r"|\bstreaming is (?:strongly )?required for (?:operations|requests)\b",
+            E.invalid_request,
+            0.88,
+        ),
+        # a server's memory that cannot be had right now (a Petals server's attention cache "AllocationFailed: Could not
+        # allocate 1073741824 bytes immediately: out of memory"), a pipeline not loaded yet (OpenVINO Model Server
+        # "Mediapipe is not loaded yet"): the model's capacity for now, a short retry; above the memory and
+        # not-loaded words of a model that cannot fit
+        (
+            "capacity_not_yet",
+            r"\bcould not allocate [\d,]+ ?(?:bytes|[KMGT]i?B)? immediately\b|\bAllocationFailed\b"
+            r"|\b(?:is |are )?not (?:yet )?loaded yet\b",
+            E.model_capacity,
+            0.94,
+        ),
+        # a plan this account cannot use (Cline "Organization accounts cannot use ClinePass subscriptions"), a
+        # subscription the tool could not find (SillyTavern "Could not load NovelAI subscription data. Are you
+        # subscribed?"): a person must sort out the plan
+        (
+            "plan_not_for_account",
+            r"\b(?:organi[sz]ation|team|personal|individual|enterprise|free) accounts? (?:cannot|can.t|can not|may not"
+            r"|are not allowed to) use\b[^.\n]{0,40}\bsubscriptions?\b"
+            r"|\bare you subscribed\b|\b(?:could not|couldn.t|failed to) (?:load|fetch|read) (?:[\w-]+ ){0,2}"
+            r"subscription (?:data|status|info)\b",
+            E.subscription_required,
+            0.96,
+        ),
+        # a prompt larger than its own token budget (SillyTavern "Token budget exceeded. Not enough free tokens for
+        # mandatory prompts. Raise your token Limit"): the context, one step above a gateway's budget words
+        (
+            "prompt_over_token_budget",
+            r"\bnot enough (?:free |remaining |available )?tokens (?:left )?for (?:the )?(?:mandatory |required )?"
+            r"(?:prompts?|messages?|context)\b",
+            E.context_length_exceeded,
+            0.965,
         ),
     ],
 )

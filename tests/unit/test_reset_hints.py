@@ -112,6 +112,12 @@ def test_a_wait_named_with_no_preposition_is_read():
     assert read_reset("Please wait 10 hours 58 minutes before trying again.", {}, NOW) == 10 * 3600 + 58 * 60
 
 
+def test_a_clock_style_duration_after_a_reset_phrase_is_read():
+    # Hugging Face ZeroGPU's h:mm:ss and Azure API Management's .NET TimeSpan d.hh:mm:ss; no clock time of day
+    assert read_reset("Sign-up on Hugging Face to get more quotas or retry in 0:09:48.", {}, NOW) == 9 * 60 + 48
+    assert read_reset("Quota will be replenished in 5.03:23:11.", {}, NOW) == 5 * 86400 + 3 * 3600 + 23 * 60 + 11
+
+
 def test_a_chinese_reset_stamp_is_read_as_a_zoneless_time():
     assert read_reset("您的限额将在 2026-01-01 05:00:00 重置。", {}, NOW) == 5 * 3600
 
