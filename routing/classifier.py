@@ -5,7 +5,7 @@ status or one carried in the agent's text, e.g. `API Error: 529 …`), body type
 JSON embedded in the agent's text), exception types, and the message rules of every family table in
 routing/rules/. The candidate with the highest confidence wins; equal confidence goes to the more specific table
 (see routing/rules/__init__.py for the bands). When nothing at all matched, a second stage reads the failure class
-from its vocabulary (routing/lexicon.py), with two independent signals at least. Nothing matching is `unknown`,
+from its words (routing/learned.py), at odds of e^4 at least. Nothing matching is `unknown`,
 which never triggers an automatic provider switch (fail closed). The classifier never raises.
 """
 
@@ -21,7 +21,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from routing.codes import ErrorClass, ErrorCode, Phase, class_of
-from routing.lexicon import LEXICON, MARGIN, MIN_LINES, MIN_PRECISION, MIN_SIGNALS, read, signal_text
+from routing.learned import ALPHA, LOG_ODDS_PER_FEATURE, MIN_FAMILIES, MIN_LOG_ODDS, MODEL, TRANSIENT_SHARE, read
+from routing.lexicon import signal_text
 from routing.rate_limits import requests_per_minute
 from routing.redact import redact
 from routing.reset_hints import read_reset
@@ -208,7 +209,8 @@ def catalogue_fingerprint() -> str:
     parts += [NUMBERED_WINDOW.pattern, NOTHING_USED.pattern]
     parts += [sorted(_KEY_FIELDS), sorted(_STATUS_FIELDS), sorted(_MESSAGE_FIELDS), list(_MESSAGE_SUFFIXES)]
     parts += [sorted(_FINISH_FIELDS)]
-    parts += [sorted(LEXICON.items()), LEXICON_CONFIDENCE, MIN_LINES, MIN_PRECISION, MIN_SIGNALS, MARGIN]
+    parts += [sorted(MODEL.docs.items()), sorted((f, sorted(c.items())) for f, c in MODEL.counts.items())]
+    parts += [LEARNED_CONFIDENCE, ALPHA, MIN_FAMILIES, MIN_LOG_ODDS, LOG_ODDS_PER_FEATURE, TRANSIENT_SHARE]
     parts += [sorted(GRPC_CODES.items()), _GRPC_STATUS.pattern, _GRPC_NAME.pattern]
     parts += [PAYMENT_STATUS, PAYMENT_LIMIT, SERVER_UPSTREAM, NOT_FOUND_KIND, _NOT_FOUND_KEY.pattern]
     parts += [_HTML_KIND.pattern, PROXY_PAGE]
@@ -586,7 +588,7 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
     separate = None if CLIENT_INTERNAL.search(text) or proxy_page else signal.status
     candidates += _answered_candidates(separate, status, candidates, keys)
     if not candidates:  # no rule, status or structured signal said anything: the class's vocabulary may
-        candidates += _lexicon_candidates(signal)
+        candidates += _learned_candidates(signal)
     candidates += _limit_candidates(text, candidates, retry_after)
     if any(c.rule == OVER_BUDGET for c in candidates):
         retry_after = None  # no reset lets it fit: the reset the text names is not worth waiting for
@@ -640,16 +642,22 @@ def _answered_candidates(
     return found
 
 
-LEXICON_CONFIDENCE = 0.4
+LEARNED_CONFIDENCE = 0.4
 
 
-def _lexicon_candidates(signal: FailureSignal) -> list[Candidate]:
-    """The second stage (routing/lexicon.py): a class read from its words, only where nothing else spoke. Ranked
+def _learned_candidates(signal: FailureSignal) -> list[Candidate]:
+    """The second stage (routing/learned.py): what to do read from the words, only where nothing else spoke. Ranked
     below every other reading, so a window or a wait read after it still decides."""
-    reading = read(signal_text(signal.model_dump()), LEXICON)
+    reading = read(signal_text(signal.model_dump()), MODEL)
     if reading is None:
         return []
-    return [Candidate(f"lexicon.{reading.code.value}", reading.code, LEXICON_CONFIDENCE, 0)]
+    return [Candidate(f"learned.{reading.code.value}", reading.code, LEARNED_CONFIDENCE, 0)]
+
+
+def learned_words(signal: FailureSignal) -> tuple[str, ...]:
+    """The words (or word pairs) that decided a `learned.*` reading, for explain-error."""
+    reading = read(signal_text(signal.model_dump()), MODEL)
+    return reading.words if reading is not None else ()
 
 
 WAIT_IS_WINDOW = "window.wait"

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from routing.classifier import ALL_RULES, Classification, FailureSignal, classify, evaluate
+from routing.classifier import ALL_RULES, Classification, FailureSignal, classify, evaluate, learned_words
 from routing.codes import ErrorClass, ErrorCode
 from routing.decider import Decision, RoutingContext, RunState, decide
 from routing.rules import Rule
@@ -36,6 +36,7 @@ class ErrorReport(BaseModel):
     confidence: float
     rule: str
     catalogue: str  # the rules catalogue version that decided the code
+    decided_by: list[str] = Field(default_factory=list)  # a `learned.*` reading: the words that weighed most
     excerpt: str
     status: int | None
     status_in_text: bool
@@ -138,6 +139,7 @@ def explain_error(
         confidence=result.confidence,
         rule=result.rule,
         catalogue=result.catalogue,
+        decided_by=list(learned_words(signal)) if result.rule.startswith("learned.") else [],
         excerpt=result.excerpt,
         status=ev.status,
         status_in_text=ev.status_in_text,

@@ -37,6 +37,7 @@ def as_dict(report: ErrorReport) -> dict[str, Any]:
         "phase": c.phase.value,
         "rule": report.rule,
         "catalogue": report.catalogue,
+        "decided_by": report.decided_by,
         "excerpt": report.excerpt,
         "retry_after_s": report.retry_after_s,
         "decision": report.decision,
@@ -129,10 +130,12 @@ def explain_error(
     if as_json:
         print_json(report)
         return
-    lists = ("also_matched", "near_misses")
+    lists = ("also_matched", "near_misses", "decided_by")
     for key, value in report.items():
         if key not in lists:
             console.print(f"[bold]{key:>14}[/]  {value}")
+    if report["decided_by"]:
+        console.print(f"[bold]{'decided by':>14}[/]  the words " + ", ".join(repr(w) for w in report["decided_by"]))
     for m in report["also_matched"]:
         console.print(f"[bold]{'also matched':>14}[/]  {m['rule']} → {m['code']} ({m['confidence']})")
     if report["code"] == "unknown":

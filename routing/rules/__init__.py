@@ -50,8 +50,8 @@ below make the precedence the design asks for explicit (tests/unit/test_classifi
 - 0.48  an agent UI's connection headline ("trouble connecting", "unable to reach the provider"): a carried
         status decides
 - 0.45  a client's own retries given up with no cause carried; the generic `invalid_request_error` kind
-- 0.40  the second stage (routing/lexicon.py): a class read from its training vocabulary, two independent signals
-        at least, only when nothing above matched
+- 0.40  the second stage (routing/learned.py): a decision class read from its training vocabulary (naive Bayes, odds
+        of e^4 at least, more for a longer text), only when nothing above matched
 - 0.30  an agent process that exited with nothing more said
 Read from the status beside the words (routing/classifier.py): a limit under 402 Payment Required is a quota, one
 step above the rate-limit words; a connection failure named inside a 5xx the office received is the server's own
