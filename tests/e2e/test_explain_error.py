@@ -84,11 +84,11 @@ def test_a_daily_limit_with_a_wall_clock_reset_falls_back_instead_of_retrying():
 
 
 def test_an_unknown_line_names_the_rules_that_almost_matched():
-    out = explain("--text", "Error: the connection was closed")
+    out = explain("--text", "Error: the connection dropped")
     assert (out["code"], out["decision"]) == ("unknown", "fail")
     assert out["near_misses"][0]["rule"] == "neutral.network"
     shown = subprocess.run(
-        [OFFICE, "explain-error", "--text", "Error: the connection was closed"],
+        [OFFICE, "explain-error", "--text", "Error: the connection dropped"],
         capture_output=True,
         text=True,
         timeout=60,
