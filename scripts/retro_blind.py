@@ -58,6 +58,9 @@ SETS = {
     # ie/if: each set's own branch head (round 20's rules, the set in), not learned from yet (ie 53/73, if 55/78)
     "blind_2026_12_03ie.jsonl": "5573428",
     "blind_2026_12_03if.jsonl": "e2c9ce0",
+    # ig/ih: each set's own branch head (the learned stage's rules, errors-2026.12.22, the set in)
+    "blind_2026_12_03ig.jsonl": "eaf9117",
+    "blind_2026_12_03ih.jsonl": "f4a6e2a",
 }
 
 INNER = r"""
