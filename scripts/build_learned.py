@@ -10,12 +10,11 @@ import json
 import sys
 import unicodedata
 from pathlib import Path
-from typing import Any
 
 import routing.rules
 from routing.learned import build
+from testkit.corpus import corpus_lines
 
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
 COUNTS_MODULE = Path(routing.rules.__file__).resolve().parent / "learned_counts.py"
 HEADER = (
     '"""The learned second stage\'s counts (routing/learned.py): training lines per code, and per word or word pair\n'
@@ -23,15 +22,6 @@ HEADER = (
     "by hand (tests/unit/test_learned.py checks they are the ones the corpus builds). A module rather than a data\n"
     'file: routing/ reads nothing at run time."""\n\n'
 )
-
-
-def corpus_lines() -> list[dict[str, Any]]:
-    return [
-        json.loads(raw)
-        for path in sorted(CORPUS.glob("*.jsonl"))
-        for raw in path.read_text(encoding="utf-8").splitlines()
-        if raw.strip()
-    ]
 
 
 LINE_LENGTH = 120  # ruff's, as pyproject.toml sets it: the module is written as `ruff format` would leave it

@@ -9,27 +9,17 @@ builds (and the catalogue fingerprint then asks for a new CATALOGUE_VERSION)."""
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import routing.rules
 from routing.lexicon import build
+from testkit.corpus import corpus_lines
 
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
 TABLE_MODULE = Path(routing.rules.__file__).resolve().parent / "lexicon_words.py"
 HEADER = (
     '"""The second stage\'s word table (routing/lexicon.py): word → error code, built from tests/corpus/ by\n'
     "`python -m scripts.build_lexicon`; do not edit by hand (tests/unit/test_lexicon.py checks it is the one the\n"
     'corpus builds). A module rather than a data file: routing/ reads nothing at run time."""\n\n'
 )
-
-
-def corpus_lines() -> list[dict[str, Any]]:
-    return [
-        json.loads(raw)
-        for path in sorted(CORPUS.glob("*.jsonl"))
-        for raw in path.read_text(encoding="utf-8").splitlines()
-        if raw.strip()
-    ]
 
 
 def main() -> int:

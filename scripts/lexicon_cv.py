@@ -14,12 +14,10 @@ import json
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import routing.lexicon as stage
-
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
+from testkit.corpus import corpus_lines
 
 GRID: dict[str, list[Any]] = {
     "MIN_SIGNALS": [1, 2],
@@ -86,12 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    lines = [
-        json.loads(raw)
-        for path in sorted(CORPUS.glob("*.jsonl"))
-        for raw in path.read_text().splitlines()
-        if raw.strip()
-    ]
+    lines = corpus_lines()
     rows: list[dict[str, Any]] = []
     built = dict[tuple[Any, ...], list[tuple[list[dict[str, Any]], dict[str, str]]]]()
     for values in itertools.product(*GRID.values()):

@@ -98,6 +98,11 @@ for name, module in saved.items():
 learned_model = learned.model(*learned.build(training))
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 state = RunState(attempts=1, max_attempts=8, other_candidate_eligible=True)
+def show(stage, right, line, code, decision, why):
+    if misses:
+        verdict = "RIGHT" if right else "WRONG"
+        want = f"(want {line['codes']} {line['decisions']})"
+        print(f"    {stage} {verdict} {line['id']}: {code} → {decision} {why} {want}")
 before = after = decided = wrong_new = 0
 learned_right = learned_decided = learned_wrong_new = 0
 lines = [json.loads(l) for l in (tree / "tests" / "heldout" / set_file).read_text().splitlines() if l.strip()]
@@ -115,10 +120,7 @@ for line in lines:
             d2 = decide(r2, RoutingContext.office, state, rand=0.5)
             ok2 = reading.code.value in line["codes"] and d2.kind.value in line["decisions"]
             wrong_new += ok and not ok2
-            if misses:
-                verdict = "RIGHT" if ok2 else "WRONG"
-                print(f"    {verdict} {line['id']}: {reading.code.value} → {d2.kind.value} {reading.signals}", end="")
-                print(f" (want {line['codes']} {line['decisions']})")
+            show("lexicon", ok2, line, reading.code.value, d2.kind.value, reading.signals)
     after += ok2
     ok3 = ok
     if r.rule == "unmatched" or r.rule.startswith("lexicon"):
@@ -128,11 +130,7 @@ for line in lines:
             r3 = r.model_copy(update={"code": reading.code, "error_class": class_of(reading.code), "rule": "learned"})
             d3 = decide(r3, RoutingContext.office, state, rand=0.5)
             ok3 = reading.code.value in line["codes"] and d3.kind.value in line["decisions"]
-            if misses:
-                verdict = "RIGHT" if ok3 else "WRONG"
-                print(f"    learned {verdict} {line['id']}: {reading.code.value} → {d3.kind.value} {reading.words}",
-                      end="")
-                print(f" (want {line['codes']} {line['decisions']})")
+            show("learned", ok3, line, reading.code.value, d3.kind.value, reading.words)
         else:
             ok3 = "unknown" in line["codes"] and "fail" in line["decisions"]
         learned_wrong_new += ok and not ok3

@@ -26,14 +26,12 @@ import math
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 import routing.learned as learned
 import routing.lexicon as stage
 from routing.codes import ErrorClass, ErrorCode, class_of
-
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
+from testkit.corpus import corpus_lines
 
 # The decision a code leads to on a first failure of an office run with another provider eligible.
 DECISION_OF_CLASS = {
@@ -54,15 +52,6 @@ def decision(code: str) -> str:
 def decision4(code: str) -> str:
     """Quota apart from the other fallbacks (its reset may make it a wait)."""
     return "quota" if class_of(ErrorCode(code)) is ErrorClass.quota else decision(code)
-
-
-def corpus() -> list[dict[str, Any]]:
-    return [
-        json.loads(raw)
-        for path in sorted(CORPUS.glob("*.jsonl"))
-        for raw in path.read_text(encoding="utf-8").splitlines()
-        if raw.strip()
-    ]
 
 
 class Tally:
@@ -336,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--no-lexicon", action="store_true", help="skip the (slow) lexicon rows")
     args = parser.parse_args(argv)
-    lines = corpus()
+    lines = corpus_lines()
     rows: list[dict[str, Any]] = [] if args.no_lexicon else lexicon_rows(lines)
     rows += learned_rows(lines)
     for level in ("code", "dec", "dec4"):

@@ -11,7 +11,7 @@ from routing.codes import ErrorCode
 from routing.explain import explain_error, signal_from_text
 from routing.learned import MODEL, build, features, model, read
 from routing.rules.learned_counts import COUNTS, DOCS
-from scripts.build_learned import corpus_lines
+from testkit.corpus import corpus_lines
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 

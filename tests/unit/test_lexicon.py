@@ -4,7 +4,7 @@ never from one signal, never failing a run beside a transient word, and built fr
 from routing.classifier import FailureSignal, classify
 from routing.codes import ErrorCode
 from routing.lexicon import LEXICON, build, read
-from scripts.build_lexicon import corpus_lines
+from testkit.corpus import corpus_lines
 
 TABLE = {
     "credit": "quota_limited",
