@@ -238,6 +238,9 @@ NEUTRAL = table(
             r"|\byou need (?:to (?:use|provide|set|add|enter) )?an? api[ _-]?key\b"
             r"|\bapi[ _-]?token (?:is |was )?(?:required|missing|not set)\b"
             r"|\bsecret [\w.-]*(?:KEY|TOKEN)\w* (?:was )?not found\b"
+            # (a gateway with no key of any kind set up for the route: Arch "No access key configured for selected LLM
+            # Provider", under 400)
+            r"|\bno (?:access|api|secret|auth) keys? (?:is |was |has been )?configured\b"
             # a provider's key named and not set (AnythingLLM "No Anthropic API key was set.")
             r"|\bno (?:[\w.-]+ ){1,2}api[ _-]?key (?:was |is |has been )?(?:set|provided|given|configured|specified)\b"
             r"|(?:didn.t|did not|must) provide (?:an |your )?api key"
@@ -757,6 +760,8 @@ NEUTRAL = table(
             r"|\bmust be (?:followed by|preceded by|a response to)\b|\bpreceding message with\b"
             r"|\bmust be passed back to the api\b|\binvalid\W{0,2}signature\W{0,2} in\W{0,2}thinking"
             r"|\b(?:first|last) message must (?:be|have|use)\b|\bconversation must (?:start|begin|end) with\b"
+            # (or named with where it sits: LlamaEdge "The last message in the chat history should be a user message")
+            r"|\blast message in the (?:chat |conversation )?history (?:must|should) be\b"
             r"|\b(?:malformed|invalid)[ _]request[ _](?:body|payload)\b|\bextra inputs are not permitted\b"
             # a field of a message named by its path and found empty (Bedrock "The text field in the ContentBlock object
             # at messages.11.content.0 is blank")
@@ -930,6 +935,10 @@ NEUTRAL = table(
             # (the browser's and Electron's fetch TypeError, as an editor rewrites it: Void "Failed to fetch from
             # Ollama. … your local model provider like Ollama is powered off.")
             r"|\bfailed to fetch\b(?! (?:the )?(?:models?|subscription|usage|quota|billing|credits?|account)\b)"
+            # (a browser request that never got an answer, as an XHR client words it: superagent "Request has been
+            # terminated. Possible causes: the network is offline, …"; an SDK's class for no response at all: the
+            # Mistral SDK's `NoResponseError`)
+            r"|\bthe network is offline\b|\brequest has been terminated\b|\bNoResponseError\b"
             r"|\b(?:ECONNRESET|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EPIPE|EHOSTUNREACH|ENETUNREACH|ECONNABORTED)\b"
             r"|getaddrinfo|UND_ERR_SOCKET|network socket disconnected|SSL routines|ssl/tls alert"
             r"|socket connection was closed|unexpected EOF during handshake|hyper::Error\(Connect"
@@ -1195,7 +1204,12 @@ NEUTRAL = table(
             r"|\blitellm\.Timeout\b|\bAPITimeoutError\b"
             # tokio's Elapsed ("deadline has elapsed"), as Rust gateways relay it ("upstream call failed: Connect:
             # deadline has elapsed")
-            r"|\bdeadline has elapsed\b",
+            r"|\bdeadline has elapsed\b"
+            # (a request's whole-duration option elapsing: Symfony HttpClient "Max duration was reached for …"; Swift's
+            # AsyncHTTPClient enum cases `HTTPClientError.deadlineExceeded`, `.readTimeout`, `.connectTimeout`)
+            r"|\bmax(?:imum)? duration (?:was |has been )?(?:reached|exceeded)\b"
+            r"|\bHTTPClientError\.(?:deadlineExceeded|readTimeout|connectTimeout|writeTimeout"
+            r"|getConnectionFromPoolTimeout)\b",
             E.timeout,
             0.85,
         ),
@@ -1255,7 +1269,10 @@ NEUTRAL = table(
             "quota_used_up_zh",
             r"额度已用(?:尽|完)|调用次数(?:限额|已用尽|超限)|次数已用(?:尽|完)"
             # a quota used beyond (Tencent CloudBase "大模型 Token 用量已超出配额,请购买资源包以提升配额")
-            r"|(?:用量|使用量|额度)已?(?:超出|超过|用尽|用完)了?配额|配额(?:已)?(?:用尽|用完|耗尽)",
+            r"|(?:用量|使用量|额度)已?(?:超出|超过|用尽|用完)了?配额|配额(?:已)?(?:用尽|用完|耗尽)"
+            # (usage or points used up, whatever counts them: Easydict "Claude Code 用量已用尽", FastGPT's
+            # `aiPointsNotEnough` "AI积分已用完~")
+            r"|(?:用量|使用量|积分|点数|余量)已(?:用尽|用完|耗尽)",
             E.quota_limited,
             0.96,
         ),
@@ -2314,7 +2331,13 @@ NEUTRAL = table(
             r"|\bbreached (?:the )?(?:[\w-]+ ){0,2}(?:content )?safety\b"
             # (a validator's verdict on sentences: Guardrails AI's ToxicLanguage "The following sentences in your
             # response were found to be toxic")
-            r"|\b(?:were|was|is|are) found to be (?:toxic|harmful|unsafe|offensive|profane|abusive)\b",
+            r"|\b(?:were|was|is|are) found to be (?:toxic|harmful|unsafe|offensive|profane|abusive)\b"
+            # (a gateway's guard named by its id: LangDB "Guard 'toxicity-check' not passed" under its 446, Otoroshi's
+            # `guardrail_denied` "This message has been blocked by the 'semantic_contains' guardrails !"; a PII guard:
+            # vLLM's router "PII detected in request", Akamai's Firewall for AI "Detected potential PII in user input")
+            r"|\bguard(?:rail)?s? '[^'\n]{1,80}' (?:not passed|failed|denied|triggered)\b|\bguardrail_denied\b"
+            r"|\bblocked by the '[^'\n]{1,80}' guardrails?\b|\bPII (?:was )?(?:detected|found)\b"
+            r"|\bdetected (?:potential |possible )?PII\b",
             E.content_policy,
             0.95,
         ),
@@ -2327,7 +2350,10 @@ NEUTRAL = table(
             r"|\bmax(?:imum)? (?:number of )?(?:completion|output|response) tokens (?:was |were |has been |have been )?"
             r"reached\b"
             # (in German: Kilo Code "Die maximale Anzahl an Completion-Tokens wurde erreicht.")
-            r"|\bmaximale Anzahl an (?:Completion-|Ausgabe-|Antwort-)?Tokens wurde erreicht\b",
+            r"|\bmaximale Anzahl an (?:Completion-|Ausgabe-|Antwort-)?Tokens wurde erreicht\b"
+            # (an agent loop's exception for the stop reason: Strands `MaxTokensReachedException` "Agent has reached an
+            # unrecoverable state due to max_tokens limit")
+            r"|\bMaxTokensReached(?:Exception|Error)?\b|\bdue to \W?max_(?:output_|completion_)?tokens\W? limit\b",
             E.context_length_exceeded,
             0.92,
         ),
@@ -2467,7 +2493,9 @@ NEUTRAL = table(
             "server_process_died",
             r"\b(?:server|backend|runner|worker|engine|model|inference) process\b[^.\n]{0,30}\b(?:was )?"
             r"(?:terminated|killed) by signal\b|\bserver is no longer running\b"
-            r"|\b(?:the )?(?:model|runner|engine|backend) (?:process )?(?:has )?crashed\b",
+            r"|\b(?:the )?(?:model|runner|engine|backend) (?:process )?(?:has )?crashed\b"
+            # (or never came up: Alpaca "Managed Ollama instance failed to start")
+            r"|\b(?:instance|server|runner|backend|engine) (?:failed to|could not|couldn.t|did not) start\b",
             E.provider_unavailable,
             0.8,
         ),
@@ -2513,7 +2541,9 @@ NEUTRAL = table(
             "model_not_servable_here",
             r"\b(?:does not|doesn.t|do not|don.t) have any models\b"
             r"|\bmodel requires (?:a )?(?:higher|newer|later) (?:version|release)\b"
-            r"|\b(?:chat completions|completions|responses|messages) api (?:is )?not (?:available|supported)\b",
+            r"|\b(?:chat completions|completions|responses|messages) api (?:is )?not (?:available|supported)\b"
+            # (a server with no model loaded for the task: LlamaEdge "There is no model available in the chat graphs")
+            r"|\bthere (?:is|are) no models? (?:available|loaded) in\b",
             E.model_unavailable,
             0.92,
         ),
@@ -2534,7 +2564,10 @@ NEUTRAL = table(
         (
             "capacity_not_yet",
             r"\bcould not allocate [\d,]+ ?(?:bytes|[KMGT]i?B)? immediately\b|\bAllocationFailed\b"
-            r"|\b(?:is |are )?not (?:yet )?loaded yet\b",
+            r"|\b(?:is |are )?not (?:yet )?loaded yet\b"
+            # (a fine-tune's adapter still being fetched onto the shard: LoRAX "Adapter my-org/x/3 is not yet
+            # available" under 424)
+            r"|\b(?:adapter|lora|model|pipeline) \S{1,120} is not yet (?:available|loaded|ready)\b",
             E.model_capacity,
             0.94,
         ),
@@ -2559,6 +2592,43 @@ NEUTRAL = table(
             E.context_length_exceeded,
             0.965,
         ),
+        # twenty-second round, by class
+        # a response body that ended before its declared length, in each client's words (AWS SDK for JavaScript
+        # `StreamContentLengthMismatch` "Received 20480 of 65536 bytes", Symfony HttpClient and libcurl "Transfer
+        # closed with 18342 bytes remaining to read", axios "stream has been aborted"): cut short, a short retry
+        (
+            "body_short_of_length",
+            r"\bStreamContentLengthMismatch\b|\bcontent[- ]length mismatch\b|\breceived \d+ of \d+ bytes\b"
+            r"|\btransfer closed with \d+ bytes remaining\b|\b(?:response )?stream has been aborted\b",
+            E.stream_truncated,
+            0.8,
+        ),
+        # an agent's process gone under the host writing to it (the Claude Agent SDK's `CLIConnectionError` "Cannot
+        # write to terminated process (exit code: 137)"): the agent, which a retry starts again; above the SDK's
+        # connection class, which is its transport's
+        (
+            "agent_process_terminated",
+            r"\b(?:cannot|can.t|unable to|failed to) (?:write|send|read) (?:to|from) (?:a |the )?"
+            r"(?:terminated|exited|dead|closed) process\b",
+            E.provider_unavailable,
+            0.9,
+        ),
+        # a prompt over the server's own maximum length in its scheduler's words (rtp-llm "input len 32760 … exceeds
+        # max seq len 32768", "input len 98304 is greater than kv cache max available tokens num 65536", with the
+        # `511_LONG_PROMPT_ERROR` / `607_EXCEEDS_KV_CACHE_MAX_LEN` codes) under a 500: the context
+        (
+            "input_len_over_max",
+            r"\binput (?:len(?:gth)?|tokens?)\W{0,3}\d+\b[^.\n]{0,60}?\b(?:exceeds?|is (?:greater|larger|longer) than)"
+            r" (?:the )?(?:[\w-]+ ){0,3}?max\w*\b(?![^.\n]{0,30}\bper (?:second|minute|min|hour|day)\b)"
+            r"|\b\d*_?(?:LONG_PROMPT_ERROR|EXCEEDS_KV_CACHE_MAX_LEN)\b",
+            E.context_length_exceeded,
+            0.92,
+        ),
+        # ChatLuna's numbered errors, whose message is only the number ("使用 ChatLuna 时出现错误，错误码为 104。",
+        # ChatLunaErrorCode): API_KEY_UNAVAILABLE 100, API_REQUEST_TIMEOUT 102, API_UNSAFE_CONTENT 104
+        ("chatluna_code_key", r"(?:ChatLuna|ChatHub) ?时出现错误，错误码为 ?100\b", E.auth_required, 0.97),
+        ("chatluna_code_timeout", r"(?:ChatLuna|ChatHub) ?时出现错误，错误码为 ?102\b", E.timeout, 0.97),
+        ("chatluna_code_unsafe", r"(?:ChatLuna|ChatHub) ?时出现错误，错误码为 ?104\b", E.content_policy, 0.97),
     ],
 )
 
