@@ -2629,6 +2629,121 @@ NEUTRAL = table(
         ("chatluna_code_key", r"(?:ChatLuna|ChatHub) ?时出现错误，错误码为 ?100\b", E.auth_required, 0.97),
         ("chatluna_code_timeout", r"(?:ChatLuna|ChatHub) ?时出现错误，错误码为 ?102\b", E.timeout, 0.97),
         ("chatluna_code_unsafe", r"(?:ChatLuna|ChatHub) ?时出现错误，错误码为 ?104\b", E.content_policy, 0.97),
+        # twenty-third round, by class
+        # a stream that ended without the message that closes it, in a client's words (ollama-js "Did not receive done
+        # or success response in stream."): cut short, a short retry
+        (
+            "stream_without_final",
+            r"\bdid not receive (?:a |the )?(?:done|final|success|end)\b[^.\n]{0,30}\bin (?:the )?stream\b"
+            r"|\bstream ended without (?:a |the )?(?:done|final|end|success)\b",
+            E.stream_truncated,
+            0.8,
+        ),
+        # a model or server silent for a stated time (Grok Build's SamplingError::IdleTimeout "No response from model
+        # for 180s — the model may be stuck"): the client's idle timeout, a timeout
+        (
+            "no_response_for_duration",
+            r"\bno (?:response|output|tokens?|data|reply) from (?:the )?"
+            r"(?:model|server|provider|upstream|backend|agent)s? (?:for|in|after|within) (?:over |more than )?"
+            r"\d+(?:\.\d+)?\s*(?:ms|s|secs?|seconds?|m|mins?|minutes?)\b",
+            E.timeout,
+            0.85,
+        ),
+        # a service's endpoint named not reachable (Javelin's GUARDRAIL_ENDPOINT_UNREACHABLE "Guardrail service endpoint
+        # is not reachable"): the path to it, a short retry
+        (
+            "endpoint_unreachable",
+            r"\b(?:service|server|api|host) endpoint (?:is |was )?(?:not reachable|unreachable)\b",
+            E.network_unavailable,
+            0.85,
+        ),
+        # a content filter's verdict in its own words (Upsonic's safety policies "This content has been blocked as it
+        # contains …", vLLM semantic router "Response blocked: jailbreak content detected in LLM output" under 403,
+        # Kling's 1300 "Platform policy triggered" under 400): moderation, above the status that carries it
+        (
+            "blocked_as_it_contains",
+            r"\b(?:content|request|message|response|input|output|prompt) (?:has been|was|is) blocked "
+            r"(?:as|because|since) it contains\b"
+            r"|\b(?:response|request|content) blocked: [^.\n]{0,40}\b(?:detected|jailbreak|unsafe|harmful)\b"
+            r"|\bjailbreak (?:content |attempt |prompt )?detected\b|\bplatform policy triggered\b",
+            E.content_policy,
+            0.95,
+        ),
+        # a conversation over its token budget with both counts (Grok Build's sampler "[conversation] Current message
+        # (1000000 tokens) exceeds budget (500000 tokens)" inside a 400), and a request too large for the chosen model
+        # (SurfSense MODEL_CONTEXT_LIMIT "This request is too large for the selected model"): the context
+        (
+            "tokens_over_budget",
+            r"\(\d[\d,]* tokens\) exceeds (?:the )?(?:token |context )?budget\b"
+            r"|\brequest is too large for the (?:selected |current |chosen )?model\b",
+            E.context_length_exceeded,
+            0.92,
+        ),
+        # a spending cap reached, on a gateway's key or an agent's run (octopus "API key has reached the max cost" under
+        # 401, SWE-agent's `CostLimitExceededError` exit "Exit due to cost limit"): a budget, a wait or a fallback
+        (
+            "cost_limit_reached",
+            r"\b(?:reached|exceeded|hit) (?:the |its |your )?max(?:imum)? cost\b|\bexit(?:ed)? due to cost limit\b"
+            r"|\bcost limit (?:was |has been )?(?:exceeded|reached)\b|\bCostLimitExceeded(?:Error)?\b",
+            E.quota_limited,
+            0.97,
+        ),
+        # a free allowance used up (SurfSense ANON_QUOTA_EXCEEDED "You've used all your free tokens. Create an account
+        # for 5M more!" under 429): a quota, above the 429
+        (
+            "free_allowance_used",
+            r"\b(?:you.ve|you have) used (?:up )?all (?:of )?(?:your |the )?free (?:tokens|queries|requests|messages"
+            r"|generations|uses|runs)\b",
+            E.quota_limited,
+            0.9,
+        ),
+        # requests over a limit in Chinese (Hunyuan FailedOperation.EngineServerLimitExceeded
+        # "引擎层请求超过限额；请稍后重试。"): a rate limit
+        ("requests_over_limit_zh", r"请求(?:数|次数|量)?超过(?:了)?(?:限额|限制|上限)", E.rate_limited, 0.9),
+        # a router's queue full (Dynamo's KV router QueueRejection "router policy class "default" queue requests limit
+        # reached (current=256, limit=256)" under 529): the server's capacity, above the limit words
+        (
+            "queue_limit_reached",
+            r"\bqueue (?:requests |size |depth |length )?limit (?:was |has been )?(?:reached|exceeded)\b",
+            E.provider_overloaded,
+            0.92,
+        ),
+        # a request the SDK refuses before sending, for what the chosen model cannot take (token.js "Detected a 'tools'
+        # parameter, but the following model does not support tools", nullclaw "The current provider does not support
+        # image input"; OpenAI's JSON mode "must include the string 'JSON' somewhere in your prompt"): the request
+        (
+            "model_cannot_take_input",
+            r"\b(?:model|provider) (?:does not|doesn.t) support (?:tools|tool (?:calls|calling|use)|function calling"
+            r"|image (?:input|inputs)|images|vision)\b|\bmust (?:include|contain) the (?:string|word) \W?json\W? "
+            r"(?:somewhere )?in\b",
+            E.invalid_request,
+            0.9,
+        ),
+        # a model the SDK's own table does not list (token.js InputError "Invalid 'model' field: gpt-4.5-turbo.")
+        ("invalid_model_field", r"\binvalid \W?model\W? field\b", E.model_unavailable, 0.85),
+        # a subscription named inactive (Augment "Your subscription for … is inactive. Please update your plan")
+        (
+            "subscription_inactive",
+            r"\bsubscription (?:for \S{1,120} )?(?:is|has become) (?:inactive|not active|no longer active)\b",
+            E.subscription_required,
+            0.95,
+        ),
+        # a response with no status at all (Faraday::NilStatusError "http status could not be derived from the server
+        # response"): the server's reply, not the path to it
+        (
+            "nil_status",
+            r"\bNilStatusError\b|\bhttp status could not be derived\b",
+            E.provider_unavailable,
+            0.8,
+        ),
+        # every provider of a client's own chain failed, no cause named (nullclaw AllProvidersFailed "All configured
+        # providers failed for this request")
+        (
+            "all_providers_failed",
+            r"\ball (?:configured |available )?providers (?:have )?failed\b",
+            E.provider_unavailable,
+            0.75,
+        ),
     ],
 )
 
@@ -2729,7 +2844,10 @@ BODY = table(
         # …, read from the page: routing/classifier.py): the path to the provider, above the 503 that carries the page
         (
             "proxy_page_kind",
-            r"err_(?:dns_fail|connect_fail|secure_connect_fail|cannot_forward|socket_failure|read_error|write_error)",
+            r"err_(?:dns_fail|connect_fail|secure_connect_fail|cannot_forward|socket_failure|read_error|write_error)"
+            # (a forwarding proxy's own page, signed: tinyproxy "Unable to connect to upstream proxy", "Could not send
+            # data to remote server")
+            r"|tinyproxy",
             E.network_unavailable,
             0.8,
         ),

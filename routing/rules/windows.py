@@ -33,7 +33,11 @@ WINDOWS: tuple[Window, ...] = (
         # a wait of days named without a number ("try again in a few days")
         r"|\b(?:in|after|for) (?:a few|several|a couple of) days\b"
         # a limit that resets on a calendar date ("Your credit limit resets on February 21.")
-        r"|\bresets? on (?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.? \d{1,2}|\d{4}-\d{2}-\d{2})\b",
+        r"|\bresets? on (?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.? \d{1,2}|\d{4}-\d{2}-\d{2})\b"
+        # (a reset at the next midnight, dated: WSO2 API Manager's 900804 "You can access API after 2026-Dec-04
+        # 00:00:00+0000 UTC", a `resets_at` of "2026-12-04T00:00:00Z": a calendar day's allowance)
+        r"|\b(?:resets?(?:_at)?|after|until)\W{0,8}\d{4}-(?:\d{2}|[A-Za-z]{3})-\d{2}[ T]00:00(?::00)?(?:\.0+)?"
+        r"(?:Z|\s?[+-]00:?00| ?UTC|\b)",
         86400.0,
     ),
     _window("5h", r"\b5[- ]hours?\b(?! \d)|\bfive[- ]hour\b|\b5\s*个?小时", 5 * 3600.0),
@@ -55,10 +59,19 @@ WINDOWS: tuple[Window, ...] = (
 
 # A window named by its length in numbers ("a cap of 40 messages per 60 minutes", "every 3 hours"): as long as the
 # numbers say, whatever unit names them. Not a wait ("try again in 60 minutes"), which the reset reader reads.
+# (or as a duration written short, in Go's and a config file's way: Bifrost "request limit exceeded (5000/5000, resets
+# every 1w)", "resets every 1d"; the one-letter units are lower case only, so "per 1M tokens" is no window)
 NUMBERED_WINDOW = re.compile(
-    r"\b(?:per|every|each|over (?:the )?(?:last |past )?)\s*(\d+)\s*(minutes?|mins?|hours?|hrs?|days?)\b", re.I
+    r"\b(?:per|every|each|over (?:the )?(?:last |past )?)\s*(\d+)\s*(minutes?|mins?|hours?|hrs?|days?|weeks?"
+    r"|(?-i:[mhdw]))\b",
+    re.I,
 )
-_UNIT_S = {"m": 60.0, "h": 3600.0, "d": 86400.0}
+_UNIT_S = {"m": 60.0, "h": 3600.0, "d": 86400.0, "w": 7 * 86400.0}
+
+# A window named with what it has counted against its limit ("Minute limit: 1840 / 100000 tokens. Day limit: 2000417
+# / 2000000 tokens.", AI DIAL): only a window whose count has reached its limit is the one that refused.
+COUNTED_WINDOW = re.compile(r"\b(minute|hour|day|week|month)(?:ly)? limit\W{0,3}(\d[\d,]*)\s?/\s?(\d[\d,]*)\b", re.I)
+_COUNTED_S = {"minute": 60.0, "hour": 3600.0, "day": 86400.0, "week": 7 * 86400.0, "month": 30 * 86400.0}
 
 # From this long a window is a quota: nothing a short retry waits for resets it.
 LONG_WINDOW_S = 3600.0
@@ -99,13 +112,23 @@ def _numbered(text: str) -> Window | None:
     return Window(name, NUMBERED_WINDOW, seconds)
 
 
+def _counted(text: str) -> Window | None:
+    """The longest window whose count, stated beside its limit, has reached that limit."""
+    spent = [
+        m[1].lower() for m in COUNTED_WINDOW.finditer(text) if int(m[2].replace(",", "")) >= int(m[3].replace(",", ""))
+    ]
+    if not spent:
+        return None
+    name = max(spent, key=_COUNTED_S.__getitem__)
+    return Window(name, COUNTED_WINDOW, _COUNTED_S[name])
+
+
 def window_of(text: str) -> Window | None:
-    """The longest limit window the text names, in words or in numbers, if any."""
+    """The longest limit window the text names, in words or in numbers, or has counted to its limit, if any."""
     named = next((w for w in WINDOWS if w.pattern.search(text)), None)
-    numbered = _numbered(text)
-    if numbered is None or (named is not None and named.seconds >= numbered.seconds):
-        return named
-    return numbered
+    found = [w for w in (named, _numbered(text), _counted(text)) if w is not None]
+    # the first of equals wins: a named window before a numbered one, as before
+    return max(found, key=lambda w: w.seconds) if found else None
 
 
 def over_budget(text: str) -> bool:
