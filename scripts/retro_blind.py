@@ -61,6 +61,9 @@ SETS = {
     # ig/ih: each set's own branch head (the learned stage's rules, errors-2026.12.22, the set in)
     "blind_2026_12_03ig.jsonl": "eaf9117",
     "blind_2026_12_03ih.jsonl": "f4a6e2a",
+    # ii/ij: each set's own branch head (round 22's rules, errors-2026.12.23, the set in)
+    "blind_2026_12_03ii.jsonl": "7ece9f8",
+    "blind_2026_12_03ij.jsonl": "c3837f0",
 }
 
 INNER = r"""
