@@ -2,17 +2,43 @@
 dev stack and the tests."""
 
 import asyncio
+import secrets
 import socket
 from typing import Any, Self
 
 import uvicorn
 
+LISTEN_PORTS = range(20000, 32768)  # below Linux's default ephemeral range (32768-60999)
+
 
 def free_port() -> int:
+    """A port free to listen on now, for a server started next. Taken below the kernel's ephemeral range, where a
+    port bound with port 0 would come from: there, any outgoing connection made meanwhile (by this process or
+    another on the machine) may take it before the server binds it."""
+    start = ephemeral_start()
+    for _ in range(50):
+        port = secrets.choice(LISTEN_PORTS)
+        if port >= start:
+            break  # a machine whose ephemeral range reaches this low: the kernel's choice is as good
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+        bound: int = s.getsockname()[1]
+        return bound
+
+
+def ephemeral_start() -> int:
+    """The first port of the kernel's range for outgoing connections (Linux); 0 where it cannot be read."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 class InProcessServer:

@@ -67,6 +67,8 @@ class TemporalDevServer:
     ):
         self.port = port or free_port()
         self.ui_port = ui_port or free_port()
+        # The CLI would pick these itself from the kernel's ephemeral range, which outgoing connections share.
+        self.http_port, self.metrics_port = free_port(), free_port()
         self.db_file, self.log_file, self.headless = db_file, log_file, headless
         self.codec_endpoint = codec_endpoint  # the UI decodes payloads through it (the browser calls it)
         self.sqlite_pragmas = sqlite_pragmas or {}  # for the database file, e.g. journal_mode=wal
@@ -93,6 +95,10 @@ class TemporalDevServer:
             str(self.port),
             "--ui-port",
             str(self.ui_port),
+            "--http-port",
+            str(self.http_port),
+            "--metrics-port",
+            str(self.metrics_port),
             "--log-level",
             "error",
             *cli_flags(),
