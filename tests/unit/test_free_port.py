@@ -13,4 +13,3 @@ def test_a_free_port_is_free_and_below_the_range_outgoing_connections_draw_from(
             s.bind(("127.0.0.1", port))  # still free: nobody was handed it and kept it
     if start > LISTEN_PORTS.start:
         assert all(LISTEN_PORTS.start <= port < start for port in ports), (start, ports)
-
