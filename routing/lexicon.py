@@ -2,7 +2,8 @@
 
 The classifier no longer consults it: routing/learned.py (a naive Bayes reading of the decision class) replaced it,
 deciding about three times as many lines at higher precision when each family is left out (scripts/second_stage_cv.py).
-Its tokenisation (`words`, `signal_text`) is the learned stage's; the table stays the baseline that script measures.
+Its tokenisation (`words`, `signal_text`) is the learned stage's; `build` and `read` stay as the baseline that script
+and scripts/lexicon_cv.py measure, on tables they build from the corpus (no table is committed: nothing reads one).
 
 Every rule reads a wording; a wording nobody wrote a rule for is `unknown` (fail closed). This stage reads the words
 of the training corpus instead: a word is a *signal* of a code when at least MIN_LINES training lines of that code use
@@ -12,9 +13,6 @@ text is decided only when it carries at least MIN_SIGNALS independent signals of
 "rate limit", count once) and more than of any other code; otherwise it stays `unknown`. A text with any transient
 signal is never read as a code that fails the run. The second stage ranks below every rule, status and window
 reading, so it only ever speaks where the classifier would have said nothing.
-
-The table is data (routing/rules/lexicon_words.py), built from tests/corpus/ by `python -m scripts.build_lexicon`;
-tests/unit/test_lexicon.py checks it is the one the corpus builds.
 """
 
 import re
@@ -24,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from routing.codes import ErrorCode
-from routing.rules.lexicon_words import WORDS
 
 MIN_LINES = 2  # training lines of the code that use the word
 MIN_FAMILIES = 2  # ... from that many families (providers, agents) at least: one tool's boilerplate is no signal
@@ -125,6 +122,3 @@ def read(text: str, table: Mapping[str, str]) -> Reading | None:
     if code in FAILING and any(ErrorCode(c) in TRANSIENT for c in distinct):
         return None  # a transient word beside it: never fail a run from words alone
     return Reading(code, signals)
-
-
-LEXICON: Mapping[str, str] = WORDS
