@@ -13,18 +13,25 @@ from pathlib import Path
 
 import routing.rules
 from routing.learned import build
-from testkit.corpus import corpus_lines
+from testkit.corpus import learning_lines
 
 COUNTS_MODULE = Path(routing.rules.__file__).resolve().parent / "learned_counts.py"
 HEADER = (
-    '"""The learned second stage\'s counts (routing/learned.py): training lines per code, and per word or word pair\n'
-    "the lines of each code that use it, built from tests/corpus/ by `python -m scripts.build_learned`; do not edit\n"
-    "by hand (tests/unit/test_learned.py checks they are the ones the corpus builds). A module rather than a data\n"
-    'file: routing/ reads nothing at run time."""\n\n'
+    '"""The learned second stage\'s counts (routing/learned.py): lines per code, and per word or word pair the\n'
+    "lines of each code that use it, built from the training corpus and the held-out sets already measured\n"
+    "(testkit/corpus.py) by `python -m scripts.build_learned`; do not edit by hand (tests/unit/test_learned.py checks\n"
+    "they are the ones those lines build). A module rather than a data file, since routing/ reads nothing at run\n"
+    "time; the counts are one JSON text, which Python loads many times faster than the same counts as dict\n"
+    'literals."""\n\n'
+    "import json\n\n"
+)
+FOOTER = (
+    "_COUNTED = json.loads(_JSON)\n"
+    'DOCS: dict[str, int] = _COUNTED["DOCS"]\n'
+    'COUNTS: dict[str, dict[str, int]] = _COUNTED["COUNTS"]\n'
 )
 
-
-LINE_LENGTH = 120  # ruff's, as pyproject.toml sets it: the module is written as `ruff format` would leave it
+LINE_LENGTH = 120  # ruff's, as pyproject.toml sets it
 
 
 def width(line: str) -> int:
@@ -32,28 +39,34 @@ def width(line: str) -> int:
 
 
 def entry(indent: str, key: str, by_code: dict[str, int], last: str = ",") -> str:
-    """One `key: {code: n, ...}` entry, on one line when it fits, else one code per line."""
+    """One JSON `key: {code: n, ...}` member, on one line when it fits, else one code per line."""
     items = [f"{json.dumps(c)}: {n}" for c, n in by_code.items()]
     line = f"{indent}{key}{{{', '.join(items)}}}{last}"
     if width(line) <= LINE_LENGTH:
         return line + "\n"
-    inner = "".join(f"{indent}    {item},\n" for item in items)
-    return f"{indent}{key}{{\n{inner}{indent}}}{last}\n"
+    inner = ",\n".join(f"{indent}  {item}" for item in items)
+    return f"{indent}{key}{{\n{inner}\n{indent}}}{last}\n"
 
 
 def render(docs: dict[str, int], counts: dict[str, dict[str, int]]) -> str:
-    entries = "".join(entry("    ", f"{json.dumps(f, ensure_ascii=False)}: ", by_code) for f, by_code in counts.items())
+    """The module: a raw string holding the counts as JSON (no JSON text has three quotes in a row), one word per
+    line so that a change of counts reads as a diff."""
+    members = [entry(" ", f"{json.dumps(f, ensure_ascii=False)}: ", by_code) for f, by_code in counts.items()]
+    if members:
+        members[-1] = members[-1][: -len(",\n")] + "\n"
     return (
         HEADER
-        + entry("", "DOCS: dict[str, int] = ", docs, last="")
-        + "\nCOUNTS: dict[str, dict[str, int]] = {\n"
-        + entries
-        + "}\n"
+        + '_JSON = r"""{\n'
+        + entry("", '"DOCS": ', docs)
+        + '"COUNTS": {\n'
+        + "".join(members)
+        + '}}"""\n'
+        + FOOTER
     )
 
 
 def main() -> int:
-    docs, counts = build(corpus_lines())
+    docs, counts = build(learning_lines())
     COUNTS_MODULE.write_text(render(docs, counts), encoding="utf-8")
     print(f"{len(counts)} words and pairs over {sum(docs.values())} lines → {COUNTS_MODULE}")
     return 0

@@ -1,12 +1,13 @@
-"""Retro-blind check of the classifier's second stages: what the word table (routing/lexicon.py) and the learned
-stage (routing/learned.py) would have decided on each blind held-out set at the time the set was blind.
-
-For each set, the tree of the commit the set was measured blind under is unpacked; its own classifier decides the
-set's lines, and today's stage code with counts built only from ITS training corpus (tests/corpus/ at that commit:
-nothing learned from that set or any later one) reads the lines its rules left to a second stage (unmatched; for the
-learned stage also those that tree's own word table decided, as it replaces the word table). Prints, per set, the
-blind figure then and the figure with each stage. The learned stage's thresholds were chosen on today's training
-corpus, which holds the lines older sets' misses taught: a slightly optimistic figure for the older sets.
+"""Retro-blind check of the classifier's second stages: what the word table (routing/lexicon.py) and the learned stage
+(routing/learned.py) would have decided on each blind held-out set at the time the set was blind. For each set, the tree
+of the commit the set was measured blind under is unpacked; its own classifier decides the set's lines, and today's
+stage code with counts built only from ITS training corpus (tests/corpus/ at that commit: nothing learned from that set
+or any later one) reads the lines its rules left to a second stage (unmatched; for the learned stage also those that
+tree's own word table decided, as it replaces the word table). Prints, per set, the blind figure then and the figure
+with each stage; `with_spent` is the learned stage counted as today's is, from that tree's corpus AND its held-out sets
+measured before (every file but the sets measured under that commit). The learned stage's thresholds were chosen on
+today's training corpus, which holds the lines older sets' misses taught: a slightly optimistic figure for the older
+sets.
 
     .venv/bin/python scripts/retro_blind.py [--misses]
 """
@@ -64,6 +65,9 @@ SETS = {
     # ii/ij: each set's own branch head (round 22's rules, errors-2026.12.23, the set in)
     "blind_2026_12_03ii.jsonl": "7ece9f8",
     "blind_2026_12_03ij.jsonl": "c3837f0",
+    # ik/il: their merge (both sets in, errors-2026.12.24), before the learned stage counted the measured sets
+    "blind_2026_12_04ik.jsonl": "0567e28",
+    "blind_2026_12_04il.jsonl": "0567e28",
 }
 
 INNER = r"""
@@ -99,6 +103,12 @@ for name, module in saved.items():
     else:
         sys.modules[name] = module
 learned_model = learned.model(*learned.build(training))
+# the same stage with counts also from this tree's held-out lines already measured (every file but the sets measured
+# blind under this very commit): what the stage would read had it learned from every set measured before
+measured_here = set(sys.argv[6].split(","))
+spent = [json.loads(l) for f in sorted((tree / "tests" / "heldout").glob("*.jsonl")) if f.name not in measured_here
+         for l in f.read_text().splitlines() if l.strip()]
+spent_model = learned.model(*learned.build(training + spent))
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 state = RunState(attempts=1, max_attempts=8, other_candidate_eligible=True)
 def show(stage, right, line, code, decision, why):
@@ -108,6 +118,7 @@ def show(stage, right, line, code, decision, why):
         print(f"    {stage} {verdict} {line['id']}: {code} → {decision} {why} {want}")
 before = after = decided = wrong_new = 0
 learned_right = learned_decided = learned_wrong_new = 0
+spent_right = spent_decided = spent_wrong_new = 0
 lines = [json.loads(l) for l in (tree / "tests" / "heldout" / set_file).read_text().splitlines() if l.strip()]
 for line in lines:
     r = classify(FailureSignal.model_validate(line["signal"]), NOW)
@@ -138,10 +149,25 @@ for line in lines:
             ok3 = "unknown" in line["codes"] and "fail" in line["decisions"]
         learned_wrong_new += ok and not ok3
     learned_right += ok3
+    ok4 = ok
+    if r.rule == "unmatched" or r.rule.startswith("lexicon"):
+        reading = learned.read(lex.signal_text(line["signal"]), spent_model)
+        if reading is not None:
+            spent_decided += 1
+            r4 = r.model_copy(update={"code": reading.code, "error_class": class_of(reading.code), "rule": "learned"})
+            d4 = decide(r4, RoutingContext.office, state, rand=0.5)
+            ok4 = reading.code.value in line["codes"] and d4.kind.value in line["decisions"]
+            show("spent", ok4, line, reading.code.value, d4.kind.value, reading.words)
+        else:
+            ok4 = "unknown" in line["codes"] and "fail" in line["decisions"]
+        spent_wrong_new += ok and not ok4
+    spent_right += ok4
 print(json.dumps({"set": set_file, "lines": len(lines), "blind": before, "with_stage2": after,
                   "stage2_decided": decided, "made_wrong": wrong_new, "words": len(table),
                   "with_learned": learned_right, "learned_decided": learned_decided,
-                  "learned_made_wrong": learned_wrong_new}))
+                  "learned_made_wrong": learned_wrong_new,
+                  "with_spent": spent_right, "spent_decided": spent_decided, "spent_made_wrong": spent_wrong_new,
+                  "spent_lines": len(spent)}))
 """
 
 
@@ -170,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
                     set_file,
                     "1" if args.misses else "0",
                     str(ROOT / "routing" / "learned.py"),
+                    ",".join(s for s, c in SETS.items() if c == commit),
                 ],
                 cwd=tmp,
                 env={"PYTHONPATH": tmp, "PATH": "/usr/bin:/bin"},

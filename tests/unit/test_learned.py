@@ -11,13 +11,13 @@ from routing.codes import ErrorCode
 from routing.explain import explain_error, signal_from_text
 from routing.learned import MODEL, build, features, model, read
 from routing.rules.learned_counts import COUNTS, DOCS
-from testkit.corpus import corpus_lines
+from testkit.corpus import learning_lines
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 
 
 def test_the_committed_counts_are_the_ones_the_training_corpus_builds():
-    assert build(corpus_lines()) == (DOCS, COUNTS), "tests/corpus changed: run `python -m scripts.build_learned`"
+    assert build(learning_lines()) == (DOCS, COUNTS), "tests/corpus changed: run `python -m scripts.build_learned`"
 
 
 def test_features_are_words_and_pairs_of_words_not_crossing_a_break():
