@@ -54,6 +54,8 @@ def render(docs: dict[str, int], counts: dict[str, dict[str, int]]) -> str:
     members = [entry(" ", f"{json.dumps(f, ensure_ascii=False)}: ", by_code) for f, by_code in counts.items()]
     if members:
         members[-1] = members[-1][: -len(",\n")] + "\n"
+    if any('"""' in m for m in members):
+        raise ValueError("three quotes in a row would end the module's string early")
     return (
         HEADER
         + '_JSON = r"""{\n'
