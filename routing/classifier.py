@@ -534,8 +534,6 @@ def _structured_candidates(signal: FailureSignal) -> list[Candidate]:
         candidates.append(Candidate("jsonrpc.-32000", ErrorCode.auth_required, 0.95, 0))
     elif signal.jsonrpc_code == -32601:  # method not found
         candidates.append(Candidate("jsonrpc.-32601", ErrorCode.invalid_request, 0.8, 0))
-    elif signal.jsonrpc_code == -32002:  # ACP: resource not found, a file or resource of the run's workspace
-        candidates.append(Candidate("jsonrpc.-32002", ErrorCode.invalid_request, 0.8, 0))
     if signal.exit_code is not None and signal.status is None:
         if signal.exit_code == 127:
             candidates.append(Candidate("exit.127", ErrorCode.provider_not_configured, 0.95, 0))

@@ -65,7 +65,7 @@ SETS = {
     # ii/ij: each set's own branch head (round 22's rules, errors-2026.12.23, the set in)
     "blind_2026_12_03ii.jsonl": "7ece9f8",
     "blind_2026_12_03ij.jsonl": "c3837f0",
-    # ik/il: their merge (both sets in, errors-2026.12.24), before the learned stage counted the measured sets
+    # ik/il: their merge (both sets in, errors-2026.12.24)
     "blind_2026_12_04ik.jsonl": "0567e28",
     "blind_2026_12_04il.jsonl": "0567e28",
 }

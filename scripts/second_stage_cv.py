@@ -1,7 +1,6 @@
-"""Could a learned second stage decide unmatched failure texts at high precision? Measured on the lines it learns from
-(testkit/corpus.py: the training corpus and the held-out sets already measured blind), leave one family out (each
-family's lines read by a model built from every other family's lines), as if no rule existed. Never run on a set still
-blind (testkit.corpus.STILL_BLIND).
+"""Could a learned second stage decide unmatched failure texts at high precision? Measured on the training corpus
+alone, leave one family out (each family's lines read by a model built from every other family's lines), as if no
+rule existed (every training line is matched by rules today). Never run on a held-out set.
 
     .venv/bin/python -m scripts.second_stage_cv [--json]
 
@@ -32,7 +31,7 @@ from typing import Any
 import routing.learned as learned
 import routing.lexicon as stage
 from routing.codes import ErrorClass, ErrorCode, class_of
-from testkit.corpus import learning_lines
+from testkit.corpus import corpus_lines
 
 # The decision a code leads to on a first failure of an office run with another provider eligible.
 DECISION_OF_CLASS = {
@@ -326,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--no-lexicon", action="store_true", help="skip the (slow) lexicon rows")
     args = parser.parse_args(argv)
-    lines = learning_lines()
+    lines = corpus_lines()
     rows: list[dict[str, Any]] = [] if args.no_lexicon else lexicon_rows(lines)
     rows += learned_rows(lines)
     for level in ("code", "dec", "dec4"):

@@ -71,7 +71,7 @@ Target = Literal["text", "key", "exception"]
 
 # The rules catalogue's version, stored with every classification it makes. Bump it with any change to a rule, the
 # status table or the structured signals (tests/unit/test_classifier.py holds the fingerprint of each version).
-CATALOGUE_VERSION = "errors-2026.12.25"
+CATALOGUE_VERSION = "errors-2026.12.24"
 
 # Tie-break between tables at equal confidence: the more specific table wins.
 PRECEDENCE: dict[str, int] = {"agent": 4, "provider": 3, "neutral": 2, "body": 1, "exception": 1}

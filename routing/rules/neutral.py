@@ -2744,21 +2744,6 @@ NEUTRAL = table(
             E.provider_unavailable,
             0.75,
         ),
-        # an access key the provider says does not exist, in a gateway's words (OpenCode relaying a provider's "ak is
-        # not exist"): the credential, so another provider
-        (
-            "key_does_not_exist",
-            r"\b(?:ak|sk|api[ _-]?key|access[ _-]?key|secret[ _-]?key)\s+"
-            r"(?:is\s+)?(?:not\s+exists?|does\s*n[o']?t\s+exist)\b",
-            E.auth_required,
-            0.9,
-        ),
-        # the agent does not know the session the office prompts (Claude Code's ACP bridge "Session not found"): the
-        # office's own state, never the provider's
-        ("agent_session_not_found", r"\bsession not found\b", E.invalid_request, 0.8),
-        # the agent's process went away under its ACP client (Zed "server shut down unexpectedly"): a lost
-        # transport, not the provider's fault
-        ("agent_server_shut_down", r"\bserver shut down unexpectedly\b", E.stream_truncated, 0.7),
     ],
 )
 

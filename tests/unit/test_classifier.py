@@ -593,7 +593,6 @@ CATALOGUES = {
     "errors-2026.12.22": "9c72ab35242d71e1",
     "errors-2026.12.23": "8cd97de1daa61cbc",
     "errors-2026.12.24": "737b73e6bc4e653b",
-    "errors-2026.12.25": "605ef8400286f172",
 }
 
 
