@@ -120,8 +120,17 @@ def show(stage, right, line, code, decision, why):
         want = f"(want {line['codes']} {line['decisions']})"
         print(f"    {stage} {verdict} {line['id']}: {code} → {decision} {why} {want}")
 before = after = decided = wrong_new = 0
-learned_right = learned_decided = learned_wrong_new = 0
-spent_right = spent_decided = spent_wrong_new = 0
+tally = {stage: {"right": 0, "decided": 0, "made_wrong": 0} for stage in ("learned", "spent")}
+def learned_stage(stage, m, r, line):  # the stage with model m on a line the rules left: right or not
+    reading = learned.read(lex.signal_text(line["signal"]), m)
+    if reading is None:
+        return "unknown" in line["codes"] and "fail" in line["decisions"]
+    tally[stage]["decided"] += 1
+    r2 = r.model_copy(update={"code": reading.code, "error_class": class_of(reading.code), "rule": "learned"})
+    d2 = decide(r2, RoutingContext.office, state, rand=0.5)
+    right = reading.code.value in line["codes"] and d2.kind.value in line["decisions"]
+    show(stage, right, line, reading.code.value, d2.kind.value, reading.words)
+    return right
 lines = [json.loads(l) for l in (tree / "tests" / "heldout" / set_file).read_text().splitlines() if l.strip()]
 for line in lines:
     r = classify(FailureSignal.model_validate(line["signal"]), NOW)
@@ -139,37 +148,16 @@ for line in lines:
             wrong_new += ok and not ok2
             show("lexicon", ok2, line, reading.code.value, d2.kind.value, reading.signals)
     after += ok2
-    ok3 = ok
-    if r.rule == "unmatched" or r.rule.startswith("lexicon"):
-        reading = learned.read(lex.signal_text(line["signal"]), learned_model)
-        if reading is not None:
-            learned_decided += 1
-            r3 = r.model_copy(update={"code": reading.code, "error_class": class_of(reading.code), "rule": "learned"})
-            d3 = decide(r3, RoutingContext.office, state, rand=0.5)
-            ok3 = reading.code.value in line["codes"] and d3.kind.value in line["decisions"]
-            show("learned", ok3, line, reading.code.value, d3.kind.value, reading.words)
-        else:
-            ok3 = "unknown" in line["codes"] and "fail" in line["decisions"]
-        learned_wrong_new += ok and not ok3
-    learned_right += ok3
-    ok4 = ok
-    if r.rule == "unmatched" or r.rule.startswith("lexicon"):
-        reading = learned.read(lex.signal_text(line["signal"]), spent_model)
-        if reading is not None:
-            spent_decided += 1
-            r4 = r.model_copy(update={"code": reading.code, "error_class": class_of(reading.code), "rule": "learned"})
-            d4 = decide(r4, RoutingContext.office, state, rand=0.5)
-            ok4 = reading.code.value in line["codes"] and d4.kind.value in line["decisions"]
-            show("spent", ok4, line, reading.code.value, d4.kind.value, reading.words)
-        else:
-            ok4 = "unknown" in line["codes"] and "fail" in line["decisions"]
-        spent_wrong_new += ok and not ok4
-    spent_right += ok4
+    for stage, m in (("learned", learned_model), ("spent", spent_model)):
+        right = ok
+        if r.rule == "unmatched" or r.rule.startswith("lexicon"):
+            right = learned_stage(stage, m, r, line)
+            tally[stage]["made_wrong"] += ok and not right
+        tally[stage]["right"] += right
 print(json.dumps({"set": set_file, "lines": len(lines), "blind": before, "with_stage2": after,
                   "stage2_decided": decided, "made_wrong": wrong_new, "words": len(table),
-                  "with_learned": learned_right, "learned_decided": learned_decided,
-                  "learned_made_wrong": learned_wrong_new,
-                  "with_spent": spent_right, "spent_decided": spent_decided, "spent_made_wrong": spent_wrong_new,
+                  **{f"with_{stage}" if k == "right" else f"{stage}_{k}": n
+                     for stage, t in tally.items() for k, n in t.items()},
                   "spent_lines": len(spent)}))
 """
 
