@@ -69,8 +69,8 @@ SETS = {
     "blind_2026_12_04ik.jsonl": "0567e28",
     "blind_2026_12_04il.jsonl": "0567e28",
     # im/in: errors-2026.12.24 again after the learned stage that counted measured sets was reverted
-    "blind_2026_12_04im.jsonl": "0a2b4a5",
-    "blind_2026_12_04in.jsonl": "0a2b4a5",
+    "blind_2026_12_04im.jsonl": "eb1973d",
+    "blind_2026_12_04in.jsonl": "eb1973d",
 }
 
 INNER = r"""
