@@ -10,7 +10,6 @@ which never triggers an automatic provider switch (fail closed). The classifier 
 """
 
 import ast
-import hashlib
 import json
 import re
 import warnings
@@ -21,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from routing.codes import ErrorClass, ErrorCode, Phase, class_of
-from routing.learned import ALPHA, LOG_ODDS_PER_FEATURE, MIN_FAMILIES, MIN_LOG_ODDS, MODEL, TRANSIENT_SHARE, read
+from routing.learned import MODEL, read
 from routing.lexicon import signal_text
 from routing.rate_limits import requests_per_minute
 from routing.redact import redact
@@ -31,14 +30,8 @@ from routing.rules.agents import AGENTS
 from routing.rules.neutral import BODY, EXCEPTIONS, NEUTRAL
 from routing.rules.providers import PROVIDERS
 from routing.rules.windows import (
-    ACTUAL_OVER_LIMIT,
-    BUDGET,
-    COUNTED_WINDOW,
     LIMIT_SPENT,
     LONG_WINDOW_S,
-    NOTHING_USED,
-    NUMBERED_WINDOW,
-    WINDOWS,
     over_budget,
     window_of,
 )
@@ -192,30 +185,6 @@ class Evaluation:
     @property
     def winner(self) -> Candidate | None:
         return max(self.candidates, key=lambda c: c.rank, default=None)
-
-
-def catalogue_fingerprint() -> str:
-    """A digest of everything that decides a code: rules, status table, structured signals. A change to any of
-    them changes this, and tests/unit/test_classifier.py then asks for a new CATALOGUE_VERSION."""
-    rows = [(r.name, r.pattern.pattern, r.code.value, r.confidence, r.target) for r in ALL_RULES]
-    parts = [
-        rows,
-        sorted((k, v[0].value, v[1]) for k, v in STATUS_CODES.items()),
-        OTHER_4XX[0].value,
-        OTHER_4XX[1],
-    ]
-    parts += [[p.pattern for p in _TEXT_STATUS], sorted(OWN_EXCEPTIONS), sorted(OFFICE_FINDINGS)]
-    parts += [[(w.name, w.pattern.pattern, w.seconds) for w in WINDOWS], LONG_WINDOW_S, BUDGET.pattern]
-    parts += [LIMIT_SPENT.pattern, SPENT_CONFIDENCE, ACTUAL_OVER_LIMIT.pattern]
-    parts += [NUMBERED_WINDOW.pattern, NOTHING_USED.pattern, COUNTED_WINDOW.pattern]
-    parts += [sorted(_KEY_FIELDS), sorted(_STATUS_FIELDS), sorted(_MESSAGE_FIELDS), list(_MESSAGE_SUFFIXES)]
-    parts += [sorted(_FINISH_FIELDS)]
-    parts += [sorted(MODEL.docs.items()), sorted((f, sorted(c.items())) for f, c in MODEL.counts.items())]
-    parts += [LEARNED_CONFIDENCE, ALPHA, MIN_FAMILIES, MIN_LOG_ODDS, LOG_ODDS_PER_FEATURE, TRANSIENT_SHARE]
-    parts += [sorted(GRPC_CODES.items()), _GRPC_STATUS.pattern, _GRPC_NAME.pattern]
-    parts += [PAYMENT_STATUS, PAYMENT_LIMIT, SERVER_UPSTREAM, NOT_FOUND_KIND, _NOT_FOUND_KEY.pattern]
-    parts += [_HTML_KIND.pattern, PROXY_PAGE]
-    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
 
 
 def _as_status(value: Any) -> int | None:
