@@ -71,6 +71,9 @@ SETS = {
     # im/in: errors-2026.12.24 again after the learned stage that counted measured sets was reverted
     "blind_2026_12_04im.jsonl": "eb1973d",
     "blind_2026_12_04in.jsonl": "eb1973d",
+    # io/ip: both sets in, errors-2026.12.26 (the readings of .24), before round 24 (which decides them alike)
+    "blind_2026_12_04io.jsonl": "ec5ff3e",
+    "blind_2026_12_04ip.jsonl": "ec5ff3e",
 }
 
 INNER = r"""

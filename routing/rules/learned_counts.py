@@ -9,21 +9,21 @@ import json
 _JSON = r"""{
 "DOCS": {
   "auth_required": 119,
-  "content_policy": 117,
-  "context_length_exceeded": 112,
-  "invalid_request": 64,
+  "content_policy": 122,
+  "context_length_exceeded": 115,
+  "invalid_request": 66,
   "missing_credentials": 35,
-  "model_capacity": 60,
-  "model_unavailable": 135,
-  "network_unavailable": 144,
+  "model_capacity": 61,
+  "model_unavailable": 137,
+  "network_unavailable": 145,
   "provider_not_configured": 45,
   "provider_overloaded": 39,
   "provider_unavailable": 57,
-  "quota_limited": 196,
+  "quota_limited": 198,
   "rate_limited": 84,
-  "stream_truncated": 54,
-  "subscription_required": 91,
-  "timeout": 32
+  "stream_truncated": 56,
+  "subscription_required": 93,
+  "timeout": 36
 },
 "COUNTS": {
  "able": {
@@ -33,7 +33,8 @@ _JSON = r"""{
    "network_unavailable": 3,
    "provider_unavailable": 1
  },
- "aborted": {"network_unavailable": 3, "stream_truncated": 3, "timeout": 1},
+ "abort": {"model_unavailable": 1, "timeout": 2},
+ "aborted": {"network_unavailable": 3, "stream_truncated": 3, "timeout": 3},
  "aborted node": {"stream_truncated": 2},
  "about": {
    "content_policy": 4,
@@ -77,7 +78,7 @@ _JSON = r"""{
    "provider_not_configured": 2,
    "quota_limited": 16,
    "rate_limited": 7,
-   "subscription_required": 12
+   "subscription_required": 14
  },
  "account api": {"auth_required": 2, "missing_credentials": 1},
  "account billing": {"model_unavailable": 1, "quota_limited": 1, "rate_limited": 1},
@@ -116,6 +117,7 @@ _JSON = r"""{
  "adjust your": {"context_length_exceeded": 2, "rate_limited": 2},
  "admin": {"auth_required": 1, "provider_not_configured": 1, "quota_limited": 2, "subscription_required": 2},
  "administrator": {"network_unavailable": 1, "provider_overloaded": 1, "provider_unavailable": 1, "quota_limited": 2},
+ "advanced": {"quota_limited": 2},
  "after": {
    "content_policy": 1,
    "context_length_exceeded": 2,
@@ -144,12 +146,13 @@ _JSON = r"""{
    "network_unavailable": 5,
    "provider_overloaded": 18,
    "provider_unavailable": 5,
-   "quota_limited": 27,
+   "quota_limited": 28,
    "rate_limited": 35,
    "stream_truncated": 2,
    "subscription_required": 1,
-   "timeout": 2
+   "timeout": 3
  },
+ "again error": {"network_unavailable": 1, "timeout": 1},
  "again later": {
    "auth_required": 1,
    "content_policy": 1,
@@ -163,7 +166,7 @@ _JSON = r"""{
  },
  "again name": {"rate_limited": 2},
  "again request": {"context_length_exceeded": 1, "invalid_request": 3, "network_unavailable": 1, "rate_limited": 1},
- "again tomorrow": {"quota_limited": 2},
+ "again tomorrow": {"quota_limited": 3},
  "again type": {"auth_required": 1, "context_length_exceeded": 1, "rate_limited": 1},
  "again with": {"content_policy": 2, "context_length_exceeded": 1},
  "against": {"invalid_request": 2},
@@ -195,6 +198,7 @@ _JSON = r"""{
    "content_policy": 2,
    "missing_credentials": 1,
    "model_capacity": 2,
+   "model_unavailable": 1,
    "provider_unavailable": 5,
    "quota_limited": 10,
    "rate_limited": 1,
@@ -220,7 +224,7 @@ _JSON = r"""{
    "subscription_required": 1
  },
  "allowed number": {"invalid_request": 2},
- "already": {"auth_required": 1, "quota_limited": 1},
+ "already": {"auth_required": 1, "model_unavailable": 1, "quota_limited": 1},
  "also": {"rate_limited": 5, "subscription_required": 1},
  "also contact": {"rate_limited": 5},
  "alt": {"auth_required": 1, "network_unavailable": 1, "provider_unavailable": 1},
@@ -229,6 +233,7 @@ _JSON = r"""{
  "amazon": {
    "auth_required": 1,
    "content_policy": 2,
+   "context_length_exceeded": 1,
    "model_capacity": 1,
    "model_unavailable": 1,
    "provider_unavailable": 1,
@@ -237,7 +242,13 @@ _JSON = r"""{
    "subscription_required": 1
  },
  "amazon bedrock": {"content_policy": 2, "model_unavailable": 1, "rate_limited": 1, "subscription_required": 1},
- "amazon com": {"auth_required": 1, "model_unavailable": 1, "provider_unavailable": 1, "rate_limited": 1},
+ "amazon com": {
+   "auth_required": 1,
+   "context_length_exceeded": 1,
+   "model_unavailable": 1,
+   "provider_unavailable": 1,
+   "rate_limited": 1
+ },
  "amazonaw": {"invalid_request": 1, "network_unavailable": 1, "stream_truncated": 1},
  "amazonaw com": {"invalid_request": 1, "network_unavailable": 1, "stream_truncated": 1},
  "and": {
@@ -252,7 +263,7 @@ _JSON = r"""{
    "provider_not_configured": 1,
    "provider_overloaded": 3,
    "provider_unavailable": 5,
-   "quota_limited": 29,
+   "quota_limited": 30,
    "rate_limited": 9,
    "stream_truncated": 1,
    "subscription_required": 12
@@ -290,9 +301,16 @@ _JSON = r"""{
    "model_capacity": 1,
    "model_unavailable": 2,
    "provider_unavailable": 1,
-   "quota_limited": 1
+   "quota_limited": 1,
+   "subscription_required": 1
  },
- "another model": {"context_length_exceeded": 1, "model_capacity": 1, "model_unavailable": 2, "quota_limited": 1},
+ "another model": {
+   "context_length_exceeded": 1,
+   "model_capacity": 1,
+   "model_unavailable": 2,
+   "quota_limited": 1,
+   "subscription_required": 1
+ },
  "answer": {"auth_required": 1, "content_policy": 2, "context_length_exceeded": 1, "network_unavailable": 1},
  "answer caused": {"content_policy": 1, "network_unavailable": 1},
  "anthropic": {
@@ -308,7 +326,8 @@ _JSON = r"""{
    "quota_limited": 6,
    "rate_limited": 5,
    "stream_truncated": 2,
-   "subscription_required": 2
+   "subscription_required": 2,
+   "timeout": 1
  },
  "anthropic api": {"auth_required": 1, "missing_credentials": 3, "quota_limited": 4, "subscription_required": 1},
  "anthropic claude": {"invalid_request": 1, "model_unavailable": 2, "provider_not_configured": 2},
@@ -317,7 +336,8 @@ _JSON = r"""{
    "invalid_request": 1,
    "network_unavailable": 3,
    "provider_unavailable": 1,
-   "rate_limited": 5
+   "rate_limited": 5,
+   "timeout": 1
  },
  "anthropic error": {"invalid_request": 1, "stream_truncated": 1},
  "anthropic model": {"provider_not_configured": 1, "quota_limited": 1},
@@ -341,21 +361,22 @@ _JSON = r"""{
    "missing_credentials": 25,
    "model_capacity": 6,
    "model_unavailable": 24,
-   "network_unavailable": 44,
+   "network_unavailable": 45,
    "provider_not_configured": 10,
    "provider_overloaded": 6,
    "provider_unavailable": 13,
-   "quota_limited": 36,
+   "quota_limited": 38,
    "rate_limited": 21,
    "stream_truncated": 7,
    "subscription_required": 28,
-   "timeout": 13
+   "timeout": 14
  },
+ "api anthropic": {"network_unavailable": 2, "provider_unavailable": 1, "timeout": 1},
  "api base": {"auth_required": 1, "provider_not_configured": 1},
  "api call": {
    "auth_required": 2,
    "invalid_request": 1,
-   "quota_limited": 1,
+   "quota_limited": 2,
    "rate_limited": 1,
    "subscription_required": 1
  },
@@ -389,11 +410,11 @@ _JSON = r"""{
    "invalid_request": 2,
    "missing_credentials": 24,
    "provider_not_configured": 2,
-   "quota_limited": 7,
+   "quota_limited": 8,
    "subscription_required": 3
  },
  "api keys": {"auth_required": 3, "missing_credentials": 1, "subscription_required": 2},
- "api mistral": {"provider_not_configured": 1, "timeout": 1},
+ "api mistral": {"network_unavailable": 1, "provider_not_configured": 1, "timeout": 1},
  "api openai": {
    "auth_required": 1,
    "network_unavailable": 15,
@@ -486,7 +507,7 @@ _JSON = r"""{
  "assistance": {"context_length_exceeded": 2, "provider_unavailable": 1},
  "assistant": {
    "auth_required": 1,
-   "content_policy": 1,
+   "content_policy": 3,
    "invalid_request": 7,
    "quota_limited": 1,
    "stream_truncated": 1
@@ -564,6 +585,7 @@ _JSON = r"""{
  "awaiting": {"timeout": 2},
  "aws": {
    "auth_required": 2,
+   "context_length_exceeded": 1,
    "model_unavailable": 2,
    "provider_not_configured": 2,
    "provider_unavailable": 1,
@@ -571,7 +593,7 @@ _JSON = r"""{
    "rate_limited": 1,
    "subscription_required": 2
  },
- "aws amazon": {"auth_required": 1, "provider_unavailable": 1},
+ "aws amazon": {"auth_required": 1, "context_length_exceeded": 1, "provider_unavailable": 1},
  "aws bedrock": {"model_unavailable": 1, "provider_not_configured": 1, "rate_limited": 1},
  "azure": {
    "content_policy": 3,
@@ -668,7 +690,7 @@ _JSON = r"""{
    "context_length_exceeded": 1,
    "missing_credentials": 1,
    "model_capacity": 1,
-   "model_unavailable": 2,
+   "model_unavailable": 3,
    "network_unavailable": 4,
    "provider_not_configured": 1,
    "provider_unavailable": 3,
@@ -715,7 +737,7 @@ _JSON = r"""{
  "believe": {"auth_required": 5},
  "believe this": {"auth_required": 5},
  "benefit": {"subscription_required": 2},
- "beta": {"model_unavailable": 3},
+ "beta": {"model_unavailable": 3, "timeout": 1},
  "between": {"invalid_request": 1, "stream_truncated": 1},
  "big": {"context_length_exceeded": 1, "invalid_request": 1, "provider_not_configured": 1},
  "billed": {"quota_limited": 1, "subscription_required": 2},
@@ -729,7 +751,7 @@ _JSON = r"""{
  "billing detail": {"quota_limited": 13, "rate_limited": 3, "subscription_required": 2},
  "billing type": {"context_length_exceeded": 1, "quota_limited": 1, "rate_limited": 2},
  "black": {"content_policy": 1, "timeout": 1},
- "blank": {"invalid_request": 1, "missing_credentials": 1},
+ "blank": {"context_length_exceeded": 1, "invalid_request": 1, "missing_credentials": 1},
  "block": {
    "auth_required": 1,
    "content_policy": 5,
@@ -746,9 +768,9 @@ _JSON = r"""{
  "blocked due": {"content_policy": 4},
  "body": {
    "auth_required": 1,
-   "content_policy": 1,
+   "content_policy": 3,
    "context_length_exceeded": 2,
-   "invalid_request": 2,
+   "invalid_request": 4,
    "missing_credentials": 1,
    "model_capacity": 1,
    "model_unavailable": 1,
@@ -758,6 +780,7 @@ _JSON = r"""{
    "quota_limited": 1,
    "rate_limited": 2,
    "stream_truncated": 7,
+   "subscription_required": 1,
    "timeout": 4
  },
  "body code": {"context_length_exceeded": 1, "provider_overloaded": 1},
@@ -770,6 +793,7 @@ _JSON = r"""{
    "stream_truncated": 2
  },
  "body html": {"model_capacity": 1, "network_unavailable": 4, "provider_unavailable": 1, "timeout": 2},
+ "body model": {"invalid_request": 1, "model_capacity": 1},
  "both": {"invalid_request": 3},
  "botocore": {
    "content_policy": 1,
@@ -823,7 +847,7 @@ _JSON = r"""{
    "network_unavailable": 1,
    "provider_not_configured": 2,
    "provider_unavailable": 1,
-   "quota_limited": 4,
+   "quota_limited": 5,
    "rate_limited": 2,
    "stream_truncated": 2,
    "subscription_required": 2,
@@ -866,7 +890,7 @@ _JSON = r"""{
  },
  "can": {
    "auth_required": 3,
-   "content_policy": 5,
+   "content_policy": 6,
    "context_length_exceeded": 3,
    "missing_credentials": 2,
    "model_capacity": 2,
@@ -889,7 +913,7 @@ _JSON = r"""{
  "can use": {"missing_credentials": 1, "model_unavailable": 1},
  "canceled": {"stream_truncated": 1, "timeout": 3},
  "canceled exception": {"timeout": 3},
- "candidate": {"content_policy": 5},
+ "candidate": {"content_policy": 5, "stream_truncated": 1},
  "cannot": {
    "auth_required": 1,
    "content_policy": 2,
@@ -949,12 +973,12 @@ _JSON = r"""{
  "chain": {"network_unavailable": 4},
  "change": {"context_length_exceeded": 1, "model_capacity": 1, "subscription_required": 1},
  "channel": {"auth_required": 1, "network_unavailable": 1, "provider_unavailable": 1},
- "character": {"auth_required": 1, "subscription_required": 2},
+ "character": {"auth_required": 1, "context_length_exceeded": 1, "subscription_required": 2},
  "charset": {"network_unavailable": 2, "provider_unavailable": 2, "timeout": 2},
  "charset utf": {"network_unavailable": 2, "provider_unavailable": 2, "timeout": 2},
  "chat": {
    "auth_required": 1,
-   "content_policy": 4,
+   "content_policy": 6,
    "context_length_exceeded": 2,
    "invalid_request": 5,
    "model_capacity": 2,
@@ -970,7 +994,7 @@ _JSON = r"""{
    "timeout": 8
  },
  "chat completion": {
-   "content_policy": 3,
+   "content_policy": 5,
    "context_length_exceeded": 1,
    "invalid_request": 4,
    "model_capacity": 1,
@@ -1025,9 +1049,9 @@ _JSON = r"""{
    "rate_limited": 4,
    "subscription_required": 3
  },
- "choice": {"auth_required": 1, "content_policy": 2, "context_length_exceeded": 1, "model_unavailable": 1},
+ "choice": {"auth_required": 1, "content_policy": 4, "context_length_exceeded": 1, "model_unavailable": 1},
  "choice finish": {"content_policy": 1, "context_length_exceeded": 1},
- "choose": {"missing_credentials": 1, "model_unavailable": 1, "quota_limited": 1},
+ "choose": {"context_length_exceeded": 1, "missing_credentials": 1, "model_unavailable": 1, "quota_limited": 1},
  "chunk": {"context_length_exceeded": 1, "network_unavailable": 1},
  "class": {
    "model_capacity": 1,
@@ -1039,7 +1063,7 @@ _JSON = r"""{
  },
  "claude": {
    "auth_required": 1,
-   "content_policy": 2,
+   "content_policy": 3,
    "context_length_exceeded": 1,
    "invalid_request": 5,
    "model_capacity": 1,
@@ -1071,6 +1095,7 @@ _JSON = r"""{
    "provider_unavailable": 1
  },
  "claude sonnet": {
+   "content_policy": 1,
    "invalid_request": 2,
    "model_unavailable": 7,
    "provider_not_configured": 2,
@@ -1101,7 +1126,7 @@ _JSON = r"""{
    "provider_not_configured": 2,
    "rate_limited": 7,
    "stream_truncated": 3,
-   "timeout": 6
+   "timeout": 7
  },
  "client error": {
    "auth_required": 1,
@@ -1111,7 +1136,7 @@ _JSON = r"""{
    "rate_limited": 1,
    "timeout": 1
  },
- "client exception": {"auth_required": 2, "stream_truncated": 2, "timeout": 1},
+ "client exception": {"auth_required": 2, "stream_truncated": 2, "timeout": 2},
  "client logic": {"rate_limited": 2},
  "client metadata": {"rate_limited": 3},
  "client model": {"context_length_exceeded": 1, "network_unavailable": 1},
@@ -1139,7 +1164,7 @@ _JSON = r"""{
    "provider_unavailable": 1,
    "quota_limited": 1,
    "rate_limited": 5,
-   "subscription_required": 1,
+   "subscription_required": 2,
    "timeout": 1
  },
  "cloud google": {"missing_credentials": 2, "model_unavailable": 1, "rate_limited": 5},
@@ -1150,8 +1175,8 @@ _JSON = r"""{
  "cloudflare title": {"network_unavailable": 2},
  "code": {
    "auth_required": 27,
-   "content_policy": 27,
-   "context_length_exceeded": 29,
+   "content_policy": 28,
+   "context_length_exceeded": 31,
    "invalid_request": 19,
    "missing_credentials": 2,
    "model_capacity": 15,
@@ -1160,11 +1185,11 @@ _JSON = r"""{
    "provider_not_configured": 8,
    "provider_overloaded": 11,
    "provider_unavailable": 13,
-   "quota_limited": 42,
+   "quota_limited": 43,
    "rate_limited": 26,
    "stream_truncated": 5,
    "subscription_required": 25,
-   "timeout": 2
+   "timeout": 4
  },
  "code api": {"quota_limited": 3},
  "code arrearage": {"subscription_required": 3},
@@ -1200,8 +1225,8 @@ _JSON = r"""{
  },
  "code message": {
    "auth_required": 8,
-   "content_policy": 5,
-   "context_length_exceeded": 5,
+   "content_policy": 6,
+   "context_length_exceeded": 6,
    "invalid_request": 2,
    "model_capacity": 5,
    "model_unavailable": 5,
@@ -1209,7 +1234,7 @@ _JSON = r"""{
    "provider_not_configured": 3,
    "provider_overloaded": 9,
    "provider_unavailable": 2,
-   "quota_limited": 11,
+   "quota_limited": 12,
    "rate_limited": 7,
    "subscription_required": 7
  },
@@ -1237,7 +1262,7 @@ _JSON = r"""{
    "rate_limited": 1,
    "subscription_required": 1
  },
- "code type": {"auth_required": 1, "model_capacity": 1},
+ "code type": {"auth_required": 1, "context_length_exceeded": 1, "model_capacity": 1},
  "code und": {"network_unavailable": 2, "stream_truncated": 1},
  "code unknown": {"model_capacity": 1, "model_unavailable": 1},
  "code unsupported": {"invalid_request": 1, "quota_limited": 1},
@@ -1263,7 +1288,7 @@ _JSON = r"""{
  "com": {
    "auth_required": 23,
    "content_policy": 7,
-   "context_length_exceeded": 3,
+   "context_length_exceeded": 4,
    "invalid_request": 6,
    "missing_credentials": 5,
    "model_capacity": 4,
@@ -1276,7 +1301,7 @@ _JSON = r"""{
    "rate_limited": 24,
    "stream_truncated": 5,
    "subscription_required": 14,
-   "timeout": 4
+   "timeout": 6
  },
  "com account": {
    "auth_required": 2,
@@ -1357,7 +1382,7 @@ _JSON = r"""{
    "subscription_required": 1
  },
  "completion": {
-   "content_policy": 3,
+   "content_policy": 5,
    "context_length_exceeded": 7,
    "invalid_request": 5,
    "model_capacity": 2,
@@ -1369,7 +1394,7 @@ _JSON = r"""{
    "quota_limited": 1,
    "rate_limited": 6,
    "stream_truncated": 7,
-   "subscription_required": 1,
+   "subscription_required": 2,
    "timeout": 5
  },
  "completion api": {"invalid_request": 2},
@@ -1379,12 +1404,12 @@ _JSON = r"""{
    "quota_limited": 1,
    "subscription_required": 1
  },
- "completion failed": {"network_unavailable": 2, "provider_unavailable": 1},
+ "completion failed": {"network_unavailable": 2, "provider_unavailable": 1, "subscription_required": 1},
  "completion http": {"network_unavailable": 3, "timeout": 1},
- "completion model": {"content_policy": 1, "provider_not_configured": 1},
+ "completion model": {"content_policy": 3, "provider_not_configured": 1},
  "completion request": {"model_capacity": 1, "model_unavailable": 1, "stream_truncated": 1},
  "completion stream": {"rate_limited": 1, "stream_truncated": 2},
- "completion token": {"content_policy": 1, "context_length_exceeded": 4, "invalid_request": 1},
+ "completion token": {"content_policy": 3, "context_length_exceeded": 4, "invalid_request": 1},
  "component": {"network_unavailable": 1, "stream_truncated": 1, "timeout": 1},
  "config": {"auth_required": 1, "content_policy": 1, "model_capacity": 1, "provider_not_configured": 5},
  "configuration": {
@@ -1499,28 +1524,30 @@ _JSON = r"""{
  "contain sensitive": {"content_policy": 3},
  "content": {
    "auth_required": 2,
-   "content_policy": 45,
-   "context_length_exceeded": 3,
+   "content_policy": 47,
+   "context_length_exceeded": 4,
    "invalid_request": 13,
    "model_unavailable": 4,
    "network_unavailable": 9,
    "provider_unavailable": 4,
    "quota_limited": 4,
    "rate_limited": 6,
-   "stream_truncated": 3,
+   "stream_truncated": 4,
    "subscription_required": 1,
-   "timeout": 1
+   "timeout": 2
  },
  "content alt": {"auth_required": 1, "network_unavailable": 1, "provider_unavailable": 1},
  "content call": {"model_unavailable": 3},
  "content detected": {"content_policy": 8},
  "content filter": {"content_policy": 6, "context_length_exceeded": 1, "provider_unavailable": 2},
  "content free": {"quota_limited": 4, "rate_limited": 2},
+ "content has": {"content_policy": 2, "context_length_exceeded": 1},
  "content invalid": {"invalid_request": 1, "network_unavailable": 1},
  "content length": {"model_unavailable": 1, "rate_limited": 1, "stream_truncated": 1},
  "content may": {"content_policy": 3},
  "content policy": {"content_policy": 2},
- "content request": {"content_policy": 2, "rate_limited": 2},
+ "content request": {"content_policy": 3, "rate_limited": 2},
+ "content response": {"content_policy": 2},
  "content security": {"content_policy": 2},
  "content text": {"auth_required": 1, "network_unavailable": 2, "timeout": 1},
  "content type": {
@@ -1533,7 +1560,7 @@ _JSON = r"""{
  "content unexpected": {"invalid_request": 4},
  "content was": {"content_policy": 2},
  "context": {
-   "context_length_exceeded": 27,
+   "context_length_exceeded": 28,
    "invalid_request": 2,
    "model_capacity": 1,
    "model_unavailable": 1,
@@ -1560,7 +1587,7 @@ _JSON = r"""{
    "quota_limited": 1,
    "subscription_required": 3
  },
- "core": {"auth_required": 1, "rate_limited": 2},
+ "core": {"auth_required": 1, "network_unavailable": 1, "rate_limited": 2},
  "correct": {"auth_required": 6, "model_unavailable": 1, "network_unavailable": 1, "quota_limited": 1},
  "correct request": {"auth_required": 3},
  "correctly": {"invalid_request": 1, "provider_unavailable": 1},
@@ -1596,7 +1623,7 @@ _JSON = r"""{
    "subscription_required": 1,
    "timeout": 1
  },
- "couldn": {"context_length_exceeded": 1, "quota_limited": 2, "stream_truncated": 1},
+ "couldn": {"context_length_exceeded": 1, "quota_limited": 2, "stream_truncated": 1, "timeout": 1},
  "count": {
    "content_policy": 4,
    "context_length_exceeded": 4,
@@ -1698,8 +1725,8 @@ _JSON = r"""{
  "customer": {"auth_required": 1, "provider_unavailable": 1},
  "cybersecurity": {"content_policy": 2},
  "dae": {"model_capacity": 1, "quota_limited": 1},
- "daily": {"quota_limited": 9},
- "daily limit": {"quota_limited": 3},
+ "daily": {"quota_limited": 10},
+ "daily limit": {"quota_limited": 4},
  "daily quota": {"quota_limited": 3},
  "dashboard": {"auth_required": 1, "quota_limited": 1},
  "data": {
@@ -1739,7 +1766,8 @@ _JSON = r"""{
  "debug error": {"auth_required": 1, "invalid_request": 1},
  "dec": {"model_unavailable": 1, "network_unavailable": 1, "quota_limited": 1},
  "dec gmt": {"model_unavailable": 1, "network_unavailable": 1},
- "decode": {"context_length_exceeded": 1, "stream_truncated": 2},
+ "decode": {"context_length_exceeded": 1, "model_capacity": 1, "stream_truncated": 2},
+ "decode failed": {"context_length_exceeded": 1, "model_capacity": 1},
  "decoding": {"context_length_exceeded": 1, "network_unavailable": 1, "stream_truncated": 4},
  "decoding response": {"network_unavailable": 1, "stream_truncated": 4},
  "deep": {"invalid_request": 3, "model_unavailable": 1, "provider_overloaded": 1, "subscription_required": 1},
@@ -1809,7 +1837,7 @@ _JSON = r"""{
    "context_length_exceeded": 3,
    "invalid_request": 5,
    "model_capacity": 4,
-   "model_unavailable": 7,
+   "model_unavailable": 8,
    "network_unavailable": 2,
    "provider_not_configured": 4,
    "provider_overloaded": 1,
@@ -1853,15 +1881,22 @@ _JSON = r"""{
  "detection": {"content_policy": 2},
  "dev": {
    "auth_required": 1,
-   "context_length_exceeded": 2,
+   "context_length_exceeded": 3,
    "model_capacity": 1,
    "network_unavailable": 1,
    "quota_limited": 8,
    "rate_limited": 4,
-   "subscription_required": 1
+   "subscription_required": 3
  },
+ "dev account": {"auth_required": 1, "subscription_required": 2},
  "dev gemini": {"quota_limited": 5, "rate_limited": 2, "subscription_required": 1},
- "developer": {"auth_required": 1, "model_unavailable": 2, "provider_not_configured": 2, "provider_unavailable": 1},
+ "developer": {
+   "auth_required": 1,
+   "context_length_exceeded": 1,
+   "model_unavailable": 2,
+   "provider_not_configured": 2,
+   "provider_unavailable": 1
+ },
  "device": {"auth_required": 1, "model_unavailable": 3, "timeout": 1},
  "dial": {"network_unavailable": 2, "provider_unavailable": 3},
  "dial tcp": {"network_unavailable": 2, "provider_unavailable": 3},
@@ -1924,6 +1959,7 @@ _JSON = r"""{
  "dns server": {"network_unavailable": 3},
  "docs": {
    "content_policy": 1,
+   "context_length_exceeded": 1,
    "invalid_request": 3,
    "missing_credentials": 2,
    "model_unavailable": 8,
@@ -1937,6 +1973,7 @@ _JSON = r"""{
  },
  "docs anthropic": {"invalid_request": 1, "rate_limited": 5},
  "docs authentication": {"missing_credentials": 2},
+ "docs aws": {"context_length_exceeded": 1, "provider_unavailable": 1},
  "docs claude": {"invalid_request": 1, "provider_overloaded": 1},
  "docs guide": {"content_policy": 1, "quota_limited": 3},
  "docs http": {"quota_limited": 3},
@@ -1947,6 +1984,7 @@ _JSON = r"""{
  "doctype html": {"network_unavailable": 3, "provider_unavailable": 2, "timeout": 2},
  "documentation": {
    "content_policy": 3,
+   "context_length_exceeded": 1,
    "invalid_request": 3,
    "model_unavailable": 1,
    "provider_unavailable": 1,
@@ -1982,10 +2020,13 @@ _JSON = r"""{
    "provider_overloaded": 1,
    "quota_limited": 2,
    "rate_limited": 2,
-   "subscription_required": 1
+   "subscription_required": 1,
+   "timeout": 1
  },
  "domain cloudcode": {"model_capacity": 2, "quota_limited": 2},
+ "domain code": {"network_unavailable": 1, "timeout": 1},
  "domain global": {"provider_not_configured": 1, "rate_limited": 1, "subscription_required": 1},
+ "domain nsurl": {"network_unavailable": 1, "timeout": 1},
  "don": {"model_unavailable": 4, "network_unavailable": 1, "subscription_required": 1},
  "done": {"content_policy": 1, "stream_truncated": 2},
  "down": {"content_policy": 1, "model_capacity": 1, "stream_truncated": 1},
@@ -2017,7 +2058,7 @@ _JSON = r"""{
  "each tool": {"invalid_request": 6},
  "ebe": {"auth_required": 1, "subscription_required": 1},
  "econnrefused": {"network_unavailable": 2},
- "edit": {"content_policy": 2, "subscription_required": 1},
+ "edit": {"content_policy": 2, "subscription_required": 2},
  "either": {
    "auth_required": 1,
    "missing_credentials": 4,
@@ -2028,6 +2069,7 @@ _JSON = r"""{
  },
  "either used": {"quota_limited": 2, "subscription_required": 1},
  "email": {"auth_required": 2, "content_policy": 1},
+ "embedding": {"model_unavailable": 1, "network_unavailable": 1},
  "emit": {"network_unavailable": 2, "provider_unavailable": 1, "stream_truncated": 1},
  "emit node": {"network_unavailable": 2, "stream_truncated": 1},
  "empty": {
@@ -2142,10 +2184,10 @@ _JSON = r"""{
  "error": {
    "auth_required": 69,
    "content_policy": 42,
-   "context_length_exceeded": 58,
+   "context_length_exceeded": 59,
    "invalid_request": 43,
    "missing_credentials": 15,
-   "model_capacity": 29,
+   "model_capacity": 30,
    "model_unavailable": 82,
    "network_unavailable": 100,
    "provider_not_configured": 21,
@@ -2153,9 +2195,9 @@ _JSON = r"""{
    "provider_unavailable": 36,
    "quota_limited": 67,
    "rate_limited": 46,
-   "stream_truncated": 36,
-   "subscription_required": 40,
-   "timeout": 21
+   "stream_truncated": 38,
+   "subscription_required": 41,
+   "timeout": 25
  },
  "error algo": {"content_policy": 2, "context_length_exceeded": 4, "invalid_request": 1},
  "error and": {"auth_required": 1, "provider_unavailable": 1},
@@ -2170,7 +2212,13 @@ _JSON = r"""{
  "error bedrock": {"invalid_request": 1, "rate_limited": 1, "subscription_required": 1},
  "error calling": {"content_policy": 1, "stream_truncated": 3},
  "error check": {"model_unavailable": 2, "network_unavailable": 1},
- "error client": {"auth_required": 1, "model_unavailable": 1, "network_unavailable": 1, "provider_not_configured": 1},
+ "error client": {
+   "auth_required": 1,
+   "model_unavailable": 1,
+   "network_unavailable": 1,
+   "provider_not_configured": 1,
+   "timeout": 1
+ },
  "error code": {
    "auth_required": 16,
    "content_policy": 10,
@@ -2186,7 +2234,7 @@ _JSON = r"""{
    "rate_limited": 12,
    "stream_truncated": 2,
    "subscription_required": 12,
-   "timeout": 2
+   "timeout": 3
  },
  "error communicating": {"network_unavailable": 2, "rate_limited": 1},
  "error connect": {"network_unavailable": 7},
@@ -2218,7 +2266,7 @@ _JSON = r"""{
    "stream_truncated": 1,
    "timeout": 1
  },
- "error domain": {"network_unavailable": 1, "subscription_required": 1},
+ "error domain": {"network_unavailable": 1, "subscription_required": 1, "timeout": 1},
  "error during": {"context_length_exceeded": 1, "stream_truncated": 1},
  "error errno": {"network_unavailable": 3},
  "error error": {
@@ -2234,7 +2282,7 @@ _JSON = r"""{
    "provider_unavailable": 3,
    "quota_limited": 11,
    "rate_limited": 10,
-   "stream_truncated": 2,
+   "stream_truncated": 3,
    "subscription_required": 10
  },
  "error failed": {
@@ -2245,7 +2293,7 @@ _JSON = r"""{
    "network_unavailable": 1,
    "provider_unavailable": 3,
    "rate_limited": 2,
-   "stream_truncated": 1,
+   "stream_truncated": 2,
    "subscription_required": 1,
    "timeout": 1
  },
@@ -2283,7 +2331,7 @@ _JSON = r"""{
    "quota_limited": 4,
    "stream_truncated": 1
  },
- "error input": {"context_length_exceeded": 6},
+ "error input": {"context_length_exceeded": 7},
  "error internal": {
    "content_policy": 1,
    "context_length_exceeded": 2,
@@ -2296,6 +2344,7 @@ _JSON = r"""{
  "error invalid": {"auth_required": 7, "content_policy": 1, "network_unavailable": 1, "quota_limited": 1},
  "error kind": {"network_unavailable": 2, "provider_unavailable": 1, "stream_truncated": 2},
  "error litellm": {"missing_credentials": 1, "network_unavailable": 1, "timeout": 1},
+ "error llama": {"model_capacity": 2, "model_unavailable": 3, "provider_unavailable": 2},
  "error llm": {"invalid_request": 1, "model_unavailable": 1, "provider_not_configured": 2},
  "error loading": {"model_capacity": 1, "model_unavailable": 1},
  "error message": {
@@ -2390,7 +2439,7 @@ _JSON = r"""{
    "rate_limited": 3,
    "stream_truncated": 1,
    "subscription_required": 3,
-   "timeout": 1
+   "timeout": 3
  },
  "error resource": {"invalid_request": 1, "rate_limited": 1},
  "error response": {"content_policy": 1, "context_length_exceeded": 1, "quota_limited": 1, "stream_truncated": 2},
@@ -2498,6 +2547,7 @@ _JSON = r"""{
  "every": {"quota_limited": 3, "rate_limited": 1},
  "example": {"network_unavailable": 2, "rate_limited": 1, "subscription_required": 1},
  "exceed": {
+   "content_policy": 2,
    "context_length_exceeded": 29,
    "invalid_request": 1,
    "model_capacity": 2,
@@ -2551,21 +2601,21 @@ _JSON = r"""{
    "context_length_exceeded": 9,
    "invalid_request": 5,
    "missing_credentials": 1,
-   "model_capacity": 4,
+   "model_capacity": 5,
    "model_unavailable": 4,
-   "network_unavailable": 18,
+   "network_unavailable": 19,
    "provider_not_configured": 4,
    "provider_unavailable": 4,
    "quota_limited": 5,
    "rate_limited": 13,
    "stream_truncated": 8,
    "subscription_required": 3,
-   "timeout": 8
+   "timeout": 9
  },
  "exception api": {
    "missing_credentials": 1,
    "model_capacity": 1,
-   "network_unavailable": 1,
+   "network_unavailable": 2,
    "provider_unavailable": 1,
    "subscription_required": 1,
    "timeout": 2
@@ -2595,7 +2645,7 @@ _JSON = r"""{
  "exception service": {"model_capacity": 1, "provider_unavailable": 1},
  "exception stream": {"stream_truncated": 2},
  "exception system": {"network_unavailable": 2},
- "exception the": {"auth_required": 1, "network_unavailable": 2, "stream_truncated": 1, "timeout": 3},
+ "exception the": {"auth_required": 1, "network_unavailable": 2, "stream_truncated": 1, "timeout": 4},
  "exception type": {"network_unavailable": 1, "rate_limited": 1},
  "exception unable": {"timeout": 2},
  "exception unexpected": {"context_length_exceeded": 1, "network_unavailable": 2, "stream_truncated": 1},
@@ -2677,18 +2727,18 @@ _JSON = r"""{
    "auth_required": 17,
    "content_policy": 18,
    "context_length_exceeded": 7,
-   "invalid_request": 9,
+   "invalid_request": 11,
    "missing_credentials": 1,
-   "model_capacity": 5,
+   "model_capacity": 6,
    "model_unavailable": 25,
-   "network_unavailable": 46,
+   "network_unavailable": 47,
    "provider_not_configured": 7,
    "provider_overloaded": 3,
    "provider_unavailable": 13,
    "quota_limited": 8,
    "rate_limited": 9,
-   "stream_truncated": 7,
-   "subscription_required": 6,
+   "stream_truncated": 8,
+   "subscription_required": 7,
    "timeout": 7
  },
  "failed after": {"rate_limited": 3, "subscription_required": 1},
@@ -2730,7 +2780,8 @@ _JSON = r"""{
    "network_unavailable": 4,
    "quota_limited": 1,
    "rate_limited": 1,
-   "stream_truncated": 2
+   "stream_truncated": 2,
+   "subscription_required": 1
  },
  "failed you": {"content_policy": 1, "quota_limited": 1, "rate_limited": 1},
  "failed your": {"auth_required": 1, "quota_limited": 1},
@@ -2765,11 +2816,11 @@ _JSON = r"""{
  "fault client": {"rate_limited": 3},
  "fcb": {"model_capacity": 1, "provider_overloaded": 1},
  "fdb": {"auth_required": 1, "subscription_required": 1},
- "feature": {"invalid_request": 1, "provider_not_configured": 1, "quota_limited": 1, "subscription_required": 1},
+ "feature": {"invalid_request": 1, "provider_not_configured": 1, "quota_limited": 2, "subscription_required": 1},
  "feedback": {"content_policy": 5},
  "fetch": {"auth_required": 1, "missing_credentials": 1, "network_unavailable": 8, "stream_truncated": 2},
  "fetch failed": {"network_unavailable": 6},
- "fetching": {"auth_required": 1, "quota_limited": 1, "rate_limited": 1},
+ "fetching": {"auth_required": 1, "quota_limited": 1, "rate_limited": 1, "timeout": 1},
  "few": {
    "context_length_exceeded": 1,
    "provider_not_configured": 1,
@@ -2803,8 +2854,8 @@ _JSON = r"""{
    "rate_limited": 1
  },
  "find the": {"provider_not_configured": 1, "rate_limited": 1},
- "finish": {"content_policy": 6, "context_length_exceeded": 2, "network_unavailable": 1},
- "finish reason": {"content_policy": 6, "context_length_exceeded": 2},
+ "finish": {"content_policy": 8, "context_length_exceeded": 2, "network_unavailable": 1},
+ "finish reason": {"content_policy": 8, "context_length_exceeded": 2},
  "finished": {"provider_unavailable": 1, "quota_limited": 1},
  "firewall": {"content_policy": 1, "network_unavailable": 2},
  "first": {
@@ -2828,6 +2879,7 @@ _JSON = r"""{
  },
  "flash model": {"quota_limited": 3, "rate_limited": 1},
  "flash preview": {"auth_required": 1, "model_capacity": 1, "quota_limited": 2},
+ "folder": {"context_length_exceeded": 1, "network_unavailable": 1},
  "following": {
    "content_policy": 1,
    "context_length_exceeded": 1,
@@ -2842,7 +2894,7 @@ _JSON = r"""{
  "for": {
    "auth_required": 7,
    "content_policy": 10,
-   "context_length_exceeded": 15,
+   "context_length_exceeded": 16,
    "invalid_request": 8,
    "missing_credentials": 7,
    "model_capacity": 10,
@@ -2851,7 +2903,7 @@ _JSON = r"""{
    "provider_not_configured": 12,
    "provider_overloaded": 1,
    "provider_unavailable": 4,
-   "quota_limited": 47,
+   "quota_limited": 48,
    "rate_limited": 27,
    "stream_truncated": 1,
    "subscription_required": 18,
@@ -2890,7 +2942,7 @@ _JSON = r"""{
  },
  "for more": {
    "auth_required": 2,
-   "context_length_exceeded": 1,
+   "context_length_exceeded": 2,
    "invalid_request": 1,
    "missing_credentials": 2,
    "model_unavailable": 2,
@@ -2939,7 +2991,7 @@ _JSON = r"""{
    "content_policy": 1,
    "provider_not_configured": 1,
    "quota_limited": 1,
-   "subscription_required": 5
+   "subscription_required": 6
  },
  "forbidden message": {"auth_required": 1, "subscription_required": 1},
  "forcibly": {"network_unavailable": 6},
@@ -2949,7 +3001,7 @@ _JSON = r"""{
  "found": {
    "auth_required": 3,
    "content_policy": 1,
-   "invalid_request": 10,
+   "invalid_request": 11,
    "missing_credentials": 8,
    "model_capacity": 2,
    "model_unavailable": 36,
@@ -2992,7 +3044,7 @@ _JSON = r"""{
    "rate_limited": 4,
    "stream_truncated": 2,
    "subscription_required": 2,
-   "timeout": 4
+   "timeout": 5
  },
  "from http": {"auth_required": 1, "missing_credentials": 1},
  "from open": {"network_unavailable": 1, "provider_not_configured": 1},
@@ -3005,13 +3057,13 @@ _JSON = r"""{
    "network_unavailable": 1,
    "provider_unavailable": 4,
    "rate_limited": 1,
-   "timeout": 3
+   "timeout": 4
  },
  "from your": {"auth_required": 3, "content_policy": 1, "missing_credentials": 1},
  "full": {
    "context_length_exceeded": 1,
    "model_capacity": 1,
-   "model_unavailable": 1,
+   "model_unavailable": 2,
    "network_unavailable": 1,
    "provider_overloaded": 2,
    "timeout": 1
@@ -3048,7 +3100,8 @@ _JSON = r"""{
    "provider_unavailable": 1,
    "quota_limited": 14,
    "rate_limited": 5,
-   "subscription_required": 1
+   "subscription_required": 1,
+   "timeout": 1
  },
  "gemini api": {
    "content_policy": 1,
@@ -3083,7 +3136,8 @@ _JSON = r"""{
    "model_capacity": 1,
    "model_unavailable": 3,
    "quota_limited": 7,
-   "rate_limited": 1
+   "rate_limited": 1,
+   "timeout": 1
  },
  "genai": {"auth_required": 1, "provider_not_configured": 1, "provider_overloaded": 1, "rate_limited": 1},
  "generate": {
@@ -3095,7 +3149,8 @@ _JSON = r"""{
    "network_unavailable": 2,
    "provider_unavailable": 1,
    "quota_limited": 5,
-   "rate_limited": 5
+   "rate_limited": 5,
+   "timeout": 1
  },
  "generate content": {
    "auth_required": 1,
@@ -3105,7 +3160,8 @@ _JSON = r"""{
    "network_unavailable": 1,
    "provider_unavailable": 1,
    "quota_limited": 4,
-   "rate_limited": 5
+   "rate_limited": 5,
+   "timeout": 1
  },
  "generated": {"content_policy": 2, "context_length_exceeded": 2, "network_unavailable": 3, "provider_unavailable": 1},
  "generating": {"content_policy": 1, "model_unavailable": 1, "subscription_required": 1},
@@ -3116,14 +3172,23 @@ _JSON = r"""{
    "content_policy": 1,
    "model_unavailable": 1,
    "provider_not_configured": 1,
-   "rate_limited": 4
+   "rate_limited": 4,
+   "stream_truncated": 2,
+   "timeout": 2
  },
- "generativelanguage": {"auth_required": 5, "provider_not_configured": 1, "quota_limited": 4, "rate_limited": 4},
+ "generativelanguage": {
+   "auth_required": 5,
+   "provider_not_configured": 1,
+   "quota_limited": 4,
+   "rate_limited": 4,
+   "timeout": 1
+ },
  "generativelanguage googleapi": {
    "auth_required": 5,
    "provider_not_configured": 1,
    "quota_limited": 4,
-   "rate_limited": 4
+   "rate_limited": 4,
+   "timeout": 1
  },
  "generic": {"provider_unavailable": 1, "stream_truncated": 1},
  "get": {
@@ -3176,7 +3241,7 @@ _JSON = r"""{
    "provider_not_configured": 1,
    "quota_limited": 1
  },
- "given": {"context_length_exceeded": 5},
+ "given": {"context_length_exceeded": 6},
  "given input": {"context_length_exceeded": 3},
  "glm": {"model_capacity": 1, "model_unavailable": 1, "provider_not_configured": 1, "subscription_required": 2},
  "global": {
@@ -3202,7 +3267,9 @@ _JSON = r"""{
    "provider_overloaded": 1,
    "quota_limited": 10,
    "rate_limited": 8,
-   "subscription_required": 1
+   "stream_truncated": 2,
+   "subscription_required": 1,
+   "timeout": 2
  },
  "google cloud": {"provider_not_configured": 2},
  "google com": {
@@ -3215,6 +3282,7 @@ _JSON = r"""{
  },
  "google dev": {"quota_limited": 5, "rate_limited": 2, "subscription_required": 1},
  "google genai": {"auth_required": 1, "provider_not_configured": 1, "provider_overloaded": 1},
+ "google generative": {"auth_required": 1, "content_policy": 1, "stream_truncated": 2, "timeout": 2},
  "google model": {"auth_required": 1, "model_unavailable": 1},
  "google rpc": {
    "auth_required": 8,
@@ -3230,7 +3298,8 @@ _JSON = r"""{
    "provider_not_configured": 2,
    "provider_unavailable": 1,
    "quota_limited": 9,
-   "rate_limited": 5
+   "rate_limited": 5,
+   "timeout": 1
  },
  "googleapi com": {
    "auth_required": 10,
@@ -3239,12 +3308,13 @@ _JSON = r"""{
    "provider_not_configured": 2,
    "provider_unavailable": 1,
    "quota_limited": 9,
-   "rate_limited": 5
+   "rate_limited": 5,
+   "timeout": 1
  },
  "got": {"content_policy": 2, "invalid_request": 1, "provider_overloaded": 2},
  "gpt": {
    "auth_required": 1,
-   "content_policy": 2,
+   "content_policy": 3,
    "context_length_exceeded": 2,
    "invalid_request": 1,
    "model_unavailable": 14,
@@ -3301,11 +3371,11 @@ _JSON = r"""{
  "has": {
    "auth_required": 17,
    "content_policy": 5,
-   "context_length_exceeded": 5,
+   "context_length_exceeded": 6,
    "invalid_request": 1,
    "missing_credentials": 1,
    "model_capacity": 1,
-   "model_unavailable": 8,
+   "model_unavailable": 9,
    "network_unavailable": 3,
    "provider_not_configured": 1,
    "provider_unavailable": 6,
@@ -3331,18 +3401,19 @@ _JSON = r"""{
  "has exceeded": {"context_length_exceeded": 1, "rate_limited": 1},
  "has expired": {"auth_required": 5, "network_unavailable": 1, "subscription_required": 1},
  "has not": {"missing_credentials": 1, "provider_not_configured": 1, "subscription_required": 1},
- "has reached": {"context_length_exceeded": 1, "model_unavailable": 1, "quota_limited": 3},
- "hate": {"content_policy": 4},
+ "has reached": {"context_length_exceeded": 2, "model_unavailable": 1, "quota_limited": 3},
+ "hate": {"content_policy": 5},
+ "hate speech": {"content_policy": 3},
  "have": {
    "auth_required": 6,
    "content_policy": 2,
-   "context_length_exceeded": 1,
+   "context_length_exceeded": 2,
    "invalid_request": 5,
    "missing_credentials": 1,
    "model_capacity": 1,
    "model_unavailable": 12,
    "network_unavailable": 4,
-   "quota_limited": 27,
+   "quota_limited": 28,
    "rate_limited": 12,
    "subscription_required": 14
  },
@@ -3351,8 +3422,9 @@ _JSON = r"""{
  "have been": {"model_capacity": 1, "network_unavailable": 3, "rate_limited": 1},
  "have exceeded": {"quota_limited": 7, "rate_limited": 2, "subscription_required": 1},
  "have exhausted": {"quota_limited": 4, "rate_limited": 2},
+ "have less": {"context_length_exceeded": 2},
  "have permission": {"auth_required": 1, "content_policy": 1, "model_unavailable": 1, "network_unavailable": 1},
- "have reached": {"quota_limited": 11, "rate_limited": 1},
+ "have reached": {"quota_limited": 12, "rate_limited": 1},
  "have run": {"quota_limited": 1, "subscription_required": 3},
  "having": {"model_capacity": 1, "provider_unavailable": 1},
  "having trouble": {"model_capacity": 1, "provider_unavailable": 1},
@@ -3375,7 +3447,7 @@ _JSON = r"""{
  "headline sorry": {"network_unavailable": 2},
  "help": {
    "auth_required": 3,
-   "content_policy": 4,
+   "content_policy": 5,
    "model_unavailable": 1,
    "provider_not_configured": 1,
    "provider_overloaded": 2,
@@ -3404,7 +3476,7 @@ _JSON = r"""{
    "rate_limited": 1,
    "stream_truncated": 2
  },
- "help with": {"content_policy": 2},
+ "help with": {"content_policy": 3},
  "here": {"context_length_exceeded": 1, "missing_credentials": 1, "rate_limited": 1, "subscription_required": 1},
  "here http": {"rate_limited": 1, "subscription_required": 1},
  "herme": {"model_unavailable": 1, "provider_not_configured": 1},
@@ -3435,10 +3507,11 @@ _JSON = r"""{
  "hour limit": {"quota_limited": 2, "rate_limited": 1},
  "hour minute": {"quota_limited": 6},
  "hour please": {"quota_limited": 2},
- "how": {"context_length_exceeded": 1, "model_unavailable": 2, "subscription_required": 1},
- "href": {"network_unavailable": 4, "quota_limited": 1, "timeout": 1},
- "href http": {"network_unavailable": 4, "quota_limited": 1},
+ "how": {"content_policy": 1, "context_length_exceeded": 1, "model_unavailable": 2, "subscription_required": 1},
+ "href": {"context_length_exceeded": 1, "network_unavailable": 4, "quota_limited": 1, "timeout": 1},
+ "href http": {"context_length_exceeded": 1, "network_unavailable": 4, "quota_limited": 1},
  "html": {
+   "context_length_exceeded": 1,
    "model_capacity": 1,
    "network_unavailable": 5,
    "provider_unavailable": 4,
@@ -3454,20 +3527,20 @@ _JSON = r"""{
  "http": {
    "auth_required": 14,
    "content_policy": 8,
-   "context_length_exceeded": 9,
+   "context_length_exceeded": 10,
    "invalid_request": 10,
    "missing_credentials": 5,
    "model_capacity": 6,
    "model_unavailable": 18,
-   "network_unavailable": 48,
+   "network_unavailable": 49,
    "provider_not_configured": 10,
    "provider_overloaded": 2,
    "provider_unavailable": 6,
    "quota_limited": 46,
    "rate_limited": 28,
    "stream_truncated": 10,
-   "subscription_required": 25,
-   "timeout": 10
+   "subscription_required": 27,
+   "timeout": 12
  },
  "http api": {
    "auth_required": 1,
@@ -3481,7 +3554,7 @@ _JSON = r"""{
    "rate_limited": 1,
    "stream_truncated": 1,
    "subscription_required": 2,
-   "timeout": 5
+   "timeout": 6
  },
  "http app": {"auth_required": 1, "quota_limited": 1, "subscription_required": 1},
  "http bad": {"auth_required": 1, "provider_unavailable": 1},
@@ -3507,6 +3580,7 @@ _JSON = r"""{
  },
  "http curl": {"stream_truncated": 1, "timeout": 3},
  "http docs": {
+   "context_length_exceeded": 1,
    "invalid_request": 2,
    "model_unavailable": 5,
    "provider_not_configured": 2,
@@ -3528,6 +3602,7 @@ _JSON = r"""{
  },
  "http example": {"network_unavailable": 1, "rate_limited": 1},
  "http exception": {"network_unavailable": 1, "timeout": 1},
+ "http generativelanguage": {"auth_required": 1, "timeout": 1},
  "http github": {
    "invalid_request": 1,
    "missing_credentials": 1,
@@ -3551,7 +3626,7 @@ _JSON = r"""{
    "subscription_required": 1
  },
  "http request": {"network_unavailable": 5, "provider_unavailable": 1, "rate_limited": 1},
- "http response": {"model_unavailable": 1, "rate_limited": 1, "stream_truncated": 1},
+ "http response": {"model_unavailable": 1, "network_unavailable": 1, "rate_limited": 1, "stream_truncated": 1},
  "http statu": {
    "context_length_exceeded": 2,
    "model_unavailable": 1,
@@ -3632,7 +3707,7 @@ _JSON = r"""{
  "increased": {"rate_limited": 2},
  "increased too": {"rate_limited": 2},
  "increasing": {"context_length_exceeded": 4, "model_unavailable": 2},
- "index": {"content_policy": 4, "invalid_request": 1, "model_capacity": 1, "model_unavailable": 1},
+ "index": {"content_policy": 6, "invalid_request": 1, "model_capacity": 1, "model_unavailable": 1},
  "indicate": {"invalid_request": 1, "network_unavailable": 1},
  "inference": {
    "auth_required": 1,
@@ -3669,7 +3744,7 @@ _JSON = r"""{
  "information": {
    "auth_required": 2,
    "content_policy": 8,
-   "context_length_exceeded": 2,
+   "context_length_exceeded": 3,
    "missing_credentials": 3,
    "model_unavailable": 2,
    "network_unavailable": 4,
@@ -3682,13 +3757,14 @@ _JSON = r"""{
  "information pii": {"content_policy": 2},
  "information see": {"context_length_exceeded": 1, "model_unavailable": 2},
  "init": {"model_unavailable": 1, "network_unavailable": 1, "provider_not_configured": 1, "stream_truncated": 1},
+ "injection": {"content_policy": 2},
  "inline": {"quota_limited": 1, "timeout": 1},
  "inner": {"network_unavailable": 3},
  "inner exception": {"network_unavailable": 3},
  "input": {
    "auth_required": 1,
    "content_policy": 14,
-   "context_length_exceeded": 35,
+   "context_length_exceeded": 37,
    "invalid_request": 6,
    "model_unavailable": 1,
    "quota_limited": 7,
@@ -3698,12 +3774,13 @@ _JSON = r"""{
  "input exceed": {"context_length_exceeded": 2},
  "input guardrail": {"content_policy": 2},
  "input length": {"context_length_exceeded": 11},
+ "input must": {"context_length_exceeded": 2},
  "input prompt": {"context_length_exceeded": 3},
  "input request": {"invalid_request": 4},
  "input text": {"content_policy": 7, "context_length_exceeded": 1},
  "input token": {"auth_required": 1, "context_length_exceeded": 11, "quota_limited": 3, "rate_limited": 7},
  "input type": {"content_policy": 1, "context_length_exceeded": 1},
- "input validation": {"context_length_exceeded": 6},
+ "input validation": {"context_length_exceeded": 7},
  "inspection": {"content_policy": 3},
  "inspection failed": {"content_policy": 3},
  "instance": {"content_policy": 1, "model_unavailable": 2, "provider_not_configured": 1, "provider_unavailable": 2},
@@ -3862,9 +3939,10 @@ _JSON = r"""{
    "network_unavailable": 3,
    "provider_not_configured": 1,
    "rate_limited": 1,
-   "stream_truncated": 1,
+   "stream_truncated": 2,
    "subscription_required": 1
  },
+ "json response": {"network_unavailable": 1, "stream_truncated": 1},
  "jul": {"quota_limited": 3},
  "just": {"network_unavailable": 1, "subscription_required": 1},
  "keep": {
@@ -3886,7 +3964,7 @@ _JSON = r"""{
    "model_unavailable": 1,
    "network_unavailable": 2,
    "provider_not_configured": 3,
-   "quota_limited": 15,
+   "quota_limited": 16,
    "rate_limited": 1,
    "subscription_required": 6
  },
@@ -3917,9 +3995,10 @@ _JSON = r"""{
  "known": {"model_unavailable": 1, "network_unavailable": 1},
  "lang": {"network_unavailable": 6, "provider_unavailable": 2, "timeout": 2},
  "lang runtime": {"network_unavailable": 3},
- "language": {"provider_not_configured": 1, "stream_truncated": 1},
- "large": {"context_length_exceeded": 10, "quota_limited": 6},
- "large for": {"context_length_exceeded": 2, "quota_limited": 4},
+ "language": {"provider_not_configured": 1, "stream_truncated": 1, "subscription_required": 1},
+ "language model": {"stream_truncated": 1, "subscription_required": 1},
+ "large": {"context_length_exceeded": 11, "quota_limited": 6},
+ "large for": {"context_length_exceeded": 3, "quota_limited": 4},
  "large request": {"context_length_exceeded": 1, "quota_limited": 1},
  "large this": {"context_length_exceeded": 2},
  "larger": {"context_length_exceeded": 1, "invalid_request": 3},
@@ -3959,7 +4038,7 @@ _JSON = r"""{
  "later statu": {"provider_overloaded": 5},
  "later you": {"rate_limited": 5},
  "latest": {
-   "context_length_exceeded": 1,
+   "context_length_exceeded": 2,
    "invalid_request": 1,
    "model_unavailable": 1,
    "network_unavailable": 1,
@@ -3997,8 +4076,8 @@ _JSON = r"""{
  "length exceeded": {"context_length_exceeded": 5},
  "length limit": {"context_length_exceeded": 2},
  "length should": {"context_length_exceeded": 6},
- "less": {"context_length_exceeded": 2, "invalid_request": 1, "model_capacity": 2},
- "less than": {"context_length_exceeded": 1, "model_capacity": 2},
+ "less": {"context_length_exceeded": 3, "invalid_request": 1, "model_capacity": 2},
+ "less than": {"context_length_exceeded": 2, "model_capacity": 2},
  "level": {"content_policy": 1, "model_capacity": 2, "quota_limited": 1},
  "lib": {"network_unavailable": 1, "timeout": 1},
  "libcurl": {"stream_truncated": 1, "timeout": 3},
@@ -4009,12 +4088,13 @@ _JSON = r"""{
  "likely": {"model_unavailable": 1, "network_unavailable": 1},
  "limit": {
    "auth_required": 2,
-   "context_length_exceeded": 31,
+   "content_policy": 1,
+   "context_length_exceeded": 32,
    "invalid_request": 1,
    "model_capacity": 5,
    "network_unavailable": 2,
    "provider_overloaded": 3,
-   "quota_limited": 119,
+   "quota_limited": 121,
    "rate_limited": 47,
    "subscription_required": 12,
    "timeout": 1
@@ -4041,7 +4121,7 @@ _JSON = r"""{
  "limit param": {"quota_limited": 1, "rate_limited": 1},
  "limit per": {"quota_limited": 1, "rate_limited": 1},
  "limit please": {"context_length_exceeded": 2, "quota_limited": 5, "rate_limited": 3},
- "limit reached": {"auth_required": 1, "model_capacity": 3, "quota_limited": 20, "rate_limited": 13},
+ "limit reached": {"auth_required": 1, "model_capacity": 3, "quota_limited": 21, "rate_limited": 13},
  "limit request": {"quota_limited": 3, "rate_limited": 1},
  "limit requested": {"context_length_exceeded": 3, "quota_limited": 3},
  "limit reset": {"quota_limited": 21},
@@ -4061,7 +4141,7 @@ _JSON = r"""{
    "rate_limited": 2,
    "timeout": 1
  },
- "list": {"auth_required": 1, "model_unavailable": 4},
+ "list": {"auth_required": 1, "model_unavailable": 5},
  "list model": {"model_unavailable": 3},
  "lite": {"quota_limited": 1, "subscription_required": 1, "timeout": 1},
  "litellm": {
@@ -4094,7 +4174,7 @@ _JSON = r"""{
  "litellm rate": {"rate_limited": 3},
  "llama": {
    "context_length_exceeded": 2,
-   "model_capacity": 4,
+   "model_capacity": 5,
    "model_unavailable": 16,
    "provider_not_configured": 3,
    "provider_unavailable": 2,
@@ -4102,6 +4182,7 @@ _JSON = r"""{
    "rate_limited": 2,
    "subscription_required": 1
  },
+ "llama decode": {"context_length_exceeded": 1, "model_capacity": 1},
  "llama llama": {"model_capacity": 1, "model_unavailable": 1},
  "llama model": {"model_unavailable": 1, "subscription_required": 1},
  "llama not": {"model_unavailable": 2},
@@ -4114,7 +4195,7 @@ _JSON = r"""{
    "invalid_request": 3,
    "missing_credentials": 4,
    "model_capacity": 2,
-   "model_unavailable": 1,
+   "model_unavailable": 2,
    "network_unavailable": 1,
    "provider_not_configured": 6,
    "provider_overloaded": 2,
@@ -4149,7 +4230,8 @@ _JSON = r"""{
  },
  "load model": {"model_unavailable": 4, "provider_not_configured": 1, "subscription_required": 1},
  "load the": {"missing_credentials": 1, "model_capacity": 1, "model_unavailable": 1},
- "loaded": {"model_capacity": 4, "model_unavailable": 2},
+ "loaded": {"model_capacity": 4, "model_unavailable": 3},
+ "loaded model": {"model_capacity": 1, "model_unavailable": 1},
  "loading": {"model_capacity": 8, "model_unavailable": 2},
  "loading model": {"model_capacity": 4, "model_unavailable": 1},
  "local": {
@@ -4200,6 +4282,7 @@ _JSON = r"""{
  "made": {"missing_credentials": 1, "network_unavailable": 1},
  "make": {
    "auth_required": 3,
+   "content_policy": 1,
    "context_length_exceeded": 2,
    "invalid_request": 1,
    "quota_limited": 1,
@@ -4212,6 +4295,7 @@ _JSON = r"""{
    "quota_limited": 1,
    "subscription_required": 6
  },
+ "make the": {"content_policy": 1, "context_length_exceeded": 1},
  "making": {"quota_limited": 2},
  "making api": {"quota_limited": 2},
  "malformed": {"invalid_request": 4, "network_unavailable": 1},
@@ -4236,7 +4320,7 @@ _JSON = r"""{
  "matching your": {"model_unavailable": 2},
  "max": {
    "context_length_exceeded": 29,
-   "invalid_request": 12,
+   "invalid_request": 13,
    "model_capacity": 2,
    "model_unavailable": 3,
    "network_unavailable": 2,
@@ -4296,9 +4380,9 @@ _JSON = r"""{
  "memory allocation": {"model_capacity": 1, "model_unavailable": 2},
  "message": {
    "auth_required": 38,
-   "content_policy": 35,
-   "context_length_exceeded": 39,
-   "invalid_request": 40,
+   "content_policy": 38,
+   "context_length_exceeded": 41,
+   "invalid_request": 41,
    "missing_credentials": 3,
    "model_capacity": 15,
    "model_unavailable": 39,
@@ -4306,10 +4390,11 @@ _JSON = r"""{
    "provider_not_configured": 10,
    "provider_overloaded": 15,
    "provider_unavailable": 12,
-   "quota_limited": 54,
+   "quota_limited": 55,
    "rate_limited": 30,
    "stream_truncated": 6,
-   "subscription_required": 22
+   "subscription_required": 22,
+   "timeout": 1
  },
  "message access": {"auth_required": 2, "subscription_required": 3},
  "message all": {"missing_credentials": 1, "model_capacity": 1, "provider_unavailable": 1},
@@ -4332,7 +4417,7 @@ _JSON = r"""{
    "rate_limited": 1
  },
  "message failed": {"model_capacity": 1, "model_unavailable": 1, "provider_unavailable": 1},
- "message input": {"content_policy": 2, "context_length_exceeded": 6},
+ "message input": {"content_policy": 2, "context_length_exceeded": 8},
  "message insufficient": {"model_unavailable": 1, "quota_limited": 3, "subscription_required": 5},
  "message internal": {"network_unavailable": 1, "provider_unavailable": 3},
  "message invalid": {
@@ -4495,7 +4580,7 @@ _JSON = r"""{
  "minute tpm": {"context_length_exceeded": 1, "quota_limited": 1, "rate_limited": 2},
  "missing": {
    "auth_required": 5,
-   "invalid_request": 2,
+   "invalid_request": 3,
    "missing_credentials": 7,
    "model_capacity": 1,
    "provider_not_configured": 1
@@ -4506,6 +4591,7 @@ _JSON = r"""{
    "missing_credentials": 1,
    "model_capacity": 1,
    "model_unavailable": 2,
+   "network_unavailable": 1,
    "provider_not_configured": 1,
    "timeout": 1
  },
@@ -4515,28 +4601,28 @@ _JSON = r"""{
  "mode must": {"invalid_request": 5},
  "model": {
    "auth_required": 10,
-   "content_policy": 13,
+   "content_policy": 15,
    "context_length_exceeded": 36,
-   "invalid_request": 15,
+   "invalid_request": 17,
    "missing_credentials": 3,
    "model_capacity": 33,
-   "model_unavailable": 92,
+   "model_unavailable": 94,
    "network_unavailable": 6,
    "provider_not_configured": 17,
    "provider_overloaded": 8,
    "provider_unavailable": 9,
    "quota_limited": 32,
    "rate_limited": 18,
-   "stream_truncated": 4,
-   "subscription_required": 23,
-   "timeout": 2
+   "stream_truncated": 5,
+   "subscription_required": 24,
+   "timeout": 3
  },
  "model access": {"subscription_required": 2},
  "model and": {"model_capacity": 2, "model_unavailable": 3, "provider_overloaded": 1, "quota_limited": 1},
  "model are": {"model_capacity": 1, "subscription_required": 1},
  "model available": {"model_unavailable": 1, "subscription_required": 1},
  "model capacity": {"model_capacity": 4},
- "model claude": {"model_capacity": 1, "model_unavailable": 8},
+ "model claude": {"content_policy": 1, "model_capacity": 1, "model_unavailable": 8},
  "model client": {"context_length_exceeded": 1, "network_unavailable": 1},
  "model code": {"model_unavailable": 2, "provider_unavailable": 1},
  "model context": {"context_length_exceeded": 3},
@@ -4553,18 +4639,20 @@ _JSON = r"""{
    "model_capacity": 1,
    "model_unavailable": 5,
    "quota_limited": 5,
-   "rate_limited": 3
+   "rate_limited": 3,
+   "timeout": 1
  },
  "model glm": {"model_capacity": 1, "model_unavailable": 1, "provider_not_configured": 1, "subscription_required": 1},
  "model gpt": {
    "auth_required": 1,
-   "content_policy": 2,
+   "content_policy": 3,
    "context_length_exceeded": 1,
    "model_unavailable": 5,
    "quota_limited": 1,
    "subscription_required": 1
  },
  "model group": {"auth_required": 1, "rate_limited": 1},
+ "model has": {"model_unavailable": 1, "stream_truncated": 1},
  "model huggingface": {"model_unavailable": 1, "provider_not_configured": 1},
  "model identifier": {"model_unavailable": 5},
  "model limit": {"context_length_exceeded": 3, "invalid_request": 1},
@@ -4605,9 +4693,10 @@ _JSON = r"""{
    "provider_not_configured": 1,
    "provider_unavailable": 2,
    "quota_limited": 1,
-   "stream_truncated": 1
+   "stream_truncated": 1,
+   "subscription_required": 1
  },
- "model qwen": {"model_capacity": 5, "model_unavailable": 1},
+ "model qwen": {"invalid_request": 1, "model_capacity": 5, "model_unavailable": 1},
  "model require": {"model_unavailable": 5, "subscription_required": 4},
  "model returned": {"context_length_exceeded": 1, "invalid_request": 1, "stream_truncated": 1},
  "model service": {"provider_not_configured": 1, "quota_limited": 1},
@@ -4618,7 +4707,7 @@ _JSON = r"""{
  "model type": {"model_capacity": 2, "model_unavailable": 2},
  "model uri": {"invalid_request": 1, "provider_not_configured": 1},
  "model version": {"content_policy": 3, "model_unavailable": 2},
- "model with": {"context_length_exceeded": 1, "model_capacity": 1, "model_unavailable": 5, "rate_limited": 2},
+ "model with": {"context_length_exceeded": 1, "model_capacity": 1, "model_unavailable": 6, "rate_limited": 2},
  "model you": {"model_capacity": 2, "model_unavailable": 3, "provider_overloaded": 1},
  "modell": {"context_length_exceeded": 1, "stream_truncated": 1},
  "modify": {"content_policy": 4},
@@ -4639,7 +4728,7 @@ _JSON = r"""{
  "more": {
    "auth_required": 2,
    "content_policy": 8,
-   "context_length_exceeded": 3,
+   "context_length_exceeded": 4,
    "invalid_request": 1,
    "missing_credentials": 2,
    "model_capacity": 1,
@@ -4659,7 +4748,7 @@ _JSON = r"""{
  "more information": {
    "auth_required": 2,
    "content_policy": 1,
-   "context_length_exceeded": 1,
+   "context_length_exceeded": 2,
    "missing_credentials": 2,
    "model_unavailable": 2,
    "network_unavailable": 2,
@@ -4675,15 +4764,15 @@ _JSON = r"""{
  "multiple": {"invalid_request": 1, "network_unavailable": 1},
  "must": {
    "auth_required": 1,
-   "context_length_exceeded": 7,
+   "context_length_exceeded": 8,
    "invalid_request": 22,
    "missing_credentials": 4,
-   "model_unavailable": 1,
+   "model_unavailable": 2,
    "provider_not_configured": 1,
    "quota_limited": 3,
-   "subscription_required": 1
+   "subscription_required": 3
  },
- "must have": {"context_length_exceeded": 1, "invalid_request": 5},
+ "must have": {"context_length_exceeded": 2, "invalid_request": 5},
  "must not": {"context_length_exceeded": 1, "invalid_request": 2},
  "name": {
    "auth_required": 1,
@@ -4769,7 +4858,7 @@ _JSON = r"""{
  },
  "not": {
    "auth_required": 30,
-   "content_policy": 11,
+   "content_policy": 13,
    "context_length_exceeded": 5,
    "invalid_request": 12,
    "missing_credentials": 9,
@@ -4837,7 +4926,7 @@ _JSON = r"""{
    "subscription_required": 1
  },
  "not supported": {"invalid_request": 1, "model_unavailable": 10, "provider_not_configured": 2},
- "not valid": {"auth_required": 3, "missing_credentials": 1, "model_unavailable": 1},
+ "not valid": {"auth_required": 3, "content_policy": 2, "missing_credentials": 1, "model_unavailable": 1},
  "not yet": {"model_unavailable": 1, "network_unavailable": 1},
  "note": {"network_unavailable": 1, "quota_limited": 1},
  "nothing": {"network_unavailable": 3},
@@ -4852,6 +4941,8 @@ _JSON = r"""{
  },
  "now please": {"provider_overloaded": 4},
  "nsfw": {"content_policy": 4, "model_unavailable": 1},
+ "nsurl": {"network_unavailable": 1, "timeout": 1},
+ "nsurl error": {"network_unavailable": 1, "timeout": 1},
  "null": {
    "auth_required": 5,
    "content_policy": 6,
@@ -4892,7 +4983,7 @@ _JSON = r"""{
  "oai": {"invalid_request": 1, "rate_limited": 1},
  "oauth": {"auth_required": 1, "model_unavailable": 1, "network_unavailable": 2},
  "object": {
-   "content_policy": 4,
+   "content_policy": 6,
    "context_length_exceeded": 1,
    "invalid_request": 3,
    "model_unavailable": 2,
@@ -4900,7 +4991,7 @@ _JSON = r"""{
    "rate_limited": 3,
    "stream_truncated": 1
  },
- "object chat": {"content_policy": 2},
+ "object chat": {"content_policy": 4},
  "object error": {"context_length_exceeded": 1, "model_unavailable": 2, "rate_limited": 2},
  "obtain": {"auth_required": 5, "missing_credentials": 1},
  "occured": {"quota_limited": 1, "rate_limited": 1},
@@ -5043,11 +5134,11 @@ _JSON = r"""{
    "provider_not_configured": 2,
    "quota_limited": 3,
    "rate_limited": 6,
-   "timeout": 9
+   "timeout": 10
  },
  "operation canceled": {"timeout": 2},
  "operation timed": {"network_unavailable": 1, "timeout": 6},
- "operation was": {"timeout": 3},
+ "operation was": {"timeout": 4},
  "option": {"missing_credentials": 2, "provider_not_configured": 2, "rate_limited": 5, "timeout": 1},
  "option for": {"rate_limited": 5},
  "optional": {"invalid_request": 2, "model_unavailable": 1, "rate_limited": 1},
@@ -5059,11 +5150,12 @@ _JSON = r"""{
    "provider_unavailable": 1,
    "quota_limited": 2
  },
+ "order": {"quota_limited": 3, "subscription_required": 2},
  "org": {
    "auth_required": 1,
    "context_length_exceeded": 1,
    "model_unavailable": 1,
-   "network_unavailable": 4,
+   "network_unavailable": 5,
    "quota_limited": 9,
    "rate_limited": 8,
    "subscription_required": 2
@@ -5122,12 +5214,12 @@ _JSON = r"""{
    "network_unavailable": 1,
    "quota_limited": 8,
    "subscription_required": 4,
-   "timeout": 14
+   "timeout": 15
  },
  "out after": {"timeout": 5},
  "output": {
    "auth_required": 2,
-   "content_policy": 6,
+   "content_policy": 7,
    "context_length_exceeded": 4,
    "invalid_request": 2,
    "quota_limited": 3
@@ -5146,7 +5238,8 @@ _JSON = r"""{
  "overloaded please": {"provider_overloaded": 5},
  "overloaded request": {"provider_overloaded": 2},
  "overview": {"model_unavailable": 1, "network_unavailable": 1, "provider_not_configured": 1},
- "own": {"provider_not_configured": 1, "quota_limited": 2},
+ "own": {"provider_not_configured": 1, "quota_limited": 3},
+ "own api": {"quota_limited": 2},
  "owner": {"auth_required": 1, "provider_unavailable": 1, "quota_limited": 1, "subscription_required": 2, "timeout": 1},
  "pacific": {"quota_limited": 2},
  "package": {"subscription_required": 2},
@@ -5200,7 +5293,8 @@ _JSON = r"""{
  "parameter": {"context_length_exceeded": 6, "invalid_request": 5, "missing_credentials": 1, "model_capacity": 1},
  "parameter message": {"context_length_exceeded": 2, "invalid_request": 1},
  "parameter range": {"context_length_exceeded": 4},
- "parse": {"model_unavailable": 1, "quota_limited": 1, "stream_truncated": 1},
+ "parse": {"model_unavailable": 1, "quota_limited": 1, "stream_truncated": 2},
+ "part": {"content_policy": 1, "stream_truncated": 1},
  "party": {"network_unavailable": 2, "subscription_required": 1},
  "pass": {
    "auth_required": 4,
@@ -5281,7 +5375,7 @@ _JSON = r"""{
  "pid": {"model_capacity": 1, "provider_unavailable": 1},
  "pii": {"content_policy": 4},
  "pinned": {"model_capacity": 1, "model_unavailable": 1},
- "plan": {"quota_limited": 26, "rate_limited": 4, "subscription_required": 14},
+ "plan": {"quota_limited": 26, "rate_limited": 4, "subscription_required": 16},
  "plan and": {"quota_limited": 13, "rate_limited": 3},
  "plan billing": {"quota_limited": 4},
  "plan for": {"quota_limited": 2},
@@ -5308,7 +5402,7 @@ _JSON = r"""{
  "please": {
    "auth_required": 41,
    "content_policy": 17,
-   "context_length_exceeded": 15,
+   "context_length_exceeded": 16,
    "invalid_request": 17,
    "missing_credentials": 5,
    "model_capacity": 9,
@@ -5317,10 +5411,11 @@ _JSON = r"""{
    "provider_not_configured": 5,
    "provider_overloaded": 20,
    "provider_unavailable": 9,
-   "quota_limited": 39,
+   "quota_limited": 40,
    "rate_limited": 43,
    "stream_truncated": 4,
-   "subscription_required": 24
+   "subscription_required": 26,
+   "timeout": 1
  },
  "please adjust": {"context_length_exceeded": 2, "rate_limited": 2},
  "please check": {
@@ -5370,15 +5465,16 @@ _JSON = r"""{
    "network_unavailable": 1,
    "provider_overloaded": 15,
    "provider_unavailable": 4,
-   "quota_limited": 8,
+   "quota_limited": 9,
    "rate_limited": 15,
-   "stream_truncated": 2
+   "stream_truncated": 2,
+   "timeout": 1
  },
  "please update": {"subscription_required": 2},
  "please upgrade": {"quota_limited": 1, "subscription_required": 3},
  "please use": {"invalid_request": 3, "model_unavailable": 1, "provider_not_configured": 1, "subscription_required": 1},
  "please verify": {"auth_required": 1, "model_unavailable": 1},
- "please visit": {"model_unavailable": 3, "quota_limited": 1},
+ "please visit": {"model_unavailable": 3, "quota_limited": 1, "subscription_required": 2},
  "please wait": {
    "model_capacity": 1,
    "model_unavailable": 3,
@@ -5439,7 +5535,7 @@ _JSON = r"""{
  "potential": {"content_policy": 2},
  "pre": {"content_policy": 1, "network_unavailable": 2, "rate_limited": 1},
  "predict": {"auth_required": 3, "context_length_exceeded": 1, "model_capacity": 1, "provider_unavailable": 1},
- "prediction": {"context_length_exceeded": 1, "provider_unavailable": 1},
+ "prediction": {"context_length_exceeded": 1, "provider_unavailable": 1, "subscription_required": 1},
  "premium": {"quota_limited": 5, "subscription_required": 1},
  "premium model": {"quota_limited": 1, "subscription_required": 1},
  "premium request": {"quota_limited": 3},
@@ -5460,13 +5556,14 @@ _JSON = r"""{
    "model_unavailable": 4,
    "quota_limited": 15,
    "rate_limited": 1,
-   "subscription_required": 6
+   "subscription_required": 6,
+   "timeout": 1
  },
  "pro please": {"quota_limited": 1, "rate_limited": 1},
  "pro preview": {"model_capacity": 1, "model_unavailable": 1},
  "problem": {"invalid_request": 1, "network_unavailable": 1, "stream_truncated": 1},
  "process": {
-   "invalid_request": 1,
+   "invalid_request": 3,
    "model_capacity": 1,
    "model_unavailable": 2,
    "network_unavailable": 1,
@@ -5496,7 +5593,7 @@ _JSON = r"""{
  "project project": {"auth_required": 2},
  "project then": {"missing_credentials": 1, "provider_not_configured": 1},
  "prompt": {
-   "content_policy": 30,
+   "content_policy": 34,
    "context_length_exceeded": 31,
    "invalid_request": 2,
    "model_capacity": 1,
@@ -5509,10 +5606,11 @@ _JSON = r"""{
  },
  "prompt and": {"content_policy": 4, "context_length_exceeded": 1},
  "prompt blocked": {"content_policy": 3},
+ "prompt injection": {"content_policy": 2},
  "prompt length": {"context_length_exceeded": 3, "rate_limited": 5},
  "prompt may": {"content_policy": 3},
  "prompt size": {"context_length_exceeded": 2, "quota_limited": 1, "subscription_required": 1},
- "prompt token": {"content_policy": 5, "context_length_exceeded": 10},
+ "prompt token": {"content_policy": 7, "context_length_exceeded": 10},
  "prompt was": {"content_policy": 3},
  "prompted": {"missing_credentials": 1, "stream_truncated": 1},
  "propagate": {"provider_not_configured": 1, "subscription_required": 1},
@@ -5533,7 +5631,8 @@ _JSON = r"""{
    "invalid_request": 1,
    "missing_credentials": 2,
    "model_unavailable": 5,
-   "provider_not_configured": 2
+   "provider_not_configured": 2,
+   "subscription_required": 1
  },
  "provided credential": {"auth_required": 2},
  "provided model": {"model_unavailable": 4},
@@ -5552,7 +5651,7 @@ _JSON = r"""{
    "quota_limited": 5,
    "rate_limited": 2,
    "stream_truncated": 2,
-   "subscription_required": 7
+   "subscription_required": 8
  },
  "provider api": {"content_policy": 1, "invalid_request": 1, "subscription_required": 1},
  "provider check": {"missing_credentials": 1, "network_unavailable": 1},
@@ -5588,11 +5687,17 @@ _JSON = r"""{
  "pydantic": {"context_length_exceeded": 2},
  "querie": {"rate_limited": 2},
  "querie per": {"rate_limited": 2},
- "query": {"network_unavailable": 2, "quota_limited": 1, "stream_truncated": 1},
+ "query": {"model_unavailable": 1, "network_unavailable": 2, "quota_limited": 1, "stream_truncated": 1},
  "queue": {"model_capacity": 6, "network_unavailable": 1, "provider_overloaded": 3},
  "queue size": {"model_capacity": 2, "provider_overloaded": 1},
  "quickly": {"rate_limited": 2},
- "quota": {"auth_required": 1, "quota_limited": 44, "rate_limited": 13, "subscription_required": 4},
+ "quota": {
+   "auth_required": 1,
+   "context_length_exceeded": 1,
+   "quota_limited": 44,
+   "rate_limited": 13,
+   "subscription_required": 4
+ },
  "quota error": {"quota_limited": 2, "rate_limited": 1, "subscription_required": 1},
  "quota exceeded": {"quota_limited": 11, "rate_limited": 4},
  "quota for": {"quota_limited": 2},
@@ -5603,7 +5708,13 @@ _JSON = r"""{
  "quota reset": {"quota_limited": 3},
  "quota will": {"quota_limited": 4, "rate_limited": 2},
  "quota you": {"quota_limited": 2, "subscription_required": 2},
- "qwen": {"model_capacity": 5, "model_unavailable": 3, "quota_limited": 1, "subscription_required": 1},
+ "qwen": {
+   "invalid_request": 1,
+   "model_capacity": 5,
+   "model_unavailable": 3,
+   "quota_limited": 1,
+   "subscription_required": 1
+ },
  "qwen qwen": {"model_capacity": 2},
  "raise": {"context_length_exceeded": 1, "provider_unavailable": 1, "quota_limited": 2, "rate_limited": 1},
  "raise your": {"context_length_exceeded": 1, "quota_limited": 2},
@@ -5640,11 +5751,11 @@ _JSON = r"""{
  "reach out": {"auth_required": 2},
  "reached": {
    "auth_required": 1,
-   "context_length_exceeded": 3,
+   "context_length_exceeded": 4,
    "model_capacity": 4,
    "model_unavailable": 1,
    "provider_overloaded": 1,
-   "quota_limited": 58,
+   "quota_limited": 60,
    "rate_limited": 18,
    "subscription_required": 2,
    "timeout": 1
@@ -5654,7 +5765,7 @@ _JSON = r"""{
  "reached its": {"context_length_exceeded": 1, "quota_limited": 3, "subscription_required": 1},
  "reached max": {"model_capacity": 1, "quota_limited": 1, "rate_limited": 2},
  "reached our": {"quota_limited": 3},
- "reached the": {"model_unavailable": 1, "quota_limited": 8, "subscription_required": 1},
+ "reached the": {"context_length_exceeded": 1, "model_unavailable": 1, "quota_limited": 9, "subscription_required": 1},
  "reached your": {"quota_limited": 17, "rate_limited": 1},
  "read": {
    "auth_required": 1,
@@ -5670,11 +5781,11 @@ _JSON = r"""{
  "read data": {"timeout": 2},
  "read tcp": {"network_unavailable": 3, "timeout": 1},
  "read the": {"quota_limited": 3},
- "reading": {"network_unavailable": 3, "rate_limited": 1, "stream_truncated": 1, "timeout": 1},
+ "reading": {"network_unavailable": 3, "rate_limited": 1, "stream_truncated": 1, "timeout": 2},
  "ready": {"model_capacity": 4, "model_unavailable": 1},
  "reason": {
    "auth_required": 10,
-   "content_policy": 17,
+   "content_policy": 19,
    "context_length_exceeded": 2,
    "invalid_request": 7,
    "model_capacity": 3,
@@ -5738,6 +5849,7 @@ _JSON = r"""{
  "reformat": {"invalid_request": 4},
  "reformat your": {"invalid_request": 4},
  "refresh": {"auth_required": 7, "context_length_exceeded": 1, "provider_unavailable": 1},
+ "refusal": {"content_policy": 2},
  "refused": {"content_policy": 2, "missing_credentials": 1, "network_unavailable": 8, "provider_unavailable": 5},
  "regain": {"quota_limited": 3, "subscription_required": 1},
  "regain access": {"quota_limited": 3, "subscription_required": 1},
@@ -5785,23 +5897,24 @@ _JSON = r"""{
  },
  "request": {
    "auth_required": 41,
-   "content_policy": 30,
+   "content_policy": 32,
    "context_length_exceeded": 34,
-   "invalid_request": 28,
+   "invalid_request": 30,
    "model_capacity": 16,
    "model_unavailable": 26,
    "network_unavailable": 36,
    "provider_not_configured": 9,
    "provider_overloaded": 10,
    "provider_unavailable": 12,
-   "quota_limited": 59,
+   "quota_limited": 60,
    "rate_limited": 43,
    "stream_truncated": 8,
    "subscription_required": 17,
-   "timeout": 6
+   "timeout": 9
  },
+ "request aborted": {"network_unavailable": 2, "timeout": 2},
  "request api": {"auth_required": 1, "invalid_request": 1},
- "request body": {"invalid_request": 2, "timeout": 1},
+ "request body": {"content_policy": 1, "invalid_request": 4, "timeout": 1},
  "request check": {"provider_unavailable": 1, "rate_limited": 1},
  "request contain": {"content_policy": 1, "context_length_exceeded": 1},
  "request could": {"content_policy": 1, "provider_unavailable": 1, "timeout": 1},
@@ -5853,7 +5966,7 @@ _JSON = r"""{
    "invalid_request": 1,
    "model_capacity": 1,
    "provider_unavailable": 1,
-   "quota_limited": 2,
+   "quota_limited": 3,
    "rate_limited": 3
  },
  "request queue": {"model_capacity": 1, "provider_overloaded": 1},
@@ -5865,6 +5978,7 @@ _JSON = r"""{
  "request size": {"context_length_exceeded": 1, "timeout": 1},
  "request statu": {"model_capacity": 1, "rate_limited": 1},
  "request subject": {"invalid_request": 2},
+ "request timed": {"timeout": 2},
  "request token": {"quota_limited": 2, "rate_limited": 2},
  "request too": {"context_length_exceeded": 3, "quota_limited": 5},
  "request type": {"content_policy": 1, "rate_limited": 1},
@@ -5913,7 +6027,7 @@ _JSON = r"""{
  "required cloudflare": {"network_unavailable": 2},
  "required for": {"invalid_request": 1, "provider_not_configured": 1, "subscription_required": 3},
  "required message": {"invalid_request": 2},
- "requirement": {"auth_required": 1, "model_unavailable": 1},
+ "requirement": {"auth_required": 1, "model_unavailable": 2},
  "reqwest": {"network_unavailable": 2, "stream_truncated": 2},
  "reqwest error": {"network_unavailable": 2, "stream_truncated": 2},
  "reset": {
@@ -5958,28 +6072,29 @@ _JSON = r"""{
  "resource has": {"quota_limited": 1, "rate_limited": 1},
  "resource not": {"invalid_request": 1, "model_unavailable": 2},
  "resource project": {"auth_required": 3, "provider_not_configured": 1},
- "respond": {"content_policy": 3, "timeout": 1},
+ "respond": {"content_policy": 3, "network_unavailable": 1, "timeout": 2},
  "responding": {"invalid_request": 2, "model_capacity": 1},
  "response": {
    "auth_required": 5,
-   "content_policy": 23,
+   "content_policy": 24,
    "context_length_exceeded": 9,
    "invalid_request": 8,
    "model_capacity": 4,
    "model_unavailable": 6,
-   "network_unavailable": 23,
+   "network_unavailable": 24,
    "provider_not_configured": 1,
    "provider_overloaded": 2,
    "provider_unavailable": 5,
    "quota_limited": 5,
    "rate_limited": 12,
-   "stream_truncated": 21,
+   "stream_truncated": 22,
    "subscription_required": 3,
    "timeout": 6
  },
  "response api": {"network_unavailable": 1, "subscription_required": 1},
  "response blocked": {"content_policy": 5},
- "response body": {"network_unavailable": 1, "stream_truncated": 4},
+ "response body": {"content_policy": 1, "network_unavailable": 1, "stream_truncated": 4},
+ "response candidate": {"content_policy": 1, "stream_truncated": 1},
  "response code": {"context_length_exceeded": 1, "network_unavailable": 1},
  "response completed": {"stream_truncated": 2},
  "response ended": {"context_length_exceeded": 1, "stream_truncated": 3},
@@ -6105,9 +6220,10 @@ _JSON = r"""{
  "risk": {"content_policy": 7},
  "role": {
    "auth_required": 2,
-   "content_policy": 1,
+   "content_policy": 3,
    "invalid_request": 3,
    "provider_not_configured": 1,
+   "stream_truncated": 1,
    "subscription_required": 1
  },
  "role tool": {"invalid_request": 2},
@@ -6150,7 +6266,7 @@ _JSON = r"""{
    "context_length_exceeded": 2,
    "missing_credentials": 3,
    "model_capacity": 1,
-   "model_unavailable": 5,
+   "model_unavailable": 6,
    "network_unavailable": 2,
    "provider_not_configured": 1,
    "quota_limited": 6,
@@ -6197,6 +6313,7 @@ _JSON = r"""{
  "schema for": {"invalid_request": 2},
  "schema required": {"invalid_request": 2},
  "scope": {"auth_required": 2, "context_length_exceeded": 1},
+ "score": {"content_policy": 3},
  "sdk": {"auth_required": 1, "content_policy": 1, "invalid_request": 1, "quota_limited": 1, "rate_limited": 1},
  "search": {"auth_required": 1, "provider_overloaded": 1},
  "second": {
@@ -6219,10 +6336,10 @@ _JSON = r"""{
  "security token": {"auth_required": 5},
  "see": {
    "content_policy": 2,
-   "context_length_exceeded": 1,
+   "context_length_exceeded": 2,
    "invalid_request": 1,
    "missing_credentials": 1,
-   "model_unavailable": 7,
+   "model_unavailable": 8,
    "network_unavailable": 3,
    "provider_not_configured": 1,
    "quota_limited": 3,
@@ -6244,14 +6361,15 @@ _JSON = r"""{
    "timeout": 3
  },
  "see inner": {"network_unavailable": 3},
- "see the": {"model_unavailable": 3, "rate_limited": 5},
+ "see the": {"context_length_exceeded": 1, "model_unavailable": 3, "rate_limited": 5},
  "seed": {"content_policy": 1, "quota_limited": 1},
  "seek": {"invalid_request": 3, "model_unavailable": 1, "provider_overloaded": 1, "subscription_required": 1},
  "seek model": {"invalid_request": 1, "subscription_required": 1},
- "select": {"model_capacity": 1, "model_unavailable": 1, "provider_not_configured": 1},
+ "select": {"model_capacity": 1, "model_unavailable": 1, "provider_not_configured": 1, "subscription_required": 1},
+ "select another": {"model_capacity": 1, "model_unavailable": 1, "subscription_required": 1},
  "selected": {
    "auth_required": 1,
-   "context_length_exceeded": 1,
+   "context_length_exceeded": 2,
    "missing_credentials": 2,
    "model_capacity": 3,
    "model_unavailable": 3,
@@ -6293,7 +6411,7 @@ _JSON = r"""{
  },
  "sending": {"model_unavailable": 1, "network_unavailable": 17, "provider_unavailable": 1, "stream_truncated": 1},
  "sending request": {"network_unavailable": 10, "provider_unavailable": 1},
- "sensitive": {"content_policy": 11},
+ "sensitive": {"content_policy": 12},
  "sensitive content": {"content_policy": 6},
  "sensitive information": {"content_policy": 3},
  "sent": {"context_length_exceeded": 1, "model_capacity": 1, "network_unavailable": 1, "rate_limited": 3},
@@ -6434,9 +6552,9 @@ _JSON = r"""{
  },
  "size exceed": {"context_length_exceeded": 1, "model_unavailable": 1},
  "size failed": {"model_unavailable": 2},
- "slot": {"context_length_exceeded": 2, "model_capacity": 4, "provider_overloaded": 2},
+ "slot": {"context_length_exceeded": 2, "model_capacity": 5, "provider_overloaded": 2},
  "slot for": {"context_length_exceeded": 2},
- "smaller": {"context_length_exceeded": 3, "model_unavailable": 1, "timeout": 1},
+ "smaller": {"context_length_exceeded": 4, "model_unavailable": 1, "timeout": 1},
  "smoother": {"model_capacity": 1, "model_unavailable": 1},
  "smoothly": {"rate_limited": 2},
  "smoothly over": {"rate_limited": 2},
@@ -6446,8 +6564,10 @@ _JSON = r"""{
  "socket disconnected": {"network_unavailable": 2},
  "socket emit": {"network_unavailable": 2},
  "socket exception": {"network_unavailable": 2, "timeout": 2},
+ "software": {"context_length_exceeded": 1, "invalid_request": 1},
  "something": {"content_policy": 1, "model_unavailable": 1},
  "sonnet": {
+   "content_policy": 1,
    "invalid_request": 2,
    "model_unavailable": 7,
    "provider_not_configured": 2,
@@ -6456,7 +6576,7 @@ _JSON = r"""{
  },
  "sorry": {
    "auth_required": 1,
-   "content_policy": 5,
+   "content_policy": 6,
    "context_length_exceeded": 1,
    "invalid_request": 4,
    "network_unavailable": 4,
@@ -6465,7 +6585,8 @@ _JSON = r"""{
    "provider_unavailable": 2,
    "quota_limited": 3,
    "rate_limited": 1,
-   "stream_truncated": 2
+   "stream_truncated": 2,
+   "timeout": 1
  },
  "sorry but": {"content_policy": 2},
  "sorry the": {"content_policy": 2, "context_length_exceeded": 1, "rate_limited": 1},
@@ -6495,13 +6616,14 @@ _JSON = r"""{
    "content_policy": 1,
    "context_length_exceeded": 1,
    "invalid_request": 3,
-   "model_unavailable": 3,
+   "model_unavailable": 4,
    "network_unavailable": 2,
    "provider_not_configured": 2,
    "quota_limited": 3
  },
  "specified for": {"invalid_request": 3},
  "specify": {"missing_credentials": 1, "model_unavailable": 1, "provider_not_configured": 2},
+ "speech": {"content_policy": 3},
  "spending": {"quota_limited": 2, "subscription_required": 1},
  "spending limit": {"quota_limited": 2, "subscription_required": 1},
  "spike": {"model_capacity": 1, "rate_limited": 1},
@@ -6533,7 +6655,8 @@ _JSON = r"""{
    "model_capacity": 1,
    "model_unavailable": 5,
    "provider_not_configured": 1,
-   "provider_unavailable": 1
+   "provider_unavailable": 1,
+   "subscription_required": 2
  },
  "stat": {"model_unavailable": 1, "quota_limited": 1},
  "state": {"context_length_exceeded": 1, "model_capacity": 3, "model_unavailable": 2},
@@ -6552,10 +6675,10 @@ _JSON = r"""{
    "provider_unavailable": 6,
    "quota_limited": 12,
    "rate_limited": 16,
-   "subscription_required": 11
+   "subscription_required": 13
  },
  "statu bad": {"auth_required": 1, "context_length_exceeded": 1, "invalid_request": 2},
- "statu body": {"context_length_exceeded": 1, "model_unavailable": 1},
+ "statu body": {"context_length_exceeded": 1, "model_unavailable": 1, "subscription_required": 1},
  "statu code": {
    "auth_required": 4,
    "content_policy": 1,
@@ -6579,7 +6702,7 @@ _JSON = r"""{
  },
  "statu failed": {"content_policy": 1, "provider_not_configured": 2},
  "statu failure": {"model_capacity": 1, "model_unavailable": 1},
- "statu forbidden": {"subscription_required": 2},
+ "statu forbidden": {"subscription_required": 3},
  "statu http": {"invalid_request": 1, "subscription_required": 1},
  "statu invalid": {"auth_required": 5, "content_policy": 1, "subscription_required": 1},
  "statu not": {"model_unavailable": 7},
@@ -6594,7 +6717,7 @@ _JSON = r"""{
  "step": {"context_length_exceeded": 1, "model_unavailable": 1, "provider_unavailable": 2},
  "still": {"context_length_exceeded": 1, "model_capacity": 1, "subscription_required": 2},
  "still being": {"model_capacity": 1, "subscription_required": 1},
- "stop": {"content_policy": 3, "context_length_exceeded": 1},
+ "stop": {"content_policy": 5, "context_length_exceeded": 1},
  "stop reason": {"content_policy": 2},
  "stopped": {"content_policy": 3, "model_unavailable": 1, "provider_unavailable": 1, "stream_truncated": 1},
  "stopped due": {"content_policy": 3, "model_unavailable": 1},
@@ -6603,15 +6726,16 @@ _JSON = r"""{
    "auth_required": 1,
    "content_policy": 3,
    "context_length_exceeded": 1,
-   "invalid_request": 1,
+   "invalid_request": 2,
    "model_unavailable": 1,
    "network_unavailable": 12,
    "provider_not_configured": 1,
    "provider_unavailable": 2,
    "quota_limited": 1,
    "rate_limited": 4,
-   "stream_truncated": 25,
-   "subscription_required": 1
+   "stream_truncated": 26,
+   "subscription_required": 1,
+   "timeout": 1
  },
  "stream closed": {"stream_truncated": 4},
  "stream disconnected": {"network_unavailable": 4, "rate_limited": 2, "stream_truncated": 6},
@@ -6636,7 +6760,7 @@ _JSON = r"""{
  "subject must": {"invalid_request": 2},
  "submit": {"auth_required": 1, "content_policy": 1, "model_capacity": 1, "quota_limited": 2, "rate_limited": 1},
  "submitting": {"network_unavailable": 1, "provider_overloaded": 1},
- "subscribe": {"quota_limited": 1, "subscription_required": 2},
+ "subscribe": {"quota_limited": 1, "subscription_required": 4},
  "subscription": {"auth_required": 3, "quota_limited": 4, "rate_limited": 1, "subscription_required": 23},
  "subscription and": {"auth_required": 2, "subscription_required": 1},
  "subscription for": {"subscription_required": 3},
@@ -6709,6 +6833,7 @@ _JSON = r"""{
  "tab": {"quota_limited": 2, "rate_limited": 1},
  "take": {"content_policy": 1, "invalid_request": 1, "subscription_required": 1},
  "talking": {"invalid_request": 1, "model_unavailable": 1, "network_unavailable": 1},
+ "target": {"context_length_exceeded": 1, "network_unavailable": 2},
  "task": {
    "auth_required": 1,
    "content_policy": 3,
@@ -6754,10 +6879,10 @@ _JSON = r"""{
    "context_length_exceeded": 3,
    "invalid_request": 1,
    "model_capacity": 1,
-   "model_unavailable": 2,
+   "model_unavailable": 3,
    "network_unavailable": 3,
    "quota_limited": 2,
-   "stream_truncated": 1,
+   "stream_truncated": 2,
    "subscription_required": 1,
    "timeout": 2
  },
@@ -6765,7 +6890,7 @@ _JSON = r"""{
  "text html": {"network_unavailable": 2, "timeout": 1},
  "text token": {"content_policy": 1, "context_length_exceeded": 2},
  "than": {
-   "context_length_exceeded": 10,
+   "context_length_exceeded": 11,
    "invalid_request": 5,
    "model_capacity": 2,
    "model_unavailable": 3,
@@ -6775,7 +6900,7 @@ _JSON = r"""{
  "than the": {"context_length_exceeded": 4},
  "that": {
    "auth_required": 2,
-   "content_policy": 8,
+   "content_policy": 9,
    "context_length_exceeded": 3,
    "invalid_request": 4,
    "model_capacity": 1,
@@ -6790,28 +6915,28 @@ _JSON = r"""{
  },
  "that could": {"content_policy": 1, "network_unavailable": 1},
  "that function": {"invalid_request": 2},
- "that request": {"content_policy": 1, "quota_limited": 2, "stream_truncated": 1},
+ "that request": {"content_policy": 2, "quota_limited": 2, "stream_truncated": 1},
  "that support": {"model_unavailable": 3},
  "that terminated": {"auth_required": 1, "invalid_request": 1, "subscription_required": 1},
  "that the": {"context_length_exceeded": 1, "model_unavailable": 1, "network_unavailable": 2},
  "that you": {"auth_required": 1, "provider_overloaded": 1, "provider_unavailable": 2, "subscription_required": 1},
  "the": {
    "auth_required": 26,
-   "content_policy": 31,
-   "context_length_exceeded": 42,
-   "invalid_request": 31,
+   "content_policy": 32,
+   "context_length_exceeded": 44,
+   "invalid_request": 32,
    "missing_credentials": 15,
    "model_capacity": 19,
-   "model_unavailable": 53,
+   "model_unavailable": 54,
    "network_unavailable": 29,
    "provider_not_configured": 15,
    "provider_overloaded": 14,
    "provider_unavailable": 19,
-   "quota_limited": 42,
+   "quota_limited": 43,
    "rate_limited": 20,
-   "stream_truncated": 10,
+   "stream_truncated": 11,
    "subscription_required": 10,
-   "timeout": 10
+   "timeout": 12
  },
  "the action": {"network_unavailable": 1, "provider_not_configured": 1},
  "the agent": {"provider_unavailable": 1, "quota_limited": 1},
@@ -6870,7 +6995,7 @@ _JSON = r"""{
  "the issue": {"content_policy": 1, "provider_unavailable": 1},
  "the last": {"invalid_request": 1, "model_unavailable": 3},
  "the length": {"context_length_exceeded": 5, "invalid_request": 1},
- "the limit": {"context_length_exceeded": 4, "quota_limited": 4, "subscription_required": 1},
+ "the limit": {"context_length_exceeded": 5, "quota_limited": 4, "subscription_required": 1},
  "the list": {"auth_required": 1, "model_unavailable": 3},
  "the llm": {
    "auth_required": 1,
@@ -6890,7 +7015,7 @@ _JSON = r"""{
    "invalid_request": 3,
    "missing_credentials": 2,
    "model_capacity": 8,
-   "model_unavailable": 17,
+   "model_unavailable": 18,
    "network_unavailable": 1,
    "provider_not_configured": 1,
    "provider_overloaded": 6,
@@ -6922,6 +7047,7 @@ _JSON = r"""{
    "auth_required": 7,
    "content_policy": 8,
    "context_length_exceeded": 4,
+   "invalid_request": 1,
    "model_capacity": 1,
    "network_unavailable": 1,
    "provider_overloaded": 2,
@@ -6929,7 +7055,7 @@ _JSON = r"""{
    "quota_limited": 1,
    "rate_limited": 1,
    "stream_truncated": 2,
-   "timeout": 3
+   "timeout": 4
  },
  "the requested": {"auth_required": 1, "model_unavailable": 4, "network_unavailable": 2},
  "the resource": {"model_unavailable": 1, "quota_limited": 1},
@@ -7003,7 +7129,7 @@ _JSON = r"""{
    "context_length_exceeded": 14,
    "invalid_request": 4,
    "model_capacity": 1,
-   "model_unavailable": 16,
+   "model_unavailable": 17,
    "network_unavailable": 6,
    "provider_not_configured": 8,
    "provider_overloaded": 2,
@@ -7012,7 +7138,7 @@ _JSON = r"""{
    "rate_limited": 11,
    "stream_truncated": 3,
    "subscription_required": 19,
-   "timeout": 1
+   "timeout": 2
  },
  "this account": {"provider_not_configured": 1, "quota_limited": 2},
  "this api": {"auth_required": 2, "provider_not_configured": 1, "subscription_required": 1},
@@ -7031,12 +7157,13 @@ _JSON = r"""{
    "context_length_exceeded": 9,
    "invalid_request": 4,
    "model_capacity": 1,
-   "model_unavailable": 8,
+   "model_unavailable": 9,
    "provider_not_configured": 5,
    "quota_limited": 5,
    "rate_limited": 2,
    "subscription_required": 8
  },
+ "this operation": {"auth_required": 1, "timeout": 1},
  "this persist": {"context_length_exceeded": 2, "provider_overloaded": 1, "subscription_required": 1},
  "this request": {
    "content_policy": 2,
@@ -7055,7 +7182,7 @@ _JSON = r"""{
  "thread": {"content_policy": 1, "context_length_exceeded": 1},
  "threading": {"timeout": 2},
  "threading task": {"timeout": 2},
- "threshold": {"content_policy": 1, "rate_limited": 1},
+ "threshold": {"content_policy": 3, "rate_limited": 1},
  "throttled": {"quota_limited": 2},
  "throttling": {"quota_limited": 1, "rate_limited": 9},
  "throttling exception": {"quota_limited": 1, "rate_limited": 8},
@@ -7101,12 +7228,12 @@ _JSON = r"""{
    "quota_limited": 4,
    "rate_limited": 4,
    "subscription_required": 4,
-   "timeout": 8
+   "timeout": 9
  },
  "time out": {"timeout": 4},
- "time please": {"subscription_required": 2},
- "timed": {"network_unavailable": 1, "timeout": 10},
- "timed out": {"network_unavailable": 1, "timeout": 10},
+ "time please": {"subscription_required": 2, "timeout": 1},
+ "timed": {"network_unavailable": 1, "timeout": 11},
+ "timed out": {"network_unavailable": 1, "timeout": 11},
  "timeout": {"model_capacity": 1, "network_unavailable": 3, "provider_unavailable": 1, "timeout": 13},
  "timeout error": {"network_unavailable": 1, "timeout": 2},
  "timeout occurred": {"timeout": 2},
@@ -7131,7 +7258,7 @@ _JSON = r"""{
  "today": {"context_length_exceeded": 1, "quota_limited": 9, "rate_limited": 2},
  "token": {
    "auth_required": 23,
-   "content_policy": 5,
+   "content_policy": 8,
    "context_length_exceeded": 68,
    "invalid_request": 9,
    "missing_credentials": 5,
@@ -7154,7 +7281,13 @@ _JSON = r"""{
  "token for": {"context_length_exceeded": 2, "invalid_request": 2, "quota_limited": 1, "rate_limited": 1},
  "token has": {"auth_required": 5, "context_length_exceeded": 1, "model_unavailable": 2, "rate_limited": 1},
  "token included": {"auth_required": 5},
- "token limit": {"context_length_exceeded": 15, "model_capacity": 1, "quota_limited": 3, "rate_limited": 1},
+ "token limit": {
+   "content_policy": 1,
+   "context_length_exceeded": 15,
+   "model_capacity": 1,
+   "quota_limited": 3,
+   "rate_limited": 1
+ },
  "token max": {"context_length_exceeded": 5},
  "token maximum": {"context_length_exceeded": 5},
  "token must": {"context_length_exceeded": 6, "invalid_request": 1, "quota_limited": 3},
@@ -7164,16 +7297,16 @@ _JSON = r"""{
  "token rate": {"quota_limited": 1, "rate_limited": 2},
  "token requested": {"rate_limited": 5},
  "token token": {"context_length_exceeded": 2},
- "token total": {"content_policy": 1, "context_length_exceeded": 1},
+ "token total": {"content_policy": 3, "context_length_exceeded": 1},
  "token value": {"context_length_exceeded": 3, "invalid_request": 2},
  "token was": {"auth_required": 1, "context_length_exceeded": 1},
  "token wherea": {"context_length_exceeded": 2},
  "token which": {"invalid_request": 2},
  "token you": {"context_length_exceeded": 2, "invalid_request": 1, "quota_limited": 1, "subscription_required": 1},
- "tomorrow": {"quota_limited": 4},
+ "tomorrow": {"quota_limited": 5},
  "too": {
    "auth_required": 1,
-   "context_length_exceeded": 25,
+   "context_length_exceeded": 26,
    "invalid_request": 1,
    "model_capacity": 3,
    "provider_overloaded": 4,
@@ -7183,7 +7316,7 @@ _JSON = r"""{
  },
  "too big": {"context_length_exceeded": 1, "invalid_request": 1},
  "too busy": {"model_capacity": 2, "provider_overloaded": 3},
- "too large": {"context_length_exceeded": 10, "quota_limited": 5},
+ "too large": {"context_length_exceeded": 11, "quota_limited": 5},
  "too long": {"context_length_exceeded": 10},
  "too low": {"quota_limited": 5},
  "too many": {
@@ -7213,13 +7346,13 @@ _JSON = r"""{
  "top": {"invalid_request": 4, "subscription_required": 2},
  "total": {
    "auth_required": 1,
-   "content_policy": 5,
+   "content_policy": 7,
    "context_length_exceeded": 6,
    "model_capacity": 3,
    "model_unavailable": 2,
    "network_unavailable": 1,
    "provider_unavailable": 3,
-   "quota_limited": 3,
+   "quota_limited": 4,
    "rate_limited": 4,
    "subscription_required": 1,
    "timeout": 1
@@ -7233,8 +7366,9 @@ _JSON = r"""{
    "rate_limited": 4,
    "timeout": 1
  },
- "total token": {"content_policy": 5, "context_length_exceeded": 1, "model_unavailable": 1},
+ "total token": {"content_policy": 7, "context_length_exceeded": 1, "model_unavailable": 1},
  "toxic": {"content_policy": 2},
+ "toxicity": {"content_policy": 3},
  "tpd": {"quota_limited": 3},
  "tpm": {"context_length_exceeded": 1, "quota_limited": 4, "rate_limited": 6},
  "tpm limit": {"context_length_exceeded": 1, "quota_limited": 3, "rate_limited": 6},
@@ -7258,13 +7392,13 @@ _JSON = r"""{
  "transport connection": {"timeout": 2},
  "transport error": {"network_unavailable": 5, "provider_unavailable": 1, "stream_truncated": 2},
  "transport failure": {"provider_unavailable": 3},
- "trial": {"quota_limited": 3},
+ "trial": {"quota_limited": 3, "subscription_required": 2},
  "triggered": {"content_policy": 5, "network_unavailable": 1},
  "trouble": {"model_capacity": 1, "provider_unavailable": 1},
  "true": {
    "auth_required": 1,
    "content_policy": 4,
-   "invalid_request": 2,
+   "invalid_request": 3,
    "model_capacity": 1,
    "network_unavailable": 3,
    "provider_unavailable": 1,
@@ -7287,11 +7421,11 @@ _JSON = r"""{
    "provider_not_configured": 1,
    "provider_overloaded": 21,
    "provider_unavailable": 5,
-   "quota_limited": 25,
+   "quota_limited": 26,
    "rate_limited": 26,
    "stream_truncated": 2,
    "subscription_required": 2,
-   "timeout": 2
+   "timeout": 3
  },
  "try again": {
    "auth_required": 5,
@@ -7304,11 +7438,11 @@ _JSON = r"""{
    "network_unavailable": 4,
    "provider_overloaded": 18,
    "provider_unavailable": 5,
-   "quota_limited": 24,
+   "quota_limited": 25,
    "rate_limited": 26,
    "stream_truncated": 2,
    "subscription_required": 1,
-   "timeout": 2
+   "timeout": 3
  },
  "try increasing": {"context_length_exceeded": 4, "model_unavailable": 2},
  "try pulling": {"model_unavailable": 4},
@@ -7340,7 +7474,7 @@ _JSON = r"""{
  "type": {
    "auth_required": 27,
    "content_policy": 22,
-   "context_length_exceeded": 20,
+   "context_length_exceeded": 21,
    "invalid_request": 23,
    "missing_credentials": 1,
    "model_capacity": 9,
@@ -7410,7 +7544,7 @@ _JSON = r"""{
    "quota_limited": 6,
    "rate_limited": 2
  },
- "type validation": {"context_length_exceeded": 1, "model_unavailable": 1, "network_unavailable": 1},
+ "type validation": {"context_length_exceeded": 2, "model_unavailable": 1, "network_unavailable": 1},
  "unable": {
    "auth_required": 1,
    "content_policy": 3,
@@ -7483,7 +7617,7 @@ _JSON = r"""{
    "provider_unavailable": 2,
    "quota_limited": 1
  },
- "unloaded": {"model_unavailable": 1, "network_unavailable": 1},
+ "unloaded": {"model_unavailable": 2, "network_unavailable": 1},
  "unrecognized": {"auth_required": 2, "invalid_request": 1},
  "unsuccessful": {"content_policy": 2},
  "unsupported": {"invalid_request": 2, "model_unavailable": 1, "quota_limited": 1},
@@ -7491,7 +7625,7 @@ _JSON = r"""{
  "unusual": {"auth_required": 1, "rate_limited": 1},
  "update": {"invalid_request": 1, "missing_credentials": 1, "subscription_required": 2},
  "update your": {"missing_credentials": 1, "subscription_required": 2},
- "upgrade": {"context_length_exceeded": 1, "quota_limited": 26, "rate_limited": 3, "subscription_required": 10},
+ "upgrade": {"context_length_exceeded": 1, "quota_limited": 27, "rate_limited": 3, "subscription_required": 10},
  "upgrade for": {"subscription_required": 3},
  "upgrade your": {"quota_limited": 3, "subscription_required": 1},
  "upgrading": {"invalid_request": 1, "model_unavailable": 1},
@@ -7515,7 +7649,8 @@ _JSON = r"""{
  "upstream request": {"content_policy": 1, "invalid_request": 1, "model_unavailable": 1},
  "upstream statu": {"invalid_request": 1, "model_unavailable": 1, "subscription_required": 1},
  "upstream web": {"network_unavailable": 1, "provider_unavailable": 1},
- "uri": {"auth_required": 1, "invalid_request": 2, "provider_not_configured": 1},
+ "uri": {"auth_required": 1, "invalid_request": 2, "provider_not_configured": 1, "timeout": 1},
+ "uri http": {"auth_required": 1, "timeout": 1},
  "url": {
    "auth_required": 4,
    "invalid_request": 2,
@@ -7547,10 +7682,10 @@ _JSON = r"""{
  },
  "usage": {
    "auth_required": 4,
-   "content_policy": 8,
+   "content_policy": 10,
    "network_unavailable": 1,
    "provider_overloaded": 1,
-   "quota_limited": 40,
+   "quota_limited": 41,
    "rate_limited": 6,
    "subscription_required": 3
  },
@@ -7562,15 +7697,15 @@ _JSON = r"""{
  "usd": {"auth_required": 1, "subscription_required": 2},
  "use": {
    "auth_required": 5,
-   "context_length_exceeded": 2,
+   "context_length_exceeded": 3,
    "invalid_request": 10,
    "missing_credentials": 2,
    "model_capacity": 1,
    "model_unavailable": 7,
    "provider_not_configured": 5,
    "provider_unavailable": 2,
-   "quota_limited": 2,
-   "subscription_required": 9,
+   "quota_limited": 3,
+   "subscription_required": 11,
    "timeout": 1
  },
  "use block": {"invalid_request": 5},
@@ -7578,6 +7713,7 @@ _JSON = r"""{
  "use only": {"invalid_request": 3},
  "use the": {"auth_required": 2, "model_unavailable": 3},
  "use this": {"provider_not_configured": 1, "subscription_required": 2},
+ "use your": {"provider_not_configured": 1, "quota_limited": 1},
  "used": {
    "auth_required": 1,
    "model_unavailable": 2,
@@ -7636,6 +7772,7 @@ _JSON = r"""{
  "util": {"invalid_request": 1, "model_capacity": 1, "network_unavailable": 1},
  "valid": {
    "auth_required": 8,
+   "content_policy": 2,
    "invalid_request": 4,
    "missing_credentials": 1,
    "model_capacity": 1,
@@ -7653,14 +7790,14 @@ _JSON = r"""{
  "validation": {
    "auth_required": 1,
    "content_policy": 2,
-   "context_length_exceeded": 9,
+   "context_length_exceeded": 10,
    "invalid_request": 4,
    "model_unavailable": 3,
    "network_unavailable": 1,
    "provider_not_configured": 2,
    "quota_limited": 1
  },
- "validation error": {"content_policy": 1, "context_length_exceeded": 7, "model_unavailable": 2},
+ "validation error": {"content_policy": 1, "context_length_exceeded": 8, "model_unavailable": 2},
  "validation exception": {
    "auth_required": 1,
    "content_policy": 1,
@@ -7733,7 +7870,7 @@ _JSON = r"""{
    "provider_not_configured": 1,
    "quota_limited": 8,
    "rate_limited": 4,
-   "subscription_required": 2
+   "subscription_required": 4
  },
  "visit http": {
    "context_length_exceeded": 1,
@@ -7741,7 +7878,7 @@ _JSON = r"""{
    "provider_not_configured": 1,
    "quota_limited": 7,
    "rate_limited": 4,
-   "subscription_required": 2
+   "subscription_required": 4
  },
  "volume": {"model_capacity": 1, "model_unavailable": 1, "provider_overloaded": 2, "quota_limited": 1},
  "vscode": {"rate_limited": 1, "subscription_required": 1},
@@ -7773,8 +7910,9 @@ _JSON = r"""{
    "provider_unavailable": 4,
    "quota_limited": 1,
    "stream_truncated": 6,
-   "timeout": 5
+   "timeout": 6
  },
+ "was aborted": {"timeout": 2},
  "was blocked": {"auth_required": 2, "content_policy": 7},
  "was canceled": {"timeout": 3},
  "was closed": {"network_unavailable": 1, "stream_truncated": 1},
@@ -7810,7 +7948,8 @@ _JSON = r"""{
    "provider_not_configured": 3,
    "provider_overloaded": 1,
    "quota_limited": 2,
-   "rate_limited": 3
+   "rate_limited": 3,
+   "timeout": 2
  },
  "when calling": {
    "auth_required": 3,
@@ -7860,12 +7999,12 @@ _JSON = r"""{
  "window": {"context_length_exceeded": 7, "invalid_request": 1, "quota_limited": 1},
  "with": {
    "auth_required": 10,
-   "content_policy": 8,
+   "content_policy": 9,
    "context_length_exceeded": 6,
    "invalid_request": 12,
    "missing_credentials": 2,
    "model_capacity": 6,
-   "model_unavailable": 17,
+   "model_unavailable": 18,
    "network_unavailable": 11,
    "provider_not_configured": 6,
    "provider_overloaded": 2,
@@ -7873,7 +8012,7 @@ _JSON = r"""{
    "quota_limited": 10,
    "rate_limited": 4,
    "stream_truncated": 7,
-   "subscription_required": 7,
+   "subscription_required": 8,
    "timeout": 6
  },
  "with byte": {"stream_truncated": 2, "timeout": 4},
@@ -7894,8 +8033,9 @@ _JSON = r"""{
    "invalid_request": 2,
    "model_unavailable": 4,
    "network_unavailable": 1,
-   "subscription_required": 1
+   "subscription_required": 2
  },
+ "with that": {"content_policy": 2},
  "with the": {
    "auth_required": 4,
    "invalid_request": 1,
@@ -7914,6 +8054,7 @@ _JSON = r"""{
  "within": {"context_length_exceeded": 2, "model_unavailable": 3},
  "within the": {"context_length_exceeded": 2, "model_unavailable": 3},
  "without": {
+   "content_policy": 1,
    "invalid_request": 1,
    "network_unavailable": 5,
    "provider_unavailable": 1,
@@ -7922,7 +8063,7 @@ _JSON = r"""{
  },
  "without sending": {"network_unavailable": 5, "stream_truncated": 1},
  "word": {"content_policy": 5, "network_unavailable": 1},
- "work": {"content_policy": 1, "invalid_request": 1, "subscription_required": 1},
+ "work": {"content_policy": 1, "context_length_exceeded": 1, "invalid_request": 1, "subscription_required": 1},
  "worker": {"auth_required": 1, "model_capacity": 7},
  "working": {"provider_unavailable": 3, "quota_limited": 1, "subscription_required": 1},
  "workspace": {"provider_not_configured": 1, "quota_limited": 2, "subscription_required": 1},
@@ -7958,7 +8099,7 @@ _JSON = r"""{
  "you": {
    "auth_required": 18,
    "content_policy": 6,
-   "context_length_exceeded": 5,
+   "context_length_exceeded": 6,
    "invalid_request": 2,
    "missing_credentials": 5,
    "model_capacity": 4,
@@ -7967,10 +8108,10 @@ _JSON = r"""{
    "provider_not_configured": 5,
    "provider_overloaded": 3,
    "provider_unavailable": 4,
-   "quota_limited": 99,
+   "quota_limited": 100,
    "rate_limited": 24,
    "stream_truncated": 2,
-   "subscription_required": 22
+   "subscription_required": 24
  },
  "you are": {
    "auth_required": 3,
@@ -8001,7 +8142,7 @@ _JSON = r"""{
    "auth_required": 2,
    "missing_credentials": 1,
    "network_unavailable": 3,
-   "quota_limited": 25,
+   "quota_limited": 26,
    "rate_limited": 8,
    "subscription_required": 7
  },
@@ -8009,7 +8150,7 @@ _JSON = r"""{
  "you just": {"network_unavailable": 1, "subscription_required": 1},
  "you may": {"content_policy": 1, "model_unavailable": 3, "rate_limited": 5},
  "you might": {"provider_unavailable": 1, "subscription_required": 1},
- "you must": {"invalid_request": 1, "missing_credentials": 1},
+ "you must": {"invalid_request": 1, "missing_credentials": 1, "subscription_required": 2},
  "you need": {"auth_required": 1, "missing_credentials": 2, "subscription_required": 1},
  "you provided": {"context_length_exceeded": 2},
  "you requested": {
@@ -8029,15 +8170,15 @@ _JSON = r"""{
    "invalid_request": 9,
    "missing_credentials": 8,
    "model_capacity": 6,
-   "model_unavailable": 14,
+   "model_unavailable": 15,
    "network_unavailable": 9,
    "provider_not_configured": 9,
    "provider_overloaded": 5,
    "provider_unavailable": 4,
-   "quota_limited": 106,
+   "quota_limited": 107,
    "rate_limited": 23,
    "stream_truncated": 4,
-   "subscription_required": 41
+   "subscription_required": 43
  },
  "your access": {"auth_required": 4},
  "your account": {"auth_required": 6, "quota_limited": 6, "rate_limited": 3, "subscription_required": 8},
@@ -8082,7 +8223,7 @@ _JSON = r"""{
    "rate_limited": 4,
    "subscription_required": 2
  },
- "your own": {"provider_not_configured": 1, "quota_limited": 2},
+ "your own": {"provider_not_configured": 1, "quota_limited": 3},
  "your plan": {"quota_limited": 18, "rate_limited": 3, "subscription_required": 3},
  "your premium": {"quota_limited": 2},
  "your prepayment": {"subscription_required": 2},
@@ -8122,10 +8263,11 @@ _JSON = r"""{
  "your subscription": {"subscription_required": 3},
  "your system": {"model_unavailable": 1, "provider_overloaded": 1},
  "your team": {"quota_limited": 2, "rate_limited": 1, "subscription_required": 1},
+ "your trial": {"quota_limited": 2, "subscription_required": 2},
  "your usage": {"quota_limited": 16},
  "your weekly": {"quota_limited": 4},
  "your workspace": {"quota_limited": 2, "subscription_required": 1},
- "zed": {"provider_not_configured": 1, "subscription_required": 1},
+ "zed": {"provider_not_configured": 1, "subscription_required": 3},
  "zen": {"quota_limited": 1, "rate_limited": 1},
  "いま": {"context_length_exceeded": 1, "model_unavailable": 1, "rate_limited": 1},
  "いま ます": {"context_length_exceeded": 1, "rate_limited": 1},

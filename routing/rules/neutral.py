@@ -893,7 +893,9 @@ NEUTRAL = table(
         (
             "model_not_loaded",
             r"no models? (?:is |are )?(?:currently )?loaded"
-            r"|model (?:with key )?\S+ (?:is )?not loaded|model is unloaded",
+            r"|model (?:with key )?\S+ (?:is )?not loaded|model is unloaded"
+            # LM Studio "No loaded model satisfies all requirements", "This model has already been unloaded"
+            r"|\bno loaded model satisfies\b|\bmodel has (?:already )?been unloaded\b",
             E.model_unavailable,
             0.93,
         ),
@@ -1336,7 +1338,8 @@ NEUTRAL = table(
         # assistant message(s)")
         ("turns_alternate", r"\bmessage\(?s?\)? (?:should|must) alternate with\b", E.invalid_request, 0.88),
         # a local server with no free slot for the model (Xinference "No available slot found for the model")
-        ("no_slot", r"\bno available slot\b", E.model_capacity, 0.9),
+        # (llama.cpp's decode with its KV cache full, LLamaSharp "llama_decode failed: 'NoKvSlot'")
+        ("no_slot", r"\bno available slot\b|\bNoKvSlot\b|\bno KV slot\b", E.model_capacity, 0.9),
         # a service's own error or busy notice that asks for a later try (Roo "OpenAI Codex service error. Please try
         # again later.", DeepSeek "search service is busy … try again in a few minutes")
         (
@@ -1523,7 +1526,8 @@ NEUTRAL = table(
             r"(?:was |were )?found\b"
             r"|\b(?:api[ _-]?key|token|licen[cs]e key|credentials?)\b[^.\n]{0,10}\b(?:has|have|was|were|is|are) "
             r"(?:not|never) (?:yet )?(?:been )?(?:entered|set|provided|configured|supplied)\b"
-            r"|\b(?:please )?use your own (?:[\w-]+ ){0,2}(?:api[ _-]?key|token|credentials?)\b",
+            # (not offered as another way past a limit: VT Chat "try again tomorrow or use your own API key")
+            r"|(?<!\bor )\b(?:please )?use your own (?:[\w-]+ ){0,2}(?:api[ _-]?key|token|credentials?)\b",
             E.missing_credentials,
             0.95,
         ),
@@ -1645,7 +1649,13 @@ NEUTRAL = table(
         ),
         # a reply that never came within the server's own wait (LMDeploy 10402 "Failed to get response after a
         # period of time")
-        ("response_wait_elapsed", r"\bfailed to (?:get|receive) (?:a )?response after\b", E.timeout, 0.85),
+        # (GitLab Duo A1004 "I couldn't respond in time")
+        (
+            "response_wait_elapsed",
+            r"\bfailed to (?:get|receive) (?:a )?response after\b|\b(?:couldn.t|could not|failed to) respond in time\b",
+            E.timeout,
+            0.85,
+        ),
         # the server's own error reported after a client's reconnects (Codex "Reconnecting... 4/5" then "Stream
         # disconnected before completion: An error occurred while processing your request"): the provider failed the
         # request, above the reconnecting notice; a network cause printed instead still reads as the network
@@ -2744,6 +2754,74 @@ NEUTRAL = table(
             E.provider_unavailable,
             0.75,
         ),
+        # a request the client's own abort signal ended (a fetch's AbortController fired by the SDK's timeout: Google
+        # Gen AI JS "Request aborted when fetching …: This operation was aborted"): a timeout, not the provider's word
+        (
+            "request_aborted",
+            r"\brequest aborted\b|\bthis operation was aborted\b|\bthe user aborted a request\b",
+            E.timeout,
+            0.78,
+        ),
+        # a reply the client could not read as a stream or as JSON (Google Gen AI JS "Failed to parse stream", "Error
+        # parsing JSON response: …" with half an object): the answer was cut or garbled on its way, a short retry
+        (
+            "answer_unreadable",
+            r"\b(?:failed to|could not|unable to|error) pars(?:e|ing) (?:the )?(?:stream|(?:json )?response)\b",
+            E.stream_truncated,
+            0.78,
+        ),
+        # Apple's URL loading system names a timeout by its code (NSURLErrorTimedOut, -1001), above the domain's
+        # network words
+        (
+            "nsurl_timed_out",
+            r"\bNSURLErrorTimedOut\b|\bNSURLErrorDomain\W{1,3}code\W{1,3}-1001\b",
+            E.timeout,
+            0.82,
+        ),
+        # a limit over the whole life of a key or an account ("Total API call limit reached"): no short wait resets
+        # it, a quota above the generic limit words
+        (
+            "lifetime_total_limit",
+            r"\btotal (?:api )?(?:calls?|requests?) limit\b",
+            E.quota_limited,
+            0.85,
+        ),
+        # the input itself over a limit in a server's words (MemOS "Input content has reached the limit", TEI
+        # "`inputs` must have less than 2048 characters", Amazon Q "too large for me to use as context"): the context,
+        # above the generic limit words and a 422
+        (
+            "input_over_limit",
+            r"\binput (?:content|text|length) (?:has )?(?:reached|exceeded|exceeds) (?:the |its )?(?:max\w* )?limit\b"
+            r"|\binputs?`? must have less than \d+ (?:characters|tokens)\b|\btoo large (?:for me )?to use as context\b",
+            E.context_length_exceeded,
+            0.92,
+        ),
+        # a proxy that could not read the request it was given (Higress "failed to process request body: missing
+        # model in request"): the request, whatever 5xx the proxy answered with
+        (
+            "request_body_refused",
+            r"\bfailed to (?:process|parse) (?:the )?request body\b|\bmissing model in (?:the )?request\b",
+            E.invalid_request,
+            0.88,
+        ),
+        # a moderation scanner's verdict by category and threshold (APISIX ai-aws-content-moderation "request body
+        # exceeds toxicity threshold", LLM Guard "Prompt … is not valid, scores: {'Toxicity': 0.92}"), an image
+        # model's banned prompt words ("Banned Prompt: gore")
+        (
+            "moderation_verdict",
+            r"\bexceeds (?:the )?(?:toxicity|hate[ _]speech|harassment|violence|sexual|self[ _-]harm|insult|profanity"
+            r"|graphic|threat)\w* threshold\b|\bis not valid, scores: \{|\bbanned prompt\b",
+            E.content_policy,
+            0.95,
+        ),
+        # a plan to subscribe to before a model or feature can be used (Zed "You must subscribe to a plan in order to
+        # use models provided by Zed"): an account step, above the 403 that carries it
+        (
+            "subscribe_first",
+            r"\bmust subscribe to (?:a |an |the )?(?:[\w-]+ ){0,2}plan\b",
+            E.subscription_required,
+            0.93,
+        ),
     ],
 )
 
@@ -2897,7 +2975,8 @@ EXCEPTIONS = table(
     "exception",
     "exception",
     [
-        ("timeout", r"Timeout|TimedOut|DeadlineExceeded", E.timeout, 0.9),
+        # (a fetch's AbortError: the SDK's own timeout fired, GoogleGenerativeAIAbortError)
+        ("timeout", r"Timeout|TimedOut|DeadlineExceeded|AbortError", E.timeout, 0.9),
         (
             "stream_cut",
             r"RemoteProtocolError|IncompleteRead|StreamTruncated|ChunkedEncodingError|ReadError|BrokenPipe",
@@ -2906,7 +2985,8 @@ EXCEPTIONS = table(
         ),
         (
             "network",
-            r"ConnectError|ConnectionRefused|ConnectionReset|NetworkError|gaierror|(?<!API)ConnectionError"
+            # (Apache HttpClient's NoHttpResponseException: the peer closed without a reply)
+            r"ConnectError|ConnectionRefused|ConnectionReset|NetworkError|gaierror|(?<!API)ConnectionError|NoHttpResponse"
             r"|AgentSessionLost",
             E.network_unavailable,
             0.9,

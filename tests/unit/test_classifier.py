@@ -600,6 +600,7 @@ CATALOGUES = {
     "errors-2026.12.24": "737b73e6bc4e653b",
     "errors-2026.12.25": "605ef8400286f172",  # the learned stage over measured held-out sets (reverted: 2026-12-04)
     "errors-2026.12.26": "9a72f0c4f1fb2f6e",  # the readings of .24 again, fingerprinted by code
+    "errors-2026.12.27": "fb244045ef62b396",
 }
 
 
