@@ -220,6 +220,7 @@ _MESSAGE_FIELDS = frozenset(
     {
         "message",
         "detail",
+        "details",
         "error",
         "error_description",
         "errormessage",
@@ -347,6 +348,8 @@ def _flatten(data: Any) -> BodyFields:
 
 
 _SSE_DATA = re.compile(r"^data:\s?(.*)$", re.M)
+# an event named `error` before its data line (vLLM's stream "event: error\ndata: {\"code\":400,\"details\":…}")
+_SSE_ERROR_EVENT = re.compile(r"^event:\s?error\s*\n(?:(?!\n\n)[^\n]*\n)*?data:\s?(.*)$", re.M)
 _HTML = re.compile(r"<(?:!doctype html|html|head|title|body)\b", re.I)
 _HTML_HEADINGS = re.compile(r"<(title|h1|h2)\b[^>]*>(.*?)</\1>", re.I | re.S)
 _TAG = re.compile(r"<[^>]+>")
@@ -359,6 +362,7 @@ def _sse_error(body: str) -> BodyFields | None:
     """A stream that answered 200 and then sent its error as an event (`event: error` / `data: {"error": …}`)."""
     events = [_nested_json(m[1]) for m in _SSE_DATA.finditer(body)]
     errors = [e for e in events if isinstance(e, dict) and '"error"' in json.dumps(e)]
+    errors = errors or [e for m in _SSE_ERROR_EVENT.finditer(body) if isinstance(e := _nested_json(m[1]), dict)]
     if not errors:
         return None
     return _flatten(errors[-1])
@@ -546,7 +550,10 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
     ]
 
     status, in_text = signal.status, False
-    if status is None:
+    # a 200 stream that then sent an error event with its own status (vLLM's `event: error` `{"code": 400, …}`): that
+    # status, as the stream's answer
+    streamed = status is not None and status < 400 and body.status is not None and _SSE_DATA.search(raw_body)
+    if status is None or streamed:
         status = body.status or embedded.status or _status_in_text(f"{signal.error_text or ''} {raw_body}")
         in_text = status is not None
     if status is not None:

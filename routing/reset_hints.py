@@ -11,10 +11,11 @@ Forms read (each one appears in tests/corpus/ or a provider's documentation):
   or delta seconds);
 - durations after a retry/reset phrase: `try again in 20s`, `retry after 3 seconds`, `Please retry in 17.82s`,
   `reset after 20h6m52s`, `resets in 4h 32m`, `try again in 2 days 3 hours 4 minutes`, `in ~5 hours`,
-  `wait 10 hours 58 minutes`;
+  `wait 10 hours 58 minutes`, and in Chinese before the retry it asks for (`请 78 秒后重试`);
 - clock-style durations after a retry/reset phrase: `retry in 0:09:48` (h:mm:ss, Hugging Face ZeroGPU), `Quota will be
   replenished in 5.03:23:11` (.NET's TimeSpan d.hh:mm:ss, Azure API Management);
-- body fields: Gemini `"retryDelay": "17s"`, Codex `"resets_in_seconds": 1234` / `"resets_at": <epoch>`;
+- body fields: Gemini `"retryDelay": "17s"`, Codex `"resets_in_seconds": 1234` / `"resets_at": <epoch>`, a proxy's
+  `"reset_seconds": 25803`;
 - epoch suffixes: Claude Code's `Claude AI usage limit reached|1749924000`;
 - ISO timestamps after a reset phrase: `resets at 2026-01-01T05:00:00Z`, or before a Chinese one (`… 07:41:44 重置`);
 - wall-clock times, with an optional date and IANA zone: Claude Code `resets 3pm (America/Bogota)`,
@@ -62,7 +63,11 @@ _RELATIVE_CLOCK = re.compile(
 _WAIT = re.compile(r"\bwait\s+(?:for\s+)?(?:about\s+|approximately\s+|~)?(" + _DURATION + r")", re.I)
 _RETRY_AFTER_TEXT = re.compile(r"retry[-_ ]after(?:[-_ ]ms)?[\"']?\s*[:=]\s*[\"']?(\d+(?:\.\d+)?)\b", re.I)
 _RETRY_DELAY_FIELD = re.compile(r"\"retryDelay\"\s*:\s*\"([^\"]+)\"")
-_RESETS_IN_FIELD = re.compile(r"\"resets?_in_seconds\"\s*:\s*(\d+(?:\.\d+)?)")
+# a wait named in Chinese before the retry it asks for (WindsurfAPI "请 78 秒后重试", "3 分钟后再试")
+_RELATIVE_CJK = re.compile(r"(\d+(?:\.\d+)?)\s*(秒|分钟|分|小时|天)钟?后(?:再)?(?:重试|再试|尝试|试)")
+_CJK_UNIT_S = {"秒": 1.0, "分钟": 60.0, "分": 60.0, "小时": 3600.0, "天": 86400.0}
+# (also a proxy's `"reset_seconds": 25803`, CLIProxyAPI's credentials cooling down)
+_RESETS_IN_FIELD = re.compile(r"\"(?:resets?_in|reset|reset_after)_seconds\"\s*:\s*(\d+(?:\.\d+)?)")
 # Hugging Face's hosted inference: a model still loading names its wait, in JSON or in a Python repr
 _ESTIMATED_FIELD = re.compile(r"[\"']estimated_time[\"']\s*:\s*(\d+(?:\.\d+)?)")
 _EPOCH_SUFFIX = re.compile(r"\|(\d{10}|\d{13})(?!\d)")
@@ -282,6 +287,9 @@ def reset_from_text(text: str | None, now: datetime | None) -> float | None:
     m = _RELATIVE_ONE.search(text)
     if m:
         return _ONE_UNIT_S[m[1].lower()]
+    m = _RELATIVE_CJK.search(text)
+    if m:
+        return _clamp(float(m[1]) * _CJK_UNIT_S[m[2]])
     m = _RELATIVE_CLOCK.search(text)
     if m:
         days, hours, minutes, secs = (int(g) if g else 0 for g in m.groups())

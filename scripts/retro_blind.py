@@ -74,6 +74,9 @@ SETS = {
     # io/ip: both sets in, errors-2026.12.26 (the readings of .24), before round 24 (which decides them alike)
     "blind_2026_12_04io.jsonl": "ec5ff3e",
     "blind_2026_12_04ip.jsonl": "ec5ff3e",
+    # iq/ir: both sets in, errors-2026.12.27, before round 25 (which decides them 87/120, as errors-2026.12.24)
+    "blind_2026_12_04iq.jsonl": "8cb4e48",
+    "blind_2026_12_04ir.jsonl": "8cb4e48",
 }
 
 INNER = r"""

@@ -10,20 +10,20 @@ _JSON = r"""{
 "DOCS": {
   "auth_required": 119,
   "content_policy": 122,
-  "context_length_exceeded": 115,
-  "invalid_request": 66,
-  "missing_credentials": 35,
+  "context_length_exceeded": 116,
+  "invalid_request": 67,
+  "missing_credentials": 36,
   "model_capacity": 61,
   "model_unavailable": 137,
-  "network_unavailable": 145,
+  "network_unavailable": 149,
   "provider_not_configured": 45,
   "provider_overloaded": 39,
   "provider_unavailable": 57,
-  "quota_limited": 198,
-  "rate_limited": 84,
+  "quota_limited": 199,
+  "rate_limited": 85,
   "stream_truncated": 56,
   "subscription_required": 93,
-  "timeout": 36
+  "timeout": 37
 },
 "COUNTS": {
  "able": {
@@ -104,11 +104,12 @@ _JSON = r"""{
    "missing_credentials": 1,
    "model_unavailable": 1,
    "quota_limited": 6,
-   "subscription_required": 6
+   "subscription_required": 6,
+   "timeout": 1
  },
  "add credit": {"quota_limited": 4, "subscription_required": 3},
  "add fund": {"quota_limited": 1, "subscription_required": 1},
- "add more": {"quota_limited": 2, "subscription_required": 3},
+ "add more": {"quota_limited": 2, "subscription_required": 3, "timeout": 1},
  "adding": {"context_length_exceeded": 1, "rate_limited": 1},
  "additional": {"provider_unavailable": 1, "quota_limited": 1},
  "address": {"auth_required": 1, "model_capacity": 1, "network_unavailable": 3},
@@ -143,14 +144,14 @@ _JSON = r"""{
    "missing_credentials": 1,
    "model_capacity": 8,
    "model_unavailable": 5,
-   "network_unavailable": 5,
+   "network_unavailable": 6,
    "provider_overloaded": 18,
    "provider_unavailable": 5,
    "quota_limited": 28,
    "rate_limited": 35,
    "stream_truncated": 2,
    "subscription_required": 1,
-   "timeout": 3
+   "timeout": 4
  },
  "again error": {"network_unavailable": 1, "timeout": 1},
  "again later": {
@@ -200,7 +201,7 @@ _JSON = r"""{
    "model_capacity": 2,
    "model_unavailable": 1,
    "provider_unavailable": 5,
-   "quota_limited": 10,
+   "quota_limited": 11,
    "rate_limited": 1,
    "subscription_required": 1
  },
@@ -216,7 +217,7 @@ _JSON = r"""{
    "auth_required": 1,
    "content_policy": 2,
    "context_length_exceeded": 3,
-   "invalid_request": 2,
+   "invalid_request": 3,
    "model_unavailable": 3,
    "network_unavailable": 1,
    "provider_overloaded": 1,
@@ -259,14 +260,15 @@ _JSON = r"""{
    "missing_credentials": 4,
    "model_capacity": 5,
    "model_unavailable": 18,
-   "network_unavailable": 6,
+   "network_unavailable": 7,
    "provider_not_configured": 1,
    "provider_overloaded": 3,
    "provider_unavailable": 5,
    "quota_limited": 30,
    "rate_limited": 9,
    "stream_truncated": 1,
-   "subscription_required": 12
+   "subscription_required": 12,
+   "timeout": 1
  },
  "and add": {"quota_limited": 1, "subscription_required": 1},
  "and billing": {"quota_limited": 13, "rate_limited": 3, "subscription_required": 2},
@@ -289,7 +291,7 @@ _JSON = r"""{
    "missing_credentials": 1,
    "model_capacity": 1,
    "model_unavailable": 4,
-   "network_unavailable": 2,
+   "network_unavailable": 3,
    "provider_overloaded": 1,
    "quota_limited": 1,
    "rate_limited": 3
@@ -349,8 +351,10 @@ _JSON = r"""{
    "model_unavailable": 2,
    "quota_limited": 1,
    "stream_truncated": 2,
-   "subscription_required": 5
+   "subscription_required": 5,
+   "timeout": 1
  },
+ "any inconvenience": {"quota_limited": 1, "timeout": 1},
  "anything": {"content_policy": 1, "quota_limited": 1},
  "anzahl": {"context_length_exceeded": 2},
  "api": {
@@ -361,7 +365,7 @@ _JSON = r"""{
    "missing_credentials": 25,
    "model_capacity": 6,
    "model_unavailable": 24,
-   "network_unavailable": 45,
+   "network_unavailable": 46,
    "provider_not_configured": 10,
    "provider_overloaded": 6,
    "provider_unavailable": 13,
@@ -471,9 +475,10 @@ _JSON = r"""{
    "provider_not_configured": 2,
    "provider_overloaded": 2,
    "provider_unavailable": 3,
-   "quota_limited": 2,
+   "quota_limited": 3,
    "rate_limited": 1,
-   "subscription_required": 7
+   "subscription_required": 7,
+   "timeout": 1
  },
  "are blocked": {"auth_required": 2},
  "are currently": {"model_capacity": 2, "rate_limited": 1, "subscription_required": 1},
@@ -482,6 +487,7 @@ _JSON = r"""{
  "are required": {"quota_limited": 1, "subscription_required": 2},
  "are unable": {"network_unavailable": 3},
  "are using": {"auth_required": 1, "model_unavailable": 2, "quota_limited": 1},
+ "are working": {"subscription_required": 1, "timeout": 1},
  "argument": {
    "auth_required": 5,
    "content_policy": 2,
@@ -504,6 +510,7 @@ _JSON = r"""{
  },
  "ask for": {"context_length_exceeded": 2},
  "ask your": {"provider_not_configured": 1, "subscription_required": 2},
+ "assist": {"network_unavailable": 1, "quota_limited": 3},
  "assistance": {"context_length_exceeded": 2, "provider_unavailable": 1},
  "assistant": {
    "auth_required": 1,
@@ -535,7 +542,7 @@ _JSON = r"""{
  "attention required": {"network_unavailable": 2},
  "auth": {
    "auth_required": 17,
-   "missing_credentials": 7,
+   "missing_credentials": 8,
    "network_unavailable": 2,
    "provider_not_configured": 2,
    "provider_unavailable": 1,
@@ -567,6 +574,7 @@ _JSON = r"""{
  "available": {
    "context_length_exceeded": 3,
    "invalid_request": 1,
+   "missing_credentials": 1,
    "model_capacity": 8,
    "model_unavailable": 23,
    "network_unavailable": 3,
@@ -697,7 +705,8 @@ _JSON = r"""{
    "quota_limited": 11,
    "rate_limited": 3,
    "stream_truncated": 2,
-   "subscription_required": 2
+   "subscription_required": 2,
+   "timeout": 1
  },
  "been blocked": {"auth_required": 2, "content_policy": 4, "network_unavailable": 3},
  "been disabled": {"auth_required": 1, "provider_unavailable": 1},
@@ -931,7 +940,7 @@ _JSON = r"""{
  "cannot both": {"invalid_request": 3},
  "cannot process": {"provider_overloaded": 2},
  "cap": {"model_capacity": 1, "quota_limited": 2, "rate_limited": 1},
- "capacity": {"model_capacity": 9, "model_unavailable": 1, "quota_limited": 5, "rate_limited": 2},
+ "capacity": {"model_capacity": 9, "model_unavailable": 1, "quota_limited": 5, "rate_limited": 2, "timeout": 1},
  "capacity available": {"model_capacity": 4},
  "capacity exhausted": {"model_capacity": 4},
  "category": {"content_policy": 3},
@@ -1020,7 +1029,7 @@ _JSON = r"""{
    "missing_credentials": 1,
    "model_capacity": 1,
    "model_unavailable": 5,
-   "network_unavailable": 7,
+   "network_unavailable": 9,
    "provider_overloaded": 1,
    "provider_unavailable": 4,
    "quota_limited": 19,
@@ -1028,7 +1037,7 @@ _JSON = r"""{
    "stream_truncated": 1,
    "subscription_required": 4
  },
- "check failed": {"context_length_exceeded": 1, "quota_limited": 2},
+ "check failed": {"context_length_exceeded": 1, "network_unavailable": 1, "quota_limited": 2},
  "check quota": {"quota_limited": 1, "rate_limited": 1},
  "check server": {"model_unavailable": 2, "provider_unavailable": 1},
  "check that": {"auth_required": 1, "model_unavailable": 1},
@@ -1044,7 +1053,7 @@ _JSON = r"""{
    "context_length_exceeded": 1,
    "missing_credentials": 1,
    "model_unavailable": 1,
-   "network_unavailable": 6,
+   "network_unavailable": 7,
    "quota_limited": 14,
    "rate_limited": 4,
    "subscription_required": 3
@@ -1170,36 +1179,37 @@ _JSON = r"""{
  "cloud google": {"missing_credentials": 2, "model_unavailable": 1, "rate_limited": 5},
  "cloud project": {"provider_not_configured": 2},
  "cloud sdk": {"auth_required": 1, "quota_limited": 1},
- "cloudcode": {"model_capacity": 2, "network_unavailable": 5, "provider_unavailable": 1, "quota_limited": 3},
+ "cloudcode": {"model_capacity": 2, "network_unavailable": 6, "provider_unavailable": 1, "quota_limited": 3},
  "cloudflare": {"network_unavailable": 2},
  "cloudflare title": {"network_unavailable": 2},
  "code": {
    "auth_required": 27,
    "content_policy": 28,
    "context_length_exceeded": 31,
-   "invalid_request": 19,
-   "missing_credentials": 2,
+   "invalid_request": 20,
+   "missing_credentials": 3,
    "model_capacity": 15,
    "model_unavailable": 30,
-   "network_unavailable": 20,
+   "network_unavailable": 21,
    "provider_not_configured": 8,
    "provider_overloaded": 11,
    "provider_unavailable": 13,
-   "quota_limited": 43,
-   "rate_limited": 26,
+   "quota_limited": 44,
+   "rate_limited": 27,
    "stream_truncated": 5,
    "subscription_required": 25,
    "timeout": 4
  },
  "code api": {"quota_limited": 3},
  "code arrearage": {"subscription_required": 3},
+ "code assist": {"network_unavailable": 1, "quota_limited": 3},
  "code auth": {"auth_required": 3},
  "code body": {"auth_required": 1, "content_policy": 1, "context_length_exceeded": 1},
  "code code": {"content_policy": 1, "quota_limited": 1, "subscription_required": 1},
  "code content": {"content_policy": 4, "provider_unavailable": 1},
  "code context": {"context_length_exceeded": 4},
  "code data": {"auth_required": 1, "content_policy": 1, "context_length_exceeded": 2},
- "code detail": {"model_capacity": 1, "model_unavailable": 1},
+ "code detail": {"invalid_request": 1, "model_capacity": 1, "model_unavailable": 1},
  "code error": {
    "auth_required": 3,
    "content_policy": 5,
@@ -1209,7 +1219,7 @@ _JSON = r"""{
    "model_unavailable": 3,
    "provider_not_configured": 1,
    "quota_limited": 8,
-   "rate_limited": 4,
+   "rate_limited": 5,
    "subscription_required": 6
  },
  "code failed": {"provider_not_configured": 1, "rate_limited": 1},
@@ -1238,7 +1248,13 @@ _JSON = r"""{
    "rate_limited": 7,
    "subscription_required": 7
  },
- "code model": {"model_capacity": 1, "model_unavailable": 7, "provider_unavailable": 1, "subscription_required": 1},
+ "code model": {
+   "model_capacity": 1,
+   "model_unavailable": 7,
+   "provider_unavailable": 1,
+   "quota_limited": 1,
+   "subscription_required": 1
+ },
  "code none": {"context_length_exceeded": 1, "missing_credentials": 1, "model_unavailable": 1, "rate_limited": 1},
  "code null": {
    "auth_required": 1,
@@ -1266,7 +1282,7 @@ _JSON = r"""{
  "code und": {"network_unavailable": 2, "stream_truncated": 1},
  "code unknown": {"model_capacity": 1, "model_unavailable": 1},
  "code unsupported": {"invalid_request": 1, "quota_limited": 1},
- "coder": {"model_unavailable": 3},
+ "coder": {"model_unavailable": 3, "quota_limited": 1},
  "codex": {
    "auth_required": 2,
    "context_length_exceeded": 2,
@@ -1293,7 +1309,7 @@ _JSON = r"""{
    "missing_credentials": 5,
    "model_capacity": 4,
    "model_unavailable": 8,
-   "network_unavailable": 33,
+   "network_unavailable": 34,
    "provider_not_configured": 6,
    "provider_overloaded": 4,
    "provider_unavailable": 7,
@@ -1415,6 +1431,7 @@ _JSON = r"""{
  "configuration": {
    "content_policy": 2,
    "missing_credentials": 1,
+   "network_unavailable": 1,
    "provider_not_configured": 2,
    "provider_overloaded": 1,
    "provider_unavailable": 1,
@@ -1447,7 +1464,7 @@ _JSON = r"""{
  "connect error": {"auth_required": 1, "network_unavailable": 6, "provider_unavailable": 3, "timeout": 1},
  "connect exception": {"network_unavailable": 1, "timeout": 1},
  "connect tcp": {"network_unavailable": 2},
- "connecting": {"provider_unavailable": 1, "stream_truncated": 1},
+ "connecting": {"network_unavailable": 1, "provider_unavailable": 1, "stream_truncated": 1},
  "connection": {
    "invalid_request": 1,
    "model_capacity": 1,
@@ -1659,7 +1676,7 @@ _JSON = r"""{
    "missing_credentials": 5,
    "network_unavailable": 1,
    "provider_unavailable": 1,
-   "quota_limited": 2,
+   "quota_limited": 3,
    "subscription_required": 1
  },
  "credential could": {"auth_required": 2},
@@ -1725,7 +1742,7 @@ _JSON = r"""{
  "customer": {"auth_required": 1, "provider_unavailable": 1},
  "cybersecurity": {"content_policy": 2},
  "dae": {"model_capacity": 1, "quota_limited": 1},
- "daily": {"quota_limited": 10},
+ "daily": {"network_unavailable": 1, "quota_limited": 10},
  "daily limit": {"quota_limited": 4},
  "daily quota": {"quota_limited": 3},
  "dashboard": {"auth_required": 1, "quota_limited": 1},
@@ -1733,7 +1750,7 @@ _JSON = r"""{
    "auth_required": 3,
    "content_policy": 4,
    "context_length_exceeded": 7,
-   "invalid_request": 1,
+   "invalid_request": 2,
    "missing_credentials": 1,
    "model_capacity": 1,
    "model_unavailable": 7,
@@ -1835,7 +1852,7 @@ _JSON = r"""{
    "auth_required": 14,
    "content_policy": 8,
    "context_length_exceeded": 3,
-   "invalid_request": 5,
+   "invalid_request": 6,
    "model_capacity": 4,
    "model_unavailable": 8,
    "network_unavailable": 2,
@@ -2028,8 +2045,8 @@ _JSON = r"""{
  "domain global": {"provider_not_configured": 1, "rate_limited": 1, "subscription_required": 1},
  "domain nsurl": {"network_unavailable": 1, "timeout": 1},
  "don": {"model_unavailable": 4, "network_unavailable": 1, "subscription_required": 1},
- "done": {"content_policy": 1, "stream_truncated": 2},
- "down": {"content_policy": 1, "model_capacity": 1, "stream_truncated": 1},
+ "done": {"content_policy": 1, "invalid_request": 1, "stream_truncated": 2},
+ "down": {"content_policy": 1, "model_capacity": 1, "quota_limited": 1, "stream_truncated": 1},
  "due": {
    "auth_required": 3,
    "content_policy": 17,
@@ -2165,7 +2182,7 @@ _JSON = r"""{
  "env": {"missing_credentials": 2, "provider_not_configured": 1},
  "environment": {"context_length_exceeded": 1, "missing_credentials": 7, "provider_not_configured": 1},
  "environment variable": {"context_length_exceeded": 1, "missing_credentials": 7, "provider_not_configured": 1},
- "eof": {"model_capacity": 1, "network_unavailable": 6, "provider_unavailable": 1, "stream_truncated": 1},
+ "eof": {"model_capacity": 1, "network_unavailable": 7, "provider_unavailable": 1, "stream_truncated": 1},
  "eof during": {"network_unavailable": 2},
  "eof exception": {"network_unavailable": 2},
  "equiv": {"network_unavailable": 2, "timeout": 1},
@@ -2185,16 +2202,16 @@ _JSON = r"""{
    "auth_required": 69,
    "content_policy": 42,
    "context_length_exceeded": 59,
-   "invalid_request": 43,
-   "missing_credentials": 15,
+   "invalid_request": 44,
+   "missing_credentials": 16,
    "model_capacity": 30,
    "model_unavailable": 82,
-   "network_unavailable": 100,
+   "network_unavailable": 101,
    "provider_not_configured": 21,
    "provider_overloaded": 22,
    "provider_unavailable": 36,
-   "quota_limited": 67,
-   "rate_limited": 46,
+   "quota_limited": 68,
+   "rate_limited": 47,
    "stream_truncated": 38,
    "subscription_required": 41,
    "timeout": 25
@@ -2224,13 +2241,14 @@ _JSON = r"""{
    "content_policy": 10,
    "context_length_exceeded": 16,
    "invalid_request": 8,
+   "missing_credentials": 1,
    "model_capacity": 10,
    "model_unavailable": 13,
    "network_unavailable": 4,
    "provider_not_configured": 4,
    "provider_overloaded": 6,
    "provider_unavailable": 2,
-   "quota_limited": 19,
+   "quota_limited": 20,
    "rate_limited": 12,
    "stream_truncated": 2,
    "subscription_required": 12,
@@ -2248,6 +2266,7 @@ _JSON = r"""{
  },
  "error data": {
    "context_length_exceeded": 1,
+   "invalid_request": 1,
    "missing_credentials": 1,
    "model_unavailable": 5,
    "network_unavailable": 2,
@@ -2352,7 +2371,7 @@ _JSON = r"""{
    "content_policy": 12,
    "context_length_exceeded": 19,
    "invalid_request": 19,
-   "missing_credentials": 2,
+   "missing_credentials": 3,
    "model_capacity": 4,
    "model_unavailable": 24,
    "network_unavailable": 1,
@@ -2507,7 +2526,7 @@ _JSON = r"""{
  "error uncaught": {"auth_required": 2, "timeout": 1},
  "error unexpected": {"network_unavailable": 2, "provider_overloaded": 1},
  "error unknown": {"model_unavailable": 1, "network_unavailable": 1, "provider_unavailable": 1},
- "error upstream": {"model_unavailable": 1, "provider_unavailable": 1},
+ "error upstream": {"model_unavailable": 1, "provider_unavailable": 1, "rate_limited": 1},
  "error validation": {"content_policy": 1, "context_length_exceeded": 1, "invalid_request": 1, "model_unavailable": 1},
  "error was": {"network_unavailable": 3},
  "error when": {"content_policy": 1, "model_unavailable": 1, "network_unavailable": 1, "provider_not_configured": 1},
@@ -2539,11 +2558,13 @@ _JSON = r"""{
  "etc": {"network_unavailable": 1, "quota_limited": 1, "subscription_required": 1},
  "event": {
    "context_length_exceeded": 1,
+   "invalid_request": 1,
    "network_unavailable": 3,
    "provider_unavailable": 1,
    "rate_limited": 1,
    "stream_truncated": 1
  },
+ "event error": {"invalid_request": 1, "provider_unavailable": 1},
  "every": {"quota_limited": 3, "rate_limited": 1},
  "example": {"network_unavailable": 2, "rate_limited": 1, "subscription_required": 1},
  "exceed": {
@@ -2731,7 +2752,7 @@ _JSON = r"""{
    "missing_credentials": 1,
    "model_capacity": 6,
    "model_unavailable": 25,
-   "network_unavailable": 47,
+   "network_unavailable": 49,
    "provider_not_configured": 7,
    "provider_overloaded": 3,
    "provider_unavailable": 13,
@@ -2764,7 +2785,7 @@ _JSON = r"""{
    "auth_required": 4,
    "context_length_exceeded": 1,
    "invalid_request": 3,
-   "network_unavailable": 1,
+   "network_unavailable": 2,
    "stream_truncated": 1
  },
  "failed reason": {"network_unavailable": 7},
@@ -2903,14 +2924,15 @@ _JSON = r"""{
    "provider_not_configured": 12,
    "provider_overloaded": 1,
    "provider_unavailable": 4,
-   "quota_limited": 48,
+   "quota_limited": 49,
    "rate_limited": 27,
    "stream_truncated": 1,
    "subscription_required": 18,
-   "timeout": 7
+   "timeout": 8
  },
  "for access": {"subscription_required": 4},
  "for anthropic": {"quota_limited": 2},
+ "for any": {"quota_limited": 1, "timeout": 1},
  "for api": {"model_unavailable": 3},
  "for assistance": {"context_length_exceeded": 2, "provider_unavailable": 1},
  "for chat": {"context_length_exceeded": 1, "model_unavailable": 1},
@@ -2937,7 +2959,7 @@ _JSON = r"""{
    "context_length_exceeded": 2,
    "model_capacity": 4,
    "model_unavailable": 2,
-   "quota_limited": 2,
+   "quota_limited": 3,
    "rate_limited": 2
  },
  "for more": {
@@ -3294,7 +3316,7 @@ _JSON = r"""{
  "googleapi": {
    "auth_required": 10,
    "model_capacity": 2,
-   "network_unavailable": 6,
+   "network_unavailable": 7,
    "provider_not_configured": 2,
    "provider_unavailable": 1,
    "quota_limited": 9,
@@ -3304,7 +3326,7 @@ _JSON = r"""{
  "googleapi com": {
    "auth_required": 10,
    "model_capacity": 2,
-   "network_unavailable": 6,
+   "network_unavailable": 7,
    "provider_not_configured": 2,
    "provider_unavailable": 1,
    "quota_limited": 9,
@@ -3330,8 +3352,8 @@ _JSON = r"""{
  "gpu quota": {"quota_limited": 3},
  "gradio": {"model_capacity": 1, "quota_limited": 1},
  "grant": {"auth_required": 2},
- "greater": {"context_length_exceeded": 3, "invalid_request": 1},
- "greater than": {"context_length_exceeded": 3, "invalid_request": 1},
+ "greater": {"context_length_exceeded": 3, "invalid_request": 2},
+ "greater than": {"context_length_exceeded": 3, "invalid_request": 2},
  "grok": {
    "content_policy": 1,
    "model_unavailable": 1,
@@ -3383,7 +3405,7 @@ _JSON = r"""{
    "rate_limited": 3,
    "stream_truncated": 2,
    "subscription_required": 8,
-   "timeout": 1
+   "timeout": 2
  },
  "has been": {
    "auth_required": 9,
@@ -3395,7 +3417,8 @@ _JSON = r"""{
    "quota_limited": 11,
    "rate_limited": 2,
    "stream_truncated": 2,
-   "subscription_required": 2
+   "subscription_required": 2,
+   "timeout": 1
  },
  "has either": {"quota_limited": 2, "subscription_required": 1},
  "has exceeded": {"context_length_exceeded": 1, "rate_limited": 1},
@@ -3426,7 +3449,7 @@ _JSON = r"""{
  "have permission": {"auth_required": 1, "content_policy": 1, "model_unavailable": 1, "network_unavailable": 1},
  "have reached": {"quota_limited": 12, "rate_limited": 1},
  "have run": {"quota_limited": 1, "subscription_required": 3},
- "having": {"model_capacity": 1, "provider_unavailable": 1},
+ "having": {"model_capacity": 1, "provider_unavailable": 1, "timeout": 1},
  "having trouble": {"model_capacity": 1, "provider_unavailable": 1},
  "haxx": {"stream_truncated": 1, "timeout": 3},
  "head": {"network_unavailable": 5, "provider_unavailable": 3, "quota_limited": 5, "rate_limited": 2, "timeout": 3},
@@ -3532,7 +3555,7 @@ _JSON = r"""{
    "missing_credentials": 5,
    "model_capacity": 6,
    "model_unavailable": 18,
-   "network_unavailable": 49,
+   "network_unavailable": 50,
    "provider_not_configured": 10,
    "provider_overloaded": 2,
    "provider_unavailable": 6,
@@ -3692,6 +3715,7 @@ _JSON = r"""{
  "included": {"auth_required": 5, "quota_limited": 1, "subscription_required": 2},
  "including": {"context_length_exceeded": 1, "network_unavailable": 1},
  "incomplete": {"stream_truncated": 6},
+ "inconvenience": {"quota_limited": 1, "timeout": 1},
  "incorrect": {"auth_required": 4, "context_length_exceeded": 1, "model_unavailable": 1},
  "incorrect api": {"auth_required": 3},
  "increase": {
@@ -3800,9 +3824,10 @@ _JSON = r"""{
    "content_policy": 3,
    "context_length_exceeded": 4,
    "invalid_request": 5,
+   "missing_credentials": 1,
    "model_capacity": 1,
    "model_unavailable": 5,
-   "network_unavailable": 15,
+   "network_unavailable": 16,
    "provider_not_configured": 1,
    "provider_unavailable": 7,
    "quota_limited": 11,
@@ -3825,7 +3850,13 @@ _JSON = r"""{
    "stream_truncated": 7,
    "timeout": 1
  },
- "internal server": {"invalid_request": 2, "model_capacity": 1, "model_unavailable": 2, "provider_unavailable": 4},
+ "internal server": {
+   "invalid_request": 2,
+   "missing_credentials": 1,
+   "model_capacity": 1,
+   "model_unavailable": 2,
+   "provider_unavailable": 4
+ },
  "internal stream": {"network_unavailable": 2, "provider_unavailable": 2},
  "internet": {"network_unavailable": 3},
  "internet connection": {"network_unavailable": 3},
@@ -4031,7 +4062,7 @@ _JSON = r"""{
    "provider_unavailable": 2,
    "quota_limited": 7,
    "rate_limited": 10,
-   "timeout": 1
+   "timeout": 2
  },
  "later data": {"provider_overloaded": 3},
  "later request": {"rate_limited": 2},
@@ -4196,7 +4227,7 @@ _JSON = r"""{
    "missing_credentials": 4,
    "model_capacity": 2,
    "model_unavailable": 2,
-   "network_unavailable": 1,
+   "network_unavailable": 2,
    "provider_not_configured": 6,
    "provider_overloaded": 2,
    "provider_unavailable": 3,
@@ -4205,6 +4236,7 @@ _JSON = r"""{
    "stream_truncated": 3,
    "timeout": 2
  },
+ "llm api": {"auth_required": 1, "network_unavailable": 1},
  "llm configuration": {"missing_credentials": 1, "provider_not_configured": 1},
  "llm error": {"content_policy": 1, "invalid_request": 2},
  "llm gateway": {"missing_credentials": 1, "timeout": 1},
@@ -4224,6 +4256,7 @@ _JSON = r"""{
    "missing_credentials": 1,
    "model_capacity": 1,
    "model_unavailable": 9,
+   "network_unavailable": 1,
    "provider_not_configured": 2,
    "provider_overloaded": 2,
    "subscription_required": 2
@@ -4261,7 +4294,7 @@ _JSON = r"""{
  "login": {"auth_required": 10, "missing_credentials": 2, "network_unavailable": 3, "quota_limited": 1},
  "logs": {"model_unavailable": 2, "provider_not_configured": 1, "provider_unavailable": 1},
  "logs for": {"model_unavailable": 2, "provider_unavailable": 1},
- "long": {"context_length_exceeded": 12, "invalid_request": 1, "subscription_required": 1},
+ "long": {"context_length_exceeded": 13, "invalid_request": 1, "subscription_required": 1},
  "long token": {"context_length_exceeded": 4},
  "longer": {
    "auth_required": 1,
@@ -4320,7 +4353,7 @@ _JSON = r"""{
  "matching your": {"model_unavailable": 2},
  "max": {
    "context_length_exceeded": 29,
-   "invalid_request": 13,
+   "invalid_request": 14,
    "model_capacity": 2,
    "model_unavailable": 3,
    "network_unavailable": 2,
@@ -4383,21 +4416,21 @@ _JSON = r"""{
    "content_policy": 38,
    "context_length_exceeded": 41,
    "invalid_request": 41,
-   "missing_credentials": 3,
+   "missing_credentials": 4,
    "model_capacity": 15,
    "model_unavailable": 39,
    "network_unavailable": 11,
    "provider_not_configured": 10,
    "provider_overloaded": 15,
    "provider_unavailable": 12,
-   "quota_limited": 55,
+   "quota_limited": 56,
    "rate_limited": 30,
    "stream_truncated": 6,
    "subscription_required": 22,
    "timeout": 1
  },
  "message access": {"auth_required": 2, "subscription_required": 3},
- "message all": {"missing_credentials": 1, "model_capacity": 1, "provider_unavailable": 1},
+ "message all": {"missing_credentials": 1, "model_capacity": 1, "provider_unavailable": 1, "quota_limited": 1},
  "message and": {"context_length_exceeded": 2, "quota_limited": 2},
  "message api": {"auth_required": 4, "context_length_exceeded": 1, "quota_limited": 1},
  "message bad": {"invalid_request": 1, "provider_not_configured": 1},
@@ -4611,7 +4644,7 @@ _JSON = r"""{
    "provider_not_configured": 17,
    "provider_overloaded": 8,
    "provider_unavailable": 9,
-   "quota_limited": 32,
+   "quota_limited": 33,
    "rate_limited": 18,
    "stream_truncated": 5,
    "subscription_required": 24,
@@ -4619,7 +4652,7 @@ _JSON = r"""{
  },
  "model access": {"subscription_required": 2},
  "model and": {"model_capacity": 2, "model_unavailable": 3, "provider_overloaded": 1, "quota_limited": 1},
- "model are": {"model_capacity": 1, "subscription_required": 1},
+ "model are": {"model_capacity": 1, "quota_limited": 1, "subscription_required": 1},
  "model available": {"model_unavailable": 1, "subscription_required": 1},
  "model capacity": {"model_capacity": 4},
  "model claude": {"content_policy": 1, "model_capacity": 1, "model_unavailable": 8},
@@ -4739,7 +4772,8 @@ _JSON = r"""{
    "provider_unavailable": 1,
    "quota_limited": 27,
    "rate_limited": 13,
-   "subscription_required": 7
+   "subscription_required": 7,
+   "timeout": 1
  },
  "more about": {"content_policy": 3, "model_unavailable": 2, "quota_limited": 2, "rate_limited": 1},
  "more credit": {"quota_limited": 5, "subscription_required": 1},
@@ -4806,7 +4840,7 @@ _JSON = r"""{
  "net": {"network_unavailable": 11, "provider_unavailable": 1, "timeout": 2},
  "net http": {"network_unavailable": 2, "timeout": 1},
  "net ssl": {"network_unavailable": 2},
- "network": {"context_length_exceeded": 1, "network_unavailable": 16, "stream_truncated": 1, "timeout": 1},
+ "network": {"context_length_exceeded": 1, "network_unavailable": 17, "stream_truncated": 1, "timeout": 1},
  "network connection": {"network_unavailable": 4},
  "network error": {"context_length_exceeded": 1, "network_unavailable": 5, "stream_truncated": 1},
  "network socket": {"network_unavailable": 2},
@@ -5191,7 +5225,8 @@ _JSON = r"""{
    "quota_limited": 4,
    "rate_limited": 1,
    "stream_truncated": 2,
-   "subscription_required": 2
+   "subscription_required": 2,
+   "timeout": 1
  },
  "our documentation": {"content_policy": 3, "invalid_request": 2},
  "our help": {
@@ -5203,6 +5238,7 @@ _JSON = r"""{
    "stream_truncated": 2
  },
  "our limit": {"quota_limited": 2},
+ "our service": {"provider_unavailable": 2, "timeout": 1},
  "our system": {"auth_required": 2, "provider_not_configured": 1},
  "our usage": {"content_policy": 2},
  "out": {
@@ -5214,7 +5250,7 @@ _JSON = r"""{
    "network_unavailable": 1,
    "quota_limited": 8,
    "subscription_required": 4,
-   "timeout": 15
+   "timeout": 16
  },
  "out after": {"timeout": 5},
  "output": {
@@ -5407,7 +5443,7 @@ _JSON = r"""{
    "missing_credentials": 5,
    "model_capacity": 9,
    "model_unavailable": 20,
-   "network_unavailable": 6,
+   "network_unavailable": 7,
    "provider_not_configured": 5,
    "provider_overloaded": 20,
    "provider_unavailable": 9,
@@ -5415,14 +5451,14 @@ _JSON = r"""{
    "rate_limited": 43,
    "stream_truncated": 4,
    "subscription_required": 26,
-   "timeout": 1
+   "timeout": 2
  },
  "please adjust": {"context_length_exceeded": 2, "rate_limited": 2},
  "please check": {
    "auth_required": 9,
    "invalid_request": 1,
    "model_unavailable": 2,
-   "network_unavailable": 3,
+   "network_unavailable": 4,
    "provider_unavailable": 2,
    "quota_limited": 12,
    "rate_limited": 3,
@@ -5468,7 +5504,7 @@ _JSON = r"""{
    "quota_limited": 9,
    "rate_limited": 15,
    "stream_truncated": 2,
-   "timeout": 1
+   "timeout": 2
  },
  "please update": {"subscription_required": 2},
  "please upgrade": {"quota_limited": 1, "subscription_required": 3},
@@ -5517,7 +5553,7 @@ _JSON = r"""{
    "invalid_request": 1,
    "model_capacity": 1,
    "model_unavailable": 1,
-   "network_unavailable": 8,
+   "network_unavailable": 9,
    "provider_not_configured": 3,
    "provider_unavailable": 2,
    "quota_limited": 1,
@@ -5526,7 +5562,7 @@ _JSON = r"""{
  "post http": {
    "invalid_request": 1,
    "model_capacity": 1,
-   "network_unavailable": 6,
+   "network_unavailable": 7,
    "provider_not_configured": 1,
    "provider_unavailable": 2,
    "quota_limited": 1,
@@ -5690,7 +5726,7 @@ _JSON = r"""{
  "query": {"model_unavailable": 1, "network_unavailable": 2, "quota_limited": 1, "stream_truncated": 1},
  "queue": {"model_capacity": 6, "network_unavailable": 1, "provider_overloaded": 3},
  "queue size": {"model_capacity": 2, "provider_overloaded": 1},
- "quickly": {"rate_limited": 2},
+ "quickly": {"rate_limited": 2, "timeout": 1},
  "quota": {
    "auth_required": 1,
    "context_length_exceeded": 1,
@@ -5902,7 +5938,7 @@ _JSON = r"""{
    "invalid_request": 30,
    "model_capacity": 16,
    "model_unavailable": 26,
-   "network_unavailable": 36,
+   "network_unavailable": 37,
    "provider_not_configured": 9,
    "provider_overloaded": 10,
    "provider_unavailable": 12,
@@ -5910,7 +5946,7 @@ _JSON = r"""{
    "rate_limited": 43,
    "stream_truncated": 8,
    "subscription_required": 17,
-   "timeout": 9
+   "timeout": 10
  },
  "request aborted": {"network_unavailable": 2, "timeout": 2},
  "request api": {"auth_required": 1, "invalid_request": 1},
@@ -5974,7 +6010,7 @@ _JSON = r"""{
  "request rate": {"rate_limited": 5},
  "request rejected": {"auth_required": 1, "quota_limited": 1, "rate_limited": 1},
  "request request": {"network_unavailable": 1, "quota_limited": 1, "rate_limited": 2, "stream_truncated": 1},
- "request service": {"auth_required": 1, "provider_unavailable": 1},
+ "request service": {"auth_required": 1, "network_unavailable": 1, "provider_unavailable": 1},
  "request size": {"context_length_exceeded": 1, "timeout": 1},
  "request statu": {"model_capacity": 1, "rate_limited": 1},
  "request subject": {"invalid_request": 2},
@@ -5991,7 +6027,7 @@ _JSON = r"""{
  "requested": {
    "auth_required": 1,
    "context_length_exceeded": 7,
-   "invalid_request": 1,
+   "invalid_request": 2,
    "model_capacity": 1,
    "model_unavailable": 8,
    "network_unavailable": 2,
@@ -6034,7 +6070,7 @@ _JSON = r"""{
    "model_capacity": 1,
    "network_unavailable": 3,
    "provider_unavailable": 4,
-   "quota_limited": 42,
+   "quota_limited": 43,
    "rate_limited": 2,
    "stream_truncated": 5
  },
@@ -6043,6 +6079,7 @@ _JSON = r"""{
  "reset every": {"quota_limited": 3},
  "reset exception": {"stream_truncated": 2},
  "reset reason": {"network_unavailable": 1, "provider_unavailable": 4},
+ "reset time": {"quota_limited": 3},
  "resolve": {
    "missing_credentials": 1,
    "network_unavailable": 4,
@@ -6202,7 +6239,7 @@ _JSON = r"""{
    "invalid_request": 4,
    "model_unavailable": 2,
    "network_unavailable": 4,
-   "rate_limited": 1,
+   "rate_limited": 2,
    "stream_truncated": 3,
    "subscription_required": 2
  },
@@ -6305,6 +6342,7 @@ _JSON = r"""{
  "safety policy": {"content_policy": 2},
  "safety setting": {"content_policy": 3},
  "sale": {"rate_limited": 5},
+ "sample": {"invalid_request": 2},
  "satisfied": {"network_unavailable": 1, "provider_unavailable": 1, "timeout": 1},
  "satisfy": {"model_unavailable": 1, "stream_truncated": 1},
  "scale": {"rate_limited": 2, "timeout": 1},
@@ -6323,7 +6361,7 @@ _JSON = r"""{
    "network_unavailable": 3,
    "provider_overloaded": 2,
    "provider_unavailable": 6,
-   "quota_limited": 1,
+   "quota_limited": 2,
    "rate_limited": 6,
    "stream_truncated": 1,
    "timeout": 5
@@ -6427,6 +6465,7 @@ _JSON = r"""{
    "auth_required": 3,
    "context_length_exceeded": 1,
    "invalid_request": 2,
+   "missing_credentials": 1,
    "model_capacity": 9,
    "model_unavailable": 8,
    "network_unavailable": 17,
@@ -6442,6 +6481,7 @@ _JSON = r"""{
    "auth_required": 1,
    "context_length_exceeded": 1,
    "invalid_request": 2,
+   "missing_credentials": 1,
    "model_capacity": 2,
    "model_unavailable": 5,
    "provider_overloaded": 2,
@@ -6459,16 +6499,18 @@ _JSON = r"""{
    "context_length_exceeded": 2,
    "model_capacity": 12,
    "model_unavailable": 4,
-   "network_unavailable": 5,
+   "network_unavailable": 6,
    "provider_not_configured": 3,
    "provider_overloaded": 4,
    "provider_unavailable": 9,
    "quota_limited": 8,
    "rate_limited": 4,
-   "subscription_required": 1
+   "subscription_required": 1,
+   "timeout": 1
  },
  "service error": {"model_unavailable": 1, "provider_unavailable": 1},
- "service failed": {"model_unavailable": 1, "network_unavailable": 2},
+ "service failed": {"model_unavailable": 1, "network_unavailable": 3},
+ "service has": {"quota_limited": 1, "timeout": 1},
  "service model": {"model_unavailable": 2},
  "service not": {"model_capacity": 2, "provider_not_configured": 1},
  "service tier": {"auth_required": 1, "context_length_exceeded": 1, "quota_limited": 2, "rate_limited": 2},
@@ -6565,6 +6607,7 @@ _JSON = r"""{
  "socket emit": {"network_unavailable": 2},
  "socket exception": {"network_unavailable": 2, "timeout": 2},
  "software": {"context_length_exceeded": 1, "invalid_request": 1},
+ "some": {"quota_limited": 1, "timeout": 1},
  "something": {"content_policy": 1, "model_unavailable": 1},
  "sonnet": {
    "content_policy": 1,
@@ -6586,7 +6629,7 @@ _JSON = r"""{
    "quota_limited": 3,
    "rate_limited": 1,
    "stream_truncated": 2,
-   "timeout": 1
+   "timeout": 2
  },
  "sorry but": {"content_policy": 2},
  "sorry the": {"content_policy": 2, "context_length_exceeded": 1, "rate_limited": 1},
@@ -6876,7 +6919,7 @@ _JSON = r"""{
  "text": {
    "auth_required": 1,
    "content_policy": 12,
-   "context_length_exceeded": 3,
+   "context_length_exceeded": 4,
    "invalid_request": 1,
    "model_capacity": 1,
    "model_unavailable": 3,
@@ -6891,12 +6934,12 @@ _JSON = r"""{
  "text token": {"content_policy": 1, "context_length_exceeded": 2},
  "than": {
    "context_length_exceeded": 11,
-   "invalid_request": 5,
+   "invalid_request": 6,
    "model_capacity": 2,
    "model_unavailable": 3,
    "provider_overloaded": 1
  },
- "than max": {"context_length_exceeded": 2, "invalid_request": 3},
+ "than max": {"context_length_exceeded": 2, "invalid_request": 4},
  "than the": {"context_length_exceeded": 4},
  "that": {
    "auth_required": 2,
@@ -7225,7 +7268,7 @@ _JSON = r"""{
    "network_unavailable": 2,
    "provider_not_configured": 1,
    "provider_unavailable": 3,
-   "quota_limited": 4,
+   "quota_limited": 5,
    "rate_limited": 4,
    "subscription_required": 4,
    "timeout": 9
@@ -7306,7 +7349,7 @@ _JSON = r"""{
  "tomorrow": {"quota_limited": 5},
  "too": {
    "auth_required": 1,
-   "context_length_exceeded": 26,
+   "context_length_exceeded": 27,
    "invalid_request": 1,
    "model_capacity": 3,
    "provider_overloaded": 4,
@@ -7317,7 +7360,7 @@ _JSON = r"""{
  "too big": {"context_length_exceeded": 1, "invalid_request": 1},
  "too busy": {"model_capacity": 2, "provider_overloaded": 3},
  "too large": {"context_length_exceeded": 11, "quota_limited": 5},
- "too long": {"context_length_exceeded": 10},
+ "too long": {"context_length_exceeded": 11},
  "too low": {"quota_limited": 5},
  "too many": {
    "auth_required": 1,
@@ -7417,7 +7460,7 @@ _JSON = r"""{
    "missing_credentials": 1,
    "model_capacity": 10,
    "model_unavailable": 13,
-   "network_unavailable": 4,
+   "network_unavailable": 5,
    "provider_not_configured": 1,
    "provider_overloaded": 21,
    "provider_unavailable": 5,
@@ -7425,7 +7468,7 @@ _JSON = r"""{
    "rate_limited": 26,
    "stream_truncated": 2,
    "subscription_required": 2,
-   "timeout": 3
+   "timeout": 4
  },
  "try again": {
    "auth_required": 5,
@@ -7435,14 +7478,14 @@ _JSON = r"""{
    "missing_credentials": 1,
    "model_capacity": 8,
    "model_unavailable": 5,
-   "network_unavailable": 4,
+   "network_unavailable": 5,
    "provider_overloaded": 18,
    "provider_unavailable": 5,
    "quota_limited": 25,
    "rate_limited": 26,
    "stream_truncated": 2,
    "subscription_required": 1,
-   "timeout": 3
+   "timeout": 4
  },
  "try increasing": {"context_length_exceeded": 4, "model_unavailable": 2},
  "try pulling": {"model_unavailable": 4},
@@ -7476,7 +7519,7 @@ _JSON = r"""{
    "content_policy": 22,
    "context_length_exceeded": 21,
    "invalid_request": 23,
-   "missing_credentials": 1,
+   "missing_credentials": 2,
    "model_capacity": 9,
    "model_unavailable": 25,
    "network_unavailable": 11,
@@ -7533,7 +7576,12 @@ _JSON = r"""{
  "type permission": {"auth_required": 4, "subscription_required": 1},
  "type rate": {"quota_limited": 1, "rate_limited": 9, "subscription_required": 1},
  "type request": {"context_length_exceeded": 2, "quota_limited": 2, "rate_limited": 1},
- "type server": {"context_length_exceeded": 1, "provider_overloaded": 1, "provider_unavailable": 2},
+ "type server": {
+   "context_length_exceeded": 1,
+   "missing_credentials": 1,
+   "provider_overloaded": 1,
+   "provider_unavailable": 2
+ },
  "type service": {"model_capacity": 2, "model_unavailable": 1},
  "type throttling": {"rate_limited": 2},
  "type token": {"context_length_exceeded": 1, "quota_limited": 2, "rate_limited": 1},
@@ -7564,6 +7612,7 @@ _JSON = r"""{
  "unavailable": {
    "auth_required": 1,
    "content_policy": 1,
+   "missing_credentials": 1,
    "model_capacity": 15,
    "model_unavailable": 4,
    "network_unavailable": 2,
@@ -7639,7 +7688,7 @@ _JSON = r"""{
    "provider_overloaded": 1,
    "provider_unavailable": 4,
    "quota_limited": 1,
-   "rate_limited": 1,
+   "rate_limited": 2,
    "subscription_required": 2,
    "timeout": 1
  },
@@ -7965,7 +8014,7 @@ _JSON = r"""{
  "when using": {"invalid_request": 2, "missing_credentials": 2, "model_unavailable": 4},
  "wherea": {"context_length_exceeded": 2},
  "wherea you": {"context_length_exceeded": 2},
- "which": {"auth_required": 1, "content_policy": 1, "invalid_request": 2, "provider_overloaded": 1, "quota_limited": 2},
+ "which": {"auth_required": 1, "content_policy": 1, "invalid_request": 3, "provider_overloaded": 1, "quota_limited": 2},
  "while": {
    "auth_required": 1,
    "context_length_exceeded": 2,
@@ -8065,7 +8114,7 @@ _JSON = r"""{
  "word": {"content_policy": 5, "network_unavailable": 1},
  "work": {"content_policy": 1, "context_length_exceeded": 1, "invalid_request": 1, "subscription_required": 1},
  "worker": {"auth_required": 1, "model_capacity": 7},
- "working": {"provider_unavailable": 3, "quota_limited": 1, "subscription_required": 1},
+ "working": {"provider_unavailable": 3, "quota_limited": 1, "subscription_required": 1, "timeout": 1},
  "workspace": {"provider_not_configured": 1, "quota_limited": 2, "subscription_required": 1},
  "would": {"auth_required": 1, "model_unavailable": 2, "rate_limited": 8},
  "would exceed": {"rate_limited": 6},
@@ -8171,14 +8220,15 @@ _JSON = r"""{
    "missing_credentials": 8,
    "model_capacity": 6,
    "model_unavailable": 15,
-   "network_unavailable": 9,
+   "network_unavailable": 10,
    "provider_not_configured": 9,
    "provider_overloaded": 5,
    "provider_unavailable": 4,
    "quota_limited": 107,
    "rate_limited": 23,
    "stream_truncated": 4,
-   "subscription_required": 43
+   "subscription_required": 43,
+   "timeout": 1
  },
  "your access": {"auth_required": 4},
  "your account": {"auth_required": 6, "quota_limited": 6, "rate_limited": 3, "subscription_required": 8},
@@ -8215,6 +8265,7 @@ _JSON = r"""{
  "your message": {"context_length_exceeded": 4, "provider_overloaded": 1, "stream_truncated": 2},
  "your model": {"model_unavailable": 2, "stream_truncated": 1},
  "your monthly": {"quota_limited": 1, "subscription_required": 1},
+ "your network": {"network_unavailable": 3},
  "your option": {"rate_limited": 5},
  "your organization": {
    "auth_required": 1,
@@ -8252,7 +8303,8 @@ _JSON = r"""{
    "provider_unavailable": 4,
    "quota_limited": 2,
    "rate_limited": 2,
-   "stream_truncated": 3
+   "stream_truncated": 3,
+   "timeout": 1
  },
  "your resource": {"auth_required": 2, "quota_limited": 1},
  "your response": {"content_policy": 2},
@@ -8413,6 +8465,7 @@ _JSON = r"""{
  "后再 再试": {"model_capacity": 1, "provider_overloaded": 1},
  "后重": {
    "auth_required": 2,
+   "network_unavailable": 1,
    "provider_not_configured": 1,
    "provider_overloaded": 1,
    "quota_limited": 1,
@@ -8421,6 +8474,7 @@ _JSON = r"""{
  },
  "后重 重试": {
    "auth_required": 2,
+   "network_unavailable": 1,
    "provider_not_configured": 1,
    "provider_overloaded": 1,
    "quota_limited": 1,
@@ -8429,7 +8483,8 @@ _JSON = r"""{
  },
  "含不": {"content_policy": 2},
  "含不 不安": {"content_policy": 2},
- "失败": {"auth_required": 1, "model_unavailable": 1, "network_unavailable": 1, "provider_unavailable": 1},
+ "失败": {"auth_required": 1, "model_unavailable": 1, "network_unavailable": 2, "provider_unavailable": 1},
+ "失败 请检": {"auth_required": 1, "network_unavailable": 1},
  "安全": {"auth_required": 1, "content_policy": 3},
  "容过": {"content_policy": 1, "context_length_exceeded": 1},
  "对于": {"model_unavailable": 2},
@@ -8471,10 +8526,16 @@ _JSON = r"""{
  "更换": {"model_capacity": 1, "quota_limited": 1},
  "最大": {"context_length_exceeded": 2, "quota_limited": 1},
  "有误": {"context_length_exceeded": 1, "invalid_request": 1},
- "服务": {"model_capacity": 1, "provider_not_configured": 1, "provider_overloaded": 1, "quota_limited": 2},
+ "服务": {
+   "model_capacity": 1,
+   "network_unavailable": 1,
+   "provider_not_configured": 1,
+   "provider_overloaded": 1,
+   "quota_limited": 2
+ },
  "服务 务器": {"model_capacity": 1, "provider_overloaded": 1},
  "查看": {"model_unavailable": 1, "quota_limited": 1},
- "检查": {"auth_required": 2, "context_length_exceeded": 1},
+ "检查": {"auth_required": 2, "context_length_exceeded": 1, "network_unavailable": 1},
  "模型": {
    "model_capacity": 1,
    "model_unavailable": 3,
@@ -8513,13 +8574,14 @@ _JSON = r"""{
  "访问": {"provider_overloaded": 1, "quota_limited": 1, "rate_limited": 1},
  "请更": {"model_capacity": 1, "quota_limited": 1},
  "请更 更换": {"model_capacity": 1, "quota_limited": 1},
- "请检": {"auth_required": 2, "context_length_exceeded": 1},
- "请检 检查": {"auth_required": 2, "context_length_exceeded": 1},
+ "请检": {"auth_required": 2, "context_length_exceeded": 1, "network_unavailable": 1},
+ "请检 检查": {"auth_required": 2, "context_length_exceeded": 1, "network_unavailable": 1},
  "请求": {
    "auth_required": 1,
    "content_policy": 1,
    "invalid_request": 1,
    "model_unavailable": 2,
+   "network_unavailable": 1,
    "provider_overloaded": 1,
    "rate_limited": 2
  },
@@ -8547,6 +8609,7 @@ _JSON = r"""{
  "通过": {"auth_required": 1, "content_policy": 2},
  "重试": {
    "auth_required": 2,
+   "network_unavailable": 1,
    "provider_not_configured": 1,
    "provider_overloaded": 1,
    "quota_limited": 1,

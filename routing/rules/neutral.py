@@ -17,7 +17,7 @@ NEUTRAL = table(
             # Chinese providers and relays: in arrears (Zhipu 1113 "您的账户已欠费"), allowance insufficient (new-api)
             r"|欠费|额度不足"
             # (credits named by whose they are: OpenHands "You're out of OpenHands Credits")
-            r"|payment required|out of (?:[\w-]+ ){0,2}credits\b"
+            r"|payment required|out of (?:[\w-]+ ){0,2}credits\b|\bno credits? (?:remaining|left)\b"
             # ("No credits consumed on this tool call" reassures, it does not say the balance is empty)
             # (as an identifier too: Letta's reason `not-enough-credits`)
             r"|(?:no|not[ _-]enough)[ _-]credits(?! (?:were |was )?(?:consumed|used|charged|deducted))"
@@ -994,6 +994,10 @@ NEUTRAL = table(
         (
             "connection_headline",
             r"\btrouble (?:connecting|reaching)\b|\bnetwork disconnected\b|\blost (?:the |its |your )?connection\b"
+            # (a client's headline for a connect that failed, or its advice to check the network: Alex Sidebar "Error
+            # connecting to LLM API.", Trae "Request service failed, please check your network configuration")
+            r"|\berror connecting to\b|\bcheck (?:your )?(?:network|internet)"
+            r"(?: connection| configuration| settings)?\b"
             r"|\b(?:could(?:n.t| not)|can(?:no|.)t|unable to|failed to) reach (?:the )?(?:[\w-]+ ){0,3}"
             r"(?:server|provider|api|endpoint|host|service|backend)\b",
             E.network_unavailable,
@@ -1193,7 +1197,8 @@ NEUTRAL = table(
             E.provider_unavailable,
             0.45,
         ),
-        ("timeout", r"timed? ?out|deadline exceeded|timeout", E.timeout, 0.75),
+        # (the verb in any tense: Bito "looks your request is timing out")
+        ("timeout", r"timed? ?out|deadline exceeded|timeout|\btiming out\b|\btimes out\b", E.timeout, 0.75),
         # a timeout that names its own limit elapsing (libcurl 28 "Operation timed out after 90000 milliseconds",
         # Azure.Core "exceeded the configured timeout of 0:01:40", .NET's HttpClient.Timeout, axios "timeout of
         # 60000ms exceeded"): the cause, above the socket words the cancellation leaves behind it
@@ -1338,8 +1343,7 @@ NEUTRAL = table(
         # assistant message(s)")
         ("turns_alternate", r"\bmessage\(?s?\)? (?:should|must) alternate with\b", E.invalid_request, 0.88),
         # a local server with no free slot for the model (Xinference "No available slot found for the model")
-        # (llama.cpp's decode with its KV cache full, LLamaSharp "llama_decode failed: 'NoKvSlot'")
-        ("no_slot", r"\bno available slot\b|\bNoKvSlot\b|\bno KV slot\b", E.model_capacity, 0.9),
+        ("no_slot", r"\bno available slot\b", E.model_capacity, 0.9),
         # a service's own error or busy notice that asks for a later try (Roo "OpenAI Codex service error. Please try
         # again later.", DeepSeek "search service is busy … try again in a few minutes")
         (
@@ -1526,8 +1530,7 @@ NEUTRAL = table(
             r"(?:was |were )?found\b"
             r"|\b(?:api[ _-]?key|token|licen[cs]e key|credentials?)\b[^.\n]{0,10}\b(?:has|have|was|were|is|are) "
             r"(?:not|never) (?:yet )?(?:been )?(?:entered|set|provided|configured|supplied)\b"
-            # (not offered as another way past a limit: VT Chat "try again tomorrow or use your own API key")
-            r"|(?<!\bor )\b(?:please )?use your own (?:[\w-]+ ){0,2}(?:api[ _-]?key|token|credentials?)\b",
+            r"|\b(?:please )?use your own (?:[\w-]+ ){0,2}(?:api[ _-]?key|token|credentials?)\b",
             E.missing_credentials,
             0.95,
         ),
@@ -1695,8 +1698,10 @@ NEUTRAL = table(
         # wait 8s."): a short rate wait, whatever the pool's wrapper calls it
         (
             "pool_cooling_down",
-            r"\b(?:all )?(?:accounts|keys|tokens|credentials|channels) (?:are )?(?:all )?(?:currently |temporarily )?"
-            r"(?:limited|rate[- ]limited|throttled|cooling down|on cooldown)\b",
+            r"\b(?:all )?(?:accounts|keys|tokens|credentials|channels) (?:for (?:model )?\S+ )?(?:are )?(?:all )?"
+            r"(?:currently |temporarily )?(?:limited|rate[- ]limited|throttled|cooling down|on cooldown)\b"
+            # (in Chinese: WindsurfAPI "所有可用账号暂时不可用")
+            r"|所有(?:可用)?(?:账号|账户|密钥)(?:暂时|均|都)?(?:不可用|受限|冷却)",
             E.rate_limited,
             0.9,
         ),
@@ -1730,7 +1735,9 @@ NEUTRAL = table(
         # by peer, "拒绝连接" connection refused, "网络不可达", "没有到主机的路由", "无法解析主机")
         (
             "network_zh",
-            r"连接被对方重(?:设|置)|连接被重置|(?:连接)?被?拒绝连接|连接被拒绝|网络不可达|没有到主机的路由|无法解析(?:主机|域名)",
+            r"连接被对方重(?:设|置)|连接被重置|(?:连接)?被?拒绝连接|连接被拒绝|网络不可达|没有到主机的路由|无法解析(?:主机|域名)"
+            # (the advice to check the network, Trae "请求服务失败，请检查网络后重试")
+            r"|请检查(?:您的)?网络",
             E.network_unavailable,
             0.8,
         ),
@@ -1796,7 +1803,9 @@ NEUTRAL = table(
             r"|\b(?:prompt|input)\b[^.]{0,30}\btoo (?:big|large|long) (?:compared to|for) (?:the )?KV\b"
             r"|\bincreas\w* (?:the )?KV(?: cache)? size\b|\bcheck your context buffer sizes?\b"
             r"|\bcouldn.t assign past_key_values?\w* with shape\b|\btokens when (?:the )?context (?:the )?overflows\b"
-            r"|\bcontext shift is disabled\b",
+            r"|\bcontext shift is disabled\b"
+            # (LLamaSharp "llama_decode failed: 'NoKvSlot'")
+            r"|\bNoKvSlot\b",
             E.context_length_exceeded,
             0.92,
         ),
@@ -2754,19 +2763,33 @@ NEUTRAL = table(
             E.provider_unavailable,
             0.75,
         ),
-        # a request the client's own abort signal ended (a fetch's AbortController fired by the SDK's timeout: Google
-        # Gen AI JS "Request aborted when fetching …: This operation was aborted"): a timeout, not the provider's word
+        # a request the client's abort signal ended (Google Gen AI JS "Request aborted when fetching …: This operation
+        # was aborted", its controller fired by the SDK's own timeout): a timeout. The office's own cancel never
+        # reaches the classifier (the turn is cancelled, not failed), so in a run the signal is the SDK's timer
         (
             "request_aborted",
-            r"\brequest aborted\b|\bthis operation was aborted\b|\bthe user aborted a request\b",
+            r"\brequest aborted (?:when|while)\b|\bthis operation was aborted\b",
             E.timeout,
             0.78,
         ),
+        # an abort the caller asked for in so many words (openai-node's APIUserAbortError "Request was aborted.", the
+        # words Claude Code prints on it, "aborted by user"): nobody's fault that a retry would mend, unknown above the
+        # abort and timeout words
+        (
+            "user_aborted",
+            r"\bAPIUserAbortError\b|\brequest was aborted\b|\buser aborted a request\b"
+            r"|\baborted by (?:the )?user\b",
+            E.unknown,
+            0.95,
+        ),
         # a reply the client could not read as a stream or as JSON (Google Gen AI JS "Failed to parse stream", "Error
-        # parsing JSON response: …" with half an object): the answer was cut or garbled on its way, a short retry
+        # parsing JSON response: …" with half an object): the answer was cut on its way, a short retry. Not a model
+        # that answered prose where JSON was asked (Gemini CLI "Failed to parse JSON response from generateJson"), a
+        # page that is no JSON ("Unexpected token '<'"), nor a stream in another protocol (the AI SDK's "Failed to
+        # parse stream string")
         (
             "answer_unreadable",
-            r"\b(?:failed to|could not|unable to|error) pars(?:e|ing) (?:the )?(?:stream|(?:json )?response)\b",
+            r"\bfailed to parse stream\b(?! string)|\berror parsing json response: [\"']?[{\[]",
             E.stream_truncated,
             0.78,
         ),
@@ -2782,7 +2805,8 @@ NEUTRAL = table(
         # it, a quota above the generic limit words
         (
             "lifetime_total_limit",
-            r"\btotal (?:api )?(?:calls?|requests?) limit\b",
+            r"\btotal (?:api )?(?:calls?|requests?) limit\b"
+            r"(?![^.\n]{0,40}\b(?:second|minute|hour|day|week|month)s?\b)",
             E.quota_limited,
             0.85,
         ),
@@ -2792,7 +2816,9 @@ NEUTRAL = table(
         (
             "input_over_limit",
             r"\binput (?:content|text|length) (?:has )?(?:reached|exceeded|exceeds) (?:the |its )?(?:max\w* )?limit\b"
-            r"|\binputs?`? must have less than \d+ (?:characters|tokens)\b|\btoo large (?:for me )?to use as context\b",
+            r"|\binputs?`? must have less than \d+ (?:characters|tokens)\b|\btoo large (?:for me )?to use as context\b"
+            # (CLOVA Studio's 400 "Text too long")
+            r"|\btext (?:is )?too long\b",
             E.context_length_exceeded,
             0.92,
         ),
@@ -2810,12 +2836,49 @@ NEUTRAL = table(
         (
             "moderation_verdict",
             r"\bexceeds (?:the )?(?:toxicity|hate[ _]speech|harassment|violence|sexual|self[ _-]harm|insult|profanity"
-            r"|graphic|threat)\w* threshold\b|\bis not valid, scores: \{|\bbanned prompt\b",
+            r"|graphic|threat)\w* threshold\b|\bbanned prompt\b"
+            # (LLM Guard: a content scanner's score above zero; its TokenLimit, Language or Secrets verdicts are not)
+            r"|\bis not valid, scores: \{[^}]*'(?:Toxicity|NoRefusal|BanTopics|BanSubstrings|PromptInjection|Bias"
+            r"|Sentiment|MaliciousURLs)': (?:0\.\d*[1-9]|1(?:\.0+)?\b)",
             E.content_policy,
             0.95,
         ),
         # a plan to subscribe to before a model or feature can be used (Zed "You must subscribe to a plan in order to
         # use models provided by Zed"): an account step, above the 403 that carries it
+        # Go's url.Error for a connection the server closed before any reply (Antigravity "Post \"https://…\": EOF"):
+        # the network path, not an answer
+        (
+            "go_url_eof",
+            r"\b(?:Get|Post|Put|Patch|Delete|Head) \"[^\"\n]{1,300}\": (?:unexpected )?EOF\b",
+            E.network_unavailable,
+            0.8,
+        ),
+        # a relay's own 4xx over its upstream's named 429 (Joplin Cloud "Error: Upstream returned 429"): the rate limit
+        (
+            "upstream_rate_limited",
+            r"\bupstream (?:returned|responded with|status(?: code)?:?) 429\b",
+            E.rate_limited,
+            0.85,
+        ),
+        # a proxy that holds no credential to send (CLIProxyAPI "auth_unavailable: no auth available"), whatever 5xx
+        ("no_auth_available", r"\bno auth(?:entication)? (?:available|configured)\b", E.missing_credentials, 0.9),
+        # a balance or a prepaid resource package used up (Zhipu's 1113 "Insufficient balance or no resource package.
+        # Please recharge."): billing, as 1113 is, above the "Rate limit exceeded. Please wait a moment" headline an
+        # agent puts over it
+        (
+            "resource_package_spent",
+            r"\bno resource package\b|\bresource package (?:is )?(?:exhausted|used up|insufficient)\b",
+            E.subscription_required,
+            0.99,
+        ),
+        # a limit reached with the user's own key offered as the other way past it (VT Chat "You have reached the daily
+        # limit of requests. Please try again tomorrow or use your own API key."): the allowance, above the key words
+        (
+            "limit_or_own_key",
+            r"\blimit\b[^\n]{0,120}\bor use your own (?:[\w-]+ ){0,2}api[ _-]?key\b",
+            E.quota_limited,
+            0.96,
+        ),
         (
             "subscribe_first",
             r"\bmust subscribe to (?:a |an |the )?(?:[\w-]+ ){0,2}plan\b",

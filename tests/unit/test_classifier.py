@@ -601,6 +601,7 @@ CATALOGUES = {
     "errors-2026.12.25": "605ef8400286f172",  # the learned stage over measured held-out sets (reverted: 2026-12-04)
     "errors-2026.12.26": "9a72f0c4f1fb2f6e",  # the readings of .24 again, fingerprinted by code
     "errors-2026.12.27": "fb244045ef62b396",
+    "errors-2026.12.28": "2ec89f3d59fd00de",
 }
 
 
@@ -647,6 +648,38 @@ def test_comments_docstrings_and_the_version_itself_leave_the_fingerprint_alone(
     assert _changed("routing.classifier", '"""', '"""Reworded. ') == catalogue_fingerprint()  # the module's docstring
     version = f'CATALOGUE_VERSION = "{CATALOGUE_VERSION}"'
     assert _changed("routing.rules", version, 'CATALOGUE_VERSION = "errors-next"') == catalogue_fingerprint()
+
+
+# Texts the review of the twenty-fourth round found read wrongly by its new rules, each with what it must not become.
+REVIEWED_ROUND_24 = [
+    # openai-node APIUserAbortError (src/core/error.ts): the caller's own cancel, not a timeout
+    (FailureSignal(exception_type="APIUserAbortError", error_text="Request was aborted."), ErrorCode.timeout),
+    # Gemini CLI's generateJson (snailyp/gemini-balance#269): the model answered prose, nothing was cut
+    (
+        FailureSignal(
+            error_text="Failed to parse JSON response from generateJson. Full report available at: /tmp/r.json"
+        ),
+        ErrorCode.stream_truncated,
+    ),
+    # the AI SDK's parseStreamPart (ai-sdk.dev troubleshooting): a stream in another protocol, a retry never mends it
+    (FailureSignal(error_text="Failed to parse stream string. Invalid code data."), ErrorCode.stream_truncated),
+    # a per-minute call count (a Hypixel API wrapper's 429): not a lifetime allowance
+    (FailureSignal(status=429, error_text="Total API call limit reached last minute"), ErrorCode.quota_limited),
+    # a sign-in dialog that asks for a key (MemeXplains): the key is missing, whatever "or" comes before it
+    (FailureSignal(error_text="To use MemeXplains, please sign in or use your own API Key."), ErrorCode.quota_limited),
+]
+
+
+@pytest.mark.parametrize("signal,wrong", REVIEWED_ROUND_24)
+def test_what_the_round_24_review_found_is_not_read_as_it_was(signal, wrong):
+    assert classify(signal, NOW).code is not wrong
+
+
+def test_a_limit_with_the_users_own_key_offered_is_the_allowance_and_a_bare_key_ask_is_a_missing_key():
+    limit = "You have reached the daily limit of requests. Please try again tomorrow or use your own API key."
+    assert classify(FailureSignal(status=429, error_text=limit), NOW).code is ErrorCode.quota_limited
+    ask = "To use MemeXplains, please sign in or use your own API Key."
+    assert classify(FailureSignal(error_text=ask), NOW).code is ErrorCode.missing_credentials
 
 
 def test_a_classification_names_its_catalogue_and_an_older_record_still_reads():

@@ -37,6 +37,11 @@ H, D = 3600, 86400
         # body fields in the text
         ('{"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay": "17s"}]}', 17),
         ('{"error":{"type":"usage_limit_reached","resets_in_seconds": 9000}}', 9000),
+        # a proxy's reset field (CLIProxyAPI's credentials cooling down)
+        ('{"error":{"code":"model_cooldown","reset_seconds":25803,"reset_time":"7h10m2s"}}', 25803),
+        # a wait named in Chinese before the retry it asks for (WindsurfAPI's account queue)
+        ("kimi-k2.5 账号队列超时: 所有可用账号暂时不可用，请 78 秒后重试", 78),
+        ("请求过于频繁，请 3 分钟后再试", 180),
         # epoch suffix (Claude Code) and ISO timestamps
         ("Claude AI usage limit reached|1767229200", 3600),
         ("Claude AI usage limit reached|1749924000", 0),  # already past: now
