@@ -650,7 +650,9 @@ NEUTRAL = table(
             # the caller's place named as what does not support the service (LobeHub "your current location does not
             # support this model service … regional restrictions"), in Chinese too ("你的所在地区不支持此模型服务")
             r"|\b(?:location|region|country)\b[^.]{0,30}\b(?:does(?:n.t| not)|do(?:n.t| not)) support\b"
-            r"|\bregional restrictions?\b|(?:所在|当前)?(?:地区|区域|国家)(?:暂)?不支持|区域限制",
+            r"|\bregional restrictions?\b|(?:所在|当前)?(?:地区|区域|国家)(?:暂)?不支持|区域限制"
+            # (Junie "Junie is not available in this country")
+            r"|\bnot available in (?:this|your) (?:country|region)\b",
             E.provider_not_configured,
             0.95,
         ),
@@ -727,7 +729,7 @@ NEUTRAL = table(
             r"|function (?:call|response) turn comes immediately after"
             # a parameter the model does not take (OpenAI "Unsupported parameter: 'max_tokens' is not supported with
             # this model", Azure "Unrecognized request argument supplied")
-            r"|\bunsupported parameter\b|unrecognized request arguments? supplied"
+            r"|\bunsupported param(?:eter)?\b|unrecognized request arguments? supplied"
             # parameters the model takes only one of (Anthropic and Bedrock "`temperature` and `top_p` cannot both be
             # specified for this model"), "mutually exclusive", "only one of … may be set"
             r"|\bcannot both be (?:specified|set|used|provided|present)\b|\bare mutually exclusive\b"
@@ -870,6 +872,8 @@ NEUTRAL = table(
             r"|\b(?:CUDA|cudaMalloc|hipMalloc|ROCm|Metal|GPU)\b[^.\n]{0,30}\bout of memory"
             # llama.cpp's loader: "error loading model: unable to allocate CUDA0 buffer"
             r"|unable to allocate \w+ buffer"
+            # (TabbyAPI "Insufficient VRAM in split for model and cache")
+            r"|\binsufficient VRAM\b"
             # the host or device allocator refusing the weights' size (KoboldCpp "failed to allocate 10965.24 MiB of
             # pinned memory")
             r"|\bfailed to allocate [\d.,]+ ?[KMGT]i?B of (?:pinned |host |device |gpu |system |shared )?memory\b"
@@ -895,7 +899,9 @@ NEUTRAL = table(
             r"no models? (?:is |are )?(?:currently )?loaded"
             r"|model (?:with key )?\S+ (?:is )?not loaded|model is unloaded"
             # LM Studio "No loaded model satisfies all requirements", "This model has already been unloaded"
-            r"|\bno loaded model satisfies\b|\bmodel has (?:already )?been unloaded\b",
+            r"|\bno loaded model satisfies\b|\bmodel has (?:already )?been unloaded\b"
+            # (TabbyAPI "Model is being unloaded. Cannot process new generation requests.")
+            r"|\bmodel is being unloaded\b",
             E.model_unavailable,
             0.93,
         ),
@@ -1440,7 +1446,9 @@ NEUTRAL = table(
             r"|\bapi[ _-]?key (?:must|should|needs to) be (?:set|provided|specified|passed|configured)\b"
             r"|\bno (?:authentication|auth|credentials?|api[ _-]?key|token) (?:was |were )?"
             r"(?:provided|supplied|given|configured)\b"
-            r"|\b(?:or|by|please|try) (?:setting|set|export(?:ing)?) (?:the )?`?[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN)\b",
+            r"|\b(?:or|by|please|try) (?:setting|set|export(?:ing)?) (?:the )?`?[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN)\b"
+            # (TabbyAPI "Please provide an API key")
+            r"|\bplease provide an? api[ _-]?key\b",
             E.missing_credentials,
             0.95,
         ),
@@ -1804,8 +1812,9 @@ NEUTRAL = table(
             r"|\bincreas\w* (?:the )?KV(?: cache)? size\b|\bcheck your context buffer sizes?\b"
             r"|\bcouldn.t assign past_key_values?\w* with shape\b|\btokens when (?:the )?context (?:the )?overflows\b"
             r"|\bcontext shift is disabled\b"
-            # (LLamaSharp "llama_decode failed: 'NoKvSlot'")
-            r"|\bNoKvSlot\b",
+            # (LLamaSharp "llama_decode failed: 'NoKvSlot'"; exllamav2 "Job requires 33 pages (only 32 available) and
+            # cannot be enqueued"; llama.cpp "input is too large to process. increase the physical batch size")
+            r"|\bNoKvSlot\b|\bjob requires \d+ pages \(only \d+ available\)|\binput is too large to process\b",
             E.context_length_exceeded,
             0.92,
         ),
@@ -2070,7 +2079,7 @@ NEUTRAL = table(
         # model name is correct"): the model, not the server
         (
             "model_retired_or_unknown",
-            r"\bmodel (?:fade[ -]?out|faded out|sunset(?:ted)?)\b"
+            r"\bmodel (?:fade[ -]?out|faded out|sunset(?:ted)?)\b|\(model retired\)"
             r"|\b(?:LLM|model)\s?\([^)\n]{1,120}\) (?:is )?not found\b"
             r"|\bverify (?:if |that |whether )?the model name is correct\b",
             E.model_unavailable,
@@ -2879,6 +2888,74 @@ NEUTRAL = table(
             E.quota_limited,
             0.96,
         ),
+        # a prompt the model's chat template cannot render, or no template at all (LM Studio "Error rendering prompt
+        # with jinja template: …", vLLM's ChatTemplateResolutionError, llama.cpp "tools param requires --jinja flag"):
+        # this request with this model, whatever 5xx carries it
+        (
+            "chat_template_failed",
+            r"\berror rendering prompt with jinja template\b|\bChatTemplateResolutionError\b"
+            r"|\bmust provide a chat template\b|\brequires --jinja\b",
+            E.invalid_request,
+            0.9,
+        ),
+        # a KV cache's blocks all taken by other requests (TGI "Out of available cache blocks: asked 107, only 4 free
+        # blocks"): capacity for now
+        ("cache_blocks_taken", r"\bout of available cache blocks\b", E.model_capacity, 0.9),
+        # a model that needs a newer server than the one that would run it (Ollama's 412 "requires a newer version of
+        # Ollama"): the model, on this provider
+        (
+            "model_needs_newer_server",
+            r"\brequires a newer version of (?:ollama|llama\.cpp|lm studio|vllm|the server)\b",
+            E.model_unavailable,
+            0.9,
+        ),
+        # a panel or tool with no provider set up (Zed "Configure at least one LLM provider"): another route may be
+        (
+            "no_provider_configured",
+            r"\bconfigure (?:at least one|an?) (?:LLM |AI |language model )?provider\b",
+            E.provider_not_configured,
+            0.9,
+        ),
+        # a model's own malformed tool call (Gemini's finish reason MALFORMED_FUNCTION_CALL, "Response stopped due to
+        # malformed function call"): the request and its tools, not the provider
+        ("malformed_function_call", r"\bmalformed[ _]function[ _]call\b", E.invalid_request, 0.88),
+        # an answer the model never gave (Copilot "The model unexpectedly did not return a response, which may
+        # indicate a service issue"): the provider, a short retry
+        (
+            "answer_not_returned",
+            r"\b(?:model|server|provider) (?:unexpectedly )?did not return (?:a|any) response\b",
+            E.stream_truncated,
+            0.87,
+        ),
+        # a budget named as spent (codex-lb "Proxy request budget exhausted", even under a stream-cut headline):
+        # no short retry refills it
+        (
+            "budget_exhausted",
+            r"\b(?:request|token|spend(?:ing)?|proxy(?: request)?) budget (?:is |has been )?exhausted\b",
+            E.quota_limited,
+            0.9,
+        ),
+        # a relay group's upstream saturated (new-api/one-api "当前分组上游负载已饱和，请稍后再试"): capacity for now,
+        # above the billing type one-api sends it under
+        ("group_load_saturated", r"负载已饱和", E.rate_limited, 0.97),
+        # an account restricted until a subscription is bought (Augment "To continue, purchase a subscription")
+        ("purchase_subscription", r"\bpurchase a subscription\b", E.subscription_required, 0.93),
+        # an answer cut at the output limit the settings allow (Obsidian Copilot "cut off because it reached the token
+        # limit"): the output limit, not a rate
+        (
+            "answer_cut_at_token_limit",
+            r"\bcut off because it reached the (?:output )?token limit\b",
+            E.context_length_exceeded,
+            0.92,
+        ),
+        # the key's header missing from the request (Anthropic "x-api-key header is required" under its
+        # authentication_error): no key was sent, above the authentication words
+        (
+            "key_header_missing",
+            r"\b(?:x-api-key|api[ _-]?key|authorization) header is (?:required|missing)\b",
+            E.missing_credentials,
+            0.97,
+        ),
         (
             "subscribe_first",
             r"\bmust subscribe to (?:a |an |the )?(?:[\w-]+ ){0,2}plan\b",
@@ -2939,6 +3016,8 @@ BODY = table(
             # a model not served, or its dedicated endpoint stopped (Together `model_not_available`,
             # `dedicated_endpoint_not_running`)
             r"|model_not_available|dedicated_endpoint_not_(?:running|ready)"
+            # (Cast AI's 410 `"type": "model_gone"` for a retired model)
+            r"|model_gone"
             # a model being retired as an error type (Azure AI Foundry `ServiceModelDeprecating`)
             r"|\w*model_?deprecat\w*",
             E.model_unavailable,

@@ -602,6 +602,7 @@ CATALOGUES = {
     "errors-2026.12.26": "9a72f0c4f1fb2f6e",  # the readings of .24 again, fingerprinted by code
     "errors-2026.12.27": "fb244045ef62b396",
     "errors-2026.12.28": "2ec89f3d59fd00de",
+    "errors-2026.12.29": "ef7b42dc893395eb",
 }
 
 
