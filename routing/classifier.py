@@ -550,10 +550,9 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
     ]
 
     status, in_text = signal.status, False
-    # a 200 stream that then sent an error event with its own status (vLLM's `event: error` `{"code": 400, …}`): that
-    # status, as the stream's answer
-    streamed = status is not None and status < 400 and body.status is not None and _SSE_DATA.search(raw_body)
-    if status is None or streamed:
+    # (a 200 stream's later error event names a status of its own, but vLLM and SGLang send 400 for any failure after
+    # the 200, an engine that died included: its words decide, not that status)
+    if status is None:
         status = body.status or embedded.status or _status_in_text(f"{signal.error_text or ''} {raw_body}")
         in_text = status is not None
     if status is not None:

@@ -1002,7 +1002,8 @@ NEUTRAL = table(
             r"\btrouble (?:connecting|reaching)\b|\bnetwork disconnected\b|\blost (?:the |its |your )?connection\b"
             # (a client's headline for a connect that failed, or its advice to check the network: Alex Sidebar "Error
             # connecting to LLM API.", Trae "Request service failed, please check your network configuration")
-            r"|\berror connecting to\b|\bcheck (?:your )?(?:network|internet)"
+            r"|\berror connecting to (?:the )?(?:LLM|AI|model|language model|API|provider|endpoint)\b"
+            r"|\bcheck (?:your )?(?:network|internet)"
             r"(?: connection| configuration| settings)?\b"
             r"|\b(?:could(?:n.t| not)|can(?:no|.)t|unable to|failed to) reach (?:the )?(?:[\w-]+ ){0,3}"
             r"(?:server|provider|api|endpoint|host|service|backend)\b",
@@ -1709,7 +1710,7 @@ NEUTRAL = table(
             r"\b(?:all )?(?:accounts|keys|tokens|credentials|channels) (?:for (?:model )?\S+ )?(?:are )?(?:all )?"
             r"(?:currently |temporarily )?(?:limited|rate[- ]limited|throttled|cooling down|on cooldown)\b"
             # (in Chinese: WindsurfAPI "所有可用账号暂时不可用")
-            r"|所有(?:可用)?(?:账号|账户|密钥)(?:暂时|均|都)?(?:不可用|受限|冷却)",
+            r"|所有(?:可用)?(?:账号|账户|密钥)暂时(?:不可用|受限|冷却)",
             E.rate_limited,
             0.9,
         ),
@@ -2783,10 +2784,10 @@ NEUTRAL = table(
         ),
         # an abort the caller asked for in so many words (openai-node's APIUserAbortError "Request was aborted.", the
         # words Claude Code prints on it, "aborted by user"): nobody's fault that a retry would mend, unknown above the
-        # abort and timeout words
+        # abort and timeout words. Not .NET's "The request was aborted: <cause>", which names the cause after it
         (
             "user_aborted",
-            r"\bAPIUserAbortError\b|\brequest was aborted\b|\buser aborted a request\b"
+            r"\bAPIUserAbortError\b|\brequest was aborted\b(?!:)|\buser aborted a request\b"
             r"|\baborted by (?:the )?user\b",
             E.unknown,
             0.95,
@@ -2826,8 +2827,9 @@ NEUTRAL = table(
             "input_over_limit",
             r"\binput (?:content|text|length) (?:has )?(?:reached|exceeded|exceeds) (?:the |its )?(?:max\w* )?limit\b"
             r"|\binputs?`? must have less than \d+ (?:characters|tokens)\b|\btoo large (?:for me )?to use as context\b"
-            # (CLOVA Studio's 400 "Text too long")
-            r"|\btext (?:is )?too long\b",
+            # (CLOVA Studio's 400, the whole message "Text too long"; not a chat app's "text is too long" for its own
+            # message)
+            r"|^text too long\b",
             E.context_length_exceeded,
             0.92,
         ),
@@ -2927,6 +2929,9 @@ NEUTRAL = table(
             E.stream_truncated,
             0.87,
         ),
+        # a parameter over the maximum the server allows (vLLM "Requested sample logprobs of 21, which is greater than
+        # max allowed: 20"): the request
+        ("param_over_max_allowed", r"\bwhich is greater than (?:the )?max(?:imum)? allowed\b", E.invalid_request, 0.85),
         # a budget named as spent (codex-lb "Proxy request budget exhausted", even under a stream-cut headline):
         # no short retry refills it
         (

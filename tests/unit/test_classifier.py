@@ -603,6 +603,7 @@ CATALOGUES = {
     "errors-2026.12.27": "fb244045ef62b396",
     "errors-2026.12.28": "2ec89f3d59fd00de",
     "errors-2026.12.29": "ef7b42dc893395eb",
+    "errors-2026.12.30": "88cdcb57308f8486",
 }
 
 
@@ -669,6 +670,38 @@ REVIEWED_ROUND_24 = [
     # a sign-in dialog that asks for a key (MemeXplains): the key is missing, whatever "or" comes before it
     (FailureSignal(error_text="To use MemeXplains, please sign in or use your own API Key."), ErrorCode.quota_limited),
 ]
+
+
+# Texts the review of the twenty-fifth round found read wrongly by its new readings, each with what it must not become.
+REVIEWED_ROUND_25 = [
+    # .NET's "The request was aborted: <cause>" (Microsoft KB 2007873; openai/openai-dotnet#454): the cause decides
+    (FailureSignal(error_text="The request was aborted: The operation has timed out."), ErrorCode.unknown),
+    (
+        FailureSignal(error_text="WebException: The request was aborted: Could not create SSL/TLS secure channel."),
+        ErrorCode.unknown,
+    ),
+    # vLLM sends 400 in a 200 stream's error event for any failure, an engine that died included (vllm#21466)
+    (
+        FailureSignal(
+            status=200,
+            body='event: error\ndata: {"code":400,"message":"EngineCore encountered an issue. See stack trace '
+            '(above) for the root cause."}\n\ndata: [DONE]',
+        ),
+        ErrorCode.invalid_request,
+    ),
+    # a relay's accounts all failing auth, not cooling down (an account-rotation patch's AuthError)
+    (FailureSignal(exception_type="AuthError", error_text="所有账号均不可用！"), ErrorCode.rate_limited),
+    # Telegram's own message length, relayed by a bot: not the model's context
+    (
+        FailureSignal(error_text="Telegram API responded with status 400: Bad Request: text is too long"),
+        ErrorCode.context_length_exceeded,
+    ),
+]
+
+
+@pytest.mark.parametrize("signal,wrong", REVIEWED_ROUND_25)
+def test_what_the_round_25_review_found_is_not_read_as_it_was(signal, wrong):
+    assert classify(signal, NOW).code is not wrong
 
 
 @pytest.mark.parametrize("signal,wrong", REVIEWED_ROUND_24)
