@@ -77,6 +77,9 @@ SETS = {
     # iq/ir: both sets in, errors-2026.12.27, before round 25 (which decides them 87/120, as errors-2026.12.24)
     "blind_2026_12_04iq.jsonl": "8cb4e48",
     "blind_2026_12_04ir.jsonl": "8cb4e48",
+    # is/it: both sets in, errors-2026.12.30 (which decides them as .28 and .29 did)
+    "blind_2026_12_04is.jsonl": "aded9d5",
+    "blind_2026_12_04it.jsonl": "aded9d5",
 }
 
 INNER = r"""
