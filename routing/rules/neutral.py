@@ -651,8 +651,9 @@ NEUTRAL = table(
             # support this model service … regional restrictions"), in Chinese too ("你的所在地区不支持此模型服务")
             r"|\b(?:location|region|country)\b[^.]{0,30}\b(?:does(?:n.t| not)|do(?:n.t| not)) support\b"
             r"|\bregional restrictions?\b|(?:所在|当前)?(?:地区|区域|国家)(?:暂)?不支持|区域限制"
-            # (Junie "Junie is not available in this country")
-            r"|\bnot available in (?:this|your) (?:country|region)\b",
+            # (Junie "Junie is not available in this country"; not "This model is not available in your region", which
+            # refuses one model while the provider's others answer)
+            r"|(?<!model )(?<!models )\bis not available in (?:this|your) (?:country|region)\b",
             E.provider_not_configured,
             0.95,
         ),
@@ -899,9 +900,7 @@ NEUTRAL = table(
             r"no models? (?:is |are )?(?:currently )?loaded"
             r"|model (?:with key )?\S+ (?:is )?not loaded|model is unloaded"
             # LM Studio "No loaded model satisfies all requirements", "This model has already been unloaded"
-            r"|\bno loaded model satisfies\b|\bmodel has (?:already )?been unloaded\b"
-            # (TabbyAPI "Model is being unloaded. Cannot process new generation requests.")
-            r"|\bmodel is being unloaded\b",
+            r"|\bno loaded model satisfies\b|\bmodel has (?:already )?been unloaded\b",
             E.model_unavailable,
             0.93,
         ),
@@ -1448,8 +1447,9 @@ NEUTRAL = table(
             r"|\bno (?:authentication|auth|credentials?|api[ _-]?key|token) (?:was |were )?"
             r"(?:provided|supplied|given|configured)\b"
             r"|\b(?:or|by|please|try) (?:setting|set|export(?:ing)?) (?:the )?`?[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN)\b"
-            # (TabbyAPI "Please provide an API key")
-            r"|\bplease provide an? api[ _-]?key\b",
+            # (TabbyAPI "Please provide an API key"; LangChain "Did not find openai_api_key, please add an environment
+            # variable `OPENAI_API_KEY`")
+            r"|\bplease provide an? api[ _-]?key\b(?! with)|\bdid not find \w*api_key\b",
             E.missing_credentials,
             0.95,
         ),
@@ -2890,18 +2890,29 @@ NEUTRAL = table(
             E.quota_limited,
             0.96,
         ),
-        # a prompt the model's chat template cannot render, or no template at all (LM Studio "Error rendering prompt
-        # with jinja template: …", vLLM's ChatTemplateResolutionError, llama.cpp "tools param requires --jinja flag"):
-        # this request with this model, whatever 5xx carries it
+        # a prompt the model's chat template cannot render (LM Studio "Error rendering prompt with jinja template: …"):
+        # this request with this model
         (
             "chat_template_failed",
-            r"\berror rendering prompt with jinja template\b|\bChatTemplateResolutionError\b"
-            r"|\bmust provide a chat template\b|\brequires --jinja\b",
+            r"\berror rendering prompt with jinja template\b",
             E.invalid_request,
             0.9,
         ),
+        # a server started without what tools or templates need (llama.cpp without `--jinja`: "tools param requires
+        # --jinja flag", "Unsupported param: tools"; vLLM serving a model with no chat template): its configuration,
+        # another provider may serve the same request
+        (
+            "server_lacks_templates",
+            r"\brequires --jinja\b|\bunsupported param: tools\b|\bChatTemplateResolutionError\b"
+            r"|\bmust provide a chat template\b",
+            E.provider_not_configured,
+            0.94,
+        ),
         # a KV cache's blocks all taken by other requests (TGI "Out of available cache blocks: asked 107, only 4 free
         # blocks"): capacity for now
+        # a model being swapped out for another (TabbyAPI "Model is being unloaded. Cannot process new generation
+        # requests."): the server, for a moment
+        ("model_being_swapped", r"\bmodel is being unloaded\b", E.provider_unavailable, 0.9),
         ("cache_blocks_taken", r"\bout of available cache blocks\b", E.model_capacity, 0.9),
         # a model that needs a newer server than the one that would run it (Ollama's 412 "requires a newer version of
         # Ollama"): the model, on this provider
@@ -2918,28 +2929,17 @@ NEUTRAL = table(
             E.provider_not_configured,
             0.9,
         ),
-        # a model's own malformed tool call (Gemini's finish reason MALFORMED_FUNCTION_CALL, "Response stopped due to
-        # malformed function call"): the request and its tools, not the provider
-        ("malformed_function_call", r"\bmalformed[ _]function[ _]call\b", E.invalid_request, 0.88),
         # an answer the model never gave (Copilot "The model unexpectedly did not return a response, which may
         # indicate a service issue"): the provider, a short retry
         (
             "answer_not_returned",
-            r"\b(?:model|server|provider) (?:unexpectedly )?did not return (?:a|any) response\b",
+            r"\bmodel (?:unexpectedly )?did not return (?:a|any) response\b",
             E.stream_truncated,
             0.87,
         ),
         # a parameter over the maximum the server allows (vLLM "Requested sample logprobs of 21, which is greater than
         # max allowed: 20"): the request
         ("param_over_max_allowed", r"\bwhich is greater than (?:the )?max(?:imum)? allowed\b", E.invalid_request, 0.85),
-        # a budget named as spent (codex-lb "Proxy request budget exhausted", even under a stream-cut headline):
-        # no short retry refills it
-        (
-            "budget_exhausted",
-            r"\b(?:request|token|spend(?:ing)?|proxy(?: request)?) budget (?:is |has been )?exhausted\b",
-            E.quota_limited,
-            0.9,
-        ),
         # a relay group's upstream saturated (new-api/one-api "当前分组上游负载已饱和，请稍后再试"): capacity for now,
         # above the billing type one-api sends it under
         ("group_load_saturated", r"负载已饱和", E.rate_limited, 0.97),
@@ -2957,10 +2957,108 @@ NEUTRAL = table(
         # authentication_error): no key was sent, above the authentication words
         (
             "key_header_missing",
-            r"\b(?:x-api-key|api[ _-]?key|authorization) header is (?:required|missing)\b",
+            r"(?<!valid )(?<!valid x-)\b(?:x-api-key|api[ _-]?key|authorization) header is (?:required|missing)\b",
             E.missing_credentials,
             0.97,
         ),
+        # Localized agents (Roo Code's and LobeChat's locale files) name each failure class in their user's language:
+        # each class's words in Russian, German, French, Spanish, Portuguese, Japanese and Korean (Chinese has its own
+        # rows). A connection cut or a wait that ran out, and the advice to check the network connection
+        (
+            "network_localized",
+            r"\bсоединени\w* [^.]{0,60}прерван|\bсетев\w* (?:подключени|соединени)|\bошибка сети\b"
+            r"|\bNetzwerk(?:fehler|verbindung)\b|\bUpstream-Gateway\b"
+            r"|\bVerbindung\b[^.]{0,40}\b(?:unterbrochen|fehlgeschlagen)"
+            r"|\berreur (?:de )?réseau\b|\bconnexion (?:réseau )?(?:interrompue|perdue|impossible)\b"
+            r"|\berror de (?:red|conexión)\b|\berro de (?:rede|conexão)\b"
+            r"|ネットワーク(?:エラー|接続)|接続(?:が|に)?(?:失敗|切断|中断)"
+            r"|네트워크 (?:오류|연결)|연결(?:이|에)? (?:실패|끊)",
+            E.network_unavailable,
+            0.8,
+        ),
+        (
+            "timeout_localized",
+            r"\bистекло время ожидания\b|\bпревышено время ожидания\b|\bтайм-?аут\b|\bZeitüberschreitung\b"
+            r"|\bdélai d.attente (?:dépassé|expiré)\b|\btiempo de espera (?:agotado|excedido)\b"
+            r"|\btempo (?:limite )?(?:de espera )?esgotado\b|タイムアウト|長時間アイドル状態|시간 초과",
+            E.timeout,
+            0.82,
+        ),
+        (
+            "overloaded_localized",
+            r"\bперегружен|\büberlastet\b|\bsurchargé|\bsobrecargad[oa]\b|過負荷|과부하",
+            E.provider_overloaded,
+            0.85,
+        ),
+        (
+            "content_policy_localized",
+            r"\bполитик\w* (?:контента|содержимого|безопасности)\b|\bнастройками безопасности\b"
+            r"|\bSicherheitsfilter\b|\bInhaltsrichtlinie|\bpolitique de contenu\b|\bpolítica de conte[nú]\w*\b"
+            r"|安全設定により|引用チェック|コンテンツポリシー|안전 설정|콘텐츠 정책",
+            E.content_policy,
+            0.93,
+        ),
+        (
+            "context_localized",
+            r"\bпревышает длину\b|\bлимита? токенов\b|\bKontextfenster\b|\bToken-Limit\b"
+            r"|\bfenêtre de contexte\b|\bventana de contexto\b|\bjanela de contexto\b"
+            r"|トークン制限|コンテキスト(?:ウィンドウ|長)|토큰 제한|컨텍스트 (?:창|길이)",
+            E.context_length_exceeded,
+            0.9,
+        ),
+        (
+            "provider_config_localized",
+            r"\bконфигураци\w* провайдера некорректн|\bAnbieterkonfiguration\b[^.]{0,30}\b(?:ungültig|fehlerhaft)",
+            E.provider_not_configured,
+            0.9,
+        ),
+        # a parameter a model no longer takes (Bedrock and OpenCode Zen "temperature is deprecated for this model"):
+        # the request, above the words of a deprecated model
+        (
+            "param_deprecated_for_model",
+            r"\b[`'\"]?\w+[`'\"]? is deprecated for this model\b",
+            E.invalid_request,
+            0.93,
+        ),
+        # a chat model sent to the completions endpoint (OpenAI "This is a chat model and not supported in the
+        # v1/completions endpoint"): the request's path, not the model
+        (
+            "wrong_endpoint_for_model",
+            r"\bnot supported in the v1/completions endpoint\b|\bis a chat model and not supported\b"
+            r"|\bno handler found on route\b",
+            E.invalid_request,
+            0.93,
+        ),
+        # a tool's argument schema a model cannot take (Cursor "The argument schema for tool … is incompatible with
+        # gemini-2.5-pro"): the request's tools
+        (
+            "tool_schema_incompatible",
+            r"\bschema for tool\b[^.]{0,120}\bis incompatible with\b",
+            E.invalid_request,
+            0.88,
+        ),
+        # Bedrock's model reached only through an inference profile ("The provided model doesn't support on-demand
+        # throughput"): the model, on this route
+        ("model_not_on_demand", r"\bdoesn.t support on-demand throughput\b", E.model_unavailable, 0.93),
+        # an answer cut at its own length limit, in a client's words (RAGFlow "Due to the length, the response was
+        # truncated", SillyTavern MemoryBooks "Try increasing Max Response Length")
+        (
+            "answer_cut_at_length",
+            r"\bdue to (?:the )?length, the response was truncated\b|\btry increasing max(?:imum)? response length\b",
+            E.context_length_exceeded,
+            0.9,
+        ),
+        # a local inference server not running (Second Me "LLama server is not running", Warp "The LLM is currently
+        # unavailable"): the provider, a short retry
+        (
+            "inference_server_down",
+            r"\b(?:llama|llm|inference) server is not running\b|\bthe LLM is currently unavailable\b",
+            E.provider_unavailable,
+            0.85,
+        ),
+        # MLX's Metal allocator refusing an allocation (`[metal::malloc] Resource limit (499000) exceeded`, "… greater
+        # than the maximum allowed buffer size"): the GPU's capacity, above the words of a parameter over its maximum
+        ("metal_malloc_refused", r"\[metal::malloc\]", E.model_capacity, 0.9),
         (
             "subscribe_first",
             r"\bmust subscribe to (?:a |an |the )?(?:[\w-]+ ){0,2}plan\b",

@@ -604,6 +604,7 @@ CATALOGUES = {
     "errors-2026.12.28": "2ec89f3d59fd00de",
     "errors-2026.12.29": "ef7b42dc893395eb",
     "errors-2026.12.30": "88cdcb57308f8486",
+    "errors-2026.12.31": "e937cf0d2806027e",
 }
 
 
@@ -701,6 +702,54 @@ REVIEWED_ROUND_25 = [
 
 @pytest.mark.parametrize("signal,wrong", REVIEWED_ROUND_25)
 def test_what_the_round_25_review_found_is_not_read_as_it_was(signal, wrong):
+    assert classify(signal, NOW).code is not wrong
+
+
+# Texts the review of the twenty-sixth round found read wrongly by its new readings, each with what it must not become.
+REVIEWED_ROUND_26 = [
+    # codex-lb's proxy request budget is seconds (Soju06/codex-lb, sent as upstream_request_timeout): no quota
+    (FailureSignal(error_text="Proxy request budget exhausted"), ErrorCode.quota_limited),
+    # one model refused in a region while the provider's others answer (standardagents/dmux#43): the model
+    (
+        FailureSignal(
+            status=403, body='{"error":{"message":"This model is not available in your region.","code":403}}'
+        ),
+        ErrorCode.provider_not_configured,
+    ),
+    # Gemini CLI retries its own InvalidStreamError (google-gemini/gemini-cli geminiChat.ts): not a refused request
+    (FailureSignal(error_text="Model stream ended with malformed function call."), ErrorCode.invalid_request),
+    # an MCP server that did not answer: not the provider's answer cut short
+    (
+        FailureSignal(error_text="Tool scan failed because the MCP server did not return a response."),
+        ErrorCode.stream_truncated,
+    ),
+    # a key that was given, without access to the model: not a missing key
+    (
+        FailureSignal(
+            error_text="The requested model (gpt-4o) is not available with the provided API key. "
+            "Please provide an API key with access to the latest models."
+        ),
+        ErrorCode.missing_credentials,
+    ),
+    # a key header that was sent and refused
+    (FailureSignal(status=401, error_text="A valid X-API-Key header is required."), ErrorCode.missing_credentials),
+    # llama.cpp started without --jinja (ggml-org/llama.cpp#10920): the server's setup, not the request
+    (
+        FailureSignal(status=500, body='{"code":500,"message":"Unsupported param: tools","type":"server_error"}'),
+        ErrorCode.invalid_request,
+    ),
+    # TabbyAPI swapping models: for a moment
+    (
+        FailureSignal(
+            exception_type="RuntimeError", error_text="Model is being unloaded. Cannot process new generation requests."
+        ),
+        ErrorCode.model_unavailable,
+    ),
+]
+
+
+@pytest.mark.parametrize("signal,wrong", REVIEWED_ROUND_26)
+def test_what_the_round_26_review_found_is_not_read_as_it_was(signal, wrong):
     assert classify(signal, NOW).code is not wrong
 
 
