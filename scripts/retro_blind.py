@@ -80,6 +80,9 @@ SETS = {
     # is/it: both sets in, errors-2026.12.30 (which decides them as .28 and .29 did)
     "blind_2026_12_04is.jsonl": "aded9d5",
     "blind_2026_12_04it.jsonl": "aded9d5",
+    # iu/iv: both sets in, errors-2026.12.31 (iv alike under .30; iu 18/62 under .30, 19/62 under .31)
+    "blind_2026_12_04iu.jsonl": "a6aec0c",
+    "blind_2026_12_04iv.jsonl": "a6aec0c",
 }
 
 INNER = r"""
