@@ -21,7 +21,7 @@ _JSON = r"""{
   "provider_unavailable": 60,
   "quota_limited": 199,
   "rate_limited": 87,
-  "stream_truncated": 57,
+  "stream_truncated": 58,
   "subscription_required": 95,
   "timeout": 38
 },
@@ -890,7 +890,7 @@ _JSON = r"""{
    "provider_unavailable": 1,
    "quota_limited": 5,
    "rate_limited": 2,
-   "stream_truncated": 2,
+   "stream_truncated": 3,
    "subscription_required": 2,
    "timeout": 2
  },
@@ -2133,7 +2133,7 @@ _JSON = r"""{
    "model_unavailable": 1,
    "provider_not_configured": 1,
    "quota_limited": 2,
-   "stream_truncated": 1,
+   "stream_truncated": 2,
    "subscription_required": 3,
    "timeout": 3
  },
@@ -3190,8 +3190,14 @@ _JSON = r"""{
    "provider_overloaded": 2,
    "timeout": 1
  },
- "function": {"context_length_exceeded": 1, "invalid_request": 4, "model_unavailable": 2, "timeout": 1},
- "function call": {"context_length_exceeded": 1, "invalid_request": 2},
+ "function": {
+   "context_length_exceeded": 1,
+   "invalid_request": 4,
+   "model_unavailable": 2,
+   "stream_truncated": 1,
+   "timeout": 1
+ },
+ "function call": {"context_length_exceeded": 1, "invalid_request": 2, "stream_truncated": 1},
  "function response": {"invalid_request": 2},
  "fund": {"quota_limited": 1, "subscription_required": 2},
  "further": {"context_length_exceeded": 1, "rate_limited": 2, "subscription_required": 1},
@@ -4468,7 +4474,7 @@ _JSON = r"""{
  "make the": {"content_policy": 1, "context_length_exceeded": 1},
  "making": {"quota_limited": 2},
  "making api": {"quota_limited": 2},
- "malformed": {"invalid_request": 4, "network_unavailable": 1},
+ "malformed": {"invalid_request": 4, "network_unavailable": 1, "stream_truncated": 1},
  "malformed input": {"invalid_request": 4},
  "malloc": {"model_capacity": 2, "model_unavailable": 1},
  "manage": {"quota_limited": 4, "subscription_required": 3},
@@ -6304,7 +6310,7 @@ _JSON = r"""{
    "provider_unavailable": 5,
    "quota_limited": 5,
    "rate_limited": 13,
-   "stream_truncated": 23,
+   "stream_truncated": 24,
    "subscription_required": 3,
    "timeout": 6
  },
@@ -6338,7 +6344,7 @@ _JSON = r"""{
  "response provider": {"invalid_request": 1, "subscription_required": 1},
  "response received": {"model_capacity": 1, "network_unavailable": 1, "stream_truncated": 1},
  "response statu": {"model_unavailable": 1, "network_unavailable": 1, "rate_limited": 3},
- "response stopped": {"content_policy": 3, "stream_truncated": 1},
+ "response stopped": {"content_policy": 3, "stream_truncated": 2},
  "response stream": {"context_length_exceeded": 1, "invalid_request": 1, "quota_limited": 1, "rate_limited": 1},
  "response time": {"model_unavailable": 1, "rate_limited": 1},
  "response truncated": {"context_length_exceeded": 2},
@@ -6962,8 +6968,8 @@ _JSON = r"""{
  "still being": {"model_capacity": 1, "subscription_required": 1},
  "stop": {"content_policy": 5, "context_length_exceeded": 1},
  "stop reason": {"content_policy": 2},
- "stopped": {"content_policy": 3, "model_unavailable": 1, "provider_unavailable": 1, "stream_truncated": 1},
- "stopped due": {"content_policy": 3, "model_unavailable": 1},
+ "stopped": {"content_policy": 3, "model_unavailable": 1, "provider_unavailable": 1, "stream_truncated": 2},
+ "stopped due": {"content_policy": 3, "model_unavailable": 1, "stream_truncated": 1},
  "str": {"context_length_exceeded": 3},
  "stream": {
    "auth_required": 1,

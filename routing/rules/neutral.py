@@ -789,7 +789,9 @@ NEUTRAL = table(
         ),
         (
             "overloaded",
-            r"overloaded|high demand"
+            # (not a compiler's overloaded function: MSVC C2668 "ambiguous call to overloaded function", GCC "call of
+            # overloaded 'foo(int)' is ambiguous")
+            r"(?<!call to )(?<!call of )overloaded(?! (?:function|method|operator)\b| ')|high demand"
             # more traffic than the service can take, in its own words (Antigravity "Our servers are experiencing high
             # traffic right now", Cursor "We're getting more traffic than we can handle right now")
             r"|\b(?:high|heavy|unusually high|increased|unprecedented) (?:traffic|load|volume of requests)\b"
@@ -1449,7 +1451,9 @@ NEUTRAL = table(
             r"|\b(?:or|by|please|try) (?:setting|set|export(?:ing)?) (?:the )?`?[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN)\b"
             # (TabbyAPI "Please provide an API key"; LangChain "Did not find openai_api_key, please add an environment
             # variable `OPENAI_API_KEY`")
-            r"|\bplease provide an? api[ _-]?key\b(?! with)|\bdid not find \w*api_key\b",
+            r"|\bplease provide an? api[ _-]?key\b(?! with)"
+            r"|\bdid not find (?:openai|azure_openai|anthropic|google|gemini|mistral|cohere|groq|together|fireworks"
+            r"|deepseek|openrouter|xai)_api_key\b",
             E.missing_credentials,
             0.95,
         ),
@@ -2986,13 +2990,13 @@ NEUTRAL = table(
         ),
         (
             "overloaded_localized",
-            r"\bперегружен|\büberlastet\b|\bsurchargé|\bsobrecargad[oa]\b|過負荷|과부하",
+            r"\bперегружен(?!\w* функци)|\büberlastet\b|(?<!fonction )\bsurchargé|\bsobrecargad[oa]\b|過負荷|과부하",
             E.provider_overloaded,
             0.85,
         ),
         (
             "content_policy_localized",
-            r"\bполитик\w* (?:контента|содержимого|безопасности)\b|\bнастройками безопасности\b"
+            r"\bполитик\w* (?:контента|содержимого)\b|\bнастройками безопасности\b"
             r"|\bSicherheitsfilter\b|\bInhaltsrichtlinie|\bpolitique de contenu\b|\bpolítica de conte[nú]\w*\b"
             r"|安全設定により|引用チェック|コンテンツポリシー|안전 설정|콘텐츠 정책",
             E.content_policy,
@@ -3000,7 +3004,7 @@ NEUTRAL = table(
         ),
         (
             "context_localized",
-            r"\bпревышает длину\b|\bлимита? токенов\b|\bKontextfenster\b|\bToken-Limit\b"
+            r"\bпревышает длину\b|\bурезан из-за лимита токенов\b|\bKontextfenster\b"
             r"|\bfenêtre de contexte\b|\bventana de contexto\b|\bjanela de contexto\b"
             r"|トークン制限|コンテキスト(?:ウィンドウ|長)|토큰 제한|컨텍스트 (?:창|길이)",
             E.context_length_exceeded,
@@ -3024,11 +3028,16 @@ NEUTRAL = table(
         # v1/completions endpoint"): the request's path, not the model
         (
             "wrong_endpoint_for_model",
-            r"\bnot supported in the v1/completions endpoint\b|\bis a chat model and not supported\b"
-            r"|\bno handler found on route\b",
+            r"\bnot supported in the v1/completions endpoint\b|\bis a chat model and not supported\b",
             E.invalid_request,
             0.93,
         ),
+        # a path the provider does not serve (xAI's 404 "No handler found on route. Please double check your URL"):
+        # the route's base URL as configured
+        ("route_not_served", r"\bno handler found on route\b", E.provider_not_configured, 0.93),
+        # a model's own malformed tool call (Gemini's finish reason MALFORMED_FUNCTION_CALL, Gemini CLI's "Response
+        # stopped due to malformed function call."): Gemini CLI retries it as an invalid stream, a short retry
+        ("malformed_function_call", r"\bmalformed[ _]function[ _]call\b", E.stream_truncated, 0.88),
         # a tool's argument schema a model cannot take (Cursor "The argument schema for tool … is incompatible with
         # gemini-2.5-pro"): the request's tools
         (

@@ -605,6 +605,7 @@ CATALOGUES = {
     "errors-2026.12.29": "ef7b42dc893395eb",
     "errors-2026.12.30": "88cdcb57308f8486",
     "errors-2026.12.31": "e937cf0d2806027e",
+    "errors-2026.12.32": "af216cf5fe748510",
 }
 
 
@@ -750,6 +751,44 @@ REVIEWED_ROUND_26 = [
 
 @pytest.mark.parametrize("signal,wrong", REVIEWED_ROUND_26)
 def test_what_the_round_26_review_found_is_not_read_as_it_was(signal, wrong):
+    assert classify(signal, NOW).code is not wrong
+
+
+# Texts the review of the twenty-seventh round found read wrongly, each with what it must not become.
+REVIEWED_ROUND_27 = [
+    # Gemini CLI's own notice, which it retries as an invalid stream: not a refusal
+    (FailureSignal(error_text="⚠️  Response stopped due to malformed function call."), ErrorCode.content_policy),
+    # xAI's 404 for a base URL set wrong (amchii/tg-signer#56): the route's setup, not the request
+    (
+        FailureSignal(
+            status=404,
+            error_text="Error code: 404 - {'code': 'Some requested entity was not found', 'error': 'No handler found "
+            "on route. Please double check your URL and consult https://api.x.ai/docs for more information.'}",
+        ),
+        ErrorCode.invalid_request,
+    ),
+    # a proxy's German quota answer: "Token-Limit" alone is not the context
+    (
+        FailureSignal(status=403, error_text="Token-Limit erreicht. Upgrade für mehr Tokens?"),
+        ErrorCode.context_length_exceeded,
+    ),
+    # a bot's per-user token allowance in Russian: not the context
+    (
+        FailureSignal(error_text="Превышен лимит токенов GPT. Для продолжения работы докупите токены."),
+        ErrorCode.context_length_exceeded,
+    ),
+    # an agent runtime's "blocked by security policy" in Russian: not a content refusal
+    (FailureSignal(error_text="действие заблокировано политикой безопасности"), ErrorCode.content_policy),
+    # a compiler's overloaded function (MSVC C2668, GCC, and in Russian and French): not an overloaded provider
+    (FailureSignal(error_text="error C2668: ambiguous call to overloaded function"), ErrorCode.provider_overloaded),
+    (FailureSignal(error_text="error: call of overloaded 'foo(int)' is ambiguous"), ErrorCode.provider_overloaded),
+    (FailureSignal(error_text="неоднозначный вызов перегруженной функции"), ErrorCode.provider_overloaded),
+    (FailureSignal(error_text="appel ambigu à une fonction surchargée"), ErrorCode.provider_overloaded),
+]
+
+
+@pytest.mark.parametrize("signal,wrong", REVIEWED_ROUND_27)
+def test_what_the_round_27_review_found_is_not_read_as_it_was(signal, wrong):
     assert classify(signal, NOW).code is not wrong
 
 
