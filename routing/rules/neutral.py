@@ -939,7 +939,7 @@ NEUTRAL = table(
         (
             "network",
             r"connection (?:refused|reset|aborted)|name or service not known|network is unreachable"
-            r"|temporary failure in name resolution|connecterror|actively refused|os error \d+"
+            r"|temporary failure in name resolution|connecterror|actively refused"
             r"|error sending request|connection failed|fetch failed|connection error|socket hang up|other side closed"
             # (the browser's and Electron's fetch TypeError, as an editor rewrites it: Void "Failed to fetch from
             # Ollama. … your local model provider like Ollama is powered off.")
@@ -951,7 +951,12 @@ NEUTRAL = table(
             r"|\b(?:ECONNRESET|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EPIPE|EHOSTUNREACH|ENETUNREACH|ECONNABORTED)\b"
             r"|getaddrinfo|UND_ERR_SOCKET|network socket disconnected|SSL routines|ssl/tls alert"
             r"|socket connection was closed|unexpected EOF during handshake|hyper::Error\(Connect"
-            r"|\[Errno -?\d+\]|errno = \d+|dial tcp|i/o timeout|no route to host|failed to connect to"
+            r"|dial tcp|i/o timeout|no route to host|failed to connect to"
+            # a socket's error number as Rust, Python and C print it (EPIPE, ENETDOWN … EHOSTUNREACH on Linux and
+            # macOS, getaddrinfo's negatives, Windows' WSA codes), not any number: "No such file or directory (os
+            # error 2)", "[Errno 28] No space left on device" are the worker's own
+            r"|(?:\bos error|\[Errno|\berrno =) ?(?:-[2-5]|8|32|5[0-4]|6[0-5]|99|10[0-4]|11[0-3]|1005[34]|1006[015]"
+            r"|1100[1-4])\b"
             # exception class names: openai/anthropic SDKs, httpx, aiohttp, requests/urllib3, Node, Dart, hyper
             r"|ClientConnectorError|ServerDisconnectedError|ClientOSError|RemoteDisconnected"
             r"|NewConnectionError|RemoteProtocolError|ConnectTimeoutError|SocketException|SocketError"
@@ -3068,6 +3073,34 @@ NEUTRAL = table(
         # MLX's Metal allocator refusing an allocation (`[metal::malloc] Resource limit (499000) exceeded`, "… greater
         # than the maximum allowed buffer size"): the GPU's capacity, above the words of a parameter over its maximum
         ("metal_malloc_refused", r"\[metal::malloc\]", E.model_capacity, 0.9),
+        # A local tool's own failure carried in an agent's stderr or error (the agent's git, its sandbox's disk, the
+        # repository's database, registry or CLI): words that a provider's rules read as auth, a quota, a missing
+        # model or the network, but no other provider would meet it differently. Unknown (fail closed, no provider
+        # blamed), above every provider reading
+        (
+            "local_tool_failure",
+            # the worker's disk (EDQUOT, ENOSPC in Node's, Rust's and Python's words)
+            r"\bEDQUOT\b|\bdisk quota exceeded\b|\bENOSPC\b|\bno space left on device\b"
+            # git and ssh (git's "fatal: Authentication failed for '<url>'", GitHub's "remote: Repository not found")
+            r"|\bfatal: Authentication failed for '|\bPermission denied \(publickey\)|\bremote: Repository not found\b"
+            r"|\bremote: Invalid username or (?:password|token)\b"
+            # databases (PostgreSQL, MySQL, Redis, MongoDB)
+            r"|\bpassword authentication failed for user\b|\bAccess denied for user '[^'\n]{0,64}'@"
+            r"|\bNOAUTH Authentication required\b|\bMongoServerError: Authentication failed\b"
+            # container and package registries, GitHub's CLI
+            r"|\bpull access denied for\b|\bnpm (?:ERR!|error) (?:code E(?:401|403|404|NEEDAUTH)\b|404 Not Found)"
+            r"|\bBad credentials \(https://api\.github\.com/"
+            # the agent's MCP servers and its own commands: their timeouts and closed connections are not the
+            # provider's (the MCP SDK's -32000 "Connection closed" and -32001 "Request timed out", Codex "MCP client
+            # for `x` failed to start: request timed out", a shell command or hook over its time)
+            r"|\bMCP error -3200[01]\b|\bMCP (?:server|client)\b[^\n]{0,120}\b(?:timed out|connection (?:closed|failed)"
+            r"|failed to start|ECONNREFUSED)|\bhandshaking with MCP server failed\b|\bMCP connection manager\b"
+            r"|\berror (?:connecting to|during discovery for) MCP server\b"
+            r"|\bcommand timed out after\b|\bsandbox error: command timed out\b|\btimeout waiting for child process\b"
+            r"|\bhook timed out after\b",
+            E.unknown,
+            0.99,
+        ),
         (
             "subscribe_first",
             r"\bmust subscribe to (?:a |an |the )?(?:[\w-]+ ){0,2}plan\b",

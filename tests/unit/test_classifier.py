@@ -606,6 +606,7 @@ CATALOGUES = {
     "errors-2026.12.30": "88cdcb57308f8486",
     "errors-2026.12.31": "e937cf0d2806027e",
     "errors-2026.12.32": "af216cf5fe748510",
+    "errors-2026.12.33": "18b5d3fb77142b06",
 }
 
 
@@ -790,6 +791,45 @@ REVIEWED_ROUND_27 = [
 @pytest.mark.parametrize("signal,wrong", REVIEWED_ROUND_27)
 def test_what_the_round_27_review_found_is_not_read_as_it_was(signal, wrong):
     assert classify(signal, NOW).code is not wrong
+
+
+# A red team's finds (2026-12-04): local tools' failures an agent's error or its stderr tail carries, each read before
+# as a provider's fault (a switch of provider, or a short retry counted against the provider). None is the provider's.
+LOCAL_TOOL_FAILURES = [
+    "Error: EDQUOT: disk quota exceeded, write",  # Node's words for the worker's disk quota
+    "OSError: [Errno 122] Disk quota exceeded",
+    "OSError: [Errno 28] No space left on device",
+    "remote: Invalid username or token. Password authentication is not supported for Git operations.\n"
+    "fatal: Authentication failed for 'https://github.com/astropy/astropy.git/'",  # EuniAI/Prometheus#103
+    "git@github.com: Permission denied (publickey).",
+    "remote: Repository not found.",
+    'FATAL:  password authentication failed for user "postgres"',  # postgres src/backend/libpq/auth.c
+    "ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: YES)",
+    "Error response from daemon: pull access denied for jarvis/embedding-service, repository does not exist or may "
+    "require 'docker login': denied: requested access to the resource is denied",  # moby
+    "npm error code E404\nnpm error 404 Not Found - GET https://registry.npmjs.org/left-padd - Not found",
+    "HTTP 401: Bad credentials (https://api.github.com/graphql)",  # gh
+    "McpError: MCP error -32001: Request timed out",  # anomalyco/opencode#8478
+    "MCP client for `unityMCP` failed to start: request timed out",  # openai/codex#2905
+    "Failed to create MCP connection manager: request timed out",  # openai/codex#3196
+    "Error connecting to MCP server 'x': connect ECONNREFUSED 127.0.0.1:3000",  # Gemini CLI
+    "[MCP error] Error during discovery for MCP server 'playwright': MCP error -32000: Connection closed",
+    "handshaking with MCP server failed: connection closed",  # Codex
+    "sandbox error: command timed out",  # Codex
+    "Hook timed out after 60000ms",  # Gemini CLI
+    "failed to reload config: No such file or directory (os error 2)",  # openai/codex#44539
+    "Failed to initialize codex: Fatal error: failed to load rules: Not a directory (os error 20)",
+]
+
+
+@pytest.mark.parametrize("text", LOCAL_TOOL_FAILURES)
+def test_a_local_tools_failure_is_no_providers_fault(text):
+    assert classify(FailureSignal(error_text=text), NOW).code is ErrorCode.unknown
+
+
+def test_a_sockets_error_number_is_still_the_network():
+    for text in ("httpx.ConnectError: [Errno 111] Connection refused", "error sending request: os error 10054"):
+        assert classify(FailureSignal(error_text=text), NOW).code is ErrorCode.network_unavailable
 
 
 @pytest.mark.parametrize("signal,wrong", REVIEWED_ROUND_24)
