@@ -4,6 +4,7 @@ the status table, a confidence, a JSON-RPC or exit-code reading, the learned cou
 CATALOGUE_VERSION, and a reformatted or re-commented module does not."""
 
 import ast
+import functools
 import hashlib
 import importlib.util
 from collections.abc import Callable
@@ -56,8 +57,10 @@ def _without_docs_and_version(tree: ast.Module) -> ast.Module:
     return tree
 
 
-def deciding_modules() -> list[str]:
-    """Every routing module the classifier reads, directly or through another one, parents included."""
+@functools.cache
+def deciding_modules() -> tuple[str, ...]:
+    """Every routing module the classifier reads, directly or through another one, parents included (found once a
+    process: the checkout's files do not change under a test run)."""
     seen: set[str] = set()
     todo = [ROOT_MODULE]
     while todo:
@@ -69,7 +72,7 @@ def deciding_modules() -> list[str]:
         if parent and parent != "routing":
             todo.append(parent)
         todo.extend(_routing_imports(ast.parse(module_source(module))))
-    return sorted(seen)
+    return tuple(sorted(seen))
 
 
 def module_source(module: str) -> str:
