@@ -188,7 +188,12 @@ async def carry_branch(from_run: str, to_run: str, config: RepositoryConfig, mir
 
 
 async def _drop_worktrees_of(branch: str, mirror: Path, env: dict[str, str]) -> None:
-    """A new attempt of a run ends any earlier attempt's working copy on this worker (same branch)."""
+    """A new attempt of a run ends any earlier attempt's working copy on this worker (same branch), and the lock an
+    earlier attempt's git left on the branch when it was killed mid-update (a cancelled or timed-out attempt's git
+    gets SIGKILL, which leaves `<ref>.lock`: the next `worktree add -B` would then fail "cannot lock ref … File
+    exists"). Only this run's attempts write its branch, and they run one after another on a worker's mirror."""
+    stale_lock = mirror / "refs" / "heads" / f"{branch}.lock"
+    await asyncio.to_thread(stale_lock.unlink, True)
     listing = await run_git("worktree", "list", "--porcelain", cwd=mirror, env=env, check=False)
     current: str | None = None
     for line in listing.out.splitlines():

@@ -138,6 +138,14 @@ async def test_a_failed_turns_partial_change_is_only_on_its_side_ref(repo, confi
     assert not remote(repo, "for-each-ref", "refs/heads/office-failed/run-3-3")
 
 
+async def test_a_lock_a_killed_attempt_left_on_the_runs_branch_does_not_stop_the_next(config, tmp_path):
+    worker = Mirrors(tmp_path / "w")
+    first = await workcopy.prepare("run-5", config, None, worker)
+    (first.mirror / "refs" / "heads" / "office" / "run-5.lock").write_text("")  # git SIGKILLed holding the ref
+    retry = await workcopy.prepare("run-5", config, None, worker)
+    assert retry.branch == "office/run-5" and (retry.path / "app.py").exists()
+
+
 async def test_a_retry_in_the_same_session_is_reset_to_the_last_completed_turn(config, tmp_path):
     wc = await workcopy.prepare("run-4", config, None, Mirrors(tmp_path / "w"))
     (wc.path / "a.txt").write_text("a\n")
