@@ -199,17 +199,29 @@ def net_args(env: dict[str, str]) -> list[str]:
 NETWORK_COMMANDS = frozenset({"fetch", "push", "ls-remote", "clone"})
 NETWORK_TIMEOUT_S = 600.0
 LOCAL_TIMEOUT_S = 300.0
+# How long a stopped command has to remove its own lock files (on SIGTERM) before the rest of it is killed.
+STOP_GRACE_S = 2.0
 
 
 class GitTimeout(RepositoryUnavailableError):
     """A git command did not finish in time; it was killed with its children."""
 
 
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    """git runs in a process group of its own: ssh, helpers and hooks it started go with it."""
-    if proc.returncode is None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+def _signal_group(proc: asyncio.subprocess.Process, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)
+
+
+async def _stop_group(proc: asyncio.subprocess.Process) -> None:
+    """git runs in a process group of its own: ssh, helpers and hooks it started go with it. SIGTERM first, so git
+    removes the lock files it holds (a killed git leaves `index.lock` or a ref's `.lock`, in the worker's shared
+    mirror too, and the next command there fails "File exists"); SIGKILL after STOP_GRACE_S for whatever is left."""
+    if proc.returncode is not None:
+        return
+    _signal_group(proc, signal.SIGTERM)
+    with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+        await asyncio.wait_for(asyncio.shield(proc.wait()), STOP_GRACE_S)
+    _signal_group(proc, signal.SIGKILL)  # a hook or helper that ignored SIGTERM (the group outlives its leader)
 
 
 async def run_git(
@@ -239,11 +251,11 @@ async def run_git(
     try:
         stdout, stderr = await asyncio.wait_for(proc.communicate(), timeout=limit)
     except TimeoutError:
-        _kill_group(proc)
+        await _stop_group(proc)
         await proc.wait()
         raise GitTimeout(f"git {command} did not finish within {limit:g} s and was stopped") from None
     except BaseException:  # cancelled: nothing of this command outlives the activity that ran it
-        _kill_group(proc)
+        await _stop_group(proc)
         raise
     out = GitOutput(proc.returncode or 0, stdout.decode(errors="replace"), stderr.decode(errors="replace"))
     if check and out.rc != 0:

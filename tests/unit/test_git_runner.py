@@ -65,3 +65,37 @@ async def test_a_command_that_finishes_in_time_answers_as_before(tmp_path):
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
     out = await runner.run_git("init", "--quiet", str(tmp_path / "r"), cwd=tmp_path, env=env, timeout_s=30)
     assert out.rc == 0 and (tmp_path / "r" / ".git").is_dir()
+
+
+def git_env(tmp_path: Path) -> dict[str, str]:
+    return {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x",
+            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@x"}  # fmt: skip
+
+
+@pytest.mark.parametrize("hook_ignores_sigterm", [False, True], ids=["hook-stops", "hook-ignores-sigterm"])
+async def test_a_cancelled_commit_leaves_no_lock_behind_and_nothing_running(tmp_path, hook_ignores_sigterm):
+    """`git commit -a` holds the index's lock while its pre-commit hook runs; a cancelled activity stops it there.
+    The next command in that repository must not fail "index.lock: File exists", and the hook goes too, even one
+    that ignores SIGTERM."""
+    env, repo = git_env(tmp_path), tmp_path / "r"
+    await runner.run_git("init", "--quiet", str(repo), cwd=tmp_path, env=env)
+    (repo / "a.txt").write_text("a\n")
+    await runner.run_git("add", "a.txt", cwd=repo, env=env)
+    await runner.run_git("commit", "--quiet", "-m", "one", cwd=repo, env=env)
+    (repo / "a.txt").write_text("b\n")
+    pidfile, hook = tmp_path / "hook.pid", repo / ".git" / "hooks" / "pre-commit"
+    trap = "trap '' TERM\n" if hook_ignores_sigterm else ""
+    hook.write_text(f'#!/bin/sh\n{trap}echo $$ > "{pidfile}"\nwhile :; do sleep 0.1; done\n')
+    hook.chmod(0o755)
+    call = asyncio.create_task(runner.run_git("commit", "--quiet", "-a", "-m", "two", cwd=repo, env=env))
+    hook_pid = await started_ssh(pidfile)
+    assert (repo / ".git" / "index.lock").exists()  # the state a kill used to leave behind
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    await eventually(lambda: not alive(hook_pid), timeout=5, what="the cancelled commit's hook to be stopped")
+    hook.unlink()
+    assert not (repo / ".git" / "index.lock").exists()
+    out = await runner.run_git("commit", "--quiet", "-a", "-m", "two", cwd=repo, env=env)
+    assert out.rc == 0
