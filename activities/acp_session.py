@@ -59,7 +59,7 @@ from contracts.activities import (
     SessionTurnOutput,
 )
 from contracts.failures import CONFIG_ERROR, configuration_failure, provider_failure, refused
-from routing.classifier import Classification, FailureSignal, classify
+from routing.classifier import Classification, worker_fault
 from routing.codes import ErrorClass, ErrorCode, Phase
 from routing.model_policy import plan_model, settle_model
 from routing.permissions import PermissionCounts
@@ -104,7 +104,7 @@ def launch_failure(
     """A missing agent is the provider's (not configured: fall back); a command the repository could decide or a
     worker that cannot sandbox is the workspace's configuration: the run ends with the setting to change."""
     if isinstance(err, ProviderCallError):
-        return provider_failure(classify(err.signal, utcnow()))
+        return provider_failure(err.classification(utcnow()))
     if isinstance(err, SandboxUnavailable):
         return configuration_failure(
             "sandbox", f"{err}; or set `sandbox: none` in workspace {workspace!r}", provider, Phase.session_start
@@ -307,7 +307,7 @@ class AcpActivities:
         try:  # the credential first: a reference the worker refuses fails before a working copy or a process
             env = launch_environment(cand.profile, cand.provider, cand.requested_model)
         except ProviderCallError as err:
-            raise provider_failure(classify(err.signal, utcnow())) from err
+            raise provider_failure(err.classification(utcnow())) from err
         wc = await self._workcopy(inp, inp.repository) if inp.repository is not None else None
         if wc is not None and (found := refused_repository_config(adapter_of(cand.profile), wc.path)):
             await workcopy.remove(wc)
@@ -339,7 +339,7 @@ class AcpActivities:
                 try:
                     started = await AgentExecutor(self.store, session, cand, inp.agent).start(cwd)
                 except ProviderCallError as err:
-                    raise provider_failure(classify(err.signal, utcnow())) from err
+                    raise provider_failure(err.classification(utcnow())) from err
         except BaseException:
             async with heartbeating():  # reaping can outlast a heartbeat timeout: never look like a lost worker
                 await end_session(session)
@@ -391,14 +391,12 @@ class AcpActivities:
         await self.boundary.check_run(inp.run_id)
         session = self.agents.get(inp.session_key)
         if session is None or session.run_id != inp.run_id:
-            raise provider_failure(
-                classify(
-                    FailureSignal(
-                        provider=inp.candidate.provider,
-                        exception_type="AgentSessionLost",
-                        error_text="the agent session is no longer on its worker (restarted or reaped)",
-                    ),
-                    utcnow(),
+            raise provider_failure(  # the worker's loss, never the provider's: a new session on a live worker
+                worker_fault(
+                    Phase.after_start,
+                    inp.candidate.provider,
+                    "worker.session_lost",
+                    f"the agent session is no longer on the worker of {self.worker_queue} (restarted or reaped)",
                 )
             )
         cand = inp.candidate

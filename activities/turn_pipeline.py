@@ -33,7 +33,6 @@ from activities.run_events import recording
 from activities.start_policy import settle_answer
 from contracts.activities import AcpTurnInput, SessionOutput, SessionStarted, SessionTurnInput, SessionTurnOutput
 from contracts.failures import provider_failure
-from routing.classifier import classify
 from routing.codes import Phase
 from routing.config import WorkspaceConfig
 from routing.conversation import answer_in_history
@@ -242,7 +241,7 @@ async def _call(turn: Turn, executor: Executor, transcript: list[Entry]) -> tupl
     except ProviderCallError as err:
         model = (started.effective_model if started else None) or turn.candidate.requested_model
         cost = cost_usd(turn.candidate.provider, model, err.usage, turn.prices)
-        raise provider_failure(classify(err.signal, utcnow()), err.usage, cost) from err
+        raise provider_failure(err.classification(utcnow()), err.usage, cost) from err
     except asyncio.CancelledError:
         await executor.cancel()
         raise

@@ -12,6 +12,8 @@ process's own id `agent`), usage (report each turn's ACP `usage` as claude-agent
 and the answer's characters, with `cached_read` / `cached_write` cache counts; logged as method "usage"),
 stop_match (a prompt whose newest line has this text ends with stopReason `refusal`, its usage still reported),
 fail_once (a file: the first prompt that finds it missing creates it and fails, in whichever process),
+start_stderr (a line written to stderr at start), stall_at_start (true: never answer `initialize`; a file: the
+first process that finds it missing creates it and never answers, later ones start as usual),
 actions (before answering a prompt, in order; each applies to the prompt number `turn` or to prompts whose newest
 line contains `match`, or to every prompt):
   {"write": "a.txt", "content": "…", "via": "fs"}    the client's fs/write_text_file ("cwd": straight into the cwd)
@@ -33,6 +35,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -249,6 +252,13 @@ def main() -> None:
     script = json.loads(os.environ.get("SCRIPTED_AGENT") or "{}")
     if script.get("exit_at_start") is not None:
         sys.exit(int(script["exit_at_start"]))
+    if script.get("start_stderr"):
+        print(script["start_stderr"], file=sys.stderr, flush=True)
+    stall = script.get("stall_at_start")
+    if stall is True or (stall and not Path(stall).exists()):  # never answers initialize (a file: only once)
+        if stall is not True:
+            Path(stall).touch()
+        time.sleep(3600)
     # acp's Agent protocol lists every method; at run time an agent may leave some out and acp answers those with
     # method_not_found, which the scripted agent relies on (it has no load_session, for one).
     asyncio.run(run_agent(ScriptedAgent(script)))  # type: ignore[arg-type]

@@ -68,6 +68,20 @@ class Classification(BaseModel):
     catalogue: str = ""
 
 
+def worker_fault(phase: Phase, provider: str | None, rule: str, what: str) -> Classification:
+    """The office's own finding that a worker, not the provider, failed the attempt (lost, stalled, or unable to
+    start the agent in time): the same route on a live worker, never booked against the provider."""
+    return Classification(
+        code=ErrorCode.worker_lost,
+        error_class=ErrorClass.infrastructure,
+        confidence=1.0,
+        phase=phase,
+        rule=rule,
+        provider=provider,
+        excerpt=f"worker lost: {what}",
+    )
+
+
 # Every rule table, by family, in precedence order (agents, providers, neutral, body keys, exception types).
 RULE_TABLES: dict[str, tuple[Rule, ...]] = {
     **AGENTS,

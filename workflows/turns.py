@@ -28,8 +28,8 @@ with workflow.unsafe.imports_passed_through():
     )
     from contracts.carried import TurnsState
     from contracts.failures import STORE_UNAVAILABLE, WORKER_SHUTDOWN, failure_of, is_type, spent_of
-    from routing.classifier import Classification, FailureSignal, classify
-    from routing.codes import ErrorClass, ErrorCode, Phase
+    from routing.classifier import Classification, FailureSignal, classify, worker_fault
+    from routing.codes import Phase
     from routing.config import ExecutorKind
     from routing.cycle import RouteCycle
     from routing.repository import RunResult, branch_for
@@ -120,15 +120,7 @@ def worker_lost(err: ActivityError, cand: Candidate, phase: Phase, queue: str) -
         what = f"worker {worker} does not run {err.activity_type or 'the activity'} (a worker of another version?)"
     else:
         return None
-    return Classification(
-        code=ErrorCode.worker_lost,
-        error_class=ErrorClass.infrastructure,
-        confidence=1.0,
-        phase=phase,
-        rule=rule,
-        provider=cand.provider,
-        excerpt=f"worker lost: {what}",
-    )
+    return worker_fault(phase, cand.provider, rule, what)
 
 
 def classify_failure(err: ActivityError, cand: Candidate, phase: Phase, queue: str = "") -> Classification:

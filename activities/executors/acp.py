@@ -34,8 +34,8 @@ from activities.executors.launcher import LaunchedAgent, adapter_of, launch, lau
 from activities.executors.sandbox import SandboxPlan
 from activities.git import workcopy
 from activities.questions import OpenQuestions
-from routing.classifier import ANSWER_TOO_LARGE, FailureSignal
-from routing.codes import ANSWER_LIMIT_BYTES, Phase, limit_text
+from routing.classifier import ANSWER_TOO_LARGE, FailureSignal, classify, worker_fault
+from routing.codes import ANSWER_LIMIT_BYTES, ErrorCode, Phase, limit_text
 from routing.config import ExecutionProfile
 from routing.permissions import (
     MAX_CHECKED_PATHS,
@@ -57,6 +57,7 @@ FS_REFUSED = -32001  # an fs/* call the run's permission policy or working copy 
 STDERR_LINES, STDERR_LINE_BYTES = 20, 2048  # what is kept of an agent's stderr for its failure's excerpt
 # An agent that has not answered `initialize` by then failed to start: the attempt fails, the worker goes on.
 LAUNCH_TIMEOUT_S = 60.0
+AUTH_REQUIRED_CODE = -32000  # ACP's RequestError.authRequired
 tracer = trace.get_tracer("office.executors")
 
 
@@ -389,14 +390,7 @@ class AgentSession:
                 self.request(AGENT_METHODS["initialize"], init, Phase.session_start), LAUNCH_TIMEOUT_S
             )
         except TimeoutError:
-            raise ProviderCallError(
-                self._signal(
-                    Phase.session_start,
-                    exception_type="AgentLaunchTimeout",
-                    error_text=f"agent did not answer initialize within {LAUNCH_TIMEOUT_S:.0f} s: "
-                    + " | ".join(self.stderr_tail[-3:]),
-                )
-            ) from None
+            raise self._launch_stalled() from None
         params: dict[str, Any] = {"cwd": cwd, "mcpServers": []}
         if meta:
             params["_meta"] = meta
@@ -422,11 +416,15 @@ class AgentSession:
         self.collector.counts = PermissionCounts()
         self.collector.approved = {}
         self.prompts += 1
-        answer = await self.request(
-            AGENT_METHODS["session_prompt"],
-            {"sessionId": self.session_id, "prompt": [text_block(text).model_dump(by_alias=True, exclude_none=True)]},
-            Phase.after_start,
-        )
+        prompt = [text_block(text).model_dump(by_alias=True, exclude_none=True)]
+        try:
+            answer = await self.request(
+                AGENT_METHODS["session_prompt"], {"sessionId": self.session_id, "prompt": prompt}, Phase.after_start
+            )
+        except ProviderCallError as err:
+            if not self._answer_read_as_login(err):
+                raise
+            answer = {"stopReason": "end_turn"}  # the bridge threw away the turn's usage with its result
         self.last_answer = answer
         if answer.get("stopReason") not in (None, "end_turn", "max_tokens", "max_turn_requests"):
             raise ProviderCallError(
@@ -497,6 +495,32 @@ class AgentSession:
                 error_text=f"agent process exited with code {code}: {' | '.join(self.stderr_tail[-3:])}",
             )
         )
+
+    def _answer_read_as_login(self, err: ProviderCallError) -> bool:
+        """A turn the agent finished whose answer the bridge took for its own "not logged in" notice: the model's
+        text held the adapter's login words (repository content can make it say them), and the bridge threw
+        authRequired in place of the turn's result. Claude Code's real notice is its own synthetic message, never
+        streamed as the model's text, so login words among this turn's streamed chunks are the model's: the turn
+        stands, and the provider is never marked as needing a login for every run."""
+        words, said = self.adapter.login_words, "".join(self.collector.chunks)
+        return words is not None and err.signal.jsonrpc_code == AUTH_REQUIRED_CODE and words in said
+
+    def _launch_stalled(self) -> ProviderCallError:
+        """An agent that has not answered `initialize` has not called its provider for the run yet: unless its own
+        last words name a provider's failure, the worker could not start it in time (a loaded machine, an agent that
+        hangs at start), which is never booked against the provider."""
+        said = " | ".join(self.stderr_tail[-3:])
+        signal = self._signal(
+            Phase.session_start,
+            exception_type="AgentLaunchTimeout",
+            error_text=f"agent did not answer initialize within {LAUNCH_TIMEOUT_S:.0f} s: {said}",
+        )
+        reading = classify(self._signal(Phase.session_start, error_text=said)) if said else None
+        if reading is not None and reading.code is not ErrorCode.unknown and not reading.rule.startswith("learned."):
+            return ProviderCallError(signal, finding=reading)
+        what = f"the agent did not answer initialize within {LAUNCH_TIMEOUT_S:.0f} s" + (f" ({said})" if said else "")
+        stalled = worker_fault(Phase.session_start, self.provider, "agent.launch_stalled", what)
+        return ProviderCallError(signal, finding=stalled)
 
     def _signal(self, phase: Phase, **kw: Any) -> FailureSignal:
         signal = read_relayed(self.adapter, FailureSignal(phase=phase, provider=self.provider, **kw))

@@ -45,6 +45,9 @@ class AgentAdapter:
     repository_config: str = ""
     # Paths at the working copy's root the agent loads as configuration whatever it is told: refused.
     repository_config_always: tuple[str, ...] = ()
+    # Words the bridge takes, anywhere in a finished turn's final text, for its "not logged in" notice (and answers
+    # authRequired in place of the turn): model text that holds them is still the model's answer.
+    login_words: str | None = None
     note: str = ""
 
     def environment(self, base_url: str | None) -> dict[str, str]:
@@ -133,6 +136,7 @@ CLAUDE_CODE = AgentAdapter(
     model_env="ANTHROPIC_MODEL",
     relays_http_errors=True,
     default_hosts=("api.anthropic.com",),
+    login_words="Please run /login",  # claude-agent-acp dist/acp-agent.js: result.includes("Please run /login")
     repository_config=(
         "Claude Code (the CLI under the bridge) reads .claude/settings.json and .claude/settings.local.json "
         "(hooks, permissions.allow, env, apiKeyHelper, MCP approval), CLAUDE.md, .claude/{commands,agents,skills} "

@@ -2,10 +2,11 @@
 reference is resolved on the worker (only names the worker's allow-list admits)."""
 
 import os
+from datetime import datetime
 from functools import cache
 
 from contracts.failures import configuration_failure
-from routing.classifier import FailureSignal
+from routing.classifier import Classification, FailureSignal, classify
 from routing.codes import Phase
 from routing.config import ExecutionProfile
 from routing.credentials import ALLOW_SETTING, CredentialAllowList
@@ -13,10 +14,17 @@ from routing.usage import Usage
 
 
 class ProviderCallError(Exception):
-    def __init__(self, signal: FailureSignal, usage: Usage | None = None):
+    """A failed call, as the raw signal the classifier reads; or, when the office itself found whose fault it was
+    (a worker that could not start the agent in time), that finding."""
+
+    def __init__(self, signal: FailureSignal, usage: Usage | None = None, finding: Classification | None = None):
         super().__init__(signal.error_text or f"provider call failed (status {signal.status})")
         self.signal = signal
         self.usage = usage  # what the failed call reported it used, when it said (an agent's stopped turn)
+        self.finding = finding
+
+    def classification(self, now: datetime) -> Classification:
+        return self.finding or classify(self.signal, now)
 
 
 class CredentialRefused(ValueError):

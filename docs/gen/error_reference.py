@@ -97,8 +97,9 @@ MEANING: dict[ErrorCode, str] = {
     ErrorCode.invalid_input: "The run request itself is invalid (a foreign client's start whose input does not "
     "validate, a `run_id` that is not the workflow id).",
     ErrorCode.worker_lost: "The worker running the attempt died, stalled or shut down (heartbeat timeout, a turn "
-    "nobody picked up from a gone worker's queue). Not the provider's fault: the same route runs again on a live "
-    "worker, uncounted against the provider and the attempt cap.",
+    "nobody picked up from a gone worker's queue, a turn whose live session its worker no longer holds, an agent "
+    "that did not answer `initialize` in time and named no provider's failure). Not the provider's fault: the same "
+    "route runs again on a live worker, uncounted against the provider and the attempt cap.",
     ErrorCode.answer_too_large: "The agent's answer to one turn was longer than a run keeps. Not the provider's fault.",
 }
 

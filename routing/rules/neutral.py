@@ -3273,8 +3273,7 @@ EXCEPTIONS = table(
         (
             "network",
             # (Apache HttpClient's NoHttpResponseException: the peer closed without a reply)
-            r"ConnectError|ConnectionRefused|ConnectionReset|NetworkError|gaierror|(?<!API)ConnectionError|NoHttpResponse"
-            r"|AgentSessionLost",
+            r"ConnectError|ConnectionRefused|ConnectionReset|NetworkError|gaierror|(?<!API)ConnectionError|NoHttpResponse",
             E.network_unavailable,
             0.9,
         ),

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from activities.executors import acp as acp_executor
 from office.runs import wait_for_view
 from office.simulator.config import SimProvider
 from routing.run import RunStatus
@@ -266,4 +267,38 @@ async def test_an_agent_that_exits_early_is_provider_unavailable_and_the_run_goe
     *failed, last = [(a.provider, a.error_code) for a in view.attempts]
     assert failed and set(failed) == {(p["claude"], "provider_unavailable")}, view.attempts  # retried, then
     assert last == (p["beta"], None)  # fallen back: a provider that is unavailable is not the end of the run
+    assert not running(log)
+
+
+# Claude Code's words when its key is refused, as the office sees them on the agent's stderr.
+REFUSED_KEY = 'API Error: 401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}'
+
+
+@pytest.mark.parametrize(
+    ("said", "attempts"),
+    [
+        (None, [("claude", "worker_lost", "short_retry"), ("claude", None, None)]),  # the same provider again
+        (REFUSED_KEY, [("claude", "auth_required", "fallback"), ("beta", None, None)]),  # its words stand
+    ],
+    ids=["silent", "names-the-provider"],
+)
+async def test_an_agent_that_never_answers_initialize_is_the_workers_fault_unless_it_says_the_providers(
+    stack, tmp_path, monkeypatch, said, attempts
+):
+    """An agent that has not answered `initialize` has not called its provider: a slow start on a loaded worker (or an
+    agent hanging at start) is retried as the worker's fault, never evidence against the provider that would open
+    its breaker for every run; the agent's own last words, when they name the provider's failure, still decide."""
+    monkeypatch.setattr(acp_executor, "LAUNCH_TIMEOUT_S", 2.0)
+    log = tmp_path / "agent.jsonl"
+    script = {"stall_at_start": str(tmp_path / "stalled-once"), **({"start_stderr": said} if said else {})}
+    ws, agent, p = await stack.workspace({"claude": scripted_agent(log, **script), "beta": SimProvider()})
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.completed, view.message
+    assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
+        (p[name], code, decision) for name, code, decision in attempts
+    ]
+    if said is None:
+        stalled = "worker lost: the agent did not answer initialize within 2 s"
+        assert (view.attempts[0].excerpt or "").startswith(stalled)
+        assert await stack.store.health_events(run_id=view.run_id) == []  # the provider's health never moved
     assert not running(log)

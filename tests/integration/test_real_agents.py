@@ -198,6 +198,21 @@ async def test_claude_code_relays_provider_failures_once_per_attempt_and_the_run
         print(f"\nMEASURE claude-code {failure.status}: {len(calls)} calls, fallback after {moved_on:.1f}s")
 
 
+async def test_claude_code_saying_please_run_login_is_its_answer_not_a_login_every_run_would_need(stack, tmp_path):
+    """claude-agent-acp answers authRequired for any finished turn whose final text holds "Please run /login"; text a
+    repository can put in the model's mouth. Read as the bridge says, the run switched provider and marked the
+    provider as needing a login for every run of the workspace. The model's answer (the simulator echoes the prompt)
+    stands: one attempt, completed on the same provider, no health event."""
+    sim = await simulated(stack, "anthropic-login-words", claude_provider())
+    claude = profile(stack, tmp_path, [str(agent("claude-agent-acp"))], sim)
+    ws, agent_name, p = await stack.workspace({"claude": claude, "beta": SimProvider()}, model="sonnet")
+    view = await run_to_end(stack, ws, agent_name, "The README's setup says: Please run /login first.")
+    assert view.status is RunStatus.completed, view.message
+    assert [(a.provider, a.error_code) for a in view.attempts] == [(p["claude"], None)]
+    assert "Please run /login" in (view.output or "") and view.output == calls_to(stack, sim)[-1]["reply"]
+    assert await stack.store.health_events(run_id=view.run_id) == []
+
+
 async def test_codex_completes_a_turn_over_the_responses_api_and_relays_failures(stack, tmp_path):
     codex = [str(agent("codex-acp"))]
     sim = await simulated(stack, "openai", SimProvider(models=["gpt-*"], api_key=KEY))
