@@ -637,6 +637,12 @@ def _answered_candidates(
 
 
 LEARNED_CONFIDENCE = 0.4
+LEARNED_RULE_PREFIX = "learned."  # the rule name of every second-stage reading: `learned.<code>`
+
+
+def is_learned(failure: Classification) -> bool:
+    """A reading the second stage made from the words alone, where no rule spoke: a guess, however likely."""
+    return failure.rule.startswith(LEARNED_RULE_PREFIX)
 
 
 def _learned_candidates(signal: FailureSignal) -> list[Candidate]:
@@ -645,7 +651,7 @@ def _learned_candidates(signal: FailureSignal) -> list[Candidate]:
     reading = read(signal_text(signal.model_dump()), MODEL)
     if reading is None:
         return []
-    return [Candidate(f"learned.{reading.code.value}", reading.code, LEARNED_CONFIDENCE, 0)]
+    return [Candidate(f"{LEARNED_RULE_PREFIX}{reading.code.value}", reading.code, LEARNED_CONFIDENCE, 0)]
 
 
 def learned_words(signal: FailureSignal) -> tuple[str, ...]:

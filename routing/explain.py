@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from routing.classifier import ALL_RULES, Classification, FailureSignal, classify, evaluate, learned_words
+from routing.classifier import ALL_RULES, Classification, FailureSignal, classify, evaluate, is_learned, learned_words
 from routing.codes import ErrorClass, ErrorCode
 from routing.decider import Decision, RoutingContext, RunState, decide
 from routing.rules import Rule
@@ -139,7 +139,7 @@ def explain_error(
         confidence=result.confidence,
         rule=result.rule,
         catalogue=result.catalogue,
-        decided_by=list(learned_words(signal)) if result.rule.startswith("learned.") else [],
+        decided_by=list(learned_words(signal)) if is_learned(result) else [],
         excerpt=result.excerpt,
         status=ev.status,
         status_in_text=ev.status_in_text,

@@ -228,3 +228,31 @@ def test_an_answer_too_large_fails_the_run_and_never_touches_the_providers_healt
         d = decide(failure(ErrorCode.answer_too_large), context, run, 0.5)
         assert (d.kind, d.health, d.delay_s) == (X, None, None)
     assert not counts_toward_breaker(ErrorCode.answer_too_large.value)  # the shared breaker never counts it
+
+
+VERDICTS = {HealthState.user_action_required, HealthState.degraded}
+
+
+@pytest.mark.parametrize("code", list(ErrorCode))
+@pytest.mark.parametrize("others", [True, False])
+def test_a_learned_guess_decides_its_run_but_never_a_verdict_every_run_obeys(code, others):
+    """The same code read by a rule and guessed by the second stage: the run does the same thing, but a guess marks
+    the provider with one transient failure's evidence at most, never a login needed, a model gone or a cool-down."""
+    ruled = decide(failure(code, retry_after_s=30), C.office, state(others), 0.5)
+    guessed = decide(
+        failure(code, retry_after_s=30).model_copy(update={"rule": f"learned.{code.value}", "confidence": 0.4}),
+        C.office,
+        state(others),
+        0.5,
+    )
+    assert (guessed.kind, guessed.delay_s, guessed.park_reason) == (ruled.kind, ruled.delay_s, ruled.park_reason)
+    assert guessed.health is None or guessed.health.state not in VERDICTS
+    assert (guessed.health is None) == (ruled.health is None)
+    if ruled.health is not None and ruled.health.state in VERDICTS:
+        assert guessed.health is not None and guessed.health.state is HealthState.short_retry
+
+
+def test_some_code_is_a_verdict_when_a_rule_reads_it():
+    """The test above would pass vacuously if no rule reading ever made a verdict."""
+    made = [decide(failure(code), C.office, state(True), 0.5).health for code in ErrorCode]
+    assert {h.state for h in made if h is not None} >= VERDICTS
