@@ -34,7 +34,7 @@ from activities.executors.launcher import LaunchedAgent, adapter_of, launch, lau
 from activities.executors.sandbox import SandboxPlan
 from activities.git import workcopy
 from activities.questions import OpenQuestions
-from routing.classifier import ANSWER_TOO_LARGE, FailureSignal, classify, worker_fault
+from routing.classifier import ANSWER_TOO_LARGE, FailureSignal, classify, is_learned, worker_fault
 from routing.codes import ANSWER_LIMIT_BYTES, ErrorCode, Phase, limit_text
 from routing.config import ExecutionProfile
 from routing.permissions import (
@@ -507,16 +507,17 @@ class AgentSession:
 
     def _launch_stalled(self) -> ProviderCallError:
         """An agent that has not answered `initialize` has not called its provider for the run yet: unless its own
-        last words name a provider's failure, the worker could not start it in time (a loaded machine, an agent that
-        hangs at start), which is never booked against the provider."""
+        last words name something more specific than the stall (a provider's failure, read above the timeout), the
+        worker could not start it in time (a loaded machine, an agent that hangs at start), which is never booked
+        against the provider."""
         said = " | ".join(self.stderr_tail[-3:])
         signal = self._signal(
             Phase.session_start,
             exception_type="AgentLaunchTimeout",
             error_text=f"agent did not answer initialize within {LAUNCH_TIMEOUT_S:.0f} s: {said}",
         )
-        reading = classify(self._signal(Phase.session_start, error_text=said)) if said else None
-        if reading is not None and reading.code is not ErrorCode.unknown and not reading.rule.startswith("learned."):
+        reading = classify(signal, datetime.now(UTC))
+        if reading.code not in (ErrorCode.timeout, ErrorCode.unknown) and not is_learned(reading):
             return ProviderCallError(signal, finding=reading)
         what = f"the agent did not answer initialize within {LAUNCH_TIMEOUT_S:.0f} s" + (f" ({said})" if said else "")
         stalled = worker_fault(Phase.session_start, self.provider, "agent.launch_stalled", what)

@@ -216,12 +216,13 @@ async def _stop_group(proc: asyncio.subprocess.Process) -> None:
     """git runs in a process group of its own: ssh, helpers and hooks it started go with it. SIGTERM first, so git
     removes the lock files it holds (a killed git leaves `index.lock` or a ref's `.lock`, in the worker's shared
     mirror too, and the next command there fails "File exists"); SIGKILL after STOP_GRACE_S for whatever is left."""
-    if proc.returncode is not None:
-        return
-    _signal_group(proc, signal.SIGTERM)
-    with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+    _signal_group(proc, signal.SIGTERM)  # also when git itself has exited: a hook's child may still hold the group
+    try:
         await asyncio.wait_for(asyncio.shield(proc.wait()), STOP_GRACE_S)
-    _signal_group(proc, signal.SIGKILL)  # a hook or helper that ignored SIGTERM (the group outlives its leader)
+    except TimeoutError:
+        pass
+    finally:  # a cancellation during the grace still kills the rest, and is not swallowed
+        _signal_group(proc, signal.SIGKILL)  # a hook or helper that ignored SIGTERM (the group outlives its leader)
 
 
 async def run_git(

@@ -99,3 +99,19 @@ async def test_a_cancelled_commit_leaves_no_lock_behind_and_nothing_running(tmp_
     assert not (repo / ".git" / "index.lock").exists()
     out = await runner.run_git("commit", "--quiet", "-a", "-m", "two", cwd=repo, env=env)
     assert out.rc == 0
+
+
+async def test_a_hooks_background_child_holding_the_output_is_stopped_with_the_command(tmp_path):
+    """git itself has exited, but a hook's background child still holds its output open, so the command never
+    finishes: at its bound the whole group is stopped, the child included (not only a leader still running)."""
+    env, repo = git_env(tmp_path), tmp_path / "r"
+    await runner.run_git("init", "--quiet", str(repo), cwd=tmp_path, env=env)
+    (repo / "a.txt").write_text("a\n")
+    await runner.run_git("add", "a.txt", cwd=repo, env=env)
+    pidfile, hook = tmp_path / "child.pid", repo / ".git" / "hooks" / "post-commit"
+    hook.write_text(f'#!/bin/sh\nsleep 60 &\necho $! > "{pidfile}"\n')
+    hook.chmod(0o755)
+    with pytest.raises(runner.GitTimeout):
+        await runner.run_git("commit", "--quiet", "-m", "one", cwd=repo, env=env, timeout_s=1)
+    child = await started_ssh(pidfile)
+    await eventually(lambda: not alive(child), timeout=5, what="the hook's background child to be stopped")
