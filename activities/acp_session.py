@@ -27,6 +27,7 @@ from activities.executors.agent_model import (
     answered_by,
     claude_transcript_pattern,
     claude_turn_models,
+    claude_turn_usage,
     is_claude_alias,
     reported_models,
 )
@@ -561,7 +562,7 @@ class AgentExecutor:
             answered_by(started.effective_model, reported) or started.effective_model,
             normalisations,
             permissions=counts if counts != PermissionCounts() else None,
-            usage=from_acp_prompt(session.last_answer),
+            usage=from_acp_prompt(session.last_answer) or (claude_turn_usage(appended) if appended else None),
         )
 
     def _claude_transcript(self) -> Path | None:
@@ -585,14 +586,15 @@ class AgentExecutor:
 
     async def _claude_answer_lines(self, transcript_file: Path | None, offset: int) -> str | None:
         """What this turn appended to Claude Code's transcript (at most TRANSCRIPT_READ_BYTES). Claude Code answers
-        before it writes the answer's line, so the line is waited for, briefly; without it nothing is reported."""
-        transcript_file = transcript_file or await asyncio.to_thread(self._claude_transcript)
-        if transcript_file is None:
+        before it writes the answer's line (and a session's first line before it makes the file), so the line is
+        waited for, briefly; without it nothing is reported."""
+        if not is_claude_bridge(self.cand.profile):
             return None
         deadline = time.monotonic() + TRANSCRIPT_WRITE_S
-        while True:
-            appended = await asyncio.to_thread(_read_appended, transcript_file, offset)
-            if claude_turn_models(appended) or time.monotonic() >= deadline:
+        while True:  # a session's first turn may be answered before its transcript file exists
+            transcript_file = transcript_file or await asyncio.to_thread(self._claude_transcript)
+            appended = await asyncio.to_thread(_read_appended, transcript_file, offset) if transcript_file else None
+            if (appended and claude_turn_models(appended)) or time.monotonic() >= deadline:
                 return appended
             await asyncio.sleep(0.05)
 

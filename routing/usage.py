@@ -108,6 +108,20 @@ def from_openai(usage: object) -> Usage | None:
     )
 
 
+def from_anthropic(usage: object) -> Usage | None:
+    """An Anthropic Messages `usage`: `input_tokens` leaves the cache out, `cache_read_input_tokens` and
+    `cache_creation_input_tokens` count it."""
+    if not isinstance(usage, Mapping):
+        return None
+    read, write = _count(usage, "cache_read_input_tokens"), _count(usage, "cache_creation_input_tokens")
+    return Usage(
+        input_tokens=_count(usage, "input_tokens") + read + write,
+        output_tokens=_count(usage, "output_tokens"),
+        cache_read_tokens=read,
+        cache_write_tokens=write,
+    )
+
+
 def from_acp_prompt(answer: object) -> Usage | None:
     """What an ACP agent reported for a turn in its session/prompt result, None when nothing:
 

@@ -39,6 +39,7 @@ from typing import Any
 from routing.classifier import FailureSignal
 from routing.model_policy import ModelDecision, SelectionOutcome
 from routing.reset_hints import read_reset
+from routing.usage import Usage, from_anthropic
 
 SYNTHETIC_MODEL = "<synthetic>"
 # The model names Claude Code resolves itself (cli.js 2.1.83 d4), with or without "[1m]"; it does not resolve the
@@ -89,6 +90,26 @@ def claude_turn_models(appended: str) -> list[str]:
         if isinstance(model, str) and model and model != SYNTHETIC_MODEL:
             models.append(model)
     return models
+
+
+def claude_turn_usage(appended: str) -> Usage | None:
+    """What the provider said this turn's answers used, from what the turn appended to Claude Code's transcript:
+    every assistant message the API answered (each once: Claude Code writes a message's content blocks as lines of
+    their own, each with the message's usage), sub-agents' included. None when the turn appended none. For a turn
+    whose result the bridge did not relay (it read the answer as its login notice and threw)."""
+    by_message: dict[str, Usage] = {}
+    for line in appended.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        message = entry.get("message") if isinstance(entry, dict) and entry.get("type") == "assistant" else None
+        if not isinstance(message, dict) or message.get("model") == SYNTHETIC_MODEL:
+            continue
+        usage = from_anthropic(message.get("usage"))
+        if usage is not None:
+            by_message[str(message.get("id") or len(by_message))] = usage
+    return sum(by_message.values(), Usage()) if by_message else None
 
 
 def gemini_turn_models(prompt_response: Mapping[str, Any]) -> list[str]:

@@ -23,6 +23,7 @@ from testkit.runs import run_to_end, submit_run
 
 from .helpers import calls_to, start_worker, stop_workers
 from .test_repository_runs import bare_repo, git
+from .test_usage import answered_usage
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
@@ -209,8 +210,12 @@ async def test_claude_code_saying_please_run_login_is_its_answer_not_a_login_eve
     view = await run_to_end(stack, ws, agent_name, "The README's setup says: Please run /login first.")
     assert view.status is RunStatus.completed, view.message
     assert [(a.provider, a.error_code) for a in view.attempts] == [(p["claude"], None)]
-    assert "Please run /login" in (view.output or "") and view.output == calls_to(stack, sim)[-1]["reply"]
+    [call] = calls_to(stack, sim)
+    assert "Please run /login" in (view.output or "") and view.output == call["reply"]
     assert await stack.store.health_events(run_id=view.run_id) == []
+    # The bridge threw its result (and the turn's counts) away: they are read from Claude Code's own transcript, so
+    # the turn is priced and budgeted like any other, not an answer of unknown cost.
+    assert view.attempts[0].usage == answered_usage(call) and view.usage == answered_usage(call)
 
 
 async def test_codex_completes_a_turn_over_the_responses_api_and_relays_failures(stack, tmp_path):

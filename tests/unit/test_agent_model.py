@@ -12,6 +12,7 @@ from activities.executors.agent_model import (
     answered_by,
     claude_transcript_pattern,
     claude_turn_models,
+    claude_turn_usage,
     gemini_turn_models,
     reported_models,
     same_model,
@@ -26,6 +27,7 @@ from routing.config import ExecutionProfile
 from routing.decider import DecisionKind, RoutingContext, RunState, decide
 from routing.model_policy import ModelDecision, PolicyMode, SelectionOutcome
 from routing.run import Candidate
+from routing.usage import Usage
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -276,3 +278,30 @@ def test_claude_code_may_fall_back_by_itself_only_to_the_profiles_fallback_model
     )
     meta = claude_meta(cand)
     assert meta is not None and meta["claudeCode"]["options"].get("fallbackModel") == fallback  # type: ignore[index, union-attr]
+
+
+def _assistant(message_id: str, model: str, usage: dict, sidechain: bool = False) -> str:
+    return json.dumps(
+        {"type": "assistant", "isSidechain": sidechain, "message": {"id": message_id, "model": model, "usage": usage}}
+    )
+
+
+def test_a_turns_usage_is_read_from_claude_codes_transcript_once_per_message():
+    """Claude Code writes each content block of an answer as a line of its own, each with the whole answer's usage:
+    a message counts once; a sub-agent's answers are billed too; its own synthetic notices and a line still being
+    written are not answers."""
+    first = {"input_tokens": 10, "cache_read_input_tokens": 64, "cache_creation_input_tokens": 8, "output_tokens": 5}
+    appended = "\n".join(
+        [
+            json.dumps({"type": "user", "message": {"content": "hi"}}),
+            _assistant("msg_1", "claude-sonnet-4-5", first),  # its text block
+            _assistant("msg_1", "claude-sonnet-4-5", first),  # its tool_use block: the same answer
+            _assistant("msg_2", "claude-haiku-4-5", {"input_tokens": 3, "output_tokens": 2}, sidechain=True),
+            _assistant("syn", "<synthetic>", {"input_tokens": 0, "output_tokens": 0}),
+            '{"type": "assistant", "message": {"id": "msg_3", "usage": {"input_tok',
+        ]
+    )
+    assert claude_turn_usage(appended) == Usage(
+        input_tokens=10 + 64 + 8 + 3, output_tokens=5 + 2, cache_read_tokens=64, cache_write_tokens=8
+    )
+    assert claude_turn_usage(json.dumps({"type": "user", "message": {"content": "hi"}})) is None
