@@ -26,8 +26,8 @@ from activities import metrics
 from activities.bookkeeping import store_retrying
 from activities.heartbeat import heartbeating
 from contracts.failures import STORE_REJECTED, STORE_UNAVAILABLE, provider_failure, provider_failure_of
-from routing.capacity import Admission, CallRequest
-from routing.classifier import Classification
+from routing.capacity import CAPACITY_SIGNALS, Admission, CallRequest
+from routing.classifier import Classification, is_learned
 from routing.codes import ErrorClass, ErrorCode, Phase
 from routing.identity import provider_key
 from routing.run import Candidate
@@ -125,6 +125,10 @@ async def note_failure(
     if failure is None:
         return False
     code, key = failure.code.value, provider_key(cand.profile)
+    retry_after_s, limit_rpm = failure.retry_after_s, failure.limit_rpm
+    if is_learned(failure):  # a guess from the words: one failure in the window, never the key's rate or a floor
+        code = ErrorCode.unknown.value if code in CAPACITY_SIGNALS else code
+        retry_after_s = limit_rpm = None
     try:
         opened = await store_retrying(
             lambda: store.note_failure(
@@ -132,8 +136,8 @@ async def note_failure(
                 code,
                 run_id,
                 key=key,
-                retry_after_s=failure.retry_after_s,
-                limit_rpm=failure.limit_rpm,
+                retry_after_s=retry_after_s,
+                limit_rpm=limit_rpm,
                 admitted_at=admitted_at,
             ),
             f"counting a failure of {cand.provider}",

@@ -273,9 +273,9 @@ def _delay(how: Delay, failure: Classification, state: RunState, rand: float, po
 def _health(effect: Health, failure: Classification) -> HealthEffect | None:
     if is_learned(failure) and effect is not Health.none:
         # A guess from the words decides this run's next step, never a verdict every run obeys (a login needed, a
-        # model gone, a quota cooling the provider): it counts as one transient failure's evidence, and the shared
-        # breaker decides from evidence whether the provider is down.
-        effect = Health.evidence
+        # model gone, a quota cooling the provider, a wait it named): it counts as one transient failure's evidence,
+        # and the shared breaker decides from evidence whether the provider is down.
+        return HealthEffect(state=HealthState.short_retry)
     if effect is Health.user_action:
         return HealthEffect(state=HealthState.user_action_required)
     if effect is Health.model_gone:
