@@ -45,6 +45,8 @@ class AgentAdapter:
     repository_config: str = ""
     # Paths at the working copy's root the agent loads as configuration whatever it is told: refused.
     repository_config_always: tuple[str, ...] = ()
+    # Files of the office's own the agent reads (its settings): given to its sandbox read-only, at the same path.
+    read_only_files: tuple[str, ...] = ()
     # Words the bridge takes, anywhere in a finished turn's final text, for its "not logged in" notice (and answers
     # authRequired in place of the turn): model text that holds them is still the model's answer.
     login_words: str | None = None
@@ -160,6 +162,7 @@ CODEX = AgentAdapter(
     repository_config=CODEX_REPOSITORY_CONFIG,
     note="the provider is declared with -c overrides: model_providers.office (wire_api responses, retries 0)",
 )
+GEMINI_SYSTEM_SETTINGS = str(Path(__file__).with_name("agent_settings") / "gemini-cli-system-settings.json")
 GEMINI_CLI = AgentAdapter(
     name="gemini-cli",
     recognise=("gemini-cli", "gemini"),
@@ -170,7 +173,13 @@ GEMINI_CLI = AgentAdapter(
         # trustedFolders.json say, so its .gemini/settings.json (MCP servers, hooks, tools), .gemini/policies and
         # .env (beyond the auth variables) are not loaded and approval stays at "default".
         "GEMINI_CLI_TRUST_WORKSPACE": "false",
+        # Its own retries off: Gemini CLI 0.61 retries a failed call up to 10 times with 5-30 s backoff (retry.ts
+        # DEFAULT_MAX_ATTEMPTS), so a rate-limited provider took the turn's timeout and many calls before the
+        # decider heard of it. Settings `general.maxAttempts` bounds it; system settings (this file) win over the
+        # user's and the workspace's.
+        "GEMINI_CLI_SYSTEM_SETTINGS_PATH": GEMINI_SYSTEM_SETTINGS,
     },
+    read_only_files=(GEMINI_SYSTEM_SETTINGS,),
     base_url_env="GOOGLE_GEMINI_BASE_URL",
     base_url_without_v1=True,
     credential_env="GEMINI_API_KEY",
@@ -184,9 +193,7 @@ GEMINI_CLI = AgentAdapter(
         "GOOGLE_API_KEY, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION, sanitised, where the launch did not set "
         "them (loadEnvironment). A .gemini/settings.json that is not JSON still fails the start (FatalConfigError)."
     ),
-    # Gemini CLI 0.61 retries failed calls itself (DEFAULT_MAX_ATTEMPTS = 10, with backoff) and no environment
-    # variable switches that off; the scheduler bounds such a turn by the profile's timeout_s instead.
-    note="own retries cannot be switched off; bounded by the profile's timeout_s",
+    note="own retries off (system settings general.maxAttempts 1)",
 )
 OPENCODE = AgentAdapter(
     name="opencode",

@@ -70,7 +70,11 @@ def sandbox_plan(profile: ExecutionProfile, workspace: SandboxSettings) -> Sandb
     narrowing = profile.sandbox
     return SandboxPlan(
         endpoints=allowed_endpoints(profile.base_url, adapter_of(profile).default_hosts, workspace, narrowing),
-        read_only=[*workspace.read_only, *(narrowing.read_only if narrowing else [])],
+        read_only=[
+            *workspace.read_only,
+            *(narrowing.read_only if narrowing else []),
+            *adapter_of(profile).read_only_files,
+        ],
         read_write=list(narrowing.read_write) if narrowing else [],
     )
 

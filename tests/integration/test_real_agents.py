@@ -379,6 +379,37 @@ async def test_gemini_cli_completes_a_turn_against_the_simulators_gemini_api(sta
     print(f"\nMEASURE gemini-cli: 1 turn in {elapsed:.1f}s incl. session start")
 
 
+GEMINI_FAILURES = [
+    # (injected failure, expected code): each attempt is one call, whatever Gemini CLI would retry by itself
+    (InjectedFailure(status=503, kind="overloaded", apis=["gemini"]), "model_capacity"),
+    (InjectedFailure(status=429, kind="rate_limit", apis=["gemini"]), "rate_limited"),
+]
+
+
+async def test_gemini_cli_makes_one_call_per_attempt_and_the_run_falls_back_in_seconds(stack, tmp_path):
+    """Gemini CLI retries a failed call up to 10 times with 5-30 s backoff unless its settings say otherwise: a
+    rate-limited or overloaded provider took each attempt's whole timeout and several calls (the figures are on the
+    benchmark page). With its own retries off the decider's are the only ones."""
+    gemini = [str(agent("gemini")), "--experimental-acp"]
+
+    def provider(failure: InjectedFailure) -> SimProvider:
+        return SimProvider(models=["gemini-*"], api_key=KEY, failures=[failure])
+
+    results = await asyncio.gather(
+        *(
+            _failing_run(stack, tmp_path, gemini, f"google-{f.status}", provider(f), "gemini-2.5-pro")
+            for f, _ in GEMINI_FAILURES
+        )
+    )
+    for (failure, code), (view, p, calls, moved_on) in zip(GEMINI_FAILURES, results, strict=True):
+        assert view.status is RunStatus.completed and view.provider == p["beta"], (failure.status, view.message)
+        on_agent = [a for a in view.attempts if a.provider == p["agent"]]
+        assert [a.error_code for a in on_agent] == [code] * len(on_agent) and on_agent[-1].decision == "fallback"
+        assert len(calls) == len(on_agent) <= 3, (failure.status, len(calls))
+        assert moved_on < 30, moved_on
+        print(f"\nMEASURE gemini-cli {failure.status}: {len(calls)} calls, fallback after {moved_on:.1f}s")
+
+
 async def test_opencode_completes_a_turn_that_edits_the_repository_and_relays_failures(stack, tmp_path):
     """OpenCode (`opencode acp`) over its built-in OpenAI provider (Responses API) pointed at the simulator: the
     scripted apply_patch is asked of the office first (edit), then the answer; a 401 falls back at once."""

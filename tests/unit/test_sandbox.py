@@ -170,3 +170,19 @@ def test_the_seccomp_filter_refuses_the_listed_calls_on_known_machines_only():
     assert len(x86) == 8 * (4 + 2 + per_call + namespaces + 1)  # x32 refused on x86-64 only
     assert len(arm) == 8 * (4 + per_call + namespaces + 1)
     assert x86.endswith(seccomp._op(seccomp.RET_K, seccomp.RET_ALLOW))
+
+
+def test_gemini_clis_system_settings_are_given_to_its_sandbox_and_exist():
+    """Gemini CLI's own retries are switched off by a settings file of the office's (GEMINI_CLI_SYSTEM_SETTINGS_PATH):
+    the agent must see it inside its sandbox, at the path the variable names, and it must say maxAttempts 1."""
+    import json
+
+    from activities.executors.agents import GEMINI_CLI, GEMINI_SYSTEM_SETTINGS
+
+    profile = acp_profile(["/opt/gemini/bin/gemini", "--experimental-acp"])
+    plan = sandbox_plan(profile, SandboxSettings())
+    assert plan is not None and GEMINI_SYSTEM_SETTINGS in plan.read_only
+    assert GEMINI_CLI.environment(None)["GEMINI_CLI_SYSTEM_SETTINGS_PATH"] == GEMINI_SYSTEM_SETTINGS
+    assert json.loads(Path(GEMINI_SYSTEM_SETTINGS).read_text())["general"]["maxAttempts"] == 1
+    other = sandbox_plan(acp_profile(["/opt/agent"]), SandboxSettings())
+    assert other is not None and GEMINI_SYSTEM_SETTINGS not in other.read_only  # only the agent that reads it
