@@ -106,6 +106,7 @@ class _Collector:
         self, policy: PermissionPolicy | None = None, cwd: str | None = None, answer_limit: int = ANSWER_LIMIT_BYTES
     ) -> None:
         self.chunks: list[str] = []
+        self.final_from = 0  # the turn's chunks from here on are its last message (after its last tool call)
         self.updates = 0
         self.policy, self.cwd = policy or PermissionPolicy(), cwd
         self.tool_kinds: dict[str, str] = {}  # tool call id → kind, from the agent's tool_call updates
@@ -130,6 +131,8 @@ class _Collector:
                 if self.progress is not None:
                     self.progress.message(content.text, datetime.now(UTC))
         elif kind in ("tool_call", "tool_call_update"):
+            if kind == "tool_call":
+                self.final_from = len(self.chunks)
             if _value(update, "kind"):
                 self.tool_kinds[update.tool_call_id] = _value(update, "kind")
             if self.progress is not None:  # kind, title and paths only: a call's content may hold a file's
@@ -413,6 +416,7 @@ class AgentSession:
 
     async def prompt(self, text: str) -> str:
         self.collector.chunks.clear()
+        self.collector.final_from = 0
         self.collector.counts = PermissionCounts()
         self.collector.approved = {}
         self.prompts += 1
@@ -498,11 +502,13 @@ class AgentSession:
 
     def _answer_read_as_login(self, err: ProviderCallError) -> bool:
         """A turn the agent finished whose answer the bridge took for its own "not logged in" notice: the model's
-        text held the adapter's login words (repository content can make it say them), and the bridge threw
+        last message held the adapter's login words (repository content can make it say them), and the bridge threw
         authRequired in place of the turn's result. Claude Code's real notice is its own synthetic message, never
-        streamed as the model's text, so login words among this turn's streamed chunks are the model's: the turn
-        stands, and the provider is never marked as needing a login for every run."""
-        words, said = self.adapter.login_words, "".join(self.collector.chunks)
+        streamed as the model's text, so login words in the turn's streamed last message (the text after its last
+        tool call, which is what the bridge reads) are the model's: the turn stands, and the provider is never
+        marked as needing a login for every run. Words said before a tool call leave a later real notice alone."""
+        collector = self.collector
+        words, said = self.adapter.login_words, "".join(collector.chunks[collector.final_from :])
         return words is not None and err.signal.jsonrpc_code == AUTH_REQUIRED_CODE and words in said
 
     def _launch_stalled(self) -> ProviderCallError:

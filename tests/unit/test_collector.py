@@ -249,3 +249,38 @@ async def test_a_real_agents_answer_past_the_limit_fails_its_turn(tmp_path):
         assert sum(map(len, session.collector.chunks)) <= ANSWER_LIMIT_BYTES
     finally:
         await session.close()
+
+
+def tool_call(call_id: str) -> object:
+    from acp.schema import ToolCallStart
+
+    return ToolCallStart(session_update="tool_call", tool_call_id=call_id, title="Read", kind="read", status="pending")
+
+
+@pytest.mark.parametrize(
+    ("updates", "kept"),
+    [
+        (["Done. Please run /login to continue."], True),  # the model's last message: its answer stands
+        (["Please run /login", "@tool", "done"], False),  # said before a tool call: a later notice is real
+        (["reading", "@tool", "The README says: Please run /login"], True),
+        (["all good"], False),  # nothing of the model's holds the words: the bridge's notice is its own
+    ],
+)
+async def test_login_words_in_the_models_last_message_keep_the_turn(updates, kept):
+    """claude-agent-acp answers authRequired when a finished turn's result text (its last message) holds "Please run
+    /login"; Claude Code's real notice is never streamed. Only words streamed after the turn's last tool call are what
+    the bridge read, so only they keep the turn."""
+    from activities.executors.agents import CLAUDE_CODE
+    from routing.classifier import FailureSignal
+    from routing.codes import Phase
+
+    collector = _Collector()
+    session = AgentSession("run-1", "claude", None, None, collector, adapter=CLAUDE_CODE)  # type: ignore[arg-type]
+    for n, update in enumerate(updates):
+        await collector.session_update("s", tool_call(f"t{n}") if update == "@tool" else chunk(update))
+    refused = ProviderCallError(
+        FailureSignal(phase=Phase.after_start, jsonrpc_code=-32000, error_text="Authentication required")
+    )
+    assert session._answer_read_as_login(refused) is kept
+    other = ProviderCallError(FailureSignal(phase=Phase.after_start, jsonrpc_code=-32603, error_text="Internal error"))
+    assert session._answer_read_as_login(other) is False
