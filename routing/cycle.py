@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from routing.capacity import is_capacity_wait
 from routing.classifier import Classification
 from routing.codes import ErrorClass, ErrorCode
-from routing.decider import Decision, DecisionKind, ParkReason, RunState
+from routing.decider import LAUNCH_STALLED_RULE, Decision, DecisionKind, ParkReason, RunState
 from routing.run import AttemptOutcome, AttemptView, Candidate, RoutePlan
 from routing.selection import SelectionSource
 from routing.usage import Usage
@@ -47,6 +47,7 @@ class RouteCycle(BaseModel):
     waits: int = 0
     route_retries: int = 0
     worker_losses: int = 0
+    launch_stalls: int = 0  # on the current route: attempts whose agent never answered `initialize`
     last_was_capacity: bool = False  # the last failure only said "not now": its retry is paced, not budgeted
     last_was_worker_loss: bool = False  # the provider did nothing wrong: its re-send is not a provider retry
 
@@ -58,7 +59,7 @@ class RouteCycle(BaseModel):
         return self.seq
 
     def begin_turn(self) -> None:
-        self.route_retries = 0
+        self.route_retries = self.launch_stalls = 0
 
     def spends_retry_budget(self) -> bool:
         """A retry on the same route spends the provider key's shared retry budget, unless it follows a capacity
@@ -109,6 +110,7 @@ class RouteCycle(BaseModel):
         self.last_was_capacity = capacity and uncounted()
         self.last_was_worker_loss = failure is not None and failure.error_class is ErrorClass.infrastructure
         self.worker_losses += self.last_was_worker_loss
+        self.launch_stalls += failure is not None and failure.rule == LAUNCH_STALLED_RULE
         self.failed += 0 if self.last_was_capacity or self.last_was_worker_loss else 1
         others = any(c.provider not in self.excluded and c.provider != cand.provider for c in self.plan.candidates)
         return RunState(
@@ -119,6 +121,7 @@ class RouteCycle(BaseModel):
             other_candidate_eligible=others,
             pinned=self.plan.pinned,
             worker_losses=self.worker_losses,
+            launch_stalls=self.launch_stalls,
         )
 
     def after(self, decision: Decision, cand: Candidate) -> Step:
@@ -129,7 +132,7 @@ class RouteCycle(BaseModel):
                 return Step(kind=StepKind.retry_same_route, delay_s=decision.delay_s or 0)
             case DecisionKind.fallback:
                 self.excluded.append(cand.provider)
-                self.route_retries = 0
+                self.route_retries = self.launch_stalls = 0
                 return Step(kind=StepKind.next_candidate)
             case DecisionKind.fail:
                 return Step(kind=StepKind.fail, code=decision.code)

@@ -57,6 +57,10 @@ class ShortRetryRules(BaseModel):
     max_worker_losses: int = 20
     worker_base_s: float = 1.0
     worker_cap_s: float = 30.0
+    # An agent that did not answer `initialize` in time is first the worker's (a loaded machine); one that keeps not
+    # starting on the same route is the agent's or its profile's (a command that is no ACP agent, one that hangs):
+    # the run moves on without blaming the provider, or ends naming the profile, instead of losing workers.
+    max_launch_stalls: int = 2
 
 
 class RunState(BaseModel):
@@ -67,6 +71,7 @@ class RunState(BaseModel):
     other_candidate_eligible: bool = False  # within the pin, when the run is pinned
     pinned: bool = False  # the user pinned provider or model: never fall back outside the pin
     worker_losses: int = 0  # attempts of this run whose worker was lost, including this one
+    launch_stalls: int = 0  # attempts on this route whose agent never answered `initialize`, including this one
 
 
 class Decision(BaseModel):
@@ -76,6 +81,10 @@ class Decision(BaseModel):
     delay_s: float | None = None
     park_reason: ParkReason | None = None
     health: HealthEffect | None = None
+
+
+# The rule of the office's own finding that an agent did not answer `initialize` in time (activities.executors.acp).
+LAUNCH_STALLED_RULE = "agent.launch_stalled"
 
 
 class Situation(StrEnum):
@@ -91,6 +100,7 @@ class Row(StrEnum):
 
     infrastructure = "infrastructure"  # the office's own worker was lost; retries left
     workers_exhausted = "workers_exhausted"  # the run lost more workers than it allows
+    agent_stalls = "agent_stalls"  # the route's agent keeps not starting: its profile, not a worker or the provider
     terminal = "terminal"
     unclassified = "unclassified"
     cap_reached = "cap_reached"  # the run spent its attempts
@@ -148,6 +158,13 @@ _S = Situation
 DECISIONS: dict[tuple[Row, Situation], Cell] = {
     **{(Row.infrastructure, s): _WORKER_RETRY for s in Situation},
     **{(Row.workers_exhausted, s): _WORKERS_GONE for s in Situation},
+    (Row.agent_stalls, _S.elsewhere): Cell(
+        DecisionKind.fallback, "the agent did not start {stalls} times on this route; next provider"
+    ),
+    **{
+        (Row.agent_stalls, s): Cell(DecisionKind.fail, "the agent did not start {stalls} times on this route")
+        for s in (_S.alone, _S.interactive)
+    },
     **{(Row.terminal, s): _FAIL_TERMINAL for s in Situation},
     **{(Row.unclassified, s): _FAIL_UNCLASSIFIED for s in Situation},
     **{(Row.cap_reached, s): _FAIL_CAP for s in Situation},
@@ -233,7 +250,9 @@ _CLASS_ROWS: dict[ErrorClass, Row] = {
 def row(failure: Classification, state: RunState, policy: ShortRetryRules) -> Row:
     """The failure's class, refined by what the run has left (attempts, worker losses, short retries)."""
     cls = failure.error_class
-    if cls is ErrorClass.infrastructure:  # never the provider's: no health effect, no fallback, no attempt cap
+    if cls is ErrorClass.infrastructure:  # never the provider's: no health effect, no attempt cap
+        if failure.rule == LAUNCH_STALLED_RULE and state.launch_stalls > policy.max_launch_stalls:
+            return Row.agent_stalls
         return Row.workers_exhausted if state.worker_losses > policy.max_worker_losses else Row.infrastructure
     if cls in (ErrorClass.terminal, ErrorClass.unclassified):
         return _CLASS_ROWS[cls]
@@ -325,7 +344,9 @@ def _decide(
     return Decision(
         kind=cell.kind,
         code=failure.code,
-        reason=cell.reason.format(losses=state.worker_losses, max_attempts=state.max_attempts),
+        reason=cell.reason.format(
+            losses=state.worker_losses, max_attempts=state.max_attempts, stalls=state.launch_stalls
+        ),
         delay_s=_delay(cell.delay, failure, state, rand, policy),
         park_reason=cell.park,
         health=_health(cell.health, failure),

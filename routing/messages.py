@@ -53,3 +53,15 @@ def worker_lost_message(excerpts: list[str]) -> str:
         f"({'; '.join(named) or 'no worker named'}). The provider was not at fault and its health was not changed. "
         "Check the workers (crash loops, memory limits, a blocked event loop), then resubmit the run."
     )
+
+
+def launch_stalled_message(provider: str, execution_profile: str | None, excerpt: str) -> str:
+    """A run whose agent kept not starting on its last route: names the profile to check, not the workers' health
+    in general, and says plainly that the provider was not at fault."""
+    profile = f" (execution profile {execution_profile})" if execution_profile else ""
+    said = excerpt.removeprefix("worker lost: ")
+    return (
+        f"Agent did not start: the agent for {provider}{profile} did not answer ACP initialize, attempt after "
+        f"attempt ({said}). The provider was not at fault and its health was not changed. Check the profile's "
+        "command (an ACP agent speaking on stdin and stdout) and the worker's load, then resubmit the run."
+    )

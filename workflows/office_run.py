@@ -24,8 +24,8 @@ with workflow.unsafe.imports_passed_through():
     from routing.codes import ErrorCode
     from routing.conversation import Conversation, Say, SayAccepted, say_problem
     from routing.cycle import RouteCycle, Step, StepKind
-    from routing.decider import Decision, ParkReason, RoutingContext, decide
-    from routing.messages import actionable_message, worker_lost_message
+    from routing.decider import LAUNCH_STALLED_RULE, Decision, ParkReason, RoutingContext, decide
+    from routing.messages import actionable_message, launch_stalled_message, worker_lost_message
     from routing.notify import NotifyEvent
     from routing.questions import QuestionRecord
     from routing.route import Substitute
@@ -370,6 +370,8 @@ class OfficeRunWorkflow:
         view, code = self._view, step.code or ErrorCode.unknown
         if code is ErrorCode.invalid_configuration and failure:  # names the workspace setting to change
             return failure.excerpt
+        if code is ErrorCode.worker_lost and failure and cand and failure.rule == LAUNCH_STALLED_RULE:
+            return launch_stalled_message(cand.provider, cand.execution_profile, failure.excerpt)
         if code is ErrorCode.worker_lost:  # names the workers, never the provider
             return worker_lost_message([a.excerpt or "" for a in view.attempts if a.error_code == code.value])
         provider = cand.provider if cand else step.provider or view.provider

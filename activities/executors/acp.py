@@ -37,6 +37,7 @@ from activities.questions import OpenQuestions
 from routing.classifier import ANSWER_TOO_LARGE, FailureSignal, classify, is_learned, worker_fault
 from routing.codes import ANSWER_LIMIT_BYTES, ErrorCode, Phase, limit_text
 from routing.config import ExecutionProfile
+from routing.decider import LAUNCH_STALLED_RULE
 from routing.permissions import (
     MAX_CHECKED_PATHS,
     PermissionCounts,
@@ -526,7 +527,7 @@ class AgentSession:
         if reading.code not in (ErrorCode.timeout, ErrorCode.unknown) and not is_learned(reading):
             return ProviderCallError(signal, finding=reading)
         what = f"the agent did not answer initialize within {LAUNCH_TIMEOUT_S:.0f} s" + (f" ({said})" if said else "")
-        stalled = worker_fault(Phase.session_start, self.provider, "agent.launch_stalled", what)
+        stalled = worker_fault(Phase.session_start, self.provider, LAUNCH_STALLED_RULE, what)
         return ProviderCallError(signal, finding=stalled)
 
     def _signal(self, phase: Phase, **kw: Any) -> FailureSignal:

@@ -302,3 +302,31 @@ async def test_an_agent_that_never_answers_initialize_is_the_workers_fault_unles
         assert (view.attempts[0].excerpt or "").startswith(stalled)
         assert await stack.store.health_events(run_id=view.run_id) == []  # the provider's health never moved
     assert not running(log)
+
+
+@pytest.mark.parametrize("elsewhere", [True, False], ids=["next-provider", "alone"])
+async def test_an_agent_that_never_starts_moves_the_run_on_or_ends_it_naming_the_profile(
+    stack, tmp_path, monkeypatch, elsewhere
+):
+    """A profile whose agent never answers `initialize` (a command that hangs, or is no ACP agent) is the agent's, not
+    a worker's: after two stalls on the route the run moves to the next provider, or ends saying which profile to
+    check; never twenty lost workers, and the provider's health never moves."""
+    monkeypatch.setattr(acp_executor, "LAUNCH_TIMEOUT_S", 1.0)
+    log = tmp_path / "agent.jsonl"
+    providers = {"claude": scripted_agent(log, stall_at_start=True), **({"beta": SimProvider()} if elsewhere else {})}
+    ws, agent, p = await stack.workspace(providers)
+    view = await run_to_end(stack, ws, agent)
+    stalls = [(p["claude"], "worker_lost", "short_retry")] * 2
+    if elsewhere:
+        assert view.status is RunStatus.completed, view.message
+        assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
+            *stalls, (p["claude"], "worker_lost", "fallback"), (p["beta"], None, None)
+        ]  # fmt: skip
+    else:
+        assert view.status is RunStatus.failed
+        assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
+            *stalls, (p["claude"], "worker_lost", "fail")
+        ]  # fmt: skip
+        assert (view.message or "").startswith(f"Agent did not start: the agent for {p['claude']} (execution profile")
+    assert await stack.store.health_events(run_id=view.run_id) == []
+    assert not running(log)

@@ -168,3 +168,27 @@ def test_a_lost_worker_costs_the_provider_nothing_and_is_counted_apart():
     c.state_for_failure(a, transient)  # the provider's own failure again: a budgeted retry, as before
     c.after(decision(DecisionKind.short_retry, delay_s=1.0), a)
     assert (c.failed, c.worker_losses, c.spends_retry_budget()) == (2, 3, True)
+
+
+def test_launch_stalls_are_counted_per_route_and_turn_and_move_the_run_on_after_the_decider_says():
+    """The decider is told how often this route's agent did not start: the count grows with each stall, starts over
+    on the next route and in the next turn, and a stall also counts as a lost worker (never a failed attempt)."""
+    from routing.decider import LAUNCH_STALLED_RULE, decide
+    from routing.decider import RoutingContext as C
+
+    c = cycle("a", "b")
+    a, b = c.plan.candidates
+    stall = classification(ErrorCode.worker_lost, rule=LAUNCH_STALLED_RULE)
+    seen = []
+    for _ in range(3):
+        state = c.state_for_failure(a, stall)
+        step = c.after(decide(stall, C.office, state, 0.5), a)
+        seen.append((state.launch_stalls, state.worker_losses, state.attempts, step.kind))
+    assert seen == [
+        (1, 1, 0, StepKind.retry_same_route),
+        (2, 2, 0, StepKind.retry_same_route),
+        (3, 3, 0, StepKind.next_candidate),  # the agent, not a worker: the next provider, the same as before
+    ]
+    assert c.state_for_failure(b, stall).launch_stalls == 1  # the next route's agent starts its own count
+    c.begin_turn()
+    assert c.state_for_failure(b, stall).launch_stalls == 1  # and so does the next turn

@@ -10,6 +10,7 @@ from routing.classifier import Classification
 from routing.codes import ErrorCode, Phase, class_of
 from routing.decider import (
     DECISIONS,
+    LAUNCH_STALLED_RULE,
     HealthState,
     ParkReason,
     Row,
@@ -256,3 +257,26 @@ def test_some_code_is_a_verdict_when_a_rule_reads_it():
     """The test above would pass vacuously if no rule reading ever made a verdict."""
     made = [decide(failure(code), C.office, state(True), 0.5).health for code in ErrorCode]
     assert {h.state for h in made if h is not None} >= VERDICTS
+
+
+def stalled() -> Classification:
+    return failure(ErrorCode.worker_lost).model_copy(update={"rule": LAUNCH_STALLED_RULE})
+
+
+@pytest.mark.parametrize(
+    ("stalls", "others", "ctx", "kind"),
+    [
+        (1, True, C.office, S),  # a loaded worker first: the same route again
+        (2, True, C.office, S),
+        (3, True, C.office, F),  # the agent keeps not starting: the next provider
+        (3, False, C.office, X),  # nothing else: the run ends naming the profile
+        (3, True, C.interactive, X),
+        (9, True, C.office, F),
+    ],
+)
+def test_an_agent_that_keeps_not_starting_moves_on_without_blaming_the_provider(stalls, others, ctx, kind):
+    run = state(others).model_copy(update={"launch_stalls": stalls, "worker_losses": stalls})
+    d = decide(stalled(), ctx, run, 0.5)
+    assert d.kind is kind and d.health is None
+    # A lost worker that is not a stall keeps its generous retries whatever the stall count says.
+    assert decide(failure(ErrorCode.worker_lost), ctx, run, 0.5).kind is S
