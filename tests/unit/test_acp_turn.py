@@ -335,3 +335,20 @@ async def test_every_chunk_sent_before_the_prompts_response_is_in_the_answer():
             assert await session.prompt("go") == expected
     finally:
         await session.close()
+
+
+async def test_a_turn_whose_session_its_worker_no_longer_holds_is_a_lost_worker_not_the_providers(store, tmp_path):
+    """A turn reaches a worker without its live session (the worker restarted, or reaped it): the worker's loss, so
+    the run starts a new session on a live worker and the provider's health and attempt cap never hear of it."""
+    acts = AcpActivities(store, "worker-q", LiveAgents(), OpenBoundary(), work_dir=str(tmp_path))  # type: ignore[arg-type]
+    inp = AcpTurnInput(
+        run_id="r1", attempt_seq=1, candidate=CAND, session_key=KEY, started=started_on("m"), user_seq=1,
+        user_text="hi",
+    )  # fmt: skip
+    with pytest.raises(ApplicationError) as failed:
+        await environment().run(acts.acp_turn, inp)
+    lost = provider_failure_of(failed.value)
+    assert lost is not None and (lost.code, lost.error_class.value, lost.rule) == (
+        ErrorCode.worker_lost, "infrastructure", "worker.session_lost"
+    )  # fmt: skip
+    assert (lost.excerpt or "").startswith("worker lost: the agent session is no longer on the worker of worker-q")
