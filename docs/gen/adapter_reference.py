@@ -3,10 +3,22 @@ office knows, how a profile's base URL, credential and start model reach it, wha
 off, headless, no telemetry), the hosts its sandbox allows without a base URL, and what of a repository it would
 read as configuration and how that is switched off."""
 
+from pathlib import Path
+
+from activities.executors import agents as agents_module
 from activities.executors.agents import ADAPTERS, AgentAdapter
 
 EXAMPLE_BASE_URL = "https://provider.example/v1"
 EXAMPLE_CREDENTIAL = "TEAM_KEY"
+
+
+# Where the office is installed: a path under it is shown relative to it (`<office>/activities/…`), the same page
+# whatever checkout or environment generated it.
+OFFICE_ROOT = str(Path(agents_module.__file__).resolve().parents[2])
+
+
+def _shown(value: str) -> str:
+    return "<office>" + value.removeprefix(OFFICE_ROOT) if value.startswith(OFFICE_ROOT + "/") else value
 
 
 def _launch_setting_names(adapter: AgentAdapter) -> list[str]:
@@ -51,7 +63,7 @@ def _section(adapter: AgentAdapter) -> list[str]:
     lines += ["| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows), ""]
     if adapter.settings:
         lines += ["Set at every launch (the profile's `env` wins where it sets the same name):", ""]
-        lines += [f"- `{name}={value}`" for name, value in adapter.settings.items()]
+        lines += [f"- `{name}={_shown(value)}`" for name, value in adapter.settings.items()]
         lines.append("")
     launch = _launch_setting_names(adapter)
     if launch:
