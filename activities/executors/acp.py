@@ -291,6 +291,25 @@ class _Collector:
         return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass")) - 2  # quotes aside
 
 
+RETRY_LINE_WAIT_S = 0.5  # how long an empty answer waits for the plugin's line saying the agent's retry was stopped
+
+
+def _said_when_stopped(payload: str) -> str:
+    """The provider's message from the plugin's line ({"message": …}), read as the agent's error would have been;
+    the line itself when it is not that JSON."""
+    try:
+        message = json.loads(payload).get("message")
+    except (ValueError, AttributeError):
+        message = None
+    text = message if isinstance(message, str) and message.strip() else payload
+    return text.strip() or "the agent's own retry was stopped (no message)"
+
+
+def _used_tokens(answer: dict[str, Any]) -> bool:
+    usage = from_acp_prompt(answer)
+    return usage is not None and (usage.input_tokens > 0 or usage.output_tokens > 0)
+
+
 @dataclass
 class AgentSession:
     """One live agent process and its ACP session. It belongs to exactly one run."""
@@ -311,6 +330,8 @@ class AgentSession:
     note: str | None = None  # the continuation note the first prompt of a fresh session starts with
     launched: LaunchedAgent | None = None  # the process with its sandbox: reaped together
     last_answer: dict[str, Any] = field(default_factory=dict)  # the last session/prompt result, as the agent sent it
+    own_retry_stopped: str | None = None  # this turn: what the provider said when the agent's own retry was stopped
+    retry_stopped_seen: asyncio.Event = field(default_factory=asyncio.Event)
     agent: str = ""  # the run's agent profile (attempt rows count usage by agent)
 
     @classmethod
@@ -367,6 +388,10 @@ class AgentSession:
             if not line:
                 return
             text = line[:STDERR_LINE_BYTES].decode(errors="replace").rstrip()
+            marker = self.adapter.retry_stopped_marker
+            if marker is not None and text.startswith(marker):
+                self.own_retry_stopped = _said_when_stopped(text.removeprefix(marker))
+                self.retry_stopped_seen.set()
             self.stderr_tail = [*self.stderr_tail, text][-STDERR_LINES:]
 
     async def request(self, method: str, params: dict[str, Any], phase: Phase) -> dict[str, Any]:
@@ -418,6 +443,8 @@ class AgentSession:
     async def prompt(self, text: str) -> str:
         self.collector.chunks.clear()
         self.collector.final_from = 0
+        self.own_retry_stopped = None
+        self.retry_stopped_seen.clear()
         self.collector.counts = PermissionCounts()
         self.collector.approved = {}
         self.prompts += 1
@@ -431,6 +458,8 @@ class AgentSession:
                 raise
             answer = {"stopReason": "end_turn"}  # the bridge threw away the turn's usage with its result
         self.last_answer = answer
+        if (said := await self._own_retry_stopped(answer)) is not None:
+            raise ProviderCallError(self._signal(Phase.after_start, error_text=said), usage=from_acp_prompt(answer))
         if answer.get("stopReason") not in (None, "end_turn", "max_tokens", "max_turn_requests"):
             raise ProviderCallError(
                 FailureSignal(
@@ -500,6 +529,17 @@ class AgentSession:
                 error_text=f"agent process exited with code {code}: {' | '.join(self.stderr_tail[-3:])}",
             )
         )
+
+    async def _own_retry_stopped(self, answer: dict[str, Any]) -> str | None:
+        """What the provider said when the office's plugin stopped the agent's own retry in this turn (the agent
+        then ends the turn as if it had finished), else None. The plugin's stderr line is written before the
+        abort, but on another pipe than the answer: a turn that answered nothing is given a moment for it."""
+        if self.adapter.retry_stopped_marker is None:
+            return None
+        if self.own_retry_stopped is None and not self.collector.chunks and not _used_tokens(answer):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.retry_stopped_seen.wait(), RETRY_LINE_WAIT_S)
+        return self.own_retry_stopped
 
     def _answer_read_as_login(self, err: ProviderCallError) -> bool:
         """A turn the agent finished whose answer the bridge took for its own "not logged in" notice: the model's

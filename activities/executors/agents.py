@@ -47,6 +47,9 @@ class AgentAdapter:
     repository_config_always: tuple[str, ...] = ()
     # Files of the office's own the agent reads (its settings): given to its sandbox read-only, at the same path.
     read_only_files: tuple[str, ...] = ()
+    # The line (its start) the office's own plugin writes on stderr when it stopped one of the agent's own retries,
+    # followed by {"message": what the provider said}: the turn failed with that, whatever the agent answers.
+    retry_stopped_marker: str | None = None
     # Words the bridge takes, anywhere in a finished turn's final text, for its "not logged in" notice (and answers
     # authRequired in place of the turn): model text that holds them is still the model's answer.
     login_words: str | None = None
@@ -95,6 +98,9 @@ CODEX_REPOSITORY_CONFIG = (
 )
 
 
+OPENCODE_NO_OWN_RETRIES = str(Path(__file__).with_name("agent_settings") / "opencode-no-own-retries.js")
+
+
 def _opencode_settings(base_url: str | None) -> dict[str, str]:
     """OpenCode's configuration, inline (OPENCODE_CONFIG_CONTENT, merged last): its built-in OpenAI provider
     (Responses API, key from OPENAI_API_KEY) pointed at the base URL, nothing else enabled; no title-generation
@@ -111,6 +117,7 @@ def _opencode_settings(base_url: str | None) -> dict[str, str]:
         "lsp": False,
         "agent": {"title": {"disable": True}},
         "permission": {kind: "ask" for kind in ("edit", "bash", "webfetch", "websearch", "external_directory")},
+        "plugin": [f"file://{OPENCODE_NO_OWN_RETRIES}"],  # its own retries stopped at the first (the file says how)
     }
     if base_url:
         config["provider"] = {"openai": {"options": {"baseURL": base_url.rstrip("/")}}}
@@ -226,11 +233,14 @@ OPENCODE = AgentAdapter(
         "imports .opencode/plugin/*.ts: such a working copy is refused (repository_config_always)."
     ),
     repository_config_always=(".opencode", "opencode.json", "opencode.jsonc"),
+    read_only_files=(OPENCODE_NO_OWN_RETRIES,),
+    retry_stopped_marker="OFFICE_AGENT_RETRY_STOPPED ",
     # OpenCode's session loop retries a retryable failure (429, 5xx, overloaded, network) 5 more times with
-    # backoff, honouring Retry-After (SessionRetry RETRY_MAX_RETRIES = 5); no setting turns that off, so a turn is
-    # bounded by the profile's timeout_s. The AI SDK's own retries are 0. Failures arrive as JSON-RPC -32603
+    # backoff, honouring any Retry-After (SessionRetry RETRY_MAX_RETRIES = 5), and no setting turns that off: the
+    # office's plugin (agent_settings/opencode-no-own-retries.js) aborts the session at its first retry and says
+    # why on stderr. The AI SDK's own retries are 0. Failures arrive as JSON-RPC -32603
     # `Internal error: <the provider's message>` (data.errorName APIError), with no status.
-    note="own retries (5) cannot be switched off; bounded by the profile's timeout_s; errors arrive without status",
+    note="own retries stopped at the first by the office's plugin; errors arrive without status",
 )
 GENERIC = AgentAdapter(name="generic", recognise=())
 

@@ -410,6 +410,37 @@ async def test_gemini_cli_makes_one_call_per_attempt_and_the_run_falls_back_in_s
         print(f"\nMEASURE gemini-cli {failure.status}: {len(calls)} calls, fallback after {moved_on:.1f}s")
 
 
+OPENCODE_FAILURES = [
+    # (injected failure, expected code): each attempt is one call, whatever OpenCode would retry by itself
+    (InjectedFailure(status=503, kind="overloaded"), "provider_overloaded"),
+    (InjectedFailure(status=429, kind="rate_limit", retry_after_s=7), "rate_limited"),
+]
+
+
+async def test_opencode_makes_one_call_per_attempt_and_the_run_falls_back_in_seconds(stack, tmp_path):
+    """OpenCode retries a retryable failure five more times by itself, obeying any Retry-After, and no setting turns
+    that off: the office's plugin stops its first retry and says what the provider said, so each attempt is one
+    call, read as the provider's failure, and the decider's retries are the only ones."""
+    opencode = [str(agent("opencode")), "acp"]
+
+    def provider(failure: InjectedFailure) -> SimProvider:
+        return SimProvider(models=["gpt-*"], api_key=KEY, failures=[failure])
+
+    results = await asyncio.gather(
+        *(
+            _failing_run(stack, tmp_path, opencode, f"openai-oc-{f.status}", provider(f), "openai/gpt-5.4")
+            for f, _ in OPENCODE_FAILURES
+        )
+    )
+    for (failure, code), (view, p, calls, moved_on) in zip(OPENCODE_FAILURES, results, strict=True):
+        assert view.status is RunStatus.completed and view.provider == p["beta"], (failure.status, view.message)
+        on_agent = [a for a in view.attempts if a.provider == p["agent"]]
+        assert [a.error_code for a in on_agent] == [code] * len(on_agent) and on_agent[-1].decision == "fallback"
+        assert len(calls) == len(on_agent) <= 3, (failure.status, len(calls))
+        assert moved_on < 45, moved_on
+        print(f"\nMEASURE opencode {failure.status}: {len(calls)} calls, fallback after {moved_on:.1f}s")
+
+
 async def test_opencode_completes_a_turn_that_edits_the_repository_and_relays_failures(stack, tmp_path):
     """OpenCode (`opencode acp`) over its built-in OpenAI provider (Responses API) pointed at the simulator: the
     scripted apply_patch is asked of the office first (edit), then the answer; a 401 falls back at once."""

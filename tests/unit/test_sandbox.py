@@ -186,3 +186,18 @@ def test_gemini_clis_system_settings_are_given_to_its_sandbox_and_exist():
     assert json.loads(Path(GEMINI_SYSTEM_SETTINGS).read_text())["general"]["maxAttempts"] == 1
     other = sandbox_plan(acp_profile(["/opt/agent"]), SandboxSettings())
     assert other is not None and GEMINI_SYSTEM_SETTINGS not in other.read_only  # only the agent that reads it
+
+
+def test_opencodes_plugin_that_stops_its_own_retries_is_configured_and_given_to_its_sandbox():
+    """OpenCode's own retries cannot be switched off by a setting: the office's plugin stops them. OpenCode must be
+    told to load it (its inline configuration) and see it inside its sandbox, at that path."""
+    import json
+
+    from activities.executors.agents import OPENCODE, OPENCODE_NO_OWN_RETRIES
+
+    plan = sandbox_plan(acp_profile(["/opt/opencode/bin/opencode", "acp"]), SandboxSettings())
+    assert plan is not None and OPENCODE_NO_OWN_RETRIES in plan.read_only
+    config = json.loads(OPENCODE.environment("http://127.0.0.1:9/v1")["OPENCODE_CONFIG_CONTENT"])
+    assert config["plugin"] == [f"file://{OPENCODE_NO_OWN_RETRIES}"]
+    assert "session.abort" in Path(OPENCODE_NO_OWN_RETRIES).read_text()
+    assert OPENCODE.retry_stopped_marker and OPENCODE.retry_stopped_marker in Path(OPENCODE_NO_OWN_RETRIES).read_text()
