@@ -27,7 +27,7 @@ from activities.bookkeeping import store_retrying
 from activities.heartbeat import heartbeating
 from contracts.failures import STORE_REJECTED, STORE_UNAVAILABLE, provider_failure, provider_failure_of
 from routing.capacity import CAPACITY_SIGNALS, Admission, CallRequest
-from routing.classifier import Classification, is_learned
+from routing.classifier import Classification, is_guess
 from routing.codes import ErrorClass, ErrorCode, Phase
 from routing.identity import provider_key
 from routing.run import Candidate
@@ -126,7 +126,7 @@ async def note_failure(
         return False
     code, key = failure.code.value, provider_key(cand.profile)
     retry_after_s, limit_rpm = failure.retry_after_s, failure.limit_rpm
-    if is_learned(failure):  # a guess from the words: one failure in the window, never the key's rate or a floor
+    if is_guess(failure):  # a guess, or unvouched words: one failure in the window, never the key's rate or a floor
         code = ErrorCode.unknown.value if code in CAPACITY_SIGNALS else code
         retry_after_s = limit_rpm = None
     try:

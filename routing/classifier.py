@@ -645,6 +645,21 @@ def is_learned(failure: Classification) -> bool:
     return failure.rule.startswith(LEARNED_RULE_PREFIX)
 
 
+# A reading of words that came by a way the agent's own tools can write to (a line on the agent's stderr), so
+# repository content run as a tool could have written them: `unverified.<rule>`.
+UNVERIFIED_RULE_PREFIX = "unverified."
+
+
+def unverified(reading: Classification) -> Classification:
+    return reading.model_copy(update={"rule": UNVERIFIED_RULE_PREFIX + reading.rule})
+
+
+def is_guess(failure: Classification) -> bool:
+    """A reading that decides its own run's next step but never a verdict every run obeys: the learned stage's,
+    or one of words nobody can vouch for (`unverified`)."""
+    return is_learned(failure) or failure.rule.startswith(UNVERIFIED_RULE_PREFIX)
+
+
 def _learned_candidates(signal: FailureSignal) -> list[Candidate]:
     """The second stage (routing/learned.py): what to do read from the words, only where nothing else spoke. Ranked
     below every other reading, so a window or a wait read after it still decides."""

@@ -102,15 +102,20 @@ class RouteCycle(BaseModel):
         )
 
     def state_for_failure(
-        self, cand: Candidate, failure: Classification | None = None, uncounted: Callable[[], bool] = lambda: True
+        self,
+        cand: Candidate,
+        failure: Classification | None = None,
+        uncounted: Callable[[], bool] = lambda: True,
+        stalls_counted: Callable[[], bool] = lambda: True,
     ) -> RunState:
         """What the decider knows about the run when `cand` has just failed (counted here, unless it was only
-        a capacity signal). `uncounted` is asked only for a capacity signal: the workflow's patch gate."""
+        a capacity signal). `uncounted` is asked only for a capacity signal, `stalls_counted` only for a launch
+        stall: the workflow's patch gates."""
         capacity = failure is not None and is_capacity_wait(failure.code.value, failure.rule)
         self.last_was_capacity = capacity and uncounted()
         self.last_was_worker_loss = failure is not None and failure.error_class is ErrorClass.infrastructure
         self.worker_losses += self.last_was_worker_loss
-        self.launch_stalls += failure is not None and failure.rule == LAUNCH_STALLED_RULE
+        self.launch_stalls += failure is not None and failure.rule == LAUNCH_STALLED_RULE and stalls_counted()
         self.failed += 0 if self.last_was_capacity or self.last_was_worker_loss else 1
         others = any(c.provider not in self.excluded and c.provider != cand.provider for c in self.plan.candidates)
         return RunState(
@@ -163,4 +168,4 @@ class RouteCycle(BaseModel):
 
     def replan(self, plan: RoutePlan) -> None:
         """After a park: the re-resolved plan starts with every route eligible again."""
-        self.plan, self.excluded, self.route_retries = plan, [], 0
+        self.plan, self.excluded, self.route_retries, self.launch_stalls = plan, [], 0, 0

@@ -6,7 +6,7 @@ from enum import StrEnum
 from pydantic import BaseModel
 
 from routing.backoff import ladder_step, retry_delay
-from routing.classifier import Classification, is_learned
+from routing.classifier import Classification, is_guess
 from routing.codes import ErrorClass, ErrorCode
 
 
@@ -59,7 +59,8 @@ class ShortRetryRules(BaseModel):
     worker_cap_s: float = 30.0
     # An agent that did not answer `initialize` in time is first the worker's (a loaded machine); one that keeps not
     # starting on the same route is the agent's or its profile's (a command that is no ACP agent, one that hangs):
-    # the run moves on without blaming the provider, or ends naming the profile, instead of losing workers.
+    # the run moves on without blaming the provider where another is eligible, and otherwise keeps the lost workers'
+    # retries, ending with a message that names the profile.
     max_launch_stalls: int = 2
 
 
@@ -100,7 +101,7 @@ class Row(StrEnum):
 
     infrastructure = "infrastructure"  # the office's own worker was lost; retries left
     workers_exhausted = "workers_exhausted"  # the run lost more workers than it allows
-    agent_stalls = "agent_stalls"  # the route's agent keeps not starting: its profile, not a worker or the provider
+    agent_stalls = "agent_stalls"  # the route's agent keeps not starting: its profile's, not the provider's
     terminal = "terminal"
     unclassified = "unclassified"
     cap_reached = "cap_reached"  # the run spent its attempts
@@ -161,10 +162,9 @@ DECISIONS: dict[tuple[Row, Situation], Cell] = {
     (Row.agent_stalls, _S.elsewhere): Cell(
         DecisionKind.fallback, "the agent did not start {stalls} times on this route; next provider"
     ),
-    **{
-        (Row.agent_stalls, s): Cell(DecisionKind.fail, "the agent did not start {stalls} times on this route")
-        for s in (_S.alone, _S.interactive)
-    },
+    # Nothing else to go to: a loaded worker may still start it (a launch storm); the run ends as lost workers do,
+    # its message naming the profile to check.
+    **{(Row.agent_stalls, s): _WORKER_RETRY for s in (_S.alone, _S.interactive)},
     **{(Row.terminal, s): _FAIL_TERMINAL for s in Situation},
     **{(Row.unclassified, s): _FAIL_UNCLASSIFIED for s in Situation},
     **{(Row.cap_reached, s): _FAIL_CAP for s in Situation},
@@ -251,9 +251,11 @@ def row(failure: Classification, state: RunState, policy: ShortRetryRules) -> Ro
     """The failure's class, refined by what the run has left (attempts, worker losses, short retries)."""
     cls = failure.error_class
     if cls is ErrorClass.infrastructure:  # never the provider's: no health effect, no attempt cap
+        if state.worker_losses > policy.max_worker_losses:
+            return Row.workers_exhausted
         if failure.rule == LAUNCH_STALLED_RULE and state.launch_stalls > policy.max_launch_stalls:
             return Row.agent_stalls
-        return Row.workers_exhausted if state.worker_losses > policy.max_worker_losses else Row.infrastructure
+        return Row.infrastructure
     if cls in (ErrorClass.terminal, ErrorClass.unclassified):
         return _CLASS_ROWS[cls]
     if state.attempts >= state.max_attempts:
@@ -290,10 +292,10 @@ def _delay(how: Delay, failure: Classification, state: RunState, rand: float, po
 
 
 def _health(effect: Health, failure: Classification) -> HealthEffect | None:
-    if is_learned(failure) and effect is not Health.none:
-        # A guess from the words decides this run's next step, never a verdict every run obeys (a login needed, a
-        # model gone, a quota cooling the provider, a wait it named): it counts as one transient failure's evidence,
-        # and the shared breaker decides from evidence whether the provider is down.
+    if is_guess(failure) and effect is not Health.none:
+        # A guess from the words (or words nobody can vouch for) decides this run's next step, never a verdict every
+        # run obeys (a login needed, a model gone, a quota cooling the provider, a wait it named): it counts as one
+        # transient failure's evidence, and the shared breaker decides from evidence whether the provider is down.
         return HealthEffect(state=HealthState.short_retry)
     if effect is Health.user_action:
         return HealthEffect(state=HealthState.user_action_required)

@@ -35,7 +35,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.budget import RunBudget
     from workflows.gate import RunGates
     from workflows.notify import Notifier
-    from workflows.patches import capacity_uncounted
+    from workflows.patches import capacity_uncounted, launch_stalls_counted
     from workflows.progress import CurrentDetails, short_retry
     from workflows.questions import PermissionQuestions
     from workflows.relink import carry_over
@@ -290,7 +290,8 @@ class OfficeRunWorkflow:
                     view.note_answer(turn, outcome.text, outcome.chars)
                     view.error_code = None
                     return False
-                failure, state = outcome, cycle.state_for_failure(cand, outcome, capacity_uncounted)
+                failure = outcome
+                state = cycle.state_for_failure(cand, outcome, capacity_uncounted, launch_stalls_counted)
                 decision = decide(failure, RoutingContext.office, state, workflow.random().random())
                 view.error_code = failure.code.value
                 await self._record_failure(req, seq, cand, cycle, failure, decision, started_at)

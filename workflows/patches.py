@@ -10,3 +10,12 @@ CAPACITY_UNCOUNTED = "capacity-waits-uncounted-v1"
 def capacity_uncounted() -> bool:
     """Asked at a capacity failure only: runs recorded before it counted every failed attempt."""
     return workflow.patched(CAPACITY_UNCOUNTED)
+
+
+# An agent that keeps not answering `initialize` on a route is counted, and its third stall moves the run on.
+LAUNCH_STALLS_COUNTED = "launch-stalls-counted-v1"
+
+
+def launch_stalls_counted() -> bool:
+    """Asked at a launch stall only: a run whose stall was decided before took every stall as a lost worker."""
+    return workflow.patched(LAUNCH_STALLS_COUNTED)

@@ -34,7 +34,7 @@ from activities.executors.launcher import LaunchedAgent, adapter_of, launch, lau
 from activities.executors.sandbox import SandboxPlan
 from activities.git import workcopy
 from activities.questions import OpenQuestions
-from routing.classifier import ANSWER_TOO_LARGE, FailureSignal, classify, is_learned, worker_fault
+from routing.classifier import ANSWER_TOO_LARGE, FailureSignal, classify, is_learned, unverified, worker_fault
 from routing.codes import ANSWER_LIMIT_BYTES, ErrorCode, Phase, limit_text
 from routing.config import ExecutionProfile
 from routing.decider import LAUNCH_STALLED_RULE
@@ -459,7 +459,11 @@ class AgentSession:
             answer = {"stopReason": "end_turn"}  # the bridge threw away the turn's usage with its result
         self.last_answer = answer
         if (said := await self._own_retry_stopped(answer)) is not None:
-            raise ProviderCallError(self._signal(Phase.after_start, error_text=said), usage=from_acp_prompt(answer))
+            # The line is on the agent's stderr, which the agent's tools can write to as well: what it says decides
+            # this run's next step, and never a verdict on the provider for every run.
+            signal = self._signal(Phase.after_start, error_text=said)
+            reading = unverified(classify(signal, datetime.now(UTC)))
+            raise ProviderCallError(signal, usage=from_acp_prompt(answer), finding=reading)
         if answer.get("stopReason") not in (None, "end_turn", "max_tokens", "max_turn_requests"):
             raise ProviderCallError(
                 FailureSignal(

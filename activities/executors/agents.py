@@ -47,6 +47,8 @@ class AgentAdapter:
     repository_config_always: tuple[str, ...] = ()
     # Files of the office's own the agent reads (its settings): given to its sandbox read-only, at the same path.
     read_only_files: tuple[str, ...] = ()
+    # Files put in a sandboxed session's own home before the agent starts (path under the home, content).
+    home_files: tuple[tuple[str, str], ...] = ()
     # The line (its start) the office's own plugin writes on stderr when it stopped one of the agent's own retries,
     # followed by {"message": what the provider said}: the turn failed with that, whatever the agent answers.
     retry_stopped_marker: str | None = None
@@ -117,7 +119,7 @@ def _opencode_settings(base_url: str | None) -> dict[str, str]:
         "lsp": False,
         "agent": {"title": {"disable": True}},
         "permission": {kind: "ask" for kind in ("edit", "bash", "webfetch", "websearch", "external_directory")},
-        "plugin": [f"file://{OPENCODE_NO_OWN_RETRIES}"],  # its own retries stopped at the first (the file says how)
+        "plugin": [Path(OPENCODE_NO_OWN_RETRIES).as_uri()],  # its own retries stopped at the first (the file says how)
     }
     if base_url:
         config["provider"] = {"openai": {"options": {"baseURL": base_url.rstrip("/")}}}
@@ -182,11 +184,13 @@ GEMINI_CLI = AgentAdapter(
         "GEMINI_CLI_TRUST_WORKSPACE": "false",
         # Its own retries off: Gemini CLI 0.61 retries a failed call up to 10 times with 5-30 s backoff (retry.ts
         # DEFAULT_MAX_ATTEMPTS), so a rate-limited provider took the turn's timeout and many calls before the
-        # decider heard of it. Settings `general.maxAttempts` bounds it; system settings (this file) win over the
-        # user's and the workspace's.
+        # decider heard of it. Settings `general.maxAttempts` bounds it. System settings (this file) win over the
+        # user's and the workspace's, but Gemini CLI reads them only when root owns the file and its directories;
+        # so the sandbox's own home also gets them as the user's settings (the untrusted workspace's are dropped).
         "GEMINI_CLI_SYSTEM_SETTINGS_PATH": GEMINI_SYSTEM_SETTINGS,
     },
     read_only_files=(GEMINI_SYSTEM_SETTINGS,),
+    home_files=((".gemini/settings.json", Path(GEMINI_SYSTEM_SETTINGS).read_text()),),
     base_url_env="GOOGLE_GEMINI_BASE_URL",
     base_url_without_v1=True,
     credential_env="GEMINI_API_KEY",

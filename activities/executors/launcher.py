@@ -75,6 +75,7 @@ def sandbox_plan(profile: ExecutionProfile, workspace: SandboxSettings) -> Sandb
             *(narrowing.read_only if narrowing else []),
             *adapter_of(profile).read_only_files,
         ],
+        home_files=dict(adapter_of(profile).home_files),
         read_write=list(narrowing.read_write) if narrowing else [],
     )
 

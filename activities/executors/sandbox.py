@@ -154,6 +154,9 @@ class SandboxPlan:
     endpoints: list[Endpoint]
     read_only: list[str] = field(default_factory=list)
     read_write: list[str] = field(default_factory=list)
+    # Files the agent's adapter puts in the session's own home before it starts (path under the home → content):
+    # its own settings, which the home of a fresh session would not hold.
+    home_files: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -183,6 +186,7 @@ class Sandbox:
     ) -> "Sandbox":
         await check_bubblewrap()
         root, net_dir = await asyncio.to_thread(_session_dirs, work_dir)
+        await asyncio.to_thread(_write_home_files, root / "home", plan.home_files)
         sandbox = cls(root, net_dir)
         try:
             forwards, proxy_port = await sandbox._relays(plan.endpoints)
@@ -386,6 +390,13 @@ def _session_dirs(work_dir: str) -> tuple[Path, Path]:
     (root / "home").mkdir(mode=0o700)
     (root / "tmp").mkdir(mode=0o700)
     return root, Path(tempfile.mkdtemp(prefix="office-net-"))
+
+
+def _write_home_files(home: Path, files: dict[str, str]) -> None:
+    for relative, content in files.items():
+        path = home / relative
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path.write_text(content)
 
 
 def _filter_fd(root: Path) -> int | None:

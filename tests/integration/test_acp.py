@@ -304,29 +304,20 @@ async def test_an_agent_that_never_answers_initialize_is_the_workers_fault_unles
     assert not running(log)
 
 
-@pytest.mark.parametrize("elsewhere", [True, False], ids=["next-provider", "alone"])
-async def test_an_agent_that_never_starts_moves_the_run_on_or_ends_it_naming_the_profile(
-    stack, tmp_path, monkeypatch, elsewhere
-):
+async def test_an_agent_that_never_starts_moves_the_run_to_the_next_provider(stack, tmp_path, monkeypatch):
     """A profile whose agent never answers `initialize` (a command that hangs, or is no ACP agent) is the agent's, not
-    a worker's: after two stalls on the route the run moves to the next provider, or ends saying which profile to
-    check; never twenty lost workers, and the provider's health never moves."""
+    a worker's: after two stalls on the route the run moves to the next provider, never twenty lost workers, and
+    the provider's health never moves. (Alone, a stall is retried as a lost worker is, and the run's last message
+    names the profile: the decider's table says so.)"""
     monkeypatch.setattr(acp_executor, "LAUNCH_TIMEOUT_S", 1.0)
     log = tmp_path / "agent.jsonl"
-    providers = {"claude": scripted_agent(log, stall_at_start=True), **({"beta": SimProvider()} if elsewhere else {})}
-    ws, agent, p = await stack.workspace(providers)
+    ws, agent, p = await stack.workspace({"claude": scripted_agent(log, stall_at_start=True), "beta": SimProvider()})
     view = await run_to_end(stack, ws, agent)
-    stalls = [(p["claude"], "worker_lost", "short_retry")] * 2
-    if elsewhere:
-        assert view.status is RunStatus.completed, view.message
-        assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
-            *stalls, (p["claude"], "worker_lost", "fallback"), (p["beta"], None, None)
-        ]  # fmt: skip
-    else:
-        assert view.status is RunStatus.failed
-        assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
-            *stalls, (p["claude"], "worker_lost", "fail")
-        ]  # fmt: skip
-        assert (view.message or "").startswith(f"Agent did not start: the agent for {p['claude']} (execution profile")
+    assert view.status is RunStatus.completed, view.message
+    assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
+        *[(p["claude"], "worker_lost", "short_retry")] * 2,
+        (p["claude"], "worker_lost", "fallback"),
+        (p["beta"], None, None),
+    ]
     assert await stack.store.health_events(run_id=view.run_id) == []
     assert not running(log)

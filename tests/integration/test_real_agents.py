@@ -437,6 +437,7 @@ async def test_opencode_makes_one_call_per_attempt_and_the_run_falls_back_in_sec
         on_agent = [a for a in view.attempts if a.provider == p["agent"]]
         assert [a.error_code for a in on_agent] == [code] * len(on_agent) and on_agent[-1].decision == "fallback"
         assert len(calls) == len(on_agent) <= 3, (failure.status, len(calls))
+        assert all((a.rule or "").startswith("unverified.") for a in on_agent)  # a line its tools could write too
         assert moved_on < 45, moved_on
         print(f"\nMEASURE opencode {failure.status}: {len(calls)} calls, fallback after {moved_on:.1f}s")
 

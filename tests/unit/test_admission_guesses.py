@@ -44,6 +44,7 @@ async def test_a_guess_counts_as_one_failure_and_never_sets_the_keys_rate_or_flo
     store = Recorder()
     await note_failure(store, "run-1", CANDIDATE, failed(code, "text.some_rule"))  # type: ignore[arg-type]
     await note_failure(store, "run-1", CANDIDATE, failed(code, f"learned.{code.value}"))  # type: ignore[arg-type]
-    ruled, guessed = store.noted
+    await note_failure(store, "run-1", CANDIDATE, failed(code, "unverified.text.some_rule"))  # type: ignore[arg-type]
+    ruled, guessed, unvouched = store.noted
     assert ruled == (code.value, 600, 12)
-    assert guessed == (guessed_as, None, None)
+    assert guessed == unvouched == (guessed_as, None, None)

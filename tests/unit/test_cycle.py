@@ -192,3 +192,7 @@ def test_launch_stalls_are_counted_per_route_and_turn_and_move_the_run_on_after_
     assert c.state_for_failure(b, stall).launch_stalls == 1  # the next route's agent starts its own count
     c.begin_turn()
     assert c.state_for_failure(b, stall).launch_stalls == 1  # and so does the next turn
+    c.replan(c.plan)
+    assert c.state_for_failure(b, stall).launch_stalls == 1  # and a route plan made again after a park
+    # A run whose stall was decided before stalls were counted keeps deciding it that way (the patch gate).
+    assert c.state_for_failure(b, stall, stalls_counted=lambda: False).launch_stalls == 1

@@ -50,3 +50,14 @@ def test_an_answer_too_large_names_the_limit_and_blames_no_provider():
 )
 def test_limits_read_as_people_write_them(size, text):
     assert limit_text(size) == text
+
+
+def test_an_agent_that_never_started_names_the_profile_and_clears_the_provider():
+    from routing.messages import launch_stalled_message
+
+    text = launch_stalled_message(
+        "claude", "claude/standard", "worker lost: the agent did not answer initialize within 60 s (waiting)"
+    )
+    assert text.startswith("Agent did not start: the agent for claude (execution profile claude/standard)")
+    assert "(the agent did not answer initialize within 60 s (waiting))" in text
+    assert "The provider was not at fault" in text and "profile's command" in text

@@ -184,8 +184,12 @@ def test_gemini_clis_system_settings_are_given_to_its_sandbox_and_exist():
     assert plan is not None and GEMINI_SYSTEM_SETTINGS in plan.read_only
     assert GEMINI_CLI.environment(None)["GEMINI_CLI_SYSTEM_SETTINGS_PATH"] == GEMINI_SYSTEM_SETTINGS
     assert json.loads(Path(GEMINI_SYSTEM_SETTINGS).read_text())["general"]["maxAttempts"] == 1
+    # Gemini CLI reads system settings only when root owns them: a worker not running as root has them read as the
+    # sandbox's user settings, in the session's own home.
+    assert json.loads(plan.home_files[".gemini/settings.json"])["general"]["maxAttempts"] == 1
     other = sandbox_plan(acp_profile(["/opt/agent"]), SandboxSettings())
     assert other is not None and GEMINI_SYSTEM_SETTINGS not in other.read_only  # only the agent that reads it
+    assert other.home_files == {}
 
 
 def test_opencodes_plugin_that_stops_its_own_retries_is_configured_and_given_to_its_sandbox():
@@ -198,6 +202,6 @@ def test_opencodes_plugin_that_stops_its_own_retries_is_configured_and_given_to_
     plan = sandbox_plan(acp_profile(["/opt/opencode/bin/opencode", "acp"]), SandboxSettings())
     assert plan is not None and OPENCODE_NO_OWN_RETRIES in plan.read_only
     config = json.loads(OPENCODE.environment("http://127.0.0.1:9/v1")["OPENCODE_CONFIG_CONTENT"])
-    assert config["plugin"] == [f"file://{OPENCODE_NO_OWN_RETRIES}"]
+    assert config["plugin"] == [Path(OPENCODE_NO_OWN_RETRIES).as_uri()]
     assert "session.abort" in Path(OPENCODE_NO_OWN_RETRIES).read_text()
     assert OPENCODE.retry_stopped_marker and OPENCODE.retry_stopped_marker in Path(OPENCODE_NO_OWN_RETRIES).read_text()
