@@ -365,7 +365,7 @@ class AgentSession:
         # The library's own connection, driven by raw requests: fields of newer or older protocol versions are read,
         # not dropped by a typed model.
         if process.stdin is None or process.stdout is None:
-            raise RuntimeError("the launcher starts every agent with pipes for stdin and stdout")
+            raise RuntimeError("the launcher starts every agent with sockets for stdin and stdout")
         conn = Connection(build_client_router(collector), process.stdin, process.stdout)
         session = cls(run_id, provider, process, conn, collector, adapter=adapter_of(profile), profile=profile)
         session.launched = launched

@@ -11,8 +11,9 @@ import contextlib
 import os
 import shutil
 import signal
+import socket
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -153,6 +154,17 @@ class LaunchedAgent:
 
     process: asyncio.subprocess.Process
     sandbox: Sandbox | None
+    stdio: list[asyncio.StreamWriter] = field(default_factory=list)  # our ends of its stdio sockets, closed at reap
+
+    async def communicate(self) -> tuple[bytes, bytes]:
+        """Its stdin closed, all it writes to stdout and stderr until it exits (`Process.communicate` reads pipes
+        only, and its stdio are sockets)."""
+        process = self.process
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        process.stdin.close()
+        out, err = await asyncio.gather(process.stdout.read(), process.stderr.read())
+        await process.wait()
+        return out, err
 
     async def reap(self) -> None:
         """The whole tree terminated, then killed; the sandbox's directory and relays removed. With a sandbox,
@@ -166,6 +178,8 @@ class LaunchedAgent:
                     break
         with contextlib.suppress(ProcessLookupError, PermissionError):  # what is left of the group
             os.killpg(self.process.pid, signal.SIGKILL)
+        for stream in self.stdio:
+            stream.close()
         if self.sandbox is not None:
             await self.sandbox.close()
 
@@ -173,7 +187,7 @@ class LaunchedAgent:
 async def launch(
     command: list[str], env: dict[str, str], cwd: str, plan: SandboxPlan | None, work_dir: str
 ) -> LaunchedAgent:
-    """Starts the agent with stdio pipes in its own process group: inside a sandbox when `plan` is given
+    """Starts the agent with stdio sockets in its own process group: inside a sandbox when `plan` is given
     (SandboxUnavailable when this worker cannot make one), else under the guard."""
     program = resolve_command(command, env.get("PATH"), cwd)
     sandbox = await Sandbox.create(plan, program, env, cwd, work_dir) if plan is not None else None
@@ -183,22 +197,32 @@ async def launch(
         argv = [sys.executable, "-I", "-S", GUARD, str(os.getpid()), *program]
     else:
         argv = program
+    # Its stdin, stdout and stderr are sockets, not pipes: a pipe can be opened again through /proc/<pid>/fd/N by
+    # any process of the same user, so a command the agent runs (repository code) could write protocol messages or
+    # stderr lines in the agent's name; a socket cannot be opened that way (ENXIO).
+    pairs = [socket.socketpair() for _ in range(3)]
     try:
         process = await asyncio.create_subprocess_exec(
             *argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+            stdin=pairs[0][1].fileno(),
+            stdout=pairs[1][1].fileno(),
+            stderr=pairs[2][1].fileno(),
             env=env,
             cwd=cwd,
-            limit=STDIO_LIMIT,
             start_new_session=True,
             pass_fds=sandbox.pass_fds() if sandbox is not None else (),
         )
     except BaseException:
+        for ours, theirs in pairs:
+            ours.close()
+            theirs.close()
         if sandbox is not None:
             await sandbox.close()
         raise
+    for _ours, theirs in pairs:
+        theirs.close()
+    streams = [await asyncio.open_unix_connection(sock=ours, limit=STDIO_LIMIT) for ours, _theirs in pairs]
+    process.stdin, process.stdout, process.stderr = streams[0][1], streams[1][0], streams[2][0]
     if sandbox is not None:
         sandbox.started()
-    return LaunchedAgent(process, sandbox)
+    return LaunchedAgent(process, sandbox, [writer for _reader, writer in streams])

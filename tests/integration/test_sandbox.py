@@ -91,7 +91,7 @@ async def test_a_sandboxed_program_sees_its_own_world_and_reaches_only_what_is_a
     }  # fmt: skip
     try:
         agent = await launch([sys.executable, "-I", "-c", PROBE], env, str(cwd), plan, str(tmp_path / "state"))
-        out, err = await asyncio.wait_for(agent.process.communicate(), 60)
+        out, err = await asyncio.wait_for(agent.communicate(), 60)
         await agent.reap()
     finally:
         for server in (provider, allowed, other):
@@ -137,7 +137,7 @@ async def test_an_agent_installed_behind_a_symlink_runs_by_the_path_it_was_found
     agent = await launch(
         [str(found_at)], {"PATH": "/usr/bin:/bin"}, str(cwd), SandboxPlan(endpoints=[]), str(tmp_path / "state")
     )
-    out, err = await asyncio.wait_for(agent.process.communicate(), 60)
+    out, err = await asyncio.wait_for(agent.communicate(), 60)
     await agent.reap()
     assert agent.process.returncode == 0, err.decode()
     assert out.decode().startswith("ran ")
@@ -161,7 +161,7 @@ async def test_the_workers_private_directories_stay_hidden_inside_a_path_the_age
     )
     plan = SandboxPlan(endpoints=[], read_only=[str(checkout)])
     agent = await launch(["/bin/sh", "-c", script], {"PATH": "/usr/bin:/bin"}, str(cwd), plan, str(data / "work"))
-    out, err = await asyncio.wait_for(agent.process.communicate(), 30)
+    out, err = await asyncio.wait_for(agent.communicate(), 30)
     await agent.reap()
     lines = out.decode().split()
     assert lines == ["readable", "no-keys", "this-run", str(cwd)], (out, err)
@@ -175,6 +175,6 @@ async def test_a_provider_on_a_low_port_is_forwarded_too(tmp_path):
     plan = SandboxPlan(endpoints=[Endpoint(host="127.0.0.1", port=80)])
     probe = "import socket; socket.create_connection(('127.0.0.1', 80), timeout=5).close(); print('reached the relay')"
     agent = await launch([sys.executable, "-I", "-c", probe], {"PATH": "/usr/bin:/bin"}, str(cwd), plan, str(tmp_path))
-    out, err = await asyncio.wait_for(agent.process.communicate(), 30)
+    out, err = await asyncio.wait_for(agent.communicate(), 30)
     await agent.reap()
     assert out.decode().strip() == "reached the relay", err.decode()

@@ -41,7 +41,7 @@ async def sandboxed(
     os.makedirs(cwd, exist_ok=True)
     agent = await launch(argv, PATH, str(cwd), plan, str(work))
     try:
-        out, err = await asyncio.wait_for(agent.process.communicate(), wait_s)
+        out, err = await asyncio.wait_for(agent.communicate(), wait_s)
     finally:
         await agent.reap()
     return out.decode(errors="replace"), err.decode(errors="replace")
@@ -309,7 +309,7 @@ async def test_a_deep_tree_in_the_agents_home_neither_breaks_the_reap_nor_stays_
     cwd.mkdir()
     agent = await launch([sys.executable, "-I", "-c", deep], PATH, str(cwd), NO_NETWORK, str(work))
     try:
-        await asyncio.wait_for(agent.process.communicate(), 60)
+        await asyncio.wait_for(agent.communicate(), 60)
         await agent.reap()  # raises today
         assert not any((work / "sandboxes").iterdir())
     finally:
