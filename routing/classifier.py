@@ -645,8 +645,8 @@ def is_learned(failure: Classification) -> bool:
     return failure.rule.startswith(LEARNED_RULE_PREFIX)
 
 
-# A reading of words that came by a way the agent's own tools can write to (a line on the agent's stderr), so
-# repository content run as a tool could have written them: `unverified.<rule>`.
+# A reading of words only the agent vouches for (a line its process writes on its stderr, which nothing checks
+# against the provider's own answer): `unverified.<rule>`.
 UNVERIFIED_RULE_PREFIX = "unverified."
 
 

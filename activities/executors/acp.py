@@ -459,8 +459,8 @@ class AgentSession:
             answer = {"stopReason": "end_turn"}  # the bridge threw away the turn's usage with its result
         self.last_answer = answer
         if (said := await self._own_retry_stopped(answer)) is not None:
-            # The line is on the agent's stderr, which the agent's tools can write to as well: what it says decides
-            # this run's next step, and never a verdict on the provider for every run.
+            # Words the agent's process relays on its stderr, not the provider's own answer: they decide this run's
+            # next step, and never a verdict on the provider for every run.
             signal = self._signal(Phase.after_start, error_text=said)
             reading = unverified(classify(signal, datetime.now(UTC)))
             raise ProviderCallError(signal, usage=from_acp_prompt(answer), finding=reading)

@@ -384,32 +384,6 @@ GEMINI_FAILURES = [
     (InjectedFailure(status=503, kind="overloaded", apis=["gemini"]), "model_capacity"),
     (InjectedFailure(status=429, kind="rate_limit", apis=["gemini"]), "rate_limited"),
 ]
-
-
-async def test_gemini_cli_makes_one_call_per_attempt_and_the_run_falls_back_in_seconds(stack, tmp_path):
-    """Gemini CLI retries a failed call up to 10 times with 5-30 s backoff unless its settings say otherwise: a
-    rate-limited or overloaded provider took each attempt's whole timeout and several calls (the figures are on the
-    benchmark page). With its own retries off the decider's are the only ones."""
-    gemini = [str(agent("gemini")), "--experimental-acp"]
-
-    def provider(failure: InjectedFailure) -> SimProvider:
-        return SimProvider(models=["gemini-*"], api_key=KEY, failures=[failure])
-
-    results = await asyncio.gather(
-        *(
-            _failing_run(stack, tmp_path, gemini, f"google-{f.status}", provider(f), "gemini-2.5-pro")
-            for f, _ in GEMINI_FAILURES
-        )
-    )
-    for (failure, code), (view, p, calls, moved_on) in zip(GEMINI_FAILURES, results, strict=True):
-        assert view.status is RunStatus.completed and view.provider == p["beta"], (failure.status, view.message)
-        on_agent = [a for a in view.attempts if a.provider == p["agent"]]
-        assert [a.error_code for a in on_agent] == [code] * len(on_agent) and on_agent[-1].decision == "fallback"
-        assert len(calls) == len(on_agent) <= 3, (failure.status, len(calls))
-        assert moved_on < 30, moved_on
-        print(f"\nMEASURE gemini-cli {failure.status}: {len(calls)} calls, fallback after {moved_on:.1f}s")
-
-
 OPENCODE_FAILURES = [
     # (injected failure, expected code): each attempt is one call, whatever OpenCode would retry by itself
     (InjectedFailure(status=503, kind="overloaded"), "provider_overloaded"),
@@ -417,29 +391,46 @@ OPENCODE_FAILURES = [
 ]
 
 
+async def one_call_per_attempt(stack, tmp_path, command, prefix, models, model, failures, within_s):
+    """Runs failing on each injected failure, side by side: every attempt on the failing provider is one call, read
+    as the expected code, and the run falls back within `within_s`. Returns the attempts of each."""
+    results = await asyncio.gather(
+        *(
+            _failing_run(stack, tmp_path, command, f"{prefix}-{f.status}", SimProvider(
+                models=models, api_key=KEY, failures=[f]), model)
+            for f, _ in failures
+        )
+    )  # fmt: skip
+    attempts = []
+    for (failure, code), (view, p, calls, moved_on) in zip(failures, results, strict=True):
+        assert view.status is RunStatus.completed and view.provider == p["beta"], (failure.status, view.message)
+        on_agent = [a for a in view.attempts if a.provider == p["agent"]]
+        assert [a.error_code for a in on_agent] == [code] * len(on_agent) and on_agent[-1].decision == "fallback"
+        assert len(calls) == len(on_agent) <= 3, (failure.status, len(calls))
+        assert moved_on < within_s, moved_on
+        print(f"\nMEASURE {command[0].rsplit('/', 1)[-1]} {failure.status}: {len(calls)} calls, fallback after "
+              f"{moved_on:.1f}s")  # fmt: skip
+        attempts.append(on_agent)
+    return attempts
+
+
+async def test_gemini_cli_makes_one_call_per_attempt_and_the_run_falls_back_in_seconds(stack, tmp_path):
+    """Gemini CLI retries a failed call up to 10 times with 5-30 s backoff unless its settings say otherwise: a
+    rate-limited or overloaded provider took each attempt's whole timeout and several calls (the figures are on the
+    benchmark page). With its own retries off the decider's are the only ones."""
+    gemini = [str(agent("gemini")), "--experimental-acp"]
+    await one_call_per_attempt(stack, tmp_path, gemini, "google", ["gemini-*"], "gemini-2.5-pro", GEMINI_FAILURES, 30)
+
+
 async def test_opencode_makes_one_call_per_attempt_and_the_run_falls_back_in_seconds(stack, tmp_path):
     """OpenCode retries a retryable failure five more times by itself, obeying any Retry-After, and no setting turns
     that off: the office's plugin stops its first retry and says what the provider said, so each attempt is one
     call, read as the provider's failure, and the decider's retries are the only ones."""
     opencode = [str(agent("opencode")), "acp"]
-
-    def provider(failure: InjectedFailure) -> SimProvider:
-        return SimProvider(models=["gpt-*"], api_key=KEY, failures=[failure])
-
-    results = await asyncio.gather(
-        *(
-            _failing_run(stack, tmp_path, opencode, f"openai-oc-{f.status}", provider(f), "openai/gpt-5.4")
-            for f, _ in OPENCODE_FAILURES
-        )
+    attempts = await one_call_per_attempt(
+        stack, tmp_path, opencode, "openai-oc", ["gpt-*"], "openai/gpt-5.4", OPENCODE_FAILURES, 45
     )
-    for (failure, code), (view, p, calls, moved_on) in zip(OPENCODE_FAILURES, results, strict=True):
-        assert view.status is RunStatus.completed and view.provider == p["beta"], (failure.status, view.message)
-        on_agent = [a for a in view.attempts if a.provider == p["agent"]]
-        assert [a.error_code for a in on_agent] == [code] * len(on_agent) and on_agent[-1].decision == "fallback"
-        assert len(calls) == len(on_agent) <= 3, (failure.status, len(calls))
-        assert all((a.rule or "").startswith("unverified.") for a in on_agent)  # a line its tools could write too
-        assert moved_on < 45, moved_on
-        print(f"\nMEASURE opencode {failure.status}: {len(calls)} calls, fallback after {moved_on:.1f}s")
+    assert all((a.rule or "").startswith("unverified.") for on_agent in attempts for a in on_agent)
 
 
 async def test_opencode_completes_a_turn_that_edits_the_repository_and_relays_failures(stack, tmp_path):
