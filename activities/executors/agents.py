@@ -204,7 +204,7 @@ GEMINI_CLI = AgentAdapter(
         "GOOGLE_API_KEY, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION, sanitised, where the launch did not set "
         "them (loadEnvironment). A .gemini/settings.json that is not JSON still fails the start (FatalConfigError)."
     ),
-    note="own retries off (system settings general.maxAttempts 1)",
+    note="own retries off: general.maxAttempts 1 in system settings and, sandboxed, in its home's user settings",
 )
 OPENCODE = AgentAdapter(
     name="opencode",
