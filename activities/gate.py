@@ -1,20 +1,21 @@
 """The ceilings' activities, all local (they run inside the asking workflow's own task on an office worker):
 `gate_enter` update-with-starts a run's gate and returns its grant when a slot is free, `gate_release` signals the
-run's gates at its end, `gate_vanished` tells a gate which holders no longer run. `gate_ask` (signal-with-start,
-the grant always by signal) serves runs that began before gate-enter-v1."""
+run's gates at its end, `gate_vanished` tells a gate which holders no longer run, `gate_wake` gives a run its
+submitter asked for (`office submit`, through `ask_by_signal`) its grant by signal-with-start, which ends its start
+delay. `gate_ask` (signal-with-start, the grant always by signal) serves runs that began before gate-enter-v1."""
 
 import asyncio
 import os
 
 from temporalio import activity
 from temporalio.client import Client, WithStartWorkflowOperation, WorkflowExecutionStatus
-from temporalio.common import Priority, WorkflowIDConflictPolicy
+from temporalio.common import Priority, WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.boundary import local_only
 from contracts import gate as contract
 from contracts.failures import refused
-from routing.backlog import CHECK_EVERY_S, GateAsk, GateGrant, GateState, ScopeKind
+from routing.backlog import CHECK_EVERY_S, GateAsk, GateGrant, GateState, GateWake, ScopeKind
 
 CHECK_ENV = "OFFICE_GATE_CHECK_S"  # how often a full gate with a backlog checks its holders (default 30 s)
 DESCRIBE_AT_ONCE = 16
@@ -78,25 +79,39 @@ class GateActivities:
     async def gate_ask(self, ask: GateAsk) -> None:
         local_only(contract.ASK)
         info = activity.info()
-        state = self._first_state(ask, info.workflow_id)
+        if ask.waiting.run_id != info.workflow_id:  # a run asks for itself only
+            raise refused("a run asks a gate for its own slot only")
+        await ask_by_signal(self.client, ask, info.task_queue, self.check_every_s)
+
+    @activity.defn(name=contract.WAKE)
+    async def gate_wake(self, wake: GateWake) -> bool:
+        local_only(contract.WAKE)
+        try:
+            desc = await self.client.get_workflow_handle(wake.run_id).describe()
+        except RPCError as err:
+            if err.status == RPCStatusCode.NOT_FOUND:
+                return False
+            raise
+        if desc.status != WorkflowExecutionStatus.RUNNING or desc.workflow_type != contract.RUN_WORKFLOW:
+            return False  # ended (cancelled while it waited), or no run: a gate wakes office runs only
+        # Signal-with-start signals the running run and ends its start delay; its arguments start nothing: a run
+        # that ended meanwhile is refused (REJECT_DUPLICATE), and one that runs ignores them.
         await self.client.start_workflow(
-            contract.GATE_WORKFLOW,
-            state,
-            id=ask.gate,
-            task_queue=contract.gate_queue(info.task_queue),
-            start_signal=contract.ASK_SIGNAL,
-            start_signal_args=[ask],
-            static_summary=f"ceiling {ask.gate.removeprefix(contract.GATE_PREFIX + ':')}",
-            priority=GATE_PRIORITY,
+            contract.RUN_WORKFLOW,
+            None,
+            id=wake.run_id,
+            task_queue=desc.task_queue,
+            start_signal=contract.GRANTED_SIGNAL,
+            start_signal_args=[wake.grant],
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
         )
+        return True
 
     def _first_state(self, ask: GateAsk, run_id: str | None) -> GateState:
         """The state a gate starts with when this ask is its first."""
         if ask.waiting.run_id != run_id:  # a run asks for itself only
             raise refused("a run asks a gate for its own slot only")
-        if not _is_gate(ask.gate):
-            raise refused("not a gate id")
-        return GateState(scope=ask.gate, promote_after_s=ask.promote_after_s, check_every_s=self.check_every_s)
+        return first_state(ask, self.check_every_s)
 
     @activity.defn(name=contract.VANISHED)
     async def gate_vanished(self, run_ids: list[str]) -> list[str]:
@@ -115,6 +130,28 @@ class GateActivities:
 
         flags = await asyncio.gather(*(gone(r) for r in run_ids))
         return [r for r, flag in zip(run_ids, flags, strict=True) if flag]
+
+
+def first_state(ask: GateAsk, check_every: float) -> GateState:
+    """The state a gate starts with when this ask is its first."""
+    if not _is_gate(ask.gate):
+        raise refused("not a gate id")
+    return GateState(scope=ask.gate, promote_after_s=ask.promote_after_s, check_every_s=check_every)
+
+
+async def ask_by_signal(client: Client, ask: GateAsk, task_queue: str, check_every: float | None = None) -> None:
+    """Signal-with-start of the gate `ask.gate` for runs on `task_queue`: the ask is queued in order, its grant
+    follows by signal (by signal-with-start when `ask.waiting.wake`). Needs no worker: the server keeps it."""
+    await client.start_workflow(
+        contract.GATE_WORKFLOW,
+        first_state(ask, check_every_s() if check_every is None else check_every),
+        id=ask.gate,
+        task_queue=contract.gate_queue(task_queue),
+        start_signal=contract.ASK_SIGNAL,
+        start_signal_args=[ask],
+        static_summary=f"ceiling {ask.gate.removeprefix(contract.GATE_PREFIX + ':')}",
+        priority=GATE_PRIORITY,
+    )
 
 
 def _is_gate(gate: str) -> bool:

@@ -4,13 +4,15 @@ queue gates run on."""
 
 from temporalio import activity
 
-from routing.backlog import GATE_PREFIX, GateAsk, GateGrant
+from routing.backlog import GATE_PREFIX, GateAsk, GateGrant, GateWake
 
 ASK = "gate_ask"  # local: signal-with-start the gate (runs recorded before gate-enter-v1)
 ENTER = "gate_enter"  # local, in the run's workflow task: update-with-start the gate, granted in its answer if free
 RELEASE = "gate_release"  # local, in the run's last workflow task: signal its gates that its slots are free
 VANISHED = "gate_vanished"  # local, in the gate's workflow task: which holders no longer run
+WAKE = "gate_wake"  # local, in the gate's workflow task: a grant that wakes a run asked for at submission
 GATE_WORKFLOW = "OfficeGateWorkflow"
+RUN_WORKFLOW = "OfficeRunWorkflow"  # the runs a gate wakes (workflows.office_run's type name)
 GRANTED_SIGNAL = "gate_granted"  # gate → run
 ASK_SIGNAL = "ask"  # run (through gate_ask) → gate
 ENTER_UPDATE = "enter"  # run (through gate_enter) → gate: answered with the grant, or None (queued: a signal follows)
@@ -49,5 +51,12 @@ async def gate_vanished(run_ids: list[str]) -> list[str]:
     raise NotImplementedError(IMPLEMENTED_BY_THE_WORKER)
 
 
-ALL = (gate_ask, gate_enter, gate_release, gate_vanished)
-__all__ = ["ALL", "GATE_PREFIX", "gate_ask", "gate_enter", "gate_queue", "gate_release", "gate_vanished"]
+@activity.defn(name=WAKE)
+async def gate_wake(wake: GateWake) -> bool:
+    """Signal-with-start of the run `wake.run_id` with its grant, which ends its start delay; False when the run
+    no longer runs (its slot goes to the next one)."""
+    raise NotImplementedError(IMPLEMENTED_BY_THE_WORKER)
+
+
+ALL = (gate_ask, gate_enter, gate_release, gate_vanished, gate_wake)
+__all__ = ["ALL", "GATE_PREFIX", "gate_ask", "gate_enter", "gate_queue", "gate_release", "gate_vanished", "gate_wake"]

@@ -90,13 +90,16 @@ async def relink(
     texts = [old.prompt, *old.follow_ups]
     answered = answered_turns([(r.seq, r.role) for r in await store.read_transcript(run_id, 2 * len(texts))])
     request = relinked(old, new_id, how, answered, text, has_branch=view.result is not None)
-    requested_model = await validate_submission(
+    valid = await validate_submission(
         store, request.workspace, request.agent, request.prompt, request.pin_providers, request.tier,
         request.follow_ups, request.pin_model,
     )  # fmt: skip
     newest = request.follow_ups[-1] if how == "continue" and request.follow_ups else request.prompt
     summary = f"{'continues' if how == 'continue' else 'retry of'} {run_id}: {newest.splitlines()[0][:60]}"
     try:
-        return await start_request(client, request, task_queue, request.pin_model or requested_model, summary)
+        return await start_request(
+            client, request, task_queue, request.pin_model or valid.model, summary,
+            max_concurrent_runs=valid.max_concurrent_runs,
+        )  # fmt: skip
     except WorkflowAlreadyStartedError:
         raise RunIdTaken("run-id", f"{new_id!r} is already the id of a run; choose another --run-id") from None

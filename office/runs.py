@@ -3,7 +3,8 @@
 import re
 import uuid
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 
 from pydantic import BaseModel
 from temporalio.client import (
@@ -24,10 +25,11 @@ from temporalio.common import (
 from temporalio.exceptions import ApplicationError, FailureError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
+from activities.gate import ask_by_signal
 from contracts import search_attributes as sa
 from contracts.queues import TASK_QUEUE
 from office.run_input import SubmitError, validate_limits, validate_text
-from routing.backlog import PRIORITY_KEY, RunPriority
+from routing.backlog import PRIORITY_KEY, GateAsk, QueueView, RunPriority, ScopeKind, Waiting, gate_id
 from routing.config import WorkspaceConfig
 from routing.conversation import Say, SayAccepted, say_problem
 from routing.run import RUN_ID_MAX, RUN_ID_PATTERN, RunRequest, RunStatus, RunView
@@ -36,6 +38,9 @@ from store.repository import Store
 from workflows.gate import GateWorkflow
 from workflows.office_run import OfficeRunWorkflow
 
+# A run asked for at submission sleeps this long at most before it asks its gate by itself (its grant wakes it
+# earlier: this bounds only a lost ask). Long, so a flooding workspace's backlog stays off the workers.
+ASKED_START_DELAY = timedelta(minutes=10)
 ENDED = (RunStatus.completed, RunStatus.failed, RunStatus.cancelled)
 RunHandle = WorkflowHandle[OfficeRunWorkflow, RunView]  # an office run's workflow, whose result is its view
 SCHEDULED_BY = SearchAttributeKey.for_keyword("TemporalScheduledById")  # set by the server on a scheduled run
@@ -59,7 +64,7 @@ async def validate_submission(
     tier: str | None = None,
     follow_ups: Sequence[str] = (),
     pin_model: str | None = None,
-) -> str:
+) -> "Validated":
     validate_text(prompt, follow_ups, pin_model)
     ws, profile = await store.configs(workspace, agent)
     if ws is None:
@@ -82,7 +87,14 @@ async def validate_submission(
             "pin-provider",
             f"{', '.join(unknown)} not in workspace {workspace!r} (its providers: {', '.join(ws.providers)})",
         )
-    return profile.model
+    return Validated(profile.model, ws.max_concurrent_runs)
+
+
+class Validated(NamedTuple):
+    """What a valid submission starts with: the agent profile's model, its workspace's ceiling (None: none)."""
+
+    model: str
+    max_concurrent_runs: int | None
 
 
 async def submit(
@@ -103,10 +115,10 @@ async def submit(
     max_tokens: int | None = None,
     priority: RunPriority = RunPriority.default,
 ) -> RunHandle:
-    requested_model = await validate_submission(
+    valid = await validate_submission(
         store, workspace, agent, prompt, pin_providers or [], tier, follow_ups or [], pin_model
     )
-    requested_model = pin_model or requested_model
+    requested_model = pin_model or valid.model
     validate_limits(max_cost_usd, max_tokens)
     run_id = run_id or f"run-{uuid.uuid4().hex[:12]}"
     if len(run_id) > RUN_ID_MAX or not re.match(RUN_ID_PATTERN, run_id):
@@ -129,7 +141,9 @@ async def submit(
     )
     first_line = prompt.strip().splitlines()[0][:80]
     try:
-        return await start_request(client, request, task_queue, requested_model, first_line, id_reuse_policy)
+        return await start_request(
+            client, request, task_queue, requested_model, first_line, id_reuse_policy, valid.max_concurrent_runs
+        )
     except WorkflowAlreadyStartedError:
         raise RunIdTaken(
             "run-id",
@@ -145,11 +159,21 @@ async def start_request(
     requested_model: str,
     first_line: str,
     id_reuse_policy: WorkflowIDReusePolicy = WorkflowIDReusePolicy.REJECT_DUPLICATE,
+    max_concurrent_runs: int | None = None,
 ) -> RunHandle:
-    """Starts a validated request with its summary and the search attributes it is listed by from its start."""
+    """Starts a validated request with its summary and the search attributes it is listed by from its start.
+
+    A run of a workspace with a ceiling (`max_concurrent_runs`) is asked for here: it starts in a start delay,
+    queued, with no task of its own, and its workspace's gate asks nobody's worker until the run's grant wakes it
+    (so a flooding workspace's backlog costs the workers nothing while it waits). Should its ask be lost (this
+    process killed between the two calls), the run wakes at the delay's end and asks by itself."""
     workspace, agent, run_id = request.workspace, request.agent, request.run_id
     link = [SearchAttributePair(sa.CONTINUES, request.continues.run_id)] if request.continues else []
-    return await client.start_workflow(
+    gate = gate_id(ScopeKind.workspace, workspace) if max_concurrent_runs else None
+    if gate is not None:
+        request = request.model_copy(update={"asked_gate": gate})
+    status = RunStatus.queued if gate is not None else RunStatus.running
+    handle = await client.start_workflow(
         OfficeRunWorkflow.run,
         request,
         id=run_id,
@@ -159,7 +183,7 @@ async def start_request(
         f"(requested model `{requested_model}`).",
         search_attributes=TypedSearchAttributes(
             [
-                SearchAttributePair(sa.STATUS, RunStatus.running.value),
+                SearchAttributePair(sa.STATUS, status.value),
                 SearchAttributePair(sa.WORKSPACE, workspace),
                 SearchAttributePair(sa.AGENT, agent),
                 SearchAttributePair(sa.REQUESTED_MODEL, requested_model),
@@ -170,7 +194,13 @@ async def start_request(
         run_timeout=timedelta(days=7),
         id_reuse_policy=id_reuse_policy,
         priority=temporal_priority(request),
+        start_delay=ASKED_START_DELAY if gate is not None else None,
     )
+    if gate is not None and max_concurrent_runs:
+        waiting = Waiting(run_id=run_id, workspace=workspace, priority=request.priority, limit=max_concurrent_runs,
+                          submitted_at=datetime.now(UTC), wake=True)  # fmt: skip
+        await ask_by_signal(client, GateAsk(gate=gate, waiting=waiting), task_queue)
+    return handle
 
 
 def temporal_priority(request: RunRequest) -> Priority:
@@ -213,6 +243,8 @@ async def run_view(client: Client, run_id: str) -> RunView:
     desc = await handle.describe()
     view = await _view_of(handle, desc)
     view.schedule_id = desc.typed_search_attributes.get(SCHEDULED_BY) or view.schedule_id
+    if view.status is RunStatus.queued and view.queue is None:  # asked at submission: in its start delay
+        view.queue = asleep_in_queue(desc, view.workspace)
     if view.status is RunStatus.queued and view.queue is not None:  # its place, as its gate has it now
         view.queue.position = await queue_position(client, view.queue.gate, run_id)
     return view
@@ -243,6 +275,14 @@ async def _view_of(handle: RunHandle, desc: WorkflowExecutionDescription) -> Run
         return _from_search_attributes(run_id, attrs, RunStatus.cancelled, "cancelled by the user")
     ended = desc.status.name.lower() if desc.status is not None else "ended"
     return _from_search_attributes(run_id, attrs, RunStatus.failed, f"workflow {ended}")
+
+
+def asleep_in_queue(desc: WorkflowExecutionDescription, workspace: str) -> QueueView:
+    """What a run asked for at submission shows while it sleeps in its start delay (no task has run, so no query
+    answers): its workspace's gate, its class (from its Temporal priority), queued since its start."""
+    key = desc.raw_description.workflow_execution_info.priority.priority_key
+    priority = next((p for p, k in PRIORITY_KEY.items() if k == key), RunPriority.default)
+    return QueueView(gate=gate_id(ScopeKind.workspace, workspace), priority=priority, queued_at=desc.start_time)
 
 
 async def queue_position(client: Client, gate: str, run_id: str) -> int | None:

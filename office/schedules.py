@@ -45,7 +45,7 @@ def spec_text(cron: str | None, every: timedelta | None) -> str:
 async def create_schedule(client: Client, store: Store, req: ScheduleRequest) -> ScheduleHandle:
     """Validates like `office submit` (the workspace, agent, tier and prompt) and creates the schedule."""
     req.check_offline()
-    model = await validate_submission(store, req.workspace, req.agent, req.prompt, tier=req.tier)
+    model = (await validate_submission(store, req.workspace, req.agent, req.prompt, tier=req.tier)).model
     run = RunRequest(workspace=req.workspace, agent=req.agent, prompt=req.prompt.strip(), tier=req.tier,
                      max_cost_usd=req.max_cost_usd, max_tokens=req.max_tokens)  # fmt: skip
     memo = {"priority": req.priority, "schedule": req.name}

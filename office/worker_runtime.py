@@ -175,6 +175,7 @@ async def office_worker(
                 gates.gate_release,  # local only
                 gates.gate_ask,  # local only: runs that began before gate-enter-v1
                 gates.gate_vanished,  # local only: gates started on this queue before gate-own-queue-v1
+                gates.gate_wake,  # local only: the same
             ],
             max_concurrent_activities=sizing.max_concurrent_activities,
             max_cached_workflows=sizing.max_cached_workflows,
@@ -192,7 +193,7 @@ async def office_worker(
             client,
             task_queue=gate_queue(task_queue),
             workflows=[GateWorkflow],
-            activities=[gates.gate_vanished],
+            activities=[gates.gate_vanished, gates.gate_wake],
             max_concurrent_workflow_tasks=GATE_WORKFLOW_TASKS,
             workflow_runner=workflow_runner(),
         )

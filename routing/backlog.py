@@ -64,6 +64,9 @@ class Waiting(BaseModel):
     limit: int = Field(ge=1)  # the ceiling the run's configuration states: it starts only below it
     submitted_at: datetime  # the run's workflow start time
     seq: int = 0  # arrival at the gate: the last tie-break
+    # Asked by its submitter while the run waits in a start delay, before any task of its own: its grant must
+    # wake it (signal-with-start; a plain signal leaves a delayed workflow asleep).
+    wake: bool = False
 
 
 class GateAsk(BaseModel):
@@ -92,6 +95,13 @@ class HeldGates(BaseModel):
     granted: dict[str, GateGrant] = Field(default_factory=dict)
 
 
+class GateWake(BaseModel):
+    """A grant for a run its submitter asked for (Waiting.wake): it wakes the run from its start delay."""
+
+    run_id: str
+    grant: GateGrant
+
+
 class Holder(BaseModel):
     run_id: str
     workspace: str
@@ -99,6 +109,7 @@ class Holder(BaseModel):
     grant: int = 0  # the grant's sequence number at the gate
     arrival: int = 0  # its ask's arrival at the gate
     asks_at_grant: int = 0  # the gate's asks received when it was granted
+    wake: bool = False  # its grant wakes the run from its start delay (Waiting.wake)
 
 
 class GateState(BaseModel):
@@ -179,6 +190,7 @@ def grant(state: GateState, now: datetime) -> list[Holder]:
                 grant=state.granted,
                 arrival=w.seq,
                 asks_at_grant=state.next_seq,
+                wake=w.wake,
             )
         )
         state.holders.append(out[-1])

@@ -68,6 +68,9 @@ class RunRequest(BaseModel):
     # workflow, which routing cannot name); a client never sets it.
     carried: dict[str, Any] | None = None
     priority: RunPriority = RunPriority.default  # its class in a ceiling's backlog and in Temporal's task queues
+    # Its workspace's gate, asked by its submitter (`office submit`, for a workspace with max_concurrent_runs):
+    # the run starts in a start delay, with no task of its own, until the gate's grant wakes it.
+    asked_gate: str | None = None
 
     @field_validator("prompt", "follow_ups", "workspace", "agent", "tier", "pin_model", "pin_providers")
     @classmethod

@@ -30,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
         GateAsk,
         GateGrant,
         GateState,
+        GateWake,
         HeldGates,
         Holder,
         QueueView,
@@ -48,6 +49,7 @@ with workflow.unsafe.imports_passed_through():
 RUN_CEILINGS = "run-ceilings-v1"  # by signal-with-start, released by signals from the workflow
 GATE_ENTER = "gate-enter-v1"  # by update-with-start (granted in the answer), released by a local activity
 GATE_OWN_QUEUE = "gate-own-queue-v1"  # a gate on the runs' task queue continues as new on the gates' own
+ASKED_AT_SUBMISSION = "gate-asked-at-submission-v1"  # its submitter asked the workspace's gate (a start delay)
 LOCAL = timedelta(seconds=30)
 STATE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30))
 STALE_PLAN = timedelta(seconds=60)  # a run that waited longer resolves its route again: health may have changed
@@ -145,7 +147,15 @@ class GateWorkflow:
     async def _send(self, h: Holder) -> None:
         run_id = h.run_id
         try:
-            await workflow.get_external_workflow_handle(run_id).signal(stubs.GRANTED_SIGNAL, self._grant_of(h))
+            if h.wake:  # asked at submission: the run sleeps in its start delay, which a plain signal leaves alone
+                woken = await workflow.execute_local_activity(
+                    stubs.gate_wake, GateWake(run_id=run_id, grant=self._grant_of(h)), start_to_close_timeout=LOCAL,
+                    retry_policy=STATE_RETRY,
+                )  # fmt: skip
+                if not woken:
+                    raise LookupError(run_id)
+            else:
+                await workflow.get_external_workflow_handle(run_id).signal(stubs.GRANTED_SIGNAL, self._grant_of(h))
         except Exception:  # the run is gone (terminated while it waited): its slot goes to the next one
             release(self._state, run_id)
             self._dirty = True
@@ -161,6 +171,7 @@ class RunGates:
         self._granted: dict[str, GateGrant] = {}
         self._held: list[str] = []  # asked (waiting or holding), in order: released in reverse
         self._provider: str | None = None  # the provider gate held for the current candidate
+        self._early: dict[str, GateGrant] = {}  # grants that woke the run, before it knew what it had asked
 
     def state(self) -> HeldGates:
         return HeldGates(held=list(self._held), provider=self._provider, granted=dict(self._granted))
@@ -172,6 +183,17 @@ class RunGates:
     def granted(self, grant: GateGrant) -> None:
         if grant.gate in self._held:
             self._granted[grant.gate] = grant
+        else:  # the grant that woke a run asked for at submission arrives before the run's code (a signal)
+            self._early[grant.gate] = grant
+
+    def asked_at_submission(self, gate: str) -> None:
+        """Its submitter asked `gate` for it (RunRequest.asked_gate): held from the start, released at the end,
+        and granted if the grant already woke it (else its start delay ended first: it asks again, in order)."""
+        workflow.patched(ASKED_AT_SUBMISSION)
+        self._held.append(gate)
+        if (got := self._early.pop(gate, None)) is not None:
+            self._granted[gate] = got
+        self._early.clear()  # nothing else was asked: no other grant is this run's
 
     async def enter(self, req: RunRequest, plan: RoutePlan) -> bool:
         """The workspace's and the agent profile's ceilings, in that order (every run asks in the same order, so
@@ -209,7 +231,16 @@ class RunGates:
             submitted_at=workflow.info().workflow_start_time,
         )
         view = self._view()
-        self._held.append(gate)  # before asking: a cancel while queued still removes the run from the backlog
+        if gate in self._granted:  # asked at submission and granted: it waited (queued) in its start delay
+            woke = self._granted[gate]
+            view.queue = QueueView(gate=gate, priority=req.priority, queued_at=waiting.submitted_at,
+                                   granted_at=workflow.now(), grant=woke.grant, arrival=woke.arrival,
+                                   asks_at_grant=woke.asks_at_grant)  # fmt: skip
+            view.status = RunStatus.running
+            self._publish()
+            return
+        if gate not in self._held:  # asked at submission, the run woke at its start delay's end: it asks again
+            self._held.append(gate)  # before asking: a cancel while queued still removes the run from the backlog
         if not self._by_update():
             await self._acquire_by_signal(req, gate, waiting)
             return

@@ -18,7 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts.carried import CarriedState
     from contracts.failures import run_failed
     from contracts.gate import GRANTED_SIGNAL
-    from routing.backlog import GateGrant
+    from routing.backlog import GateGrant, ScopeKind, gate_id
     from routing.budget import RunLimits
     from routing.classifier import Classification
     from routing.codes import ErrorCode
@@ -193,6 +193,10 @@ class OfficeRunWorkflow:
         if problem := run_id_problem(run_id):  # an id Temporal gave a scheduled run
             raise self._failed(ErrorCode.invalid_input, problem)
         said_early = self._talk.pending  # `say` updates delivered before the run began
+        if req.asked_gate is not None and carried is None:  # its grant may have woken it: before any await
+            if req.asked_gate != gate_id(ScopeKind.workspace, req.workspace):
+                raise self._failed(ErrorCode.invalid_input, "asked_gate: only its own workspace's gate; leave it out")
+            self._gates.asked_at_submission(req.asked_gate)
         if carried is None:
             plan = await self._resolve(req)
             if await self._gates.enter(req, plan):  # over a ceiling it waited, queued: the route as it is now

@@ -38,6 +38,7 @@ IMPLEMENTATIONS = [
     GateActivities.gate_enter,
     GateActivities.gate_release,
     GateActivities.gate_vanished,
+    GateActivities.gate_wake,
 ]
 STUBS = (*stubs.ALL, *gate.ALL)
 
