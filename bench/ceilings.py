@@ -250,6 +250,22 @@ def without_fairness_keys() -> Iterator[None]:
         office.runs.temporal_priority = keyed
 
 
+@contextlib.contextmanager
+def asked_by_each_run() -> Iterator[None]:
+    """The ceiling's control: `office submit` leaves the gate alone and each run asks it in its own first task
+    (as before gate-asked-at-submission-v1), so a queued run costs a worker a task while it waits."""
+    validate = office.runs.validate_submission
+
+    async def unasked(*args: Any, **kwargs: Any) -> office.runs.Validated:
+        return (await validate(*args, **kwargs))._replace(max_concurrent_runs=None)
+
+    office.runs.validate_submission = unasked
+    try:
+        yield
+    finally:
+        office.runs.validate_submission = validate
+
+
 @contextlib.asynccontextmanager
 async def narrow_worker(stack: Stack, queue: str, warm_up: Workspace) -> AsyncIterator[WorkerProcess]:
     """A worker in its own process, as a team runs them, whose backlog stays on the server, where priority and
@@ -321,6 +337,8 @@ async def fairness_arm(stack: Stack) -> dict[str, Any]:
     quiet = await _quiet(stack, small)
     keyed = await _flooded(stack, small, "keyed", None)
     capped = await _flooded(stack, small, "capped", FLOOD_CEILING)
+    with asked_by_each_run():
+        capped_in_runs = await _flooded(stack, small, "capped-in-runs", FLOOD_CEILING)
     with without_fairness_keys():
         unkeyed = await _flooded(stack, small, "unkeyed", None)
 
@@ -334,12 +352,14 @@ async def fairness_arm(stack: Stack) -> dict[str, Any]:
         "worker_workflow_tasks": WORKFLOW_TASKS,
         "ratio_keyed_vs_no_flood": ratio(keyed),
         "ratio_with_ceiling_vs_no_flood": ratio(capped),
+        "ratio_with_ceiling_asked_by_runs_vs_no_flood": ratio(capped_in_runs),
         "ratio_unkeyed_vs_no_flood": ratio(unkeyed),  # a lower bound when its tries are censored
         "within_2x": ratio(keyed) <= 2,
         "within_2x_with_ceiling": ratio(capped) <= 2,
         "no_flood": quiet,
         "flood_keyed": keyed,  # the flooding workspace without a ceiling
-        "flood_with_ceiling": capped,  # its ceiling FLOOD_CEILING
+        "flood_with_ceiling": capped,  # its ceiling FLOOD_CEILING, its queued runs asleep until their grant
+        "flood_with_ceiling_asked_by_runs": capped_in_runs,  # the same, each queued run waiting in a task of its own
         "flood_no_keys": unkeyed,  # the control
     }
 
