@@ -46,7 +46,14 @@ from office.temporal_client import connect
 from office.temporal_server import TemporalDevServer
 from routing.backlog import RunPriority
 from routing.run import RunRequest, RunStatus, RunView
-from testkit.ceilings import fifo_violations, peak_overlap, run_of, set_workspace_ceiling, workspace_gate
+from testkit.ceilings import (
+    asked_by_each_run,
+    fifo_violations,
+    peak_overlap,
+    run_of,
+    set_workspace_ceiling,
+    workspace_gate,
+)
 from testkit.eventually import eventually
 from testkit.stack import Stack, WorkerProcess, Workspace, until_polling, worker_process
 
@@ -248,22 +255,6 @@ def without_fairness_keys() -> Iterator[None]:
         yield
     finally:
         office.runs.temporal_priority = keyed
-
-
-@contextlib.contextmanager
-def asked_by_each_run() -> Iterator[None]:
-    """The ceiling's control: `office submit` leaves the gate alone and each run asks it in its own first task
-    (as before gate-asked-at-submission-v1), so a queued run costs a worker a task while it waits."""
-    validate = office.runs.validate_submission
-
-    async def unasked(*args: Any, **kwargs: Any) -> office.runs.Validated:
-        return (await validate(*args, **kwargs))._replace(max_concurrent_runs=None)
-
-    office.runs.validate_submission = unasked
-    try:
-        yield
-    finally:
-        office.runs.validate_submission = validate
 
 
 @contextlib.asynccontextmanager

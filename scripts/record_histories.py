@@ -22,7 +22,7 @@ from temporalio.client import WorkflowFailureError, WorkflowHandle
 
 from office.codec import KEYS_FILE_ENV
 from office.relink import relink
-from office.runs import say, submit, wait_for_view
+from office.runs import run_view, say, submit, wait_for_view
 from office.schedule_request import ScheduleRequest
 from office.schedules import create_schedule
 from office.simulator.config import InjectedFailure, SimProvider
@@ -39,6 +39,7 @@ from routing.run import RunStatus
 from routing.selection import UserDecision
 from routing.usage import ModelPrice
 from testkit.agents import scripted_sandbox
+from testkit.ceilings import asked_by_each_run
 from testkit.eventually import eventually
 from testkit.stack import Stack, ephemeral_stack
 from workflows.gate import GateWorkflow
@@ -71,7 +72,11 @@ async def main(only: set[str]) -> None:
             # ceiling_queued.json stays as recorded before gate-enter-v1 (asks by signal-with-start); the holder
             # granted in its ask's answer and a run queued behind it are recorded under these names since.
             if not only or "ceiling_entered" in only:
-                await record_ceiling(stack, "ceiling_entered", "ceiling_entered_queued")
+                with asked_by_each_run():
+                    await record_ceiling(stack, "ceiling_entered", "ceiling_entered_queued", "gate_entered")
+            # Since gate-asked-at-submission-v1: `office submit` asks the gate, the queued run sleeps until woken.
+            if not only or "ceiling_asked" in only:
+                await record_ceiling(stack, "ceiling_asked", "ceiling_asked_queued", "gate_woke")
             if only:
                 return
             gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
@@ -318,7 +323,7 @@ async def record_continued_as_new(stack: Stack) -> None:
     await save(stack.client.get_workflow_handle(handle.id), "continued_as_new_last", view.status.value)
 
 
-async def record_ceiling(stack: Stack, holder_name: str, queued_name: str) -> None:
+async def record_ceiling(stack: Stack, holder_name: str, queued_name: str, gate_name: str) -> None:
     """A run queued behind a workspace ceiling of 1 (the holder answers slowly), granted when the holder ends."""
     workspace, agent, _ = await stack.workspace({"alpha": SimProvider(latency_ms=1500)})
     ws, _ = await stack.store.configs(workspace, agent)
@@ -328,8 +333,8 @@ async def record_ceiling(stack: Stack, holder_name: str, queued_name: str) -> No
         stack.client, stack.store, workspace, agent, "scenario holder", run_id=f"record-{holder_name}"
     )
     await eventually(
-        lambda: holder.query(OfficeRunWorkflow.status),
-        until=lambda view: view is not None and view.queue is not None and view.queue.grant is not None,
+        lambda: run_view(stack.client, holder.id),  # asleep until its grant, a run answers no query
+        until=lambda view: view.queue is not None and view.queue.grant is not None,
         timeout=60,
         interval=0.1,
         what="the first run to hold the workspace's slot",
@@ -351,7 +356,7 @@ async def record_ceiling(stack: Stack, holder_name: str, queued_name: str) -> No
         interval=0.1,
         what="both runs' releases to reach the gate",
     )
-    await save(gate, "gate_entered", "running")
+    await save(gate, gate_name, "running")
 
 
 def scripted_agent(script: dict[str, Any]) -> ExecutionProfile:

@@ -1,15 +1,33 @@
 """Ceilings on a test stack: set a workspace's or a provider's, read its gate, and judge what happened from outside
 the scheduler (the provider's own record of the calls it answered) and from the runs' views."""
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from temporalio.client import Client
 
+import office.runs
 from routing.backlog import GateState, ScopeKind, gate_id
 from routing.run import RunView
 from testkit.stack import Stack
 from workflows.gate import GateWorkflow
+
+
+@contextlib.contextmanager
+def asked_by_each_run() -> Iterator[None]:
+    """`office submit` leaves the gate alone and each run asks it in its own first task (as before
+    gate-asked-at-submission-v1, and as runs a schedule or the Temporal client starts do)."""
+    validate = office.runs.validate_submission
+
+    async def unasked(*args: Any, **kwargs: Any) -> office.runs.Validated:
+        return (await validate(*args, **kwargs))._replace(max_concurrent_runs=None)
+
+    office.runs.validate_submission = unasked
+    try:
+        yield
+    finally:
+        office.runs.validate_submission = validate
 
 
 async def set_workspace_ceiling(stack: Stack, workspace: str, agent: str, max_concurrent_runs: int | None) -> None:
