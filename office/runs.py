@@ -3,7 +3,7 @@
 import re
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import NamedTuple
 
 from pydantic import BaseModel
@@ -197,8 +197,11 @@ async def start_request(
         start_delay=ASKED_START_DELAY if gate is not None else None,
     )
     if gate is not None and max_concurrent_runs:
+        # Its place in line is its start time as the server has it, as for a run that asks by itself: runs submitted
+        # at once are served in the server's order, not in the order their submitters' calls came back.
+        started = (await handle.describe()).start_time
         waiting = Waiting(run_id=run_id, workspace=workspace, priority=request.priority, limit=max_concurrent_runs,
-                          submitted_at=datetime.now(UTC), wake=True)  # fmt: skip
+                          submitted_at=started, wake=True)  # fmt: skip
         await ask_by_signal(client, GateAsk(gate=gate, waiting=waiting), task_queue)
     return handle
 

@@ -15,7 +15,7 @@ from office.runs import run_view, wait_for_view
 from office.simulator.config import SimProvider
 from routing.backlog import ScopeKind, gate_id
 from routing.run import RunRequest, RunStatus
-from testkit.ceilings import peak_overlap, set_workspace_ceiling, workspace_gate
+from testkit.ceilings import fifo_violations, peak_overlap, set_workspace_ceiling, workspace_gate
 from testkit.eventually import eventually
 from testkit.runs import submit_run
 from tests.integration.helpers import calls_to
@@ -100,3 +100,14 @@ async def test_a_start_that_names_another_workspaces_gate_is_refused(stack):
     await office.runs.start_request(stack.client, forged, stack.task_queue, "sim-small", "forged")
     view = await wait_for_view(stack.client, forged.run_id)
     assert view.status is RunStatus.failed and view.message and "asked_gate" in view.message
+
+
+async def test_runs_submitted_at_once_are_served_in_the_servers_start_order(stack):
+    ws, agent, _ = await stack.workspace({"alpha": SimProvider(latency_ms=300)})
+    await set_workspace_ceiling(stack, ws, agent, 1)
+    handles = await asyncio.gather(*(submit_run(stack, ws, agent, f"at once {i}") for i in range(10)))
+    started = {h.id: (await h.describe()).start_time for h in handles}
+    views = await asyncio.gather(*(wait_for_view(stack.client, h.id) for h in handles))
+    assert [v.status for v in views] == [RunStatus.completed] * 10
+    in_start_order = sorted(views, key=lambda v: started[v.run_id])
+    assert fifo_violations(in_start_order) == 0  # not the order in which the submitters' calls came back
