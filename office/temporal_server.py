@@ -23,11 +23,15 @@ from office.asgi import free_port
 # Production: the same keys in the cluster's dynamic config (infra/dynamicconfig.yaml).
 # A ceiling's gate answers every run's ask as an update: the server's 10 updates in flight per workflow turned a
 # burst of asks into ResourceExhausted and client retries (docs/benchmarks.md, scale).
+# A new workflow or activity task reaches matching only when its history shard reads its transfer queue, at most 20
+# times a second by default, and the dev server has one shard: under another workspace's steady traffic every run's
+# first task waited up to one read interval in history before any poller could see it (docs/benchmarks.md, ceilings).
 DYNAMIC_CONFIG_VALUES = {
     "matching.enableFairness": "true",
     "matching.numTaskqueueReadPartitions": "1",
     "matching.numTaskqueueWritePartitions": "1",
     "history.maxInFlightUpdates": "500",
+    "history.transferProcessorMaxPollRPS": "200",
 }
 DYNAMIC_CONFIG = [
     arg for key, value in DYNAMIC_CONFIG_VALUES.items() for arg in ("--dynamic-config-value", f"{key}={value}")

@@ -20,6 +20,7 @@ import yaml
 from bench.scale import WORKER_SIZING, sizing_env
 from contracts import search_attributes
 from contracts.queues import TASK_QUEUE
+from office.temporal_server import DYNAMIC_CONFIG_VALUES
 
 INFRA = Path(__file__).resolve().parents[2] / "infra"
 COMPOSE = INFRA / "docker-compose.yaml"
@@ -163,3 +164,12 @@ def test_the_worker_image_has_bubblewrap_and_its_container_may_create_namespaces
     worker = compose["services"]["office-worker"]
     assert "seccomp=unconfined" in worker["security_opt"] and not worker.get("privileged")
     assert not worker.get("cap_add")
+
+
+def test_the_cluster_runs_with_the_server_settings_office_dev_measured_with():
+    """Every server setting `office dev` starts its dev server with (fairness, one partition, updates in flight, the
+    transfer queue's read rate) is in the cluster's dynamic config with the same value: what the benchmarks measured
+    on the dev server is what a team deploys."""
+    cluster = yaml.safe_load((INFRA / "dynamicconfig.yaml").read_text())
+    deployed = {key: str(entries[0]["value"]).lower() for key, entries in cluster.items()}
+    assert {key: deployed.get(key) for key in DYNAMIC_CONFIG_VALUES} == DYNAMIC_CONFIG_VALUES
