@@ -11,7 +11,7 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 
 import office.runs
-from office.runs import run_view, wait_for_view
+from office.runs import run_view, say, turn_texts, wait_for_view
 from office.simulator.config import SimProvider
 from routing.backlog import ScopeKind, gate_id
 from routing.run import RunRequest, RunStatus
@@ -55,6 +55,27 @@ async def test_a_queued_run_has_no_task_until_its_grant_wakes_it(stack):
     assert waited is not None and waited.granted_at is not None and waited.granted_at > waited.queued_at
     gate = await workspace_gate(stack, ws)
     assert gate is not None and gate.holders == [] and gate.backlog == []
+
+
+async def test_a_turn_said_to_a_sleeping_run_waits_with_it_for_its_grant(stack):
+    """`office runs say` to a run asleep in its start delay: the update wakes it (a query would not), the run stays
+    queued behind the holder, and both turns are answered once it is granted."""
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(latency_ms=1500)})
+    await set_workspace_ceiling(stack, ws, agent, 1)
+    holder = await submit_run(stack, ws, agent, "hold")
+    queued = await submit_run(stack, ws, agent, "wait")
+    await eventually(lambda: _backlog(stack, ws), until=lambda b: b == [queued.id], timeout=20, what="queued")
+
+    accepted = await say(stack.client, queued.id, "and then this")
+    assert accepted.ahead == 0
+    shown = await run_view(stack.client, queued.id)
+    assert shown.status is RunStatus.queued and shown.queue is not None and shown.queue.granted_at is None
+
+    views = await asyncio.gather(*(wait_for_view(stack.client, h.id) for h in (holder, queued)))
+    assert [v.status for v in views] == [RunStatus.completed] * 2
+    assert peak_overlap(calls_to(stack, p["alpha"])) == 1  # the woken run waited for its slot all the same
+    turns = await turn_texts(stack.store, queued.id)
+    assert [t.said for t in turns] == ["wait", "and then this"] and all(t.answer for t in turns)
 
 
 async def test_a_sleeping_run_cancelled_or_terminated_gives_its_place_to_the_next(stack):
