@@ -1,5 +1,6 @@
 """The routing decider: one classified failure in, exactly one decision out. Pure and table-testable."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -59,8 +60,8 @@ class ShortRetryRules(BaseModel):
     worker_cap_s: float = 30.0
     # An agent that did not answer `initialize` in time is first the worker's (a loaded machine); one that keeps not
     # starting on the same route is the agent's or its profile's (a command that is no ACP agent, one that hangs):
-    # the run moves on without blaming the provider where another is eligible, and otherwise keeps the lost workers'
-    # retries, ending with a message that names the profile.
+    # the run moves on without blaming the provider where another is eligible, and otherwise ends with a message
+    # that names the profile.
     max_launch_stalls: int = 2
 
 
@@ -162,9 +163,14 @@ DECISIONS: dict[tuple[Row, Situation], Cell] = {
     (Row.agent_stalls, _S.elsewhere): Cell(
         DecisionKind.fallback, "the agent did not start {stalls} times on this route; next provider"
     ),
-    # Nothing else to go to: a loaded worker may still start it (a launch storm); the run ends as lost workers do,
-    # its message naming the profile to check.
-    **{(Row.agent_stalls, s): _WORKER_RETRY for s in (_S.alone, _S.interactive)},
+    # Nothing else to go to: what to check is the profile, so the run ends now with a message naming it, instead of
+    # first spending every lost worker's retry it allows (each one a whole launch timeout).
+    **{
+        (Row.agent_stalls, s): Cell(
+            DecisionKind.fail, "the agent did not start {stalls} times on this route and nothing else is eligible"
+        )
+        for s in (_S.alone, _S.interactive)
+    },
     **{(Row.terminal, s): _FAIL_TERMINAL for s in Situation},
     **{(Row.unclassified, s): _FAIL_UNCLASSIFIED for s in Situation},
     **{(Row.cap_reached, s): _FAIL_CAP for s in Situation},
@@ -317,9 +323,12 @@ def decide(
     state: RunState,
     rand: float,
     policy: ShortRetryRules | None = None,
+    stalls_end_alone: Callable[[], bool] = lambda: True,
 ) -> Decision:
-    """`rand` in [0, 1) comes from the caller (workflow.random() in a workflow) so this stays pure."""
-    decision = _decide(failure, context, state, rand, policy or _DEFAULT_RULES)
+    """`rand` in [0, 1) comes from the caller (workflow.random() in a workflow) so this stays pure.
+    `stalls_end_alone` is asked only where an agent kept not starting with nothing else eligible (the workflow's
+    patch gate): False keeps retrying it as lost workers, as runs recorded before the gate did."""
+    decision = _decide(failure, context, state, rand, policy or _DEFAULT_RULES, stalls_end_alone)
     needs_route_change = failure.error_class in (ErrorClass.user_action, ErrorClass.model, ErrorClass.quota)
     cap_reached = state.attempts >= state.max_attempts
     if (
@@ -340,9 +349,17 @@ def decide(
 
 
 def _decide(
-    failure: Classification, context: RoutingContext, state: RunState, rand: float, policy: ShortRetryRules
+    failure: Classification,
+    context: RoutingContext,
+    state: RunState,
+    rand: float,
+    policy: ShortRetryRules,
+    stalls_end_alone: Callable[[], bool],
 ) -> Decision:
-    cell = DECISIONS[(row(failure, state, policy), situation(context, state))]
+    refined, where = row(failure, state, policy), situation(context, state)
+    cell = DECISIONS[(refined, where)]
+    if refined is Row.agent_stalls and where is not Situation.elsewhere and not stalls_end_alone():
+        cell = _WORKER_RETRY
     return Decision(
         kind=cell.kind,
         code=failure.code,

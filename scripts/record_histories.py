@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from temporalio.client import WorkflowFailureError, WorkflowHandle
 
+from activities.executors import acp as acp_executor
 from office.codec import KEYS_FILE_ENV
 from office.relink import relink
 from office.runs import run_view, say, submit, wait_for_view
@@ -77,6 +78,9 @@ async def main(only: set[str]) -> None:
             # Since gate-asked-at-submission-v1: `office submit` asks the gate, the queued run sleeps until woken.
             if not only or "ceiling_asked" in only:
                 await record_ceiling(stack, "ceiling_asked", "ceiling_asked_queued", "gate_woke")
+            # Since launch-stalls-end-alone-v1: an agent that never starts, with nothing else eligible, ends the run.
+            if not only or "acp_launch_stalled_alone" in only:
+                await record_launch_stalled_alone(stack)
             if only:
                 return
             gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
@@ -155,6 +159,21 @@ async def main(only: set[str]) -> None:
                 )
                 view = await wait_for_view(stack.client, handle.id)
                 await save(handle, name, view.status.value)
+
+
+async def record_launch_stalled_alone(stack: Stack) -> None:
+    """The scripted agent never answers `initialize` and no other provider is configured: two stalls are retried as
+    lost workers, the third ends the run naming the profile (the launch timeout shortened, as the tests do)."""
+    launch_timeout, acp_executor.LAUNCH_TIMEOUT_S = acp_executor.LAUNCH_TIMEOUT_S, 1.0
+    try:
+        workspace, agent, _ = await stack.workspace({"claude": scripted_agent({"stall_at_start": True})})
+        handle = await submit(
+            stack.client, stack.store, workspace, agent, "scenario launch stalled", run_id="record-launch-stalled"
+        )
+        view = await wait_for_view(stack.client, handle.id)
+        await save(handle, "acp_launch_stalled_alone", view.status.value)
+    finally:
+        acp_executor.LAUNCH_TIMEOUT_S = launch_timeout
 
 
 async def record_encrypted(stack: Stack) -> None:

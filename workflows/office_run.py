@@ -35,7 +35,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.budget import RunBudget
     from workflows.gate import RunGates
     from workflows.notify import Notifier
-    from workflows.patches import capacity_uncounted, launch_stalls_counted
+    from workflows.patches import capacity_uncounted, launch_stalls_counted, launch_stalls_end_alone
     from workflows.progress import CurrentDetails, short_retry
     from workflows.questions import PermissionQuestions
     from workflows.relink import carry_over
@@ -296,7 +296,10 @@ class OfficeRunWorkflow:
                     return False
                 failure = outcome
                 state = cycle.state_for_failure(cand, outcome, capacity_uncounted, launch_stalls_counted)
-                decision = decide(failure, RoutingContext.office, state, workflow.random().random())
+                decision = decide(
+                    failure, RoutingContext.office, state, workflow.random().random(),
+                    stalls_end_alone=launch_stalls_end_alone,
+                )  # fmt: skip
                 view.error_code = failure.code.value
                 await self._record_failure(req, seq, cand, cycle, failure, decision, started_at)
                 self._publish()

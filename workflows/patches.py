@@ -19,3 +19,13 @@ LAUNCH_STALLS_COUNTED = "launch-stalls-counted-v1"
 def launch_stalls_counted() -> bool:
     """Asked at a launch stall only: a run whose stall was decided before took every stall as a lost worker."""
     return workflow.patched(LAUNCH_STALLS_COUNTED)
+
+
+# An agent that keeps not starting with no other provider eligible ends the run at once, naming its profile.
+LAUNCH_STALLS_END_ALONE = "launch-stalls-end-alone-v1"
+
+
+def launch_stalls_end_alone() -> bool:
+    """Asked only when an agent kept not starting with nothing else eligible: a run whose stall was decided before
+    retried it as a lost worker until its worker losses ran out."""
+    return workflow.patched(LAUNCH_STALLS_END_ALONE)

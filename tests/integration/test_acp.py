@@ -307,8 +307,7 @@ async def test_an_agent_that_never_answers_initialize_is_the_workers_fault_unles
 async def test_an_agent_that_never_starts_moves_the_run_to_the_next_provider(stack, tmp_path, monkeypatch):
     """A profile whose agent never answers `initialize` (a command that hangs, or is no ACP agent) is the agent's, not
     a worker's: after two stalls on the route the run moves to the next provider, never twenty lost workers, and
-    the provider's health never moves. (Alone, a stall is retried as a lost worker is, and the run's last message
-    names the profile: the decider's table says so.)"""
+    the provider's health never moves."""
     monkeypatch.setattr(acp_executor, "LAUNCH_TIMEOUT_S", 1.0)
     log = tmp_path / "agent.jsonl"
     ws, agent, p = await stack.workspace({"claude": scripted_agent(log, stall_at_start=True), "beta": SimProvider()})
@@ -319,5 +318,26 @@ async def test_an_agent_that_never_starts_moves_the_run_to_the_next_provider(sta
         (p["claude"], "worker_lost", "fallback"),
         (p["beta"], None, None),
     ]
+    assert await stack.store.health_events(run_id=view.run_id) == []
+    assert not running(log)
+
+
+async def test_an_agent_that_never_starts_with_no_other_provider_ends_the_run_naming_its_profile(
+    stack, tmp_path, monkeypatch
+):
+    """Alone, the third stall ends the run at once with a message that names the profile to check, instead of
+    twenty lost workers' retries of a launch timeout each; the provider's health never moves."""
+    monkeypatch.setattr(acp_executor, "LAUNCH_TIMEOUT_S", 1.0)
+    log = tmp_path / "agent.jsonl"
+    ws, agent, p = await stack.workspace({"claude": scripted_agent(log, stall_at_start=True)})
+    view = await run_to_end(stack, ws, agent)
+    assert view.status is RunStatus.failed
+    assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
+        *[(p["claude"], "worker_lost", "short_retry")] * 2,
+        (p["claude"], "worker_lost", "fail"),
+    ]
+    assert view.error_code == "worker_lost"
+    assert (view.message or "").startswith(f"Agent did not start: the agent for {p['claude']}"), view.message
+    assert "The provider was not at fault" in (view.message or "")
     assert await stack.store.health_events(run_id=view.run_id) == []
     assert not running(log)

@@ -270,10 +270,10 @@ def stalled() -> Classification:
         (1, True, C.office, S),  # a loaded worker first: the same route again
         (2, True, C.office, S),
         (3, True, C.office, F),  # the agent keeps not starting: the next provider
-        (3, False, C.office, S),  # nothing else: a loaded worker may still start it, as lost workers are retried
-        (3, True, C.interactive, S),
+        (3, False, C.office, X),  # nothing else: the run ends now, its message naming the profile to check
+        (3, True, C.interactive, X),  # no consent to switch: the same
         (9, True, C.office, F),
-        (21, False, C.office, X),  # until the run has lost as many workers as it allows
+        (21, False, C.office, X),
     ],
 )
 def test_an_agent_that_keeps_not_starting_moves_on_without_blaming_the_provider(stalls, others, ctx, kind):
@@ -282,3 +282,26 @@ def test_an_agent_that_keeps_not_starting_moves_on_without_blaming_the_provider(
     assert d.kind is kind and d.health is None
     # A lost worker that is not a stall keeps its generous retries whatever the stall count says.
     assert decide(failure(ErrorCode.worker_lost), ctx, run, 0.5).kind is (S if stalls <= 20 else X)
+
+
+@pytest.mark.parametrize(("others", "ctx"), [(False, C.office), (True, C.interactive)])
+def test_runs_recorded_before_stalls_ended_them_alone_keep_retrying_as_lost_workers(others, ctx):
+    """The workflow's patch gate: asked only where an agent kept not starting with nothing else eligible; a run
+    recorded before it retried such a stall as a lost worker, until its worker losses ran out."""
+    asked = []
+
+    def before_the_gate() -> bool:
+        asked.append(True)
+        return False
+
+    run = state(others).model_copy(update={"launch_stalls": 3, "worker_losses": 3})
+    assert decide(stalled(), ctx, run, 0.5, stalls_end_alone=before_the_gate).kind is S
+    assert len(asked) == 1
+    exhausted = run.model_copy(update={"worker_losses": 21})
+    assert decide(stalled(), ctx, exhausted, 0.5, stalls_end_alone=before_the_gate).kind is X
+    elsewhere = state(True).model_copy(update={"launch_stalls": 3, "worker_losses": 3})
+    assert decide(stalled(), C.office, elsewhere, 0.5, stalls_end_alone=before_the_gate).kind is F
+    for stalls in (1, 2):  # not yet the profile's: the gate is not asked
+        early = run.model_copy(update={"launch_stalls": stalls, "worker_losses": stalls})
+        assert decide(stalled(), ctx, early, 0.5, stalls_end_alone=before_the_gate).kind is S
+    assert len(asked) == 1  # never where nothing differs: early stalls, elsewhere, worker losses run out
