@@ -163,14 +163,12 @@ DECISIONS: dict[tuple[Row, Situation], Cell] = {
     (Row.agent_stalls, _S.elsewhere): Cell(
         DecisionKind.fallback, "the agent did not start {stalls} times on this route; next provider"
     ),
-    # Nothing else to go to: what to check is the profile, so the run ends now with a message naming it, instead of
-    # first spending every lost worker's retry it allows (each one a whole launch timeout).
-    **{
-        (Row.agent_stalls, s): Cell(
-            DecisionKind.fail, "the agent did not start {stalls} times on this route and nothing else is eligible"
-        )
-        for s in (_S.alone, _S.interactive)
-    },
+    # Nothing else to go to (or no consent to switch): what to check is the profile, so the run ends now with a
+    # message naming it, instead of first spending every lost worker's retry it allows (each a whole launch timeout).
+    (Row.agent_stalls, _S.alone): Cell(
+        DecisionKind.fail, "the agent did not start {stalls} times on this route and nothing else is eligible"
+    ),
+    (Row.agent_stalls, _S.interactive): Cell(DecisionKind.fail, "the agent did not start {stalls} times on this route"),
     **{(Row.terminal, s): _FAIL_TERMINAL for s in Situation},
     **{(Row.unclassified, s): _FAIL_UNCLASSIFIED for s in Situation},
     **{(Row.cap_reached, s): _FAIL_CAP for s in Situation},

@@ -79,6 +79,8 @@ async def main(only: set[str]) -> None:
             if not only or "ceiling_asked" in only:
                 await record_ceiling(stack, "ceiling_asked", "ceiling_asked_queued", "gate_woke")
             # Since launch-stalls-end-alone-v1: an agent that never starts, with nothing else eligible, ends the run.
+            # acp_launch_stalled_alone_retried.json stays as recorded before it (the third stall retried as a lost
+            # worker; terminated at the fourth attempt): it holds the gate's old branch.
             if not only or "acp_launch_stalled_alone" in only:
                 await record_launch_stalled_alone(stack)
             if only:

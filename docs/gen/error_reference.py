@@ -99,7 +99,10 @@ MEANING: dict[ErrorCode, str] = {
     ErrorCode.worker_lost: "The worker running the attempt died, stalled or shut down (heartbeat timeout, a turn "
     "nobody picked up from a gone worker's queue, a turn whose live session its worker no longer holds, an agent "
     "that did not answer `initialize` in time and named no provider's failure). Not the provider's fault: the same "
-    "route runs again on a live worker, uncounted against the provider and the attempt cap.",
+    "route runs again on a live worker, uncounted against the provider and the attempt cap. An agent that does not "
+    "answer `initialize` a third time on the same route in one turn is its profile's: the run moves to the next "
+    'provider, or, with none eligible, ends with a message naming the execution profile to check ("Agent did not '
+    'start: …").',
     ErrorCode.answer_too_large: "The agent's answer to one turn was longer than a run keeps. Not the provider's fault.",
 }
 
