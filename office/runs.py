@@ -1,5 +1,6 @@
 """Submitting and reading runs through the Temporal client. Input is validated before anything starts."""
 
+import random
 import re
 import uuid
 from collections.abc import Sequence
@@ -39,8 +40,19 @@ from workflows.gate import GateWorkflow
 from workflows.office_run import OfficeRunWorkflow
 
 # A run asked for at submission sleeps this long at most before it asks its gate by itself (its grant wakes it
-# earlier: this bounds only a lost ask). Long, so a flooding workspace's backlog stays off the workers.
+# earlier: this bounds only a lost ask). Long, so a flooding workspace's backlog stays off the workers; spread, so a
+# flood still queued when its delays end wakes a few runs at a time rather than all at once (each run's waking is
+# one workflow task on the workers every workspace shares).
 ASKED_START_DELAY = timedelta(minutes=10)
+ASKED_START_SPREAD = timedelta(minutes=10)
+
+
+def asked_start_delay(rand: float) -> timedelta:
+    """The start delay of a run asked for at submission, `rand` in [0, 1): ASKED_START_DELAY plus its share of the
+    spread."""
+    return ASKED_START_DELAY + ASKED_START_SPREAD * rand
+
+
 ENDED = (RunStatus.completed, RunStatus.failed, RunStatus.cancelled)
 RunHandle = WorkflowHandle[OfficeRunWorkflow, RunView]  # an office run's workflow, whose result is its view
 SCHEDULED_BY = SearchAttributeKey.for_keyword("TemporalScheduledById")  # set by the server on a scheduled run
@@ -194,7 +206,7 @@ async def start_request(
         run_timeout=timedelta(days=7),
         id_reuse_policy=id_reuse_policy,
         priority=temporal_priority(request),
-        start_delay=ASKED_START_DELAY if gate is not None else None,
+        start_delay=asked_start_delay(random.random()) if gate is not None else None,
     )
     if gate is not None and max_concurrent_runs:
         # Its place in line is its start time as the server has it, as for a run that asks by itself: runs submitted

@@ -57,6 +57,25 @@ async def test_a_queued_run_has_no_task_until_its_grant_wakes_it(stack):
     assert gate is not None and gate.holders == [] and gate.backlog == []
 
 
+async def test_a_backlog_left_asleep_wakes_spread_over_its_delays_not_at_once(stack):
+    """Runs queued at once each sleep ASKED_START_DELAY plus a share of ASKED_START_SPREAD (the server's own
+    execution times say so), so a flood still queued when its delays end does not wake all at once."""
+    ws, agent, _ = await stack.workspace({"alpha": SimProvider(latency_ms=2000)})
+    await set_workspace_ceiling(stack, ws, agent, 1)
+    holder = await submit_run(stack, ws, agent, "hold")
+    queued = [await submit_run(stack, ws, agent, f"wait {i}") for i in range(6)]
+    delays = []
+    for handle in queued:
+        desc = await stack.client.get_workflow_handle(handle.id).describe()
+        assert desc.execution_time is not None
+        delays.append(desc.execution_time - desc.start_time)
+    low, high = office.runs.ASKED_START_DELAY, office.runs.ASKED_START_DELAY + office.runs.ASKED_START_SPREAD
+    assert all(low <= d <= high for d in delays), delays
+    assert max(delays) - min(delays) > timedelta(seconds=1), delays  # six draws: spread, not one instant
+    views = await asyncio.gather(*(wait_for_view(stack.client, h.id) for h in (holder, *queued)))
+    assert {v.status for v in views} == {RunStatus.completed}
+
+
 async def test_a_turn_said_to_a_sleeping_run_waits_with_it_for_its_grant(stack):
     """`office runs say` to a run asleep in its start delay: the update wakes it (a query would not), the run stays
     queued behind the holder, and both turns are answered once it is granted."""
@@ -103,6 +122,7 @@ async def test_a_lost_ask_is_mended_by_the_run_when_its_delay_ends(stack, monkey
 
     monkeypatch.setattr(office.runs, "ask_by_signal", lost)
     monkeypatch.setattr(office.runs, "ASKED_START_DELAY", timedelta(seconds=2))
+    monkeypatch.setattr(office.runs, "ASKED_START_SPREAD", timedelta(0))
     ws, agent, p = await stack.workspace({"alpha": SimProvider()})
     await set_workspace_ceiling(stack, ws, agent, 1)
     handle = await submit_run(stack, ws, agent, "nobody asked for me")
