@@ -60,12 +60,12 @@ async def test_a_queued_run_has_no_task_until_its_grant_wakes_it(stack):
 async def test_a_backlog_left_asleep_wakes_spread_over_its_delays_not_at_once(stack):
     """Runs queued at once each sleep ASKED_START_DELAY plus a share of ASKED_START_SPREAD (the server's own
     execution times say so), so a flood still queued when its delays end does not wake all at once."""
-    ws, agent, _ = await stack.workspace({"alpha": SimProvider(latency_ms=2000)})
+    ws, agent, _ = await stack.workspace({"alpha": SimProvider(latency_ms=1000)})
     await set_workspace_ceiling(stack, ws, agent, 1)
     holder = await submit_run(stack, ws, agent, "hold")
-    queued = [await submit_run(stack, ws, agent, f"wait {i}") for i in range(6)]
-    delays = []
-    for handle in queued:
+    queued, delays = [], []
+    for i in range(6):  # each described as soon as it is queued, before any grant wakes it
+        queued.append(handle := await submit_run(stack, ws, agent, f"wait {i}"))
         desc = await stack.client.get_workflow_handle(handle.id).describe()
         assert desc.execution_time is not None
         delays.append(desc.execution_time - desc.start_time)
