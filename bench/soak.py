@@ -190,7 +190,8 @@ async def soak(plan: SoakPlan, stack: Stack, client_config: Store, worker: Worke
         "rss_end_mb": rss_end,  # after the soak, drained
         "rss_growth_pct": round(100 * growth(rss_start, rss_end), 1),
         "rss_growth_within_target": growth(rss_start, rss_end) <= GROWTH_TARGET,
-        "rss_peak_mb": max(mb for _, _, mb in samples.points),
+        # every reading counts, the drained checkpoints too: a short soak may end between two samples
+        "rss_peak_mb": max([mb for _, _, mb in samples.points] + [round(rss_fresh, 1), *rss_drained]),
         "rss_slope_mb_per_1000_runs": round(slope_per_1000(measured), 2),
         "rss_at_checkpoints_mb": rss_drained,  # drained: after the warm-up, then after each segment
         "rss_samples": [list(p) for p in thinned(samples.points, SHOWN_SAMPLES)],  # [runs done, s, MB]
