@@ -47,7 +47,7 @@ class GateActivities:
             id=ask.gate,
             task_queue=contract.gate_queue(info.task_queue),  # the gates' own: their tasks never wait behind runs
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            static_summary=f"ceiling {ask.gate.removeprefix(contract.GATE_PREFIX + ':')}",
+            static_summary=_summary(ask.gate),
             priority=GATE_PRIORITY,
         )
         got: GateGrant | None = await self.client.execute_update_with_start_workflow(
@@ -79,8 +79,7 @@ class GateActivities:
     async def gate_ask(self, ask: GateAsk) -> None:
         local_only(contract.ASK)
         info = activity.info()
-        if ask.waiting.run_id != info.workflow_id:  # a run asks for itself only
-            raise refused("a run asks a gate for its own slot only")
+        _own_slot_only(ask, info.workflow_id)
         await ask_by_signal(self.client, ask, info.task_queue, self.check_every_s)
 
     @activity.defn(name=contract.WAKE)
@@ -108,9 +107,8 @@ class GateActivities:
         return True
 
     def _first_state(self, ask: GateAsk, run_id: str | None) -> GateState:
-        """The state a gate starts with when this ask is its first."""
-        if ask.waiting.run_id != run_id:  # a run asks for itself only
-            raise refused("a run asks a gate for its own slot only")
+        """The state a gate starts with when this ask, the asking run's own, is its first."""
+        _own_slot_only(ask, run_id)
         return first_state(ask, self.check_every_s)
 
     @activity.defn(name=contract.VANISHED)
@@ -149,9 +147,19 @@ async def ask_by_signal(client: Client, ask: GateAsk, task_queue: str, check_eve
         task_queue=contract.gate_queue(task_queue),
         start_signal=contract.ASK_SIGNAL,
         start_signal_args=[ask],
-        static_summary=f"ceiling {ask.gate.removeprefix(contract.GATE_PREFIX + ':')}",
+        static_summary=_summary(ask.gate),
         priority=GATE_PRIORITY,
     )
+
+
+def _own_slot_only(ask: GateAsk, run_id: str | None) -> None:
+    if ask.waiting.run_id != run_id:  # a run asks for itself only
+        raise refused("a run asks a gate for its own slot only")
+
+
+def _summary(gate: str) -> str:
+    """What the Temporal UI lists a gate as."""
+    return f"ceiling {gate.removeprefix(contract.GATE_PREFIX + ':')}"
 
 
 def _is_gate(gate: str) -> bool:
