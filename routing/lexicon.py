@@ -16,6 +16,7 @@ reading, so it only ever speaks where the classifier would have said nothing.
 """
 
 import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -46,26 +47,38 @@ TRANSIENT = frozenset(
 # Never read from words alone: the office's own findings and configuration faults have structured signals.
 NOT_READ = frozenset({ErrorCode.unknown})
 
-_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[\u3040-\u30ff\u4e00-\u9fff]+")
-_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+_CJK_RANGE = "\u3040-\u30ff\u4e00-\u9fff"
+# Marks that belong inside a word of their script (Python's \w leaves them out): combining diacritics, Cyrillic,
+# Hebrew, Devanagari and Thai signs. Arabic's vowel marks are dropped instead: interfaces write them inconsistently.
+_MARKS = (
+    "\u0300-\u036f\u0483-\u0489\u0591-\u05c7"  # combining diacritics, Cyrillic, Hebrew
+    "\u0900-\u0903\u093a-\u094f\u0951-\u0957\u0962\u0963"  # Devanagari
+    "\u0e31\u0e34-\u0e3a\u0e47-\u0e4e"  # Thai
+)
+_ARABIC_VOWELS = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]")
+_TOKEN = re.compile(f"[{_CJK_RANGE}]+|(?:[^\\W\\d_{_CJK_RANGE}]|[{_MARKS}])+")
+_ASCII_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_CJK = re.compile(f"[{_CJK_RANGE}]")
 
 
 def words(text: str) -> list[str]:
-    """Words as signals: camelCase and snake_case split (`ServiceUnavailableError` is three words), lower-cased,
-    a plural `s` dropped; a CJK run read as its character pairs."""
+    """Words as signals, in any script: an ASCII word's camelCase and snake_case split (`ServiceUnavailableError` is
+    three words), lower-cased, a plural `s` dropped; a CJK run read as its character pairs; a word of any other
+    script (accented Latin, Cyrillic, Arabic, Vietnamese ...) kept whole, so a translated failure is read by its own
+    words rather than by the ASCII fragments between its letters."""
     out: list[str] = []
-    for m in _WORD.finditer(text):
-        w = m[0]
-        if _CJK.match(w):
-            out += [w[i : i + 2] for i in range(max(1, len(w) - 1))]
+    for token in _TOKEN.findall(_ARABIC_VOWELS.sub("", unicodedata.normalize("NFC", text))):
+        if _CJK.match(token):
+            out += [token[i : i + 2] for i in range(max(1, len(token) - 1))]
             continue
-        w = w.lower()
-        if len(w) < 3:
-            out.append("")  # a break between signals
-            continue
-        if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
-            w = w[:-1]
-        out.append(w)
+        for w in _ASCII_WORD.findall(token) if token.isascii() else [token]:
+            w = w.lower()
+            if len(w) < 3:
+                out.append("")  # a break between signals
+                continue
+            if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
+                w = w[:-1]
+            out.append(w)
     return out
 
 

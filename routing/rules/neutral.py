@@ -2,6 +2,7 @@
 
 from routing.codes import ErrorCode as E
 from routing.rules import table
+from routing.rules.translated import ROWS as TRANSLATED
 
 NEUTRAL = table(
     "neutral",
@@ -186,8 +187,17 @@ NEUTRAL = table(
             r"(?:exhausted|depleted|used up)\b"
             r"|PkgExhausted|ChargeResourceExhaust"
             # a gateway's spend budget (LiteLLM "Budget has been exceeded! Current cost: …, Max budget: …", "crossed
-            # budget", "ExceededBudget"), reset by its budget period
-            r"|\bbudget (?:has been )?exceeded|exceeded (?:the |your |its )?budget|crossed budget|ExceededBudget"
+            # budget", "ExceededBudget"), reset by its budget period; used up or reached, its amount named (Warp 403
+            # "Monthly spending budget of $50 has been reached.")
+            # (not a token budget, the size of one request or answer: "the output token budget was exhausted"; nor a
+            # request's time budget: codex-lb's "Proxy request budget exhausted" is its upstream timeout)
+            r"|(?<!token )(?<!request )\bbudget (?:of \S+ )?(?:has been |was |is )?"
+            r"(?:exceeded|exhausted|reached|used up)\b"
+            r"|exceeded (?:the |your |its )?budget|crossed budget|ExceededBudget"
+            # a relay's user quota too small for the request's pre-charge (one-api "user quota is not enough",
+            # "preConsumeQuota failed", `insufficient_user_quota`)
+            r"|\b(?:user |token |remaining )?quota (?:is )?not enough\b|\bpre_?consumed?_?quota\b"
+            r"|\binsufficient_user_quota\b"
             # Copilot "you have exhausted the agent mode usage limit"
             r"|\bexhausted (?:the |your )?(?:[\w-]+ ){0,3}usage limit"
             # "You've reached your weekly (7-day) usage limit": a plan's usage allowance spent, whatever its window
@@ -377,7 +387,9 @@ NEUTRAL = table(
         (
             "content_policy",
             # (a content filter named in words too: "prompt blocked by Gemini content filter")
-            r"content (?:management |filtering )?policy|content[_ ]filter|safety (?:system|filter|reasons)"
+            # (not a filter a notice names as a possible cause: "This may be caused by content filtering, …")
+            r"content (?:management |filtering )?policy|(?<!be caused by )content[_ ]filter"
+            r"|safety (?:system|filter|reasons)"
             r"|blocked due to safety|flagged|moderation|\b(?:request|content|prompt|output) moderated\b"
             # relays' and regional providers' words (DashScope, Zhipu, DeepSeek, z.ai)
             r"|inappropriate content|data_?inspection_?failed|content exists risk|content security"
@@ -892,9 +904,35 @@ NEUTRAL = table(
             # a model over the devices' memory (mistral.rs's auto device map "This model does not fit on the devices
             # [\"cuda[0] (avail: 22416MB)\", …], and exceeds total capacity by 18234MB")
             r"|\b(?:does not|doesn.t|cannot|can.t|will not|won.t) fit (?:on|in|into) (?:the |its |your |this )?"
-            r"(?:devices?|gpus?|vram|(?:gpu |device |system )?memory)\b|\bexceeds total capacity by\b",
+            r"(?:devices?|gpus?|vram|(?:gpu |device |system )?memory)\b|\bexceeds total capacity by\b"
+            # the accelerator's allocator in its own vocabulary (Metal's command buffer "Insufficient Memory
+            # (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)", the CUDA driver's `CUDA_ERROR_OUT_OF_MEMORY`,
+            # TensorRT-LLM "insufficient GPU memory", Xinference "Model actor is out of memory", a KV cache with no
+            # memory to allocate), above a context hint printed after it ("Check your context buffer sizes!")
+            r"|\bkIOGPUCommandBufferCallbackErrorOutOfMemory\b|\bcommand buffer\b[^\n]{0,80}\binsufficient memory\b"
+            r"|\bCUDA_ERROR_OUT_OF_MEMORY\b|\binsufficient (?:GPU|device|VRAM|video) memory\b"
+            r"|\b(?:model|actor|worker|runner|engine)\b[^.\n]{0,20}\bis out of memory\b"
+            r"|\bnot enough memory for (?:the )?KV cache\b",
             E.model_unavailable,
             0.93,
+        ),
+        # a local inference server whose engine is down or not up yet (vLLM's `EngineDeadError`, "Request … failed
+        # (engine dead)", "Engine core proc EngineCore_DP0 died unexpectedly", "EngineCore failed to start"; Triton
+        # "failed to load all models"; TGI `ShardCannotStart`; SageMaker's "did not pass the ping health check";
+        # LocalAI's model backend unreachable; WebGPU's device lost under WebLLM): the server,
+        # not the model or the request; above the model-loading words the same log line carries
+        (
+            "inference_engine_down",
+            r"\bEngineDeadError\b|\(engine dead\)|\bengine (?:is )?(?:dead|not running)\b"
+            r"|\bengine ?core\w*\b[^.\n]{0,40}\b(?:died|failed to start)\b"
+            r"|\bfailed to load all models\b|\bShardCannotStart\b|\bshard \d+ failed to start\b"
+            r"|\bdid not pass the (?:ping )?health check\b|\b(?:did not|didn.t|failed to) become (?:healthy|ready)\b"
+            r"|\bdevice (?:was )?lost (?:during|while|on)\b"
+            # (the backend process a model loader calls, unreachable: LocalAI "could not load model: rpc error: code =
+            # Unavailable desc = error reading from server: EOF")
+            r"|\bload model\b[^\n]{0,60}\brpc error: code = Unavailable\b",
+            E.provider_unavailable,
+            0.935,
         ),
         # a local server (LM Studio) with no model in memory: this route cannot answer until someone loads one
         (
@@ -2314,6 +2352,18 @@ NEUTRAL = table(
             r"|\b(?:streamed )?(?:response|stream|reply|answer) ended (?:without|before) (?:any )?"
             r"(?:content|text|output|tool calls|choices)\b"
             r"|\bincomplete (?:json|sse|stream) (?:segment|chunk|frame|event)s?\b"
+            # (a response with no choices or an empty one, as clients report it: Copilot "Response contained no
+            # choices.", LangChain "Received response with null value for `choices`", Cline "Model returned empty
+            # response", CopilotChat.nvim "Failed to get response: empty response", FastGPT "LLM model response
+            # empty", Budibase "The model completed without producing text or a tool call")
+            # (not a chunk's missing attribute: "Chunk has no choices attribute" carries a server's own error)
+            r"|\b(?:contained|returned (?:a )?response with) no choices\b|\bnull value for\W{0,2}choices\b"
+            # (the model's answer, not a setup call's: Gemini CLI's "loadCodeAssist returned empty response" is its
+            # account's setup)
+            r"|\b(?:model|llm|provider|assistant|ollama|server)\b[^.\n]{0,20}\breturned (?:an )?empty (?:or \w+ )?"
+            r"(?:response|reply|answer)\b|\bresponse: empty response\b"
+            r"|\bmodel response (?:is |was )?empty\b"
+            r"|\bcompleted without producing (?:any )?(?:text|output|content)\b"
             # (in German: Kilo Code "Die Antwort des Modells endete unerwartet (keine Assistant-Nachrichten)")
             r"|\bAntwort des Modells endete unerwartet\b|\bkeine Assistant-Nachrichten\b",
             E.stream_truncated,
@@ -3107,6 +3157,8 @@ NEUTRAL = table(
             E.subscription_required,
             0.93,
         ),
+        # transport failures in other languages' words, below every English reading (routing/rules/translated.py)
+        *TRANSLATED,
     ],
 )
 

@@ -610,6 +610,7 @@ CATALOGUES = {
     "errors-2026.12.34": "66960d85455a1e56",
     "errors-2026.12.35": "bee424eed29e885c",
     "errors-2026.12.36": "6913daa92318b539",
+    "errors-2026.12.37": "500df4ca107c42a9",  # any script's words; transport failures in 23 languages
 }
 
 

@@ -2,9 +2,14 @@
 never from one signal, never failing a run beside a transient word. The classifier now reads routing/learned.py
 instead; this stage is the baseline scripts/second_stage_cv.py measures."""
 
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from routing.classifier import FailureSignal, classify
 from routing.codes import ErrorCode
-from routing.lexicon import build, read
+from routing.lexicon import build, read, words
 
 TABLE = {
     "credit": "quota_limited",
@@ -55,3 +60,35 @@ def test_the_second_stage_only_speaks_where_nothing_else_did():
     with_status = classify(FailureSignal(status=503, error_text="the flux capacitor is misaligned"))
     assert with_status.rule == "http.status.503"
     assert classify(FailureSignal(error_text="the flux capacitor is misaligned")).code is ErrorCode.unknown
+
+
+# The tokenisation before it read every script: ASCII words split at camelCase, CJK runs as pairs, nothing else.
+_WORD_BEFORE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[\u3040-\u30ff\u4e00-\u9fff]+")
+
+
+def _ascii_words_before(text: str) -> list[str]:
+    out = []
+    for m in _WORD_BEFORE.finditer(text):
+        w = m[0].lower()
+        if len(w) < 3:
+            out.append("")
+            continue
+        if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        out.append(w)
+    return out
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_an_ascii_text_is_read_into_the_words_it_was_read_into_before_other_scripts_were(text: str) -> None:
+    assert words(text) == _ascii_words_before(text)
+
+
+def test_a_word_of_any_script_is_read_whole_and_in_one_spelling():
+    assert words("La connexion a été refusée") == ["", "connexion", "", "été", "refusée"]
+    assert words("В соединении отказано") == ["", "соединении", "отказано"]
+    assert words("Lỗi kết nối") == ["lỗi", "kết", "nối"]
+    assert words("कनेक्शन विफल") == ["कनेक्शन", "विफल"]  # a vowel sign is part of its word
+    assert words("مؤقتًا") == words("مؤقتا")  # Arabic's vowel marks, written or not
+    assert words("refuse\u0301e") == words("refusée")  # a combining accent is its precomposed letter
+    assert words("连接超时Error") == ["连接", "接超", "超时", "error"]

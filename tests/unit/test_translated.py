@@ -1,0 +1,86 @@
+"""Transport failures in other languages (routing/rules/translated.py): read where a translation says them, and
+nowhere else: not in a translated failure of another class, not in an English text."""
+
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from routing.classifier import FailureSignal, classify
+from routing.codes import ErrorCode
+from routing.rules.translated import ROWS
+from testkit.corpus import CORPUS
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+# Translated failures of every other class (keys, quotas, rate limits, models, context, moderation, requests), in the
+# 23 languages of tests/corpus/classes26.jsonl: no rule reads most of these classes in those languages yet, so they
+# are no training lines; they hold the translated rules to their class.
+OTHER_CLASSES = Path(__file__).resolve().parents[1] / "translated" / "other_classes.jsonl"
+TRANSLATED_TRANSPORT = "classes26.jsonl"
+RULES = [(name, re.compile(pattern, re.I)) for name, pattern, _, _ in ROWS]
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines() if raw.strip()]
+
+
+def _text(line: dict[str, Any]) -> str:
+    signal = line["signal"]
+    return " ".join(" ".join(str(signal.get(k) or "") for k in ("error_text", "body")).split())
+
+
+def _translated_readings(text: str) -> list[str]:
+    return [name for name, pattern in RULES if pattern.search(text)]
+
+
+OTHER = _lines(OTHER_CLASSES)
+
+
+@pytest.mark.parametrize("line", OTHER, ids=[line["id"] for line in OTHER])
+def test_a_translated_failure_of_another_class_is_no_transport_failure(line: dict[str, Any]) -> None:
+    assert _translated_readings(_text(line)) == []
+    assert classify(FailureSignal.model_validate(line["signal"]), NOW).rule.split(".")[-1] not in {
+        name for name, _ in RULES
+    }
+
+
+def test_no_english_training_line_is_read_by_the_translated_rules():
+    english = [
+        line
+        for path in sorted(CORPUS.glob("*.jsonl"))
+        if path.name != TRANSLATED_TRANSPORT
+        for line in _lines(path)
+        if _text(line).isascii()
+    ]
+    assert len(english) > 1000
+    assert {
+        line["id"]: _translated_readings(_text(line)) for line in english if _translated_readings(_text(line))
+    } == {}
+
+
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        # a word that holds a credential's word is still the connection ("подключиться" holds "ключ")
+        ("Невозможно подключиться к серверу.", ErrorCode.network_unavailable),
+        # a gateway's error names the connection too ("cổng kết nối"): the gateway decides
+        ("Lỗi cổng kết nối. Vui lòng thử lại sau.", ErrorCode.provider_unavailable),
+        # an error while connecting to a server: the connection, not the server's error
+        ("Sunucuya bağlanırken hata oluştu, sayfayı yenilemeyi deneyin.", ErrorCode.network_unavailable),
+        # a connection named beside a credential's expiry: the credential, which no translated rule reads
+        ("無法連接 — 可能是 token 已經過期或無效", ErrorCode.unknown),
+        # unavailable with no "for now" or "later": a service refused for good (a region, a plan) is not a blip
+        ("Сервис недоступен в вашем регионе", ErrorCode.unknown),
+        # an English gateway error is the English rules', not a translation's
+        ("Cody Gateway blocked the request: acceptable use policy error", ErrorCode.unknown),
+    ],
+)
+def test_translated_readings_decide_by_the_words_that_say_the_most(text: str, code: ErrorCode) -> None:
+    result = classify(FailureSignal(error_text=text), NOW)
+    if code is ErrorCode.unknown:
+        assert not result.rule.startswith("neutral.translated_"), result.rule
+    else:
+        assert (result.code, result.rule.startswith("neutral.translated_")) == (code, True)
