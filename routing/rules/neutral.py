@@ -639,6 +639,8 @@ NEUTRAL = table(
             # a relay with no channel serving the model (new-api "No available channel for model …", "无可用渠道"),
             # Chinese "the model does not exist"
             r"|\bno available channels? for model\b|无可用渠道|模型.{0,20}不存在|模型(?:暂时|暂|当前)?不可用"
+            # (or no valid one: new-api "No valid upstream channel")
+            r"|\bno valid upstream channels?\b"
             # a relay or router with nothing that serves the model (AIClient2API "No available providers for type: …
             # that support model: …"); not LiteLLM's "No deployments available", deployments cooling down after
             # rate limits
@@ -2940,6 +2942,17 @@ NEUTRAL = table(
             r"\bno resource package\b|\bresource package (?:is )?(?:exhausted|used up|insufficient)\b",
             E.subscription_required,
             0.99,
+        ),
+        # a limit reached with a plan's upgrade offered as the way past it (Zed "Model request limit reached. Upgrade
+        # to Zed Pro for more requests."): the plan's allowance, which no short retry outlasts; not a per-minute rate
+        # limit that names a higher tier
+        (
+            "limit_then_upgrade",
+            r"^(?!.*\b(?:per minute|RPM|TPM|requests per min)\b).*?"
+            r"(?:\b(?:reached|hit|exceeded)\b[^.\n]{0,30}\blimit\b|\blimit\b[^.\n]{0,30}\b(?:reached|hit|exceeded)\b)"
+            r"[^\n]{0,80}\bupgrade (?:to|your)\b",
+            E.quota_limited,
+            0.96,
         ),
         # a limit reached with the user's own key offered as the other way past it (VT Chat "You have reached the daily
         # limit of requests. Please try again tomorrow or use your own API key."): the allowance, above the key words

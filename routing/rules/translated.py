@@ -105,7 +105,7 @@ EXPIRED = _any("истекл", "expiré", "expirou", "expirad", "verlopen", "ver
 TEMPORARILY = _any(
     "временно", "тимчасов", "temporair", "temporal", "temporári", "temporane", "momentaneamente", "vorübergehend",
     "tijdelijk", "tymczasowo", "chwilowo", "dočasn", "geçici", "مؤقت", "موقت", "זמני", "tạm thời", "sementara",
-    "ชั่วคราว", "一時", "일시적", "暂时", "暫時", "अस्थायी",
+    "ชั่วคราว", "一時", "일시적", "暂时", "暫時", "अस्थायी", "tillfälligt", "midlertidig", "uz laiku",
 )
 # resolving a host's name
 RESOLVE = _any(
@@ -119,26 +119,35 @@ SERVICE = _any(
     "сервис", "сервер", "служб", "service", "servicio", "serviço", "servizio", "dienst", "server", "serwer",
     "usług", "služb", "servis", "sunucu", "خدمة", "الخادم", "سرور", "שרת", "שירות", "dịch vụ", "máy chủ",
     "layanan", "บริการ", "เซิร์ฟเวอร์", "サービス", "サーバー", "서비스", "서버", "服务", "服務", "伺服器",
-    "服务器", "सेवा", "सर्वर",
+    "服务器", "सेवा", "सर्वर", "διακομιστ",
 )
 UNAVAILABLE = _any(
     "недоступ", "indisponible", "no (?:está )?disponible", "indisponível", "non disponibile", "nicht verfügbar",
     "niet beschikbaar", "niedostęp", "nedostupn", "kullanılamıyor", "غير متاح", "غير متوفر", "در دسترس نیست",
     "אינו זמין", "không khả dụng", "tidak tersedia", "ไม่พร้อมใช้งาน", "利用できません", "使用できません",
-    "사용할 수 없", "不可用", "無法使用", "उपलब्ध नहीं",
+    "사용할 수 없", "不可用", "無法使用", "उपलब्ध नहीं", "otillgänglig", "utilgjengelig", "nav pieejams", "не доступн",
+    "ご利用いただけません",
 )
 LATER = _any(
     "позже", "пізніше", "plus tard", "más tarde", "mais tarde", "più tardi", "später", "later opnieuw", "później",
     "později", "daha sonra", "لاحق", "بعداً", "מאוחר יותר", "thử lại sau", "nanti", "ภายหลัง", "後で", "잠시 후",
-    "稍后", "稍後", "बाद में",
+    "稍后", "稍後", "बाद में", "αργότερα", "mai târziu",
 )
 # a gateway, and an error of it (no English word for the error: an English text is the English rules')
 GATEWAY = _any("шлюз", "passerelle", "puerta de enlace", "gateway", "ゲートウェイ", "网关", "閘道", "cổng kết nối")
 ERROR = _any(
     "ошибк", "помилк", "\\berreur", "\\berror de\\b", "\\berro\\b", "\\berrore\\b", "fehler", "\\bfout\\b", "\\bbłąd",
     "\\bchyba\\b", "\\bhata\\b", "خطأ", "خطا", "שגיאה", "\\blỗi", "\\bkesalahan", "ข้อผิดพลาด", "エラー", "오류",
-    "错误", "錯誤",
+    "错误", "錯誤", "σφάλμα", "\\beroare\\b",
 )
+# a model, said to be unavailable (for good: a model only for now is capacity, not this)
+MODEL = _any("модел", "מודל", "モデル", "\\bmodelis\\b")
+# a relay's channel (new-api's word for an upstream it routes to), and there being none or no valid one
+CHANNEL = _any("渠道", "管道", "\\bcanal\\b", "채널", "کانال")
+NONE = _any("\\baucun", "\\bnenhum", "없습니다", "هیچ", "无有效", "無有效", "无可用", "無可用")
+# a relay's upstream, and its load at its maximum (new-api "the current group's upstream load is saturated")
+UPSTREAM = _any("업스트림", "بالادستی", "上游", "\\bamont\\b")
+SATURATED = _any("포화", "به حداکثر رسیده", "saturé", "saturad", "饱和", "飽和")
 # a problem, said to be temporary
 PROBLEM = _any(
     "проблем", "problème", "problema", "problem", "sorun", "مشكلة", "مشکل", "בעיה", "vấn đề", "masalah", "ปัญหา",
@@ -187,5 +196,13 @@ ROWS: tuple[Row, ...] = (
         0.742,
     ),
     ("translated_timeout", f"{TIMED_OUT}|{_near(CONNECTION, EXPIRED)}", E.timeout, 0.74),
+    ("translated_upstream_saturated", _near(UPSTREAM, SATURATED), E.provider_overloaded, 0.745),
+    # a model this provider does not serve, or a relay with no channel for it: another route may
+    (
+        "translated_model_unavailable",
+        f"^(?!.*{TEMPORARILY}).*?(?:{_near(MODEL, UNAVAILABLE)})|{_near(NONE, CHANNEL)}",
+        E.model_unavailable,
+        0.746,
+    ),
     ("translated_server_error", _without_credential(_near(SERVICE, ERROR)), E.provider_unavailable, 0.73),
 )

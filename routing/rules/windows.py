@@ -29,6 +29,8 @@ WINDOWS: tuple[Window, ...] = (
         "day",
         r"per[ _-]?(?:1 |one )?day(?![a-oq-z])|\b[RT]PD\b|(?<![a-z])daily(?![a-z])|\b24[- ]hours?\b|-per-day\b"
         r"|\btomorrow\b|每[天日]|今日|\btoday['’]s\b|/\s?day\b"
+        # (a limit counted over the day in words: Papermark "You have reached your request limit for the day")
+        r"|\blimit (?:for|of) (?:the|this|a) day\b"
         # (today's allowance in Chinese: Trae "AI问答今日用量已达上限")
         # a wait of days named without a number ("try again in a few days")
         r"|\b(?:in|after|for) (?:a few|several|a couple of) days\b"

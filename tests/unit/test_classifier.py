@@ -611,6 +611,7 @@ CATALOGUES = {
     "errors-2026.12.35": "bee424eed29e885c",
     "errors-2026.12.36": "6913daa92318b539",
     "errors-2026.12.37": "500df4ca107c42a9",  # any script's words; transport failures in 23 languages
+    "errors-2026.12.38": "44721b3ea10270e8",  # overload, channels and models in more languages; a plan's upgrade
 }
 
 

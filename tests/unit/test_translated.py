@@ -20,6 +20,7 @@ NOW = datetime(2026, 1, 1, tzinfo=UTC)
 # are no training lines; they hold the translated rules to their class.
 OTHER_CLASSES = Path(__file__).resolve().parents[1] / "translated" / "other_classes.jsonl"
 TRANSLATED_TRANSPORT = "classes26.jsonl"
+TRANSLATED_MIXED = "classes28.jsonl"  # its English lines have `-en-` in their ids
 RULES = [(name, re.compile(pattern, re.I)) for name, pattern, _, _ in ROWS]
 
 
@@ -39,12 +40,12 @@ def _translated_readings(text: str) -> list[str]:
 OTHER = _lines(OTHER_CLASSES)
 
 
+CODE_OF = {name: code for name, _, code, _ in ROWS}
+
+
 @pytest.mark.parametrize("line", OTHER, ids=[line["id"] for line in OTHER])
-def test_a_translated_failure_of_another_class_is_no_transport_failure(line: dict[str, Any]) -> None:
-    assert _translated_readings(_text(line)) == []
-    assert classify(FailureSignal.model_validate(line["signal"]), NOW).rule.split(".")[-1] not in {
-        name for name, _ in RULES
-    }
+def test_a_translated_failure_of_another_class_is_read_as_its_own_class_or_not_at_all(line: dict[str, Any]) -> None:
+    assert [name for name in _translated_readings(_text(line)) if CODE_OF[name].value not in line["codes"]] == []
 
 
 def test_no_english_training_line_is_read_by_the_translated_rules():
@@ -53,7 +54,7 @@ def test_no_english_training_line_is_read_by_the_translated_rules():
         for path in sorted(CORPUS.glob("*.jsonl"))
         if path.name != TRANSLATED_TRANSPORT
         for line in _lines(path)
-        if _text(line).isascii()
+        if _text(line).isascii() and (path.name != TRANSLATED_MIXED or "-en-" in line["id"])
     ]
     assert len(english) > 1000
     assert {
