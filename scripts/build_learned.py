@@ -66,7 +66,7 @@ def render(docs: dict[str, int], counts: dict[str, dict[str, int]]) -> str:
 
 
 def main() -> int:
-    docs, counts = build(corpus_lines())
+    docs, counts = build(corpus_lines(counted_only=True))
     COUNTS_MODULE.write_text(render(docs, counts), encoding="utf-8")
     print(f"{len(counts)} words and pairs over {sum(docs.values())} lines → {COUNTS_MODULE}")
     return 0

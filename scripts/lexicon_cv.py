@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    lines = corpus_lines()
+    lines = corpus_lines(counted_only=True)
     rows: list[dict[str, Any]] = []
     built = dict[tuple[Any, ...], list[tuple[list[dict[str, Any]], dict[str, str]]]]()
     for values in itertools.product(*GRID.values()):

@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--no-lexicon", action="store_true", help="skip the (slow) lexicon rows")
     args = parser.parse_args(argv)
-    lines = corpus_lines()
+    lines = corpus_lines(counted_only=True)
     rows: list[dict[str, Any]] = [] if args.no_lexicon else lexicon_rows(lines)
     rows += learned_rows(lines)
     for level in ("code", "dec", "dec4"):

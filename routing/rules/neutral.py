@@ -189,10 +189,11 @@ NEUTRAL = table(
             # a gateway's spend budget (LiteLLM "Budget has been exceeded! Current cost: …, Max budget: …", "crossed
             # budget", "ExceededBudget"), reset by its budget period; used up or reached, its amount named (Warp 403
             # "Monthly spending budget of $50 has been reached.")
-            # (not a token budget, the size of one request or answer: "the output token budget was exhausted"; nor a
-            # request's time budget: codex-lb's "Proxy request budget exhausted" is its upstream timeout)
-            r"|(?<!token )(?<!request )\bbudget (?:of \S+ )?(?:has been |was |is )?"
-            r"(?:exceeded|exhausted|reached|used up)\b"
+            # (a spend named as such: not a token budget, the size of one request or answer, nor a time, retry or
+            # tool-call budget: codex-lb's "Proxy request budget exhausted" is its upstream timeout)
+            r"|\bbudget (?:has been )?exceeded\b"
+            r"|\b(?:spend(?:ing)?|cost|usage|dollar|monthly|daily|weekly|annual) budget (?:of \S+ )?"
+            r"(?:has been |was |is )?(?:exceeded|exhausted|reached|used up)\b"
             r"|exceeded (?:the |your |its )?budget|crossed budget|ExceededBudget"
             # a relay's user quota too small for the request's pre-charge (one-api "user quota is not enough",
             # "preConsumeQuota failed", `insufficient_user_quota`)
@@ -913,22 +914,23 @@ NEUTRAL = table(
             # memory to allocate), above a context hint printed after it ("Check your context buffer sizes!")
             r"|\bkIOGPUCommandBufferCallbackErrorOutOfMemory\b|\bcommand buffer\b[^\n]{0,80}\binsufficient memory\b"
             r"|\bCUDA_ERROR_OUT_OF_MEMORY\b|\binsufficient (?:GPU|device|VRAM|video) memory\b"
-            r"|\b(?:model|actor|worker|runner|engine)\b[^.\n]{0,20}\bis out of memory\b"
+            r"|\bmodel actor is out of memory\b"
             r"|\bnot enough memory for (?:the )?KV cache\b",
             E.model_unavailable,
             0.93,
         ),
         # a local inference server whose engine is down or not up yet (vLLM's `EngineDeadError`, "Request … failed
-        # (engine dead)", "Engine core proc EngineCore_DP0 died unexpectedly", "EngineCore failed to start"; Triton
-        # "failed to load all models"; TGI `ShardCannotStart`; SageMaker's "did not pass the ping health check";
+        # (engine dead)", "Engine core proc EngineCore_DP0 died unexpectedly", "EngineCore failed to start"; TGI
+        # `ShardCannotStart`; a SageMaker production variant that "did not pass the ping health check";
         # LocalAI's model backend unreachable; WebGPU's device lost under WebLLM): the server,
         # not the model or the request; above the model-loading words the same log line carries
         (
             "inference_engine_down",
-            r"\bEngineDeadError\b|\(engine dead\)|\bengine (?:is )?(?:dead|not running)\b"
+            r"\bEngineDeadError\b|\(engine dead\)"
             r"|\bengine ?core\w*\b[^.\n]{0,40}\b(?:died|failed to start)\b"
-            r"|\bfailed to load all models\b|\bShardCannotStart\b|\bshard \d+ failed to start\b"
-            r"|\bdid not pass the (?:ping )?health check\b|\b(?:did not|didn.t|failed to) become (?:healthy|ready)\b"
+            r"|\bShardCannotStart\b|\bshard \d+ failed to start\b"
+            # (a hosted endpoint's container: SageMaker "did not pass the ping health check")
+            r"|\bproduction variant\b[^.\n]{0,60}\bdid not pass the (?:ping )?health check\b"
             r"|\bdevice (?:was )?lost (?:during|while|on)\b"
             # (the backend process a model loader calls, unreachable: LocalAI "could not load model: rpc error: code =
             # Unavailable desc = error reading from server: EOF")
@@ -2365,7 +2367,7 @@ NEUTRAL = table(
             r"|\b(?:model|llm|provider|assistant|ollama|server)\b[^.\n]{0,20}\breturned (?:an )?empty (?:or \w+ )?"
             r"(?:response|reply|answer)\b|\bresponse: empty response\b"
             r"|\bmodel response (?:is |was )?empty\b"
-            r"|\bcompleted without producing (?:any )?(?:text|output|content)\b"
+            r"|\bmodel completed without producing (?:any )?(?:text|output|content)\b"
             # (in German: Kilo Code "Die Antwort des Modells endete unerwartet (keine Assistant-Nachrichten)")
             r"|\bAntwort des Modells endete unerwartet\b|\bkeine Assistant-Nachrichten\b",
             E.stream_truncated,
@@ -2944,11 +2946,11 @@ NEUTRAL = table(
             0.99,
         ),
         # a limit reached with a plan's upgrade offered as the way past it (Zed "Model request limit reached. Upgrade
-        # to Zed Pro for more requests."): the plan's allowance, which no short retry outlasts; not a per-minute rate
-        # limit that names a higher tier
+        # to Zed Pro for more requests."): the plan's allowance, which no short retry outlasts; not a rate limit's
+        # own words, which a higher tier only raises ("Rate limit reached. Upgrade to the next tier for more requests")
         (
             "limit_then_upgrade",
-            r"^(?!.*\b(?:per minute|RPM|TPM|requests per min)\b).*?"
+            r"^(?!.*\b(?:rate[ _-]?limit|per minute|RPM|TPM|requests per min)).*?"
             r"(?:\b(?:reached|hit|exceeded)\b[^.\n]{0,30}\blimit\b|\blimit\b[^.\n]{0,30}\b(?:reached|hit|exceeded)\b)"
             r"[^\n]{0,80}\bupgrade (?:to|your)\b",
             E.quota_limited,

@@ -12,15 +12,19 @@ import pytest
 from routing.classifier import FailureSignal, classify
 from routing.codes import ErrorCode
 from routing.rules.translated import ROWS
-from testkit.corpus import CORPUS
+from testkit.corpus import CORPUS, TRANSLATED
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 # Translated failures of every other class (keys, quotas, rate limits, models, context, moderation, requests), in the
-# 23 languages of tests/corpus/classes26.jsonl: no rule reads most of these classes in those languages yet, so they
-# are no training lines; they hold the translated rules to their class.
+# 23 languages of tests/corpus/translated26.jsonl: no rule reads most of these classes in those languages yet, so
+# they are no training lines; they hold the translated rules, and the learned stage, to their class.
 OTHER_CLASSES = Path(__file__).resolve().parents[1] / "translated" / "other_classes.jsonl"
-TRANSLATED_TRANSPORT = "classes26.jsonl"
-TRANSLATED_MIXED = "classes28.jsonl"  # its English lines have `-en-` in their ids
+# Read wrongly before the translated readings existed (errors-2026.12.36), by rules and words they do not touch.
+READ_SO_BEFORE = {
+    "oc-dify-id-api-key-exceed-bill": "the learned stage's reading of an API KEY's words",
+    "oc-dify-ko-api-key-exceed-bill": "the learned stage's reading of an API KEY's words",
+    "oc-dify-zh-cn-api-key-rate-limit": "a Chinese cap reached (已达…上限), read as a quota",
+}
 RULES = [(name, re.compile(pattern, re.I)) for name, pattern, _, _ in ROWS]
 
 
@@ -46,15 +50,18 @@ CODE_OF = {name: code for name, _, code, _ in ROWS}
 @pytest.mark.parametrize("line", OTHER, ids=[line["id"] for line in OTHER])
 def test_a_translated_failure_of_another_class_is_read_as_its_own_class_or_not_at_all(line: dict[str, Any]) -> None:
     assert [name for name in _translated_readings(_text(line)) if CODE_OF[name].value not in line["codes"]] == []
+    if line["id"] not in READ_SO_BEFORE:
+        code = classify(FailureSignal.model_validate(line["signal"]), NOW).code
+        assert code is ErrorCode.unknown or code.value in line["codes"]
 
 
 def test_no_english_training_line_is_read_by_the_translated_rules():
     english = [
         line
         for path in sorted(CORPUS.glob("*.jsonl"))
-        if path.name != TRANSLATED_TRANSPORT
+        if not path.match(TRANSLATED)
         for line in _lines(path)
-        if _text(line).isascii() and (path.name != TRANSLATED_MIXED or "-en-" in line["id"])
+        if _text(line).isascii()
     ]
     assert len(english) > 1000
     assert {
