@@ -2,7 +2,6 @@
 nowhere else: not in a translated failure of another class, not in an English text."""
 
 import json
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,7 @@ import pytest
 
 from routing.classifier import FailureSignal, classify
 from routing.codes import ErrorCode
-from routing.rules.translated import ROWS
+from routing.rules.neutral import NEUTRAL
 from testkit.corpus import CORPUS, TRANSLATED
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -25,7 +24,8 @@ READ_SO_BEFORE = {
     "oc-dify-ko-api-key-exceed-bill": "the learned stage's reading of an API KEY's words",
     "oc-dify-zh-cn-api-key-rate-limit": "a Chinese cap reached (已达…上限), read as a quota",
 }
-RULES = [(name, re.compile(pattern, re.I)) for name, pattern, _, _ in ROWS]
+# The translated rows as the classifier compiled them (routing/rules/neutral.py takes them into its table).
+RULES = [rule for rule in NEUTRAL if rule.name.startswith("neutral.translated_")]
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -38,13 +38,13 @@ def _text(line: dict[str, Any]) -> str:
 
 
 def _translated_readings(text: str) -> list[str]:
-    return [name for name, pattern in RULES if pattern.search(text)]
+    return [rule.name for rule in RULES if rule.pattern.search(text)]
 
 
 OTHER = _lines(OTHER_CLASSES)
 
 
-CODE_OF = {name: code for name, _, code, _ in ROWS}
+CODE_OF = {rule.name: rule.code for rule in RULES}
 
 
 @pytest.mark.parametrize("line", OTHER, ids=[line["id"] for line in OTHER])
