@@ -147,6 +147,9 @@ _TEXT_STATUS = [
         r"|Request Entity Too Large|Unprocessable Entity)\b",
         re.I,
     ),
+    # a server's access log line (Ollama's gin "[GIN] … | 503 | …") and Python requests' repr "<Response [502]>"
+    re.compile(r"\[GIN\][^|\n]*\|\s*(\d{3})\s*\|"),
+    re.compile(r"<Response \[(\d{3})\]>"),
     # (also after an exception class named for it: "CAPIError: 503 {…}", "APIStatusError: 429")
     re.compile(r"\b\w*Error:?\s*\[?(\d{3})\b"),
     # the Stainless SDKs' message ("401 You didn't provide an API key", "403 Key limit exceeded"): status first

@@ -196,6 +196,9 @@ _RESET_HEADERS = (
     "ratelimit-reset",
     # Higress ai-token-ratelimit's seconds to its window's reset (a token_per_day rule's under its 429)
     "x-tokenratelimit-reset",
+    # Kong AI Gateway's ai-rate-limiting-advanced: seconds to the tripped window's reset, and to retry
+    "x-ai-ratelimit-reset",
+    "x-ai-ratelimit-retry-after",
 )
 
 

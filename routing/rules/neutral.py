@@ -3,11 +3,20 @@
 from routing.codes import ErrorCode as E
 from routing.rules import table
 from routing.rules.translated import ROWS as TRANSLATED
+from routing.rules.translated_requests import ROWS as TRANSLATED_REQUESTS
 
 NEUTRAL = table(
     "neutral",
     "neutral",
     [
+        # a window that names its reset beside credits to go on sooner (t3code "The weekly limit resets in 5d 5h. The
+        # workspace has no credits to continue sooner"): the window, which waiting ends; one step above the credits
+        (
+            "window_resets_before_credits",
+            r"\b(?:weekly|daily|monthly|5-hour|session|usage) limit (?:resets|will reset|renews) (?:in|at|on)\b",
+            E.quota_limited,
+            0.965,
+        ),
         # billing, credit, plan, quota (0.96: beats any status)
         (
             "credit_balance",
@@ -178,7 +187,7 @@ NEUTRAL = table(
             # "已达到速率限制", is not these words)
             # (and a day's cap "exceeded" or its count reached: "超过每日使用限额", "已达到每日最大发送消息次数")
             # (not a concurrency or a request rate at its cap, "并发数已达上限", "请求频率已达到上限": a rate's words)
-            r"|(?<!并发)(?<!并发数)(?<!并发量)(?<!频率)(?<!速率)已(?:达到?|到达).{0,20}上限|(?:已达到|超过|超出)了?(?:每日|每天|今日|当日|每周|本周|每月|本月).{0,10}(?:限制|限额|次数)"
+            r"|(?<!并发)(?<!并发数)(?<!并发量)(?<!频率)(?<!速率)已(?:达到?|到达)(?!了?(?:请求)?(?:频率|速率|并发)).{0,20}上限|(?:已达到|超过|超出)了?(?:每日|每天|今日|当日|每周|本周|每月|本月).{0,10}(?:限制|限额|次数)"
             # (the period first and the count after it: MaxKB 1002 "今天的访问次数超过限制", under its 461)
             r"|(?:今天|今日|当天|当日|本周|本月)的?[^。，,]{0,10}(?:超过|超出|已达到?)了?(?:限制|上限|限额)"
             # prepaid packs and allowances used up (Tencent Cloud `PkgExhausted` "resource pack allowance has been
@@ -389,7 +398,8 @@ NEUTRAL = table(
             "content_policy",
             # (a content filter named in words too: "prompt blocked by Gemini content filter")
             # (not a filter a notice names as a possible cause: "This may be caused by content filtering, …")
-            r"content (?:management |filtering )?policy|(?<!be caused by )content[_ ]filter"
+            # (not the per-answer annotations Azure streams with every chunk, `content_filter_results`)
+            r"content (?:management |filtering )?policy|(?<!be caused by )content[_ ]filter(?!_results)"
             r"|safety (?:system|filter|reasons)"
             r"|blocked due to safety|flagged|moderation|\b(?:request|content|prompt|output) moderated\b"
             # relays' and regional providers' words (DashScope, Zhipu, DeepSeek, z.ai)
@@ -926,7 +936,21 @@ NEUTRAL = table(
         # not the model or the request; above the model-loading words the same log line carries
         (
             "inference_engine_down",
-            r"\bEngineDeadError\b|\(engine dead\)"
+            r"\b\w*EngineDeadError\b|\(engine dead\)"
+            # (vLLM's engine loop, stopped: "Background loop is not running", "Engine loop is not running", "Background
+            # loop has errored already", "Task finished unexpectedly"; its RPC client's "Heartbeat failed")
+            r"|\b(?:background|engine) loop (?:is not running|has errored)\b|\btask finished unexpectedly\b"
+            r"|\bheartbeat failed\b|\bunable to start RPC server\b"
+            # (TGI's launcher and router: "Shard disconnected", "Webserver failed", "Webserver cannot start",
+            # "Sharded results are empty", "Waiting for shard to be ready"; SGLang "Rank 0 scheduler is dead",
+            # "Received sigquit from a child process", "wait for sglang server to become ready")
+            r"|\bshard disconnected\b|\bwebserver (?:failed|cannot start)\b|\bsharded results are empty\b"
+            r"|\bwaiting for shard to be ready\b|\bscheduler is dead\b|\breceived sigquit from a child process\b"
+            r"|\bserver to become (?:ready|available)\b|\bllm server (?:not responding|loading model)\b"
+            # (Ray Serve's replicas and actors: "The actor died unexpectedly", a deployment "unavailable because it
+            # failed to deploy"; Xinference's actor pool "xoscar.errors.ServerClosed: Remote server … closed")
+            r"|\bActorDiedError\b|\bactor died unexpectedly\b|\bunavailable because it failed to deploy\b"
+            r"|\bServerClosed\b|\bremote server \S+ closed\b"
             r"|\bengine ?core\w*\b[^.\n]{0,40}\b(?:died|failed to start)\b"
             r"|\bShardCannotStart\b|\bshard \d+ failed to start\b"
             # (a hosted endpoint's container: SageMaker "did not pass the ping health check")
@@ -969,7 +993,9 @@ NEUTRAL = table(
             r"|request rate increased too quickly|request[ _-]?limit[ _-]?exceeded|\btoken bucket\b|\bthrottled\b"
             r"|requests? (?:are |is )?too frequent|too many (?:current|concurrent|simultaneous|parallel) requests"
             # Chinese: too frequent, concurrency over or at its cap (ERNIE; "并发数已达上限"), rate limit (Zhipu 1302)
-            r"|过于频繁|并发(?:数)?(?:超限|超过|超出)|速率限制|(?:并发(?:数|量)?|请求频率)已?(?:达到?|到达)了?上限",
+            r"|过于频繁|并发(?:数)?(?:超限|超过|超出)|速率限制|(?:并发(?:数|量)?|请求频率)已?(?:达到?|到达)了?上限"
+            # (the cap named after the verb: Dify "已达频率上限")
+            r"|已(?:达到?|到达)了?(?:请求)?(?:频率|速率|并发(?:数|量)?)上限",
             E.rate_limited,
             0.85,
         ),
@@ -983,6 +1009,8 @@ NEUTRAL = table(
             r"connection (?:refused|reset|aborted)|name or service not known|network is unreachable"
             r"|temporary failure in name resolution|connecterror|actively refused"
             r"|error sending request|connection failed|fetch failed|connection error|socket hang up|other side closed"
+            # (Safari's fetch failure: "TypeError: Load failed")
+            r"|\bTypeError: Load failed\b"
             # (the browser's and Electron's fetch TypeError, as an editor rewrites it: Void "Failed to fetch from
             # Ollama. … your local model provider like Ollama is powered off.")
             r"|\bfailed to fetch\b(?! (?:the )?(?:models?|subscription|usage|quota|billing|credits?|account)\b)"
@@ -1214,6 +1242,23 @@ NEUTRAL = table(
             E.network_unavailable,
             0.91,
         ),
+        # an answer that was empty or a page, where JSON was expected, in each runtime's parser words (Python "Expecting
+        # value: line 1 column 1 (char 0)", V8 "Unexpected token '<', "<!DOCTYPE "... is not valid JSON", Firefox
+        # "JSON.parse: unexpected end of data at line 1 column 1", Go "invalid character '<' looking for beginning of
+        # value", Jackson "No content to map due to end-of-input"): a proxy's or a starting server's answer, not the
+        # model's; one step above a cut stream's words
+        (
+            "answer_not_json",
+            # (not a server that could not parse the request's body: mlx-lm "Invalid JSON in request body: Expecting
+            # value: …", an invalid request)
+            r"^(?!.*\brequest body\b).*?(?:"
+            r"\bExpecting value: line 1 column 1 \(char 0\)|\bUnexpected token '?<'?,? \W{0,2}<!DOCTYPE"
+            r"|\bUnexpected token < in JSON at position 0\b|\bunexpected end of data at line 1 column 1\b"
+            r"|\binvalid character '[<a-z]' looking for beginning of value\b|\bNo content to map due to end-of-input\b"
+            r"|\b\w*ServiceUnavailable\b|\bJSON parsing failed: Text: <)",
+            E.provider_unavailable,
+            0.76,
+        ),
         (
             "stream_cut",
             r"stream (?:ended|closed|terminated|truncated|disconnected)|incomplete (?:chunked )?read|broken pipe"
@@ -1236,7 +1281,16 @@ NEUTRAL = table(
             # response body", "error reading a body from connection"; "Unexpected end of JSON input"; serde "EOF while
             # parsing")
             r"|\berror decoding response body\b|\berror reading a body from connection\b"
-            r"|\bunexpected end of JSON input\b|\bEOF while parsing an? (?:value|object|string|list)\b",
+            r"|\bunexpected end of JSON input\b|\bEOF while parsing an? (?:value|object|string|list)\b"
+            # (a JSON chunk cut short: V8 "Unterminated string in JSON", Jackson "Unexpected end-of-input: expected
+            # close marker", the AI SDK's "JSON parsing failed"; a body cut in the browser's and Node's words:
+            # "ERR_INCOMPLETE_CHUNKED_ENCODING", "ERR_STREAM_PREMATURE_CLOSE"; openai-python's "An error occurred during
+            # streaming"; LocalAI "Failed to process stream")
+            r"|\bunterminated string in JSON\b|\bunexpected end-of-input\b|\bJSON parsing failed\b"
+            r"|\bERR_INCOMPLETE_CHUNKED_ENCODING\b|\bERR_STREAM_PREMATURE_CLOSE\b"
+            r"|\ban error occurred during streaming\b|\bfailed to process (?:the )?stream\b"
+            # (Zed's ACP connection to the agent's server, gone mid-turn: "server shut down unexpectedly")
+            r"|\bserver shut down unexpectedly\b",
             E.stream_truncated,
             0.75,
         ),
@@ -1844,6 +1898,7 @@ NEUTRAL = table(
             r"\b(?:runner|server|engine|backend|worker) process (?:has )?(?:terminated|exited|died|crashed)\b"
             r"|\bexited before becoming (?:healthy|ready)\b|\bfailed to (?:create|initiali[sz]e) (?:the |a )?"
             r"(?:llama )?context\b"
+            r"|\bllama runner (?:exited|terminated)\b"
             r"|\b(?:llama-server|llama runner|runner|engine) (?:has )?(?:exited|terminated|crashed)"
             r" (?:unexpectedly|with)\b",
             E.provider_unavailable,
@@ -2369,7 +2424,9 @@ NEUTRAL = table(
             r"|\bmodel response (?:is |was )?empty\b"
             r"|\bmodel completed without producing (?:any )?(?:text|output|content)\b"
             # (in German: Kilo Code "Die Antwort des Modells endete unerwartet (keine Assistant-Nachrichten)")
-            r"|\bAntwort des Modells endete unerwartet\b|\bkeine Assistant-Nachrichten\b",
+            r"|\bAntwort des Modells endete unerwartet\b|\bkeine Assistant-Nachrichten\b"
+            # (the AI SDK: "AI_NoOutputGeneratedError: No output generated.")
+            r"|\bNoOutputGeneratedError\b|\bno output generated\b",
             E.stream_truncated,
             0.87,
         ),
@@ -3162,7 +3219,12 @@ NEUTRAL = table(
             r"|failed to start|ECONNREFUSED)|\bhandshaking with MCP server failed\b|\bMCP connection manager\b"
             r"|\berror (?:connecting to|during discovery for) MCP server\b"
             r"|\bcommand timed out after\b|\bsandbox error: command timed out\b|\btimeout waiting for child process\b"
-            r"|\bhook timed out after\b",
+            r"|\bhook timed out after\b"
+            # the worker's files and services, not an inference server's: a path that is no directory (Codex "failed
+            # to load rules: Not a directory (os error 20)"), a database or Docker that is not up or not healthy
+            r"|\bNot a directory \(os error 20\)|\bfailed to load (?:its |the )?(?:rules|config(?:uration)?|settings)\b"
+            r"|\b(?:PostgreSQL|Postgres|MySQL|MariaDB|Redis|MongoDB|Docker)\b[^.\n]{0,40}\b(?:is not running"
+            r"|did not become (?:healthy|ready)|(?:is )?(?:not healthy|unhealthy))\b",
             E.unknown,
             0.99,
         ),
@@ -3174,6 +3236,8 @@ NEUTRAL = table(
         ),
         # transport failures in other languages' words, below every English reading (routing/rules/translated.py)
         *TRANSLATED,
+        # a request's or an account's failures in other languages' words (routing/rules/translated_requests.py)
+        *TRANSLATED_REQUESTS,
     ],
 )
 

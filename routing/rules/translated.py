@@ -78,6 +78,9 @@ REFUSED_OR_CUT = _any(
     "거부", "예상치", "중지",  # ko
     "拒绝", "拒絕", "意外", "异常", "無預警", "未預期",  # zh
     "अस्वीकार", "अस्वीकृत", "अप्रत्याशित", "अनपेक्षित",  # hi
+    # lost ("Соединение потеряно", "Bağlantı kesildi", "تم فقد الاتصال")
+    "потерян", "втрачен", "perdue", "perdida", "perduta", "verloren", "utracon", "ztracen", "kesildi", "فقد", "mất",
+    "ขาดหาย", "끊어", "끊김", "断开", "斷開", "中断", "中斷", "गमावले", "खो गया", "загубен",
 )
 # cannot, or an error: a connection's failure only where a server is named too ("cannot connect to the server"), since
 # an account, a tool or an agent is connected to as well
@@ -85,24 +88,27 @@ CANNOT_OR_ERROR = _any(
     "невозможно", "не удаётся", "не удается", "не вдалося", "impossible de", "no se puede", "não foi possível",
     "não é possível", "impossibile", "nicht möglich", "kan geen", "\\bbłąd", "\\bchyba\\b", "\\bhata\\b", "خطأ", "خطا",
     "שגיאה", "לא ניתן", "không thể", "\\blỗi", "ข้อผิดพลาด", "できません", "오류", "无法", "無法",
+    "не можете", "не можеш", "ne pouvez pas", "no puedes", "não consegue", "non puoi", "können keine", "nie możesz",
+    "nemůžete", "\\w*amıyor", "لا يمكنك", "tidak dapat", "ไม่สามารถ", "할 수 없", "не можете да",
 )
 # an operation or a connection out of time, in words that say nothing else
 TIMED_OUT = _any(
-    "délai (?:de connexion )?dépassé", "expiration du délai",  # fr
+    "délai (?:de connexion )?dépassé", "expiration du délai", "délai d'attente[^.]{0,40}dépassé",  # fr
     "expiró el tiempo",  # es
     "tempo esgotado",  # pt
     "tempo concesso", "connessione scaduta",  # it
     "zeitüberschreitung",  # de
     "příliš dlouho neaktivní",  # cs
     "zaman aşımı",  # tr
-    "انتهت مهلة",  # ar
+    "انتهت مهلة", "مهلة البوابة",  # ar
+    "изтичане на времето",  # bg
     "תם הזמן",  # he
-    "chờ quá lâu",  # vi
-    "kehabisan waktu",  # id
+    "chờ quá lâu", "hết thời gian chờ",  # vi
+    "kehabisan waktu", "waktu habis",  # id
     "หมดเวลา",  # th
     "タイムアウト",  # ja
-    "시간 초과", "시간이 초과",  # ko
-    "超时", "超時", "超過時間",  # zh
+    "시간 초과", "시간이 초과", "타임아웃",  # ko
+    "超时", "超時", "超過時間", "逾時",  # zh
     "समय समाप्त",  # hi
 )
 # a wait time or a time limit: a timeout only when it ran out ("Wartezeit für Serverantworten" is a setting)
@@ -126,6 +132,47 @@ TEMPORARILY = _any(
     "tijdelijk", "tymczasowo", "chwilowo", "dočasn", "geçici", "مؤقت", "موقت", "זמני", "tạm thời", "sementara",
     "ชั่วคราว", "一時", "일시적", "暂时", "暫時", "अस्थायी", "tillfälligt", "midlertidig", "uz laiku",
 )
+# at the moment: a service said unavailable "at the moment" is unavailable for now
+NOW = _any(
+    "в данный момент", "сейчас", "наразі", "im moment", "derzeit", "zurzeit", "actuellement", "en este momento",
+    "no momento", "al momento", "attualmente", "momenteel", "obecnie", "v tuto chvíli", "şu anda", "حاليًا", "حاليا",
+    "در حال حاضر", "כרגע", "hiện tại", "saat ini", "ขณะนี้", "現在", "현재", "目前", "当前", "वर्तमान में", "सध्या",
+    "just nu",
+    "för närvarande", "šiuo metu", "hetkel", "faoi láthair", "αυτή τη στιγμή", "προς το παρόν",
+)
+# out of reach
+UNREACHABLE = _any(
+    "nicht erreichbar", "inaccessible", "inaccesible", "não está acessível", "inacessível", "non raggiungibile",
+    "niet bereikbaar", "nieosiągaln", "nedosažiteln", "erişilemiyor", "لا يمكن الوصول", "قابل دسترسی نیست", "אינו נגיש",
+    "không thể truy cập", "tidak dapat dijangkau", "ไม่สามารถเข้าถึง", "到達できません", "접근할 수 없", "无法访问",
+    "無法連線", "kan inte nås", "nepasiekiam", "δεν είναι προσβάσιμ", "pole hetkel leitav", "недосяжн",
+)
+# a network, and its trouble
+NETWORK = _any(
+    "\\bсет(?:ь|и|евой)\\b", "мереж", "réseau", "\\bred\\b", "\\brede\\b", "\\brete\\b", "netzwerk", "netwerk",
+    "\\bsie(?:ć|ci)\\b", "\\bsíť", "\\bağ(?:ınız|ınızda|da)\\b", "شبك", "شبکه", "רשת", "\\bmạng\\b", "jaringan",
+    "เครือข่าย", "ネットワーク", "네트워크", "网络", "網路", "नेटवर्क", "δίκτυ", "мрежа",
+)
+ANOMALY = _any(
+    "аномали", "anomalie", "anomalía", "anomalia", "anormallik", "خلل", "kelainan", "이상이", "异常", "異常", "问题",
+    "問題", "の问题",
+)
+# overloaded, or down for maintenance: busy for now
+OVERLOADED = _any(
+    "перегружен", "перевантажен", "претоварен", "surchargé", "sobrecargad", "sobrecarregad", "sovraccaric",
+    "überlastet", "overbelast", "przeciążon", "přetížen", "aşırı yüklen", "ممتلئ", "עמוס", "quá tải", "kelebihan beban",
+    "過負荷", "과부하", "过载", "過載", "ओवरलोड", "υπερφόρτω", "обслуживани", "en maintenance", "mantenimiento",
+    "manutenção",
+    "manutenzione", "wartung", "onderhoud", "konserwac", "údržb", "bakım", "صيانة", "תחזוקה", "bảo trì", "pemeliharaan",
+    "メンテナンス", "점검", "维护", "維護", "रखरखाव",
+)
+# not ready yet (a server still starting)
+NOT_READY = _any(
+    "не готов", "не готовий", "n'est pas prêt", "no está listo", "não está pronto", "non è pronto", "nicht bereit",
+    "niet gereed", "nie jest gotow", "není připraven", "hazır değil", "غير جاهز", "آماده نیست", "אינו מוכן",
+    "chưa sẵn sàng", "belum siap", "ยังไม่พร้อม", "準備ができていません", "준비되지 않", "未就绪", "尚未就緒", "未就緒",
+    "तैयार नहीं",
+)
 # resolving a host's name
 RESOLVE = _any(
     "разрешить", "розв['’]яз", "résoudre", "résolution du nom", "resoluci[óo]n", "resolver", "resolução",
@@ -139,20 +186,24 @@ SERVICE = _any(
     "serveur",
     "usług", "služb", "servis", "sunucu", "خدمة", "الخادم", "سرور", "שרת", "שירות", "dịch vụ", "máy chủ",
     "layanan", "บริการ", "เซิร์ฟเวอร์", "サービス", "サーバー", "서비스", "서버", "服务", "服務", "伺服器",
-    "服务器", "सेवा", "सर्वर", "διακομιστ",
+    "服务器", "सेवा", "सर्वर", "διακομιστ", "خادم", "بخش پشتیبانی", "сервіс", "сървър", "услуга", "υπηρεσί",
+    # a back end, or the AI itself, unavailable for now (a provider's whole service)
+    "backend", "back-end", "bakänd", "後端", "后端", "taustateenus", "posistem", "chúltaca", "\\bAI\\b", "\\bIA\\b",
+    "\\bKI\\b", "\\bШІ\\b", "\\bИИ\\b", "人工智慧", "人工智能", "yapay zeka", "الذكاء الاصطناعي",
 )
 UNAVAILABLE = _any(
     "недоступ", "indisponible", "no (?:está )?disponible", "indisponível", "non disponibile", "nicht verfügbar",
     "niet beschikbaar", "niedostęp", "nedostupn", "kullanılamıyor", "غير متاح", "غير متوفر", "در دسترس نیست",
     "אינו זמין", "không khả dụng", "tidak tersedia", "ไม่พร้อมใช้งาน", "利用できません", "使用できません",
     "사용할 수 없", "不可用", "無法使用", "उपलब्ध नहीं", "otillgänglig", "utilgjengelig", "nav pieejams", "не доступн",
-    "ikke tilgjengelig", "não está disponível",
+    "ikke tilgjengelig", "não está disponível", "अनुपलब्ध", "не е налична", "ไม่สามารถใช้งานได้", "non è disponibile",
+    "δεν είναι διαθέσιμ", "pole (?:\\w+ )?saadaval", "neprieinam", "ar fáil", "inte tillgänglig",
     "ご利用いただけません",
 )
 LATER = _any(
     "позже", "пізніше", "plus tard", "más tarde", "mais tarde", "più tardi", "später", "later opnieuw", "później",
     "později", "daha sonra", "لاحق", "بعداً", "מאוחר יותר", "thử lại sau", "nanti", "ภายหลัง", "後で", "잠시 후",
-    "稍后", "稍後", "बाद में", "αργότερα", "mai târziu", "しばらくしてから",
+    "稍后", "稍後", "बाद में", "नंतर", "αργότερα", "mai târziu", "しばらくしてから",
 )
 # a gateway, and an error of it (no English word for the error: an English text is the English rules')
 GATEWAY = _any("шлюз", "passerelle", "puerta de enlace", "gateway", "ゲートウェイ", "网关", "閘道", "cổng kết nối")
@@ -189,7 +240,7 @@ CREDENTIAL = _any(
     # (a word's start, where the alphabet has one: "подключиться" holds "ключ")
     "\\btoken", "\\bapi[ -]?key", "\\bключ", "\\bclé", "\\bclave", "\\bchave", "\\bchiave", "schlüssel",
     "\\bsleutel", "\\bklucz", "\\bklíč", "\\banahtar", "مفتاح", "کلید", "מפתח", "\\bkhóa", "\\bkunci", "คีย์",
-    "キー", "키", "密钥", "金鑰", "令牌", "कुंजी",
+    "キー", "키", "密钥", "金鑰", "令牌", "कुंजी", "belirteç", "\\bjeton", "טוקן", "توکن", "토큰",
     # an account or a session ("se connecter à votre compte" is a login), a payment
     "\\baccount", "\\bcompte\\b", "\\bcuenta\\b", "\\bconta\\b", "\\bkonto\\b", "аккаунт", "учётн", "учетн",
     "\\bsession", "\\bsesión", "\\bsessão", "\\bsitzung", "сесси", "アカウント", "계정", "账户", "账号", "帳戶", "帳號",
@@ -220,8 +271,8 @@ ROWS: tuple[Row, ...] = (
     (
         "translated_server_unavailable",
         _without_credential(
-            _found(_near(SERVICE, UNAVAILABLE), given=_any(TEMPORARILY, LATER)),
-            _found(f"{_near(GATEWAY, ERROR)}|{_near(TEMPORARILY, PROBLEM)}"),
+            _found(_near(SERVICE, UNAVAILABLE), given=_any(TEMPORARILY, LATER, NOW)),
+            _found(f"{_near(GATEWAY, ERROR)}|{_near(TEMPORARILY, PROBLEM)}|{_near(SERVICE, NOT_READY)}"),
         ),
         E.provider_unavailable,
         0.745,
@@ -230,6 +281,7 @@ ROWS: tuple[Row, ...] = (
         "translated_connection_failed",
         _without_credential(
             _found(f"{_near(CONNECTION, REFUSED_OR_CUT)}|{_near(PROXY, REFUSED_OR_CUT)}|{_near(TEMPORARILY, RESOLVE)}"),
+            _found(f"{_near(SERVICE, UNREACHABLE)}|{_near(NETWORK, _any(ANOMALY, ERROR))}"),
             _found(_near(CONNECTION, CANNOT_OR_ERROR), given=SERVICE),
         ),
         E.network_unavailable,
@@ -242,6 +294,8 @@ ROWS: tuple[Row, ...] = (
         0.74,
     ),
     ("translated_upstream_saturated", _near(UPSTREAM, SATURATED), E.provider_overloaded, 0.745),
+    # a server overloaded or in maintenance: busy for now
+    ("translated_server_busy", _without_credential(_found(_near(SERVICE, OVERLOADED))), E.provider_overloaded, 0.745),
     # a model this provider does not serve, or a relay with no channel for it: another route may
     (
         "translated_model_unavailable",

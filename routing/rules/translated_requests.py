@@ -1,0 +1,421 @@
+"""Failures of the request or of the account in the words of other languages: a conversation too long for the
+model, content refused by a moderation or safety system, a quota used up, a rate limit reached (a daily or monthly
+one is a quota), a key invalid, expired or not set, a model not found, a balance too low.
+
+A translated message has none of the English vocabulary the other rules read, and left `unknown` it ends the run
+with the wrong message (a key to fix, a model to change, a task to shorten). Each concept is a word list per
+language, taken from the translations the training lines of tests/corpus/translated*.jsonl copy (chat clients' and
+agent apps' locale files), and read only beside its partner: a key beside "invalid" or "expired", a quota beside
+"used up", a model beside "not found". Stems, not whole words, as in routing/rules/translated.py, whose helpers
+these rows share; like its rows, these rank below every English reading and above a bare status.
+"""
+
+from routing.codes import ErrorCode as E
+from routing.rules import Row
+from routing.rules.translated import _any, _near
+
+# fmt: off
+# (one language to a line where a language has several words, so each list reads as a table)
+# tokens, a context window, a conversation or a message: what a model's limit counts
+TOKENS_OR_CONTEXT = _any(
+    "токен", "контекст", "розмов",  # ru, uk
+    "jeton", "contexte", "conversation",  # fr
+    "contexto", "conversaci[óo]n", "conversa\\b",  # es, pt
+    "contesto", "conversazione",  # it
+    "kontext", "unterhaltung",  # de
+    "kontekst", "konwersacj", "rozmow",  # pl
+    "tokenů", "konverzac",  # cs
+    "bağlam", "belirteç", "konuşma",  # tr
+    "السياق", "الرموز", "المحادثة",  # ar
+    "توکن", "زمینه", "مکالمه",  # fa
+    "טוקנ", "אסימונ", "ההקשר", "השיחה",  # he
+    "ngữ cảnh", "hội thoại", "cuộc trò chuyện",  # vi
+    "konteks", "percakapan",  # id
+    "โทเค็น", "บริบท", "การสนทนา",  # th
+    "トークン", "コンテキスト", "文脈", "会話",  # ja
+    "토큰", "컨텍스트", "대화",  # ko
+    "令牌", "上下文", "对话", "對話", "token",  # zh (a borrowed "Token" beside Chinese words)
+    "टोकन", "संदर्भ", "बातचीत",  # hi
+    # a message too long for the model
+    "сообщени", "паведамленн", "повідомленн", "\\bmessage", "mensaje", "mensagem", "mensaxe", "messaggio", "nachricht",
+    "bericht", "wiadomoś", "zpráv", "správ", "\\bileti", "رسالة", "پیام", "הודעה", "tin nhắn", "\\bpesan\\b",
+    "ข้อความ", "メッセージ", "메시지", "消息", "訊息", "संदेश", "μήνυμα", "sõnum", "teachtaireacht", "pranešim",
+    "мессеж", "meddelande", "ujumbe", "ئۇچۇر",
+)
+# too long, too many, or over the limit
+TOO_LONG = _any(
+    "слишком (?:велик|длин|больш|много)", "превыша", "занадто (?:довг|велик|багато)", "перевищу",  # ru, uk
+    "trop long", "dépasse",  # fr
+    "demasiado (?:larg|grande)", "excede\\b",  # es
+    "muito long", "demasiado long", "excedendo",  # pt
+    "troppo lung", "supera",  # it
+    "zu lang", "überschreit",  # de
+    "zbyt (?:duż|dług)", "przekracz",  # pl
+    "příliš dlouh", "překraču",  # cs
+    "çok uzun", "aşıyor", "aştı",  # tr
+    "طويل جد", "يتجاوز", "تجاوز",  # ar
+    "بسیار طولانی", "از حد مجاز بیشتر",  # fa
+    "גבוה מדי", "ארוך מדי", "חורג",  # he
+    "quá dài", "vượt quá",  # vi
+    "terlalu panjang", "melebihi",  # id
+    "ยาวเกินไป", "เกินขีดจำกัด",  # th
+    "長すぎ", "超え",  # ja
+    "너무 (?:많|길|깁)", "초과",  # ko
+    "过长", "過長", "太长", "過多", "超出", "超过", "超過",  # zh
+    "बहुत लंबा", "सीमा से अधिक",  # hi
+    "занадта доўг", "πολύ μεγάλ", "liiga pikk", "بیش از حد طولانی", "rófhada", "longa de máis", "per ilgas",
+    "хэт урт", "te lang", "za dług", "príliš dlh", "för lång", "mrefu sana", "بەك ئۇزۇن", "太長",
+)
+# a rate, a frequency or too many requests: a rate limit's words
+RATE = _any(
+    "(?:предел|лимит|ограничени[ея]) скорости", "слишком много запросов",  # ru
+    "(?:ліміт|обмеженн)\\w* швидкості", "забагато запитів",  # uk
+    "limite de débit", "trop de requêtes",  # fr
+    "l[íi]mite de velocidad", "demasiadas solicitudes", "tasa de solicitudes",  # es
+    "limite de taxa", "taxa de solicitação", "demasiados pedidos", "muitas solicitações", "muitas requisições",  # pt
+    "limite di velocità", "troppe richieste",  # it
+    "лимит(?:а)? запросов", "límite de (?:peticiones|solicitudes)", "limite de (?:requêtes|demandes)",
+    "limite de (?:solicitações|requisições)", "limite di richieste", "過於頻繁", "请求过于频繁",
+    "ratenlimit", "zu viele anfragen",  # de
+    "te veel (?:\\w+ )?(?:verzoeken|aanvragen)",  # nl
+    "limit szybkości", "zbyt wiele (?:żądań|zapytań)", "zbyt dużo (?:żądań|zapytań)",  # pl
+    "příliš mnoho požadavků",  # cs
+    "hız sınırı", "çok fazla istek",  # tr
+    "حد المعدل", "طلبات كثيرة",  # ar
+    "محدودیت نرخ", "درخواست‌های زیادی", "درخواست های زیادی",  # fa
+    "יותר מדי בקשות", "מגבלת קצב",  # he
+    "giới hạn tốc độ", "quá nhiều yêu cầu",  # vi
+    "batas kecepatan", "terlalu banyak permintaan",  # id
+    "ขีดจ[ำํ]า?กัดอัตรา", "คำขอมากเกินไป",  # th
+    "レート制限", "要求が多すぎ", "リクエストが多すぎ",  # ja
+    "속도 제한", "요청이 너무 많",  # ko
+    "频率(?:上限|限制|过高)", "頻率(?:上限|限制|過高)", "速率(?:限制|超过|超過)", "请求速率", "請求速率",  # zh
+    "請求過多", "请求过多", "请求太多", "請求太多",  # zh
+    "रेट सीमा", "बहुत अधिक अनुरोध",  # hi
+)
+# a day's or a month's window: a limit over it is a quota, not a blip
+LONG_WINDOW = _any(
+    "в день", "суточн", "ежедневн", "на день", "щоденн", "місяч", "месяч", "в месяц",  # ru, uk
+    "par jour", "quotidien", "par mois", "mensuel",  # fr
+    "por d[íi]a", "diari", "por mes", "mensual",  # es, pt
+    "al giorno", "giornalier", "al mese", "mensil",  # it
+    "pro tag", "täglich", "tages", "pro monat", "monatlich",  # de
+    "dzienn", "na dzień", "miesięczn",  # pl
+    "denní", "měsíční",  # cs
+    "günlük", "aylık",  # tr
+    "يومي", "في اليوم", "شهري",  # ar
+    "روزانه", "ماهانه",  # fa
+    "יומי", "חודשי",  # he
+    "mỗi ngày", "hàng ngày", "hàng tháng",  # vi
+    "per hari", "harian", "bulanan",  # id
+    "ต่อวัน", "รายวัน", "รายเดือน",  # th
+    "1日", "日次", "毎日", "月間", "毎月",  # ja
+    "일일", "하루", "월간", "매월",  # ko
+    "每日", "每天", "今日", "每月", "本月",  # zh
+    "प्रति दिन", "दैनिक", "मासिक",  # hi
+)
+# a quota, an allowance
+QUOTA = _any(
+    "квот", "\\bkvot", "kvoot", "kvót", "cuóta", "\\bcota\\b", "クォータ",  # ru, uk, nordic, baltic, ga, pt
+    "quota", "cuota", "kontingent", "kota", "kuota",  # fr, it, pt, es, de, tr, id
+    "wyczerpany limit", "limitów", "limit(?:u|y)? (?:został )?wyczerpan",  # pl
+    "kvót",  # cs
+    "حصة", "حصص", "سهمیه", "מכסה", "hạn mức", "โควต้า", "利用枠", "割り当て", "할당량",  # ar, fa, he, vi, th, ja, ko
+    "配额", "配額", "额度", "額度", "कोटा",  # zh, hi
+)
+# used up, or none left
+USED_UP = _any(
+    "исчерпан", "вичерпан", "закончил", "закінчил",  # ru, uk
+    "épuisé", "agotad", "esgotad", "esaurit", "erschöpft", "aufgebraucht", "wyczerpan", "vyčerpán",  # fr..cs
+    "tükendi", "نفدت", "نفد", "تمام شده", "נוצלה", "נגמרה", "cạn kiệt", "đã hết", "habis",  # tr..id
+    "หมด", "不足", "使い切", "다 사용", "소진", "用完", "用尽", "用盡", "耗尽", "समाप्त",  # th..hi
+    # none available ("no quota available")
+    "no (?:tiene|hay) ", "não tem", "non ha più", "nie ma dostępnych", "kullanılabilir kotası yok",
+    # exceeded, or run out
+    "превышен", "перевищено", "überschritten", "dépassé", "excedid", "superat", "przekroczon", "překročen", "aşıldı",
+    "تجاوز", "به پایان رسید", "חריגה", "超過", "超过", "超出", "超限", "초과", "ületatud", "viršyta", "överskrid",
+    "sáraíodh", "υπέρβαση", "à court de", "n'avez plus de", "došly", "ficou sem", "bitti", "संपले", "부족",
+    "\\bнемає\\b", "\\bнет\\b", "\\byok\\b", "لا يحتوي", "ندارد", "אין ", "không có", "tidak memiliki", "ไม่มี",
+    "ありません", "없습니다", "没有", "नहीं है",
+)
+# a key or a token of the account
+KEY = _any(
+    "\\bключ", "\\bтокен", "\\bclé", "\\bjeton", "\\bclave", "\\bchave", "\\bchiave", "schlüssel", "\\bsleutel",
+    "\\bklucz", "\\bklíč", "\\banahtar", "\\bbelirteç", "مفتاح", "الرمز", "کلید", "توکن", "מפתח", "טוקן", "\\bkhóa",
+    "\\bkunci", "คีย์", "キー", "키", "토큰", "密钥", "金鑰", "令牌", "कुंजी", "\\btoken", "\\bkey\\b", "κλειδί",
+    "\\bvõti", "eochair", "raktas", "nyckel", "秘钥", "秘鑰",
+)
+# invalid, expired, incorrect
+INVALID = _any(
+    "некорректн", "недействител", "невалид", "неверн", "просроч", "истёк", "истек", "некоректн", "недійсн",  # ru, uk
+    "invalide", "expiré",  # fr
+    "no válid", "inválid", "caducad", "expirad", "expirou",  # es, pt
+    "non valid", "non è valid", "scadut",  # it
+    "μη έγκυρ", "neamhbhailí", "neteising", "netinkam", "ogiltig", "vigane",  # el, ga, lt, sv, et
+    "n.est pas valide", "不正な",  # fr, ja
+    "ungültig", "abgelaufen", "ongeldig", "verlopen",  # de, nl
+    "nieprawidłow", "wygasł",  # pl
+    "neplatn", "prošl", "vypršel",  # cs
+    "geçersiz", "süresi dol",  # tr
+    "غير صالح", "منتهي الصلاحية", "نامعتبر", "منقضی",  # ar, fa
+    "אינו חוקי", "לא חוקי", "לא תקינ", "לא תקין", "פג תוקף", "להיות פג",  # he
+    "không hợp lệ", "hết hạn",  # vi
+    "tidak valid", "kedaluwarsa",  # id
+    "ไม่ถูกต้อง", "หมดอายุ",  # th
+    "無効", "期限切れ",  # ja
+    "유효하지 않", "만료",  # ko
+    "无效", "無效", "过期", "過期", "失效",  # zh
+    "अमान्य", "अवैध",  # hi
+)
+# not set, not given, required: a key the user has to enter
+MISSING = _any(
+    "не настроил", "не указан", "не задан", "отсутству", "потрібен", "требуется", "необходим",  # ru, uk
+    "n'avez pas configuré", "manquant", "requise?\\b", "obligatoire",  # fr
+    "no ha configurado", "se requiere", "es necesari", "es obligatori",  # es
+    "não configurou", "é necessária", "é obrigatória", "\\bnenhuma\\b",  # pt
+    "è obbligatori", "è richiest", "mancante",  # it
+    "\\bkeinen?\\b", "nicht konfiguriert", "erforderlich", "fehlt",  # de
+    "is verplicht", "is vereist", "is vereisd", "ontbreekt",  # nl
+    "jest wymagany", "nie znaleziono klucza", "brak klucza",  # pl
+    "je vyžadován", "chybí",  # cs
+    "gereklidir", "gerekli", "eksik",  # tr
+    "مطلوب", "لم يتم العثور على مفتاح",  # ar
+    "مورد نیاز", "تنظیم نکرده",  # fa
+    "נדרש",  # he
+    "bắt buộc", "chưa (?:được )?(?:cấu hình|thiết lập|nhập)",  # vi
+    "diperlukan", "belum (?:dikonfigurasi|diatur)",  # id
+    "จำเป็นต้อง", "ไม่พบคีย์",  # th
+    "設定されていません", "必要です",  # ja
+    "필요합니다", "설정되지 않",  # ko
+    "未配置", "未设置", "未設定", "尚未設定", "缺少", "需要",  # zh
+    "आवश्यक",  # hi
+    # none ("no active API key") or one to enter
+    "没有", "沒有", "ありません", "없습니다", "введите", "entrer", "saisir", "introduc", "ingres[ae]", "insira",
+    "inserir",
+    "inserisci", "eingeben", "invoeren", "wprowadź", "wpisz", "zadejte", "girin", "أدخل", "وارد کنید", "הזן", "\\bnhập",
+    "masukkan", "ป้อน", "入力", "입력", "输入", "輸入", "दर्ज",
+)
+# a model
+MODEL = _any(
+    "модел", "modèle", "modelo", "modello", "modell", "\\bmodel", "نموذج", "نماذج", "مدل", "מודל", "דגמ", "mô hình",
+    "โมเดล",
+    "แบบจ[ำํ]าลอง", "モデル", "모델", "模型", "मॉडल",
+)
+# not found, does not exist
+NOT_FOUND = _any(
+    "не найден", "не знайдено", "introuvable", "n'existe pas", "no encontrad", "no existe", "não encontrad",
+    "não existe", "nessun", "non trovat", "non esiste", "nicht gefunden", "existiert nicht", "niet gevonden",
+    "bestaat niet", "nie znaleziono", "nie istnieje", "nenalezen", "neexistuje", "bulunamadı", "mevcut değil",
+    "لم يتم العثور", "غير موجود", "یافت نشد", "وجود ندارد", "לא נמצא", "không tìm thấy", "không tồn tại",
+    "tidak ditemukan", "ไม่พบ", "見つかりません", "存在しません", "찾을 수 없", "존재하지 않", "未找到", "找不到",
+    "不存在",
+    "नहीं मिला", "impossible de trouver", "impossibile trovare", "не удалось найти", "见つかりません",
+    # deleted
+    "удален", "видален", "supprimé", "eliminad", "excluíd", "eliminat", "gelöscht", "verwijderd", "usunięt", "smazán",
+    "silindi", "حذف", "נמחק", "đã bị xóa", "dihapus", "ถูกลบ", "削除され", "삭제", "已被删除", "已删除", "已刪除",
+)
+# a moderation system, a safety filter, a content policy, community guidelines
+MODERATION = _any(
+    "модерац", "модерації", "modération", "moderaci[óo]n", "moderação", "moderazione", "moderacj", "moderovac",
+    "moderasyon", "الرقابة", "نظارت", "kiểm duyệt", "moderasi", "モデレーション", "모더레이션", "审核", "審查", "審核",
+    "मॉडरेशन", "правилам сообщества", "правилам спільноти", "lignes directrices", "pautas comunitarias",
+    "diretrizes da comunidade", "linee guida della comunità", "wytycznymi społeczności", "komunitním zásadám",
+    "إرشادات مجتمع", "دستورالعمل", "הנחיות הקהילה", "แนวทางชุมชน", "커뮤니티 가이드라인", "社区指引", "社群準則",
+    "安全フィルター", "安全过滤", "安全過濾", "内容政策", "內容政策", "コンテンツポリシー", "콘텐츠 정책",
+    "política de contenido", "politique de contenu", "política de conteúdo", "richtlinie",
+)
+# content, and its being blocked, refused or flagged
+CONTENT = _any(
+    "контент", "содержим", "вміст", "contenu", "contenido", "conteúdo", "contenuto", "inhalt", "inhoud", "treść",
+    "obsah", "içerik", "المحتوى", "محتوى", "محتوا", "התוכן", "nội dung", "konten", "เนื้อหา", "コンテンツ", "内容",
+    "內容", "내용",
+    "콘텐츠", "सामग्री",
+)
+BLOCKED = _any(
+    "заблокирован", "заблоковано", "помечен", "позначен", "bloqué", "bloquead", "bloccat", "blockiert", "geblokkeerd",
+    "zablokowan", "zablokován", "engellendi", "محظور", "مسدود", "חסום", "bị chặn", "diblokir", "ถูกบล็อก", "ブロック",
+    "拒否", "차단", "拦截", "攔截", "屏蔽", "封鎖", "阻止", "अवरुद्ध", "signalé", "marcado", "sinalizado",
+    "contrassegnat", "markiert", "oznaczon", "označen", "סומן", "标记", "標記",
+)
+# a safety or security system (a content policy's, not a connection's: nouns, never "secure")
+SAFETY = _any(
+    "безопасност", "безпеки", "sécurité", "seguridad", "segurança", "sicurezza", "sicherheit", "veiligheid",
+    "bezpieczeństw", "bezpečnost", "güvenlik", "الأمان", "ایمنی", "בטיחות", "an toàn", "keamanan", "ความปลอดภัย",
+    "安全", "안전", "सुरक्षा",
+)
+# a balance or credit, too low
+BALANCE = _any(
+    "баланс", "\\bsolde", "\\bsaldo", "guthaben", "tegoed", "bakiye", "رصيد", "موجودی", "יתרה", "số dư", "ยอดคงเหลือ",
+    "残高", "잔액", "余额", "餘額", "शेष राशि", "포인트", "點數", "点数", "ポイント", "кредит", "crédits?",
+    "créditos?", "crediti", "kredi", "積分", "积分",
+    "クレジット", "크레딧",
+)
+INSUFFICIENT = _any(
+    "недостаточн", "недостатньо", "insuffisant", "insuficiente", "insufficiente", "unzureichend", "nicht ausreichend",
+    "onvoldoende", "niewystarczając", "nedostatečn", "yetersiz", "غير كاف", "کافی نیست", "אינה מספיקה", "không đủ",
+    "tidak cukup", "ไม่เพียงพอ", "不足", "부족", "अपर्याप्त",
+)
+# top the balance up
+TOP_UP = _any(
+    "пополните", "поповніть", "recharger", "\\brecarg", "\\brecarreg", "aufladen", "opwaarderen", "doładuj",
+    "dobijte", "yükleyin",
+    "اشحن", "شارژ", "nạp tiền", "isi ulang", "เติมเงิน", "チャージ", "충전", "充值", "儲值", "रिचार्ज",
+)
+# a quota in the words of a limit used up ("Wyczerpany limit", "Limit erschöpft")
+LIMIT_USED_UP = _any("wyczerpany limit", "limit (?:został )?wyczerpan", "limit erschöpft", "limit (?:je )?vyčerpán")
+# the model cannot take this input ("does not support image input"): the request is wrong for this model
+NOT_SUPPORTED = _any(
+    "не поддерживают", "не поддерживает", "не підтримують", "не підтримує", "ne prennent pas en charge",
+    "ne prend pas en charge", "no admiten?", "no soporta", "não suporta", "non supporta", "unterstützen? keine?",
+    "ondersteun(?:t|en) geen", "nie obsługuj", "nepodporuj", "desteklemiyor", "لا تدعم", "لا يدعم", "پشتیبانی نمی",
+    "אינם תומכים", "אינו תומך", "không hỗ trợ", "tidak mendukung", "ไม่รองรับ", "サポートしていません",
+    "対応していません", "지원하지 않", "不支持", "不支援", "समर्थन नहीं",
+)
+# retired
+DEPRECATED = _any(
+    "устарел", "застарі", "obsolète", "obsoleto", "deprecad", "descontinuad", "deprecato", "veraltet", "verouderd",
+    "przestarzał", "zastaral", "kullanımdan kaldırıl", "منسوخ", "מיושן", "ngừng hỗ trợ", "usang", "เลิกใช้", "非推奨",
+    "지원 중단", "已弃用", "已棄用", "已下线", "已下線", "अप्रचलित",
+)
+# authentication failed, or needed
+AUTH_FAILED = _any(
+    "ошибка аутентификации", "аутентификаци[яи] не", "помилка автентифікації", "échec de l'authentification",
+    "error de autenticación", "falha na autenticação", "autenticazione non riuscita", "autenticazione fallita",
+    "authentifizierung fehlgeschlagen", "authenticatie mislukt", "błąd uwierzytelniania", "ověření selhalo",
+    "kimlik doğrulama başarısız", "فشل المصادقة", "احراز هویت ناموفق", "האימות נכשל", "xác thực thất bại",
+    "autentikasi gagal", "การยืนยันตัวตนล้มเหลว", "จำเป็นต้องยืนยันตัวตน", "認証に失敗", "인증 실패", "인증에 실패",
+    "认证失败", "身份验证失败", "驗證失敗", "認證失敗", "प्रमाणीकरण विफल",
+)
+# a provider (of models) or its address, and its not being set up
+PROVIDER = _any(
+    "провайдер", "поставщик", "fournisseur", "proveedor", "provedor", "fornitore", "anbieter", "aanbieder", "dostawc",
+    "poskytovatel", "sağlayıcı", "مزود", "ارائه‌دهنده", "ספק", "nhà cung cấp", "penyedia", "ผู้ให้บริการ", "プロバイダ",
+    "공급자", "제공자", "提供商", "供应商", "供應商", "प्रदाता", "\\burl\\b",
+)
+NOT_SET_UP = _any(
+    "не настроен", "не налаштован", "non configuré", "no configurad", "não configurad", "non configurat",
+    "nicht konfiguriert", "niet geconfigureerd", "nie skonfigurowan", "nenakonfigurován", "nebyla nalezena",
+    "yapılandırılmamış", "غير مهيأ", "تنظیم نشده", "לא הוגדר", "לא נמצאה", "chưa được cấu hình", "tidak disiapkan",
+    "belum dikonfigurasi", "ยังไม่ได้ตั้งค่า", "設定されていません", "설정되지 않", "未配置", "未设置", "未設定",
+    "सेट नहीं",
+)
+# a request
+REQUEST = _any(
+    "запрос", "запит", "requête", "solicitud", "petición", "requisição", "solicitação", "pedido", "richiesta",
+    "anfrage", "aanvraag", "verzoek", "żądani", "zapytani", "požadav", "\\bistek", "الطلب", "درخواست", "בקשה",
+    "yêu cầu", "permintaan", "คำขอ", "リクエスト", "요청", "请求", "請求", "अनुरोध",
+)
+# could not be processed (a request the server would not take as it was)
+NOT_PROCESSED = _any(
+    "не удалось обработать", "не вдалося обробити", "n'a pas pu être traitée", "no se pudo procesar",
+    "não pôde ser processad", "non è stato possibile elaborare", "konnte nicht verarbeitet werden",
+    "kon niet worden verwerkt", "nie można przetworzyć", "nelze zpracovat", "işlenemedi", "تعذر معالجة",
+    "پردازش نشد", "לא ניתן לעבד", "không thể xử lý", "tidak dapat diproses", "ไม่สามารถประมวลผล", "処理できません",
+    "처리할 수 없", "无法处理", "無法處理",
+)
+# content said to be sensitive
+SENSITIVE = _any(
+    "чувствительн", "конфиденциальн", "чутлив", "sensible", "sensibile", "sensível", "sensibel", "wrażliw", "citliv",
+    "hassas", "حساس", "רגיש", "nhạy cảm", "sensitif", "ละเอียดอ่อน", "センシティブ", "민감한", "敏感", "संवेदनशील",
+)
+# a conversation's history
+HISTORY = _any(
+    "verlauf", "historique", "histórico", "historial", "cronologia", "geschiedenis", "historii", "historie", "\\bstair",
+    "istorij", "истори", "історі", "تاريخ", "تاریخچه", "היסטוריה", "lịch sử", "riwayat", "ประวัติ", "履歴", "기록",
+    "记录",
+    "記錄", "历史", "歷史",
+)
+# the HTTP 400 of the admin templates every app copies: the server created or changed nothing
+NOTHING_CHANGED = _any(
+    "не създаде или промени", "не создал и не изменил", "n'a pas créé ou modifié", "no creó ni modificó",
+    "não criou ou modificou", "non ha creato o modificato", "keine daten erstellt oder geändert",
+    "tidak membuat atau memodifikasi", "作成または変更しませんでした", "생성하거나 수정하지 않았", "没有进行新建或修改",
+    "沒有進行新建或修改", "لم ينشئ الخادم البيانات", "veri oluşturmadı veya değiştirmedi", "không tạo hoặc sửa đổi",
+)
+# free answers (a plan's allowance), used up
+FREE = _any(
+    "бесплатн", "безкоштовн", "gratuit", "grátis", "gratis", "kostenlos", "darmow", "bezplatn", "ücretsiz", "مجاني",
+    "مجانية", "رایگان", "חינמי", "miễn phí", "ฟรี", "無料", "무료", "免費", "免费", "मोफत", "मुफ़्त",
+)
+# billing, to enable
+BILLING = _any(
+    "计费", "計費", "facturation", "facturación", "faturamento", "fatturazione", "abrechnung", "facturering",
+    "rozliczeni", "fakturac", "faturalandırma", "الفوترة", "صورتحساب", "חיוב", "penagihan", "課金", "결제", "बिलिंग",
+)
+# fmt: on
+
+
+def _without(veto: str, reading: str) -> str:
+    """`reading` in a text (read as one line) that says nothing of `veto`."""
+    return f"^(?!.*{veto}).*?(?:{reading})"
+
+
+# Below every English reading, like routing/rules/translated.py's rows, and ordered among themselves by what the words
+# say most precisely: a conversation over its token limit is the context (a key word, "token", is in it); a rate or a
+# quota beside "tokens" is the limit's; a day's rate limit is a quota.
+ROWS: tuple[Row, ...] = (
+    (
+        "translated_context_too_long",
+        _without(_any(RATE, QUOTA, LONG_WINDOW), _near(TOKENS_OR_CONTEXT, TOO_LONG)),
+        E.context_length_exceeded,
+        0.746,
+    ),
+    (
+        "translated_content_refused",
+        _any(
+            _near(MODERATION, _any(BLOCKED, CONTENT)),
+            f"^(?=.*{_any(SAFETY, MODERATION)}).*?(?:{_near(CONTENT, BLOCKED)})",
+            f"^(?=.*{CONTENT}).*?(?:{_near(SAFETY, BLOCKED)})",
+            _near(SENSITIVE, CONTENT),
+        ),
+        E.content_policy,
+        0.746,
+    ),
+    (
+        "translated_long_window",
+        _any(_near(_any(RATE, QUOTA), LONG_WINDOW), f"^(?=.*{USED_UP}).*?(?:{_near(REQUEST, LONG_WINDOW)})"),
+        E.quota_limited,
+        0.745,
+    ),
+    ("translated_rate_limited", RATE, E.rate_limited, 0.744),
+    (
+        "translated_quota_used_up",
+        _without(RATE, _any(_near(QUOTA, USED_UP), LIMIT_USED_UP, _near(FREE, USED_UP))),
+        E.quota_limited,
+        0.744,
+    ),
+    # a balance too low or used up, or one to top up (below a quota's words: "quota used up, top up or switch")
+    (
+        "translated_balance_too_low",
+        _any(_near(BALANCE, _any(INSUFFICIENT, USED_UP)), TOP_UP, _near(BILLING, MISSING)),
+        E.subscription_required,
+        0.743,
+    ),
+    (
+        "translated_key_missing",
+        _without(_any(QUOTA, INVALID), _near(KEY, _any(MISSING, NOT_FOUND))),
+        E.missing_credentials,
+        0.743,
+    ),
+    ("translated_key_invalid", _without(_any(QUOTA, BALANCE, TOO_LONG), _near(KEY, INVALID)), E.auth_required, 0.742),
+    ("translated_auth_failed", AUTH_FAILED, E.auth_required, 0.742),
+    (
+        "translated_model_not_found",
+        _near(MODEL, _any(NOT_FOUND, INVALID, DEPRECATED)),
+        E.model_unavailable,
+        0.742,
+    ),
+    (
+        "translated_request_invalid",
+        _any(_near(_any(REQUEST, HISTORY), _any(INVALID, NOT_PROCESSED)), NOTHING_CHANGED),
+        E.invalid_request,
+        0.74,
+    ),
+    ("translated_model_cannot_take_it", _near(MODEL, NOT_SUPPORTED), E.invalid_request, 0.741),
+    (
+        "translated_provider_not_set_up",
+        _without(_any(QUOTA, BALANCE, TOP_UP), _near(PROVIDER, NOT_SET_UP)),
+        E.provider_not_configured,
+        0.741,
+    ),
+)
