@@ -91,6 +91,12 @@ RULE_TABLES: dict[str, tuple[Rule, ...]] = {
     "exception": EXCEPTIONS,
 }
 ALL_RULES: tuple[Rule, ...] = tuple(rule for rules in RULE_TABLES.values() for rule in rules)
+# The readings of other languages' words (routing/rules/translated*.py) rank below every English reading, so they are
+# read only where nothing above them matched: their long word lists cost more than all the other rules together.
+TRANSLATED_PREFIX = "neutral.translated_"
+TRANSLATED_RULES = tuple(rule for rule in ALL_RULES if rule.name.startswith(TRANSLATED_PREFIX))
+FIRST_RULES = tuple(rule for rule in ALL_RULES if not rule.name.startswith(TRANSLATED_PREFIX))
+TRANSLATED_CEILING = max(rule.confidence for rule in TRANSLATED_RULES)
 
 # HTTP status alone (separate, or found in the text), when nothing more specific was said.
 STATUS_CODES: dict[int, tuple[ErrorCode, float]] = {
@@ -147,9 +153,6 @@ _TEXT_STATUS = [
         r"|Request Entity Too Large|Unprocessable Entity)\b",
         re.I,
     ),
-    # a server's access log line (Ollama's gin "[GIN] … | 503 | …") and Python requests' repr "<Response [502]>"
-    re.compile(r"\[GIN\][^|\n]*\|\s*(\d{3})\s*\|"),
-    re.compile(r"<Response \[(\d{3})\]>"),
     # (also after an exception class named for it: "CAPIError: 503 {…}", "APIStatusError: 429")
     re.compile(r"\b\w*Error:?\s*\[?(\d{3})\b"),
     # the Stainless SDKs' message ("401 You didn't provide an API key", "403 Key limit exceeded"): status first
@@ -562,7 +565,7 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
 
     candidates = [
         Candidate(r.name, r.code, r.confidence, r.precedence)
-        for r in ALL_RULES
+        for r in FIRST_RULES
         if _matches(r, text, keys, signal.exception_type or "")
     ]
 
@@ -579,6 +582,12 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
             candidates.append(Candidate(f"{prefix}.{status}", code_conf[0], code_conf[1], 0))
 
     candidates += _structured_candidates(signal)
+    if all(c.confidence <= TRANSLATED_CEILING for c in candidates):
+        candidates += [
+            Candidate(r.name, r.code, r.confidence, r.precedence)
+            for r in TRANSLATED_RULES
+            if _matches(r, text, keys, signal.exception_type or "")
+        ]
     # (a client's own internal response, Perl LWP's "Client-Warning: Internal response", is no server's reply; nor
     # is a caching proxy's own error page named by its kind, Squid's ERR_DNS_FAIL under its 503: the proxy answered)
     proxy_page = any(c.rule == PROXY_PAGE for c in candidates)

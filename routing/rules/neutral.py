@@ -939,14 +939,16 @@ NEUTRAL = table(
             r"\b\w*EngineDeadError\b|\(engine dead\)"
             # (vLLM's engine loop, stopped: "Background loop is not running", "Engine loop is not running", "Background
             # loop has errored already", "Task finished unexpectedly"; its RPC client's "Heartbeat failed")
-            r"|\b(?:background|engine) loop (?:is not running|has errored)\b|\btask finished unexpectedly\b"
-            r"|\bheartbeat failed\b|\bunable to start RPC server\b"
+            r"|\b(?:background|engine) loop (?:is not running|has errored)\b"
+            r"|\bTask finished unexpectedly\. This should never happen\b"
+            r"|\bValueError: Heartbeat failed\b|\bunable to start RPC server\b"
             # (TGI's launcher and router: "Shard disconnected", "Webserver failed", "Webserver cannot start",
             # "Sharded results are empty", "Waiting for shard to be ready"; SGLang "Rank 0 scheduler is dead",
             # "Received sigquit from a child process", "wait for sglang server to become ready")
             r"|\bshard disconnected\b|\bwebserver (?:failed|cannot start)\b|\bsharded results are empty\b"
             r"|\bwaiting for shard to be ready\b|\bscheduler is dead\b|\breceived sigquit from a child process\b"
-            r"|\bserver to become (?:ready|available)\b|\bllm server (?:not responding|loading model)\b"
+            r"|\b(?:sglang|vllm|tgi|llm|inference|model) server to become (?:ready|available)\b"
+            r"|\bllm server (?:not responding|loading model)\b"
             # (Ray Serve's replicas and actors: "The actor died unexpectedly", a deployment "unavailable because it
             # failed to deploy"; Xinference's actor pool "xoscar.errors.ServerClosed: Remote server … closed")
             r"|\bActorDiedError\b|\bactor died unexpectedly\b|\bunavailable because it failed to deploy\b"
@@ -1010,7 +1012,7 @@ NEUTRAL = table(
             r"|temporary failure in name resolution|connecterror|actively refused"
             r"|error sending request|connection failed|fetch failed|connection error|socket hang up|other side closed"
             # (Safari's fetch failure: "TypeError: Load failed")
-            r"|\bTypeError: Load failed\b"
+            r"|\bTypeError: Load failed\b(?!:? ?\d)"
             # (the browser's and Electron's fetch TypeError, as an editor rewrites it: Void "Failed to fetch from
             # Ollama. … your local model provider like Ollama is powered off.")
             r"|\bfailed to fetch\b(?! (?:the )?(?:models?|subscription|usage|quota|billing|credits?|account)\b)"
@@ -1251,11 +1253,13 @@ NEUTRAL = table(
             "answer_not_json",
             # (not a server that could not parse the request's body: mlx-lm "Invalid JSON in request body: Expecting
             # value: …", an invalid request)
-            r"^(?!.*\brequest body\b).*?(?:"
+            # (nor a local file the agent reads: "… while reading .mcp.json")
+            # (nor a model's tool call whose arguments did not parse: the request's)
+            r"^(?!.*\b(?:request body|while reading|tool call|arguments)\b|.*\.json\b).*?(?:"
             r"\bExpecting value: line 1 column 1 \(char 0\)|\bUnexpected token '?<'?,? \W{0,2}<!DOCTYPE"
             r"|\bUnexpected token < in JSON at position 0\b|\bunexpected end of data at line 1 column 1\b"
             r"|\binvalid character '[<a-z]' looking for beginning of value\b|\bNo content to map due to end-of-input\b"
-            r"|\b\w*ServiceUnavailable\b|\bJSON parsing failed: Text: <)",
+            r"|\b(?:Ollama)?ServiceUnavailable(?:Error)?\b|\bJSON parsing failed: Text: <)",
             E.provider_unavailable,
             0.76,
         ),
@@ -1290,7 +1294,7 @@ NEUTRAL = table(
             r"|\bERR_INCOMPLETE_CHUNKED_ENCODING\b|\bERR_STREAM_PREMATURE_CLOSE\b"
             r"|\ban error occurred during streaming\b|\bfailed to process (?:the )?stream\b"
             # (Zed's ACP connection to the agent's server, gone mid-turn: "server shut down unexpectedly")
-            r"|\bserver shut down unexpectedly\b",
+            r"|(?<!MCP )\bserver shut down unexpectedly\b",
             E.stream_truncated,
             0.75,
         ),
@@ -2426,7 +2430,7 @@ NEUTRAL = table(
             # (in German: Kilo Code "Die Antwort des Modells endete unerwartet (keine Assistant-Nachrichten)")
             r"|\bAntwort des Modells endete unerwartet\b|\bkeine Assistant-Nachrichten\b"
             # (the AI SDK: "AI_NoOutputGeneratedError: No output generated.")
-            r"|\bNoOutputGeneratedError\b|\bno output generated\b",
+            r"|\bNoOutputGeneratedError\b",
             E.stream_truncated,
             0.87,
         ),
@@ -3222,9 +3226,14 @@ NEUTRAL = table(
             r"|\bhook timed out after\b"
             # the worker's files and services, not an inference server's: a path that is no directory (Codex "failed
             # to load rules: Not a directory (os error 20)"), a database or Docker that is not up or not healthy
-            r"|\bNot a directory \(os error 20\)|\bfailed to load (?:its |the )?(?:rules|config(?:uration)?|settings)\b"
+            r"|\bNot a directory \(os error 20\)"
             r"|\b(?:PostgreSQL|Postgres|MySQL|MariaDB|Redis|MongoDB|Docker)\b[^.\n]{0,40}\b(?:is not running"
-            r"|did not become (?:healthy|ready)|(?:is )?(?:not healthy|unhealthy))\b",
+            r"|did not become (?:healthy|ready)|(?:is )?(?:not healthy|unhealthy)"
+            r"|to become (?:healthy|ready|available))\b"
+            # the agent's own configuration files, and a runtime's task that ended (not vLLM's engine task, "Task
+            # finished unexpectedly. This should never happen!")
+            r"|\.mcp\.json\b|\bwhile reading \S+\.(?:json|toml|ya?ml)\b"
+            r"|\btask finished unexpectedly\b(?!\. This should never happen)",
             E.unknown,
             0.99,
         ),

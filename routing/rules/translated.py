@@ -33,6 +33,9 @@ def _near(a: str, b: str, span: int = 48) -> str:
 # (one language to a line, so each list reads as a table)
 # a connection, its noun or its verb
 CONNECTION = _any(
+    # (Nordic, Baltic, Catalan, Basque, Greek, Hungarian, Romanian, Slovak, Slovene, Bulgarian, Kazakh)
+    "forbindelse", "tilkobling", "anslutning", "yhtey", "kapcsolat", "kapcsolód", "σύνδεσ", "conexiune", "connexió",
+    "konexio", "pripojeni", "povezav", "ryši", "връзка", "байланыс", "соедин",
     "соединени", "подключ",  # ru
     "з['’]єднанн", "підключ", "зв['’]яз",  # uk
     "connexion", "connecter",  # fr
@@ -78,6 +81,14 @@ REFUSED_OR_CUT = _any(
     "거부", "예상치", "중지",  # ko
     "拒绝", "拒絕", "意外", "异常", "無預警", "未預期",  # zh
     "अस्वीकार", "अस्वीकृत", "अप्रत्याशित", "अनपेक्षित",  # hi
+    # disconnected or interrupted ("La connexion réseau a été déconnectée", "nätverksanslutningen avbröts")
+    "déconnecté", "desconectad", "rozłączon", "odpojen", "onderbroken", "avbröts", "avbrutt", "afbrudt", "katkais",
+    "megszakadt", "διακόπηκε", "interromput", "přerušen", "prerušen", "prekinjen", "întrerupt", "terinterupsi",
+    # failed ("Не удалось соединиться с сервером", "VPN-yhteys epäonnistui")
+    "échoué", "échec", "fehlgeschlagen", "falló", "fallida", "falhou", "non riuscit", "не удалось", "не вдалося",
+    "nie powiodło", "nie udało", "nezdařil", "selhal", "mislukt", "misslyckades", "epäonnistui", "meghiúsult",
+    "sikertelen", "απέτυχε", "no s'ha pogut", "mislykkedes", "feilet", "zlyhal", "spodletel", "nepavyko", "eșuat",
+    "شکست خورد", "فشل", "נכשל", "thất bại", "gagal", "ล้มเหลว", "失败", "失敗", "실패", "विफल", "başarısız",
     # lost ("Соединение потеряно", "Bağlantı kesildi", "تم فقد الاتصال")
     "потерян", "втрачен", "perdue", "perdida", "perduta", "verloren", "utracon", "ztracen", "kesildi", "فقد", "mất",
     "ขาดหาย", "끊어", "끊김", "断开", "斷開", "中断", "中斷", "गमावले", "खो गया", "загубен",
@@ -93,6 +104,10 @@ CANNOT_OR_ERROR = _any(
 )
 # an operation or a connection out of time, in words that say nothing else
 TIMED_OUT = _any(
+    # a connection's time ran out ("انتهى وقت الاتصال", "Batas waktu koneksi", "tidsgränsen för anslutningsförsök")
+    "انتهى وقت", "זמן רב מדי", "پایان زمان", "batas waktu", "hết thời gian", "превышени\\w* времени ожидания",
+    "перевищенн\\w* часу очікування", "przekroczeni\\w* limitu czasu", "tijdslimiet", "tidsgräns", "aikakatkais",
+    "időkorlát",
     "délai (?:de connexion )?dépassé", "expiration du délai", "délai d'attente[^.]{0,40}dépassé",  # fr
     "expiró el tiempo",  # es
     "tempo esgotado",  # pt
@@ -142,7 +157,10 @@ NOW = _any(
 )
 # out of reach
 UNREACHABLE = _any(
-    "nicht erreichbar", "inaccessible", "inaccesible", "não está acessível", "inacessível", "non raggiungibile",
+    "onbereikbaar", "inaccesibil", "tidak dapat diakses", "pois käytöstä", "nem érhető el", "utilgængelig",
+    "از دسترس خارج", "पहुंच से बाहर", "μη διαθέσιμ", "inaccessible temporalment", "dočasne nedostupn",
+    "nicht erreichbar", "\\best (?:\\w+ )?inaccessible", "inaccesible", "não está acessível", "inacessível",
+    "non raggiungibile",
     "niet bereikbaar", "nieosiągaln", "nedosažiteln", "erişilemiyor", "لا يمكن الوصول", "قابل دسترسی نیست", "אינו נגיש",
     "không thể truy cập", "tidak dapat dijangkau", "ไม่สามารถเข้าถึง", "到達できません", "접근할 수 없", "无法访问",
     "無法連線", "kan inte nås", "nepasiekiam", "δεν είναι προσβάσιμ", "pole hetkel leitav", "недосяжн",
@@ -154,8 +172,45 @@ NETWORK = _any(
     "เครือข่าย", "ネットワーク", "네트워크", "网络", "網路", "नेटवर्क", "δίκτυ", "мрежа",
 )
 ANOMALY = _any(
-    "аномали", "anomalie", "anomalía", "anomalia", "anormallik", "خلل", "kelainan", "이상이", "异常", "異常", "问题",
+    "аномали", "anomalie\\b", "anomalía", "anomalia", "anormallik", "خلل", "kelainan", "이상이", "异常", "異常", "问题",
     "問題", "の问题",
+)
+# no connection at all ("Aucune connexion", "Brak połączenia z siecią", "Нет подключения к сети")
+NO = _any(
+    "\\baucune?\\b", "\\bsin\\b", "\\bnessuna\\b", "\\bnenhuma\\b", "\\bнет\\b", "\\bнемає\\b", "\\bbrak\\b",
+    "\\bžádné\\b", "\\bgeen\\b", "\\bingen\\b", "\\bnincs\\b", "không có", "tidak ada", "ไม่มี", "没有", "沒有",
+    "لا يوجد", "\\bkeine\\b", "\\bнема\\b", "\\bняма\\b",
+)
+# a network's or a connection's error in one word, as the languages that compound say it
+NETWORK_ERROR = _any(
+    "verbindingsfout", "netwerkfout", "anslutningsfel", "nätverksfel", "yhteysvirhe", "verkkovirhe", "netværksfejl",
+    "forbindelsesfejl", "nettverksfeil", "tilkoblingsfeil", "sare-errore", "kapcsolódási hiba", "hálózati hiba",
+    "omrežna napaka", "tinklo klaida", "ryšio klaida", "chyba siete", "chyba sítě", "chyba připojení", "error de xarxa",
+    "error de connexió", "galat koneksi", "kesalahan jaringan", "eroare de (?:conexiune|rețea)", "خطأ في الاتصال",
+    "خطأ في الشبكة", "خطای اتصال", "خطای شبکه", "कनेक्शन गड़बड़", "σφάλμα (?:σύνδεσης|δικτύου)",
+)
+# a server not to be found (its name did not resolve)
+NOT_FOUND = _any(
+    "nie można znaleźć", "nelze najít", "見つかりません", "找不到", "無法找到", "bulunamı", "لم يعثر", "را یافت",
+    "не удалось найти", "не вдалося знайти", "introuvable", "no se encuentra", "não foi possível encontrar",
+)
+# the internet, needed and not there
+INTERNET = _any(
+    "интернет", "інтернет", "互联网", "網際網路", "インターネット", "인터넷", "الإنترنت", "إنترنت", "اینترنت",
+    "אינטרנט", "इंटरनेट", "διαδίκτυ", "อินเทอร์เน็ต", "nettilkobling", "nettilgang", "internetadgang", "internetve",
+    "internetverbindung", "internetanslutn", "internetforbind", "internetyhtey", "internetskom", "internetna",
+    "internetowym", "internetovým", "interneto", "interneten", "interneterako", "internetu", "internetem",
+    "accès à internet", "acceso a internet", "accés a internet", "acesso à internet", "accesso a internet",
+)
+NEEDED = _any(
+    "requis", "erforderlich", "se necesita", "è richiesto", "requer", "requírese", "potreban", "zahtevan", "būtin",
+    "behar da", "ต้องใช้", "керек", "потребан", "påkrævet", "nødvendig", "vyžadovan", "nije dostupan",
+    "не е налич", "ζητήθηκε", "calia",
+)
+# a problem
+TROUBLE = _any(
+    "problème", "problema", "problem", "проблем", "sorun", "ongelma", "probléma", "πρόβλημα", "problém", "težav",
+    "problemų", "問題", "问题", "문제", "مشكلة", "مشکل", "בעיה", "vấn đề", "masalah", "ปัญหา", "समस्या", "arazo",
 )
 # overloaded, or down for maintenance: busy for now
 OVERLOADED = _any(
@@ -273,6 +328,8 @@ ROWS: tuple[Row, ...] = (
         _without_credential(
             _found(_near(SERVICE, UNAVAILABLE), given=_any(TEMPORARILY, LATER, NOW)),
             _found(f"{_near(GATEWAY, ERROR)}|{_near(TEMPORARILY, PROBLEM)}|{_near(SERVICE, NOT_READY)}"),
+            # (not a name that did not resolve "for now": the resolver's, read below as the connection's)
+            f"^(?!.*{RESOLVE}).*?(?:{_near(TEMPORARILY, _any(UNAVAILABLE, UNREACHABLE))})",
         ),
         E.provider_unavailable,
         0.745,
@@ -281,7 +338,11 @@ ROWS: tuple[Row, ...] = (
         "translated_connection_failed",
         _without_credential(
             _found(f"{_near(CONNECTION, REFUSED_OR_CUT)}|{_near(PROXY, REFUSED_OR_CUT)}|{_near(TEMPORARILY, RESOLVE)}"),
-            _found(f"{_near(SERVICE, UNREACHABLE)}|{_near(NETWORK, _any(ANOMALY, ERROR))}"),
+            _found(f"{_near(SERVICE, UNREACHABLE)}|{_near(NETWORK, _any(ANOMALY, ERROR))}|{NETWORK_ERROR}"),
+            _found(
+                f"{_near(NO, CONNECTION)}|{_near(CONNECTION, TROUBLE)}|{_near(INTERNET, _any(NEEDED, NO, TROUBLE))}"
+            ),
+            f"^(?!.*{MODEL}).*?(?:{_near(SERVICE, NOT_FOUND)})",
             _found(_near(CONNECTION, CANNOT_OR_ERROR), given=SERVICE),
         ),
         E.network_unavailable,

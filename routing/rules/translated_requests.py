@@ -48,7 +48,7 @@ TOO_LONG = _any(
     "trop long", "dépasse",  # fr
     "demasiado (?:larg|grande)", "excede\\b",  # es
     "muito long", "demasiado long", "excedendo",  # pt
-    "troppo lung", "supera",  # it
+    "troppo lung", "\\bsupera\\b",  # it
     "zu lang", "überschreit",  # de
     "zbyt (?:duż|dług)", "przekracz",  # pl
     "příliš dlouh", "překraču",  # cs
@@ -76,6 +76,10 @@ RATE = _any(
     "limite di velocità", "troppe richieste",  # it
     "лимит(?:а)? запросов", "límite de (?:peticiones|solicitudes)", "limite de (?:requêtes|demandes)",
     "limite de (?:solicitações|requisições)", "limite di richieste", "過於頻繁", "请求过于频繁",
+    # a limit per minute is a rate, whatever it counts ("Cuota por minuto agotada", "每分钟令牌数超过上限")
+    "в минуту", "за хвилину", "par minute", "por minuto", "al minuto", "pro minute", "per minuut", "na minutę",
+    "za minutu", "dakikada", "في الدقيقة", "در دقیقه", "לדקה", "mỗi phút", "per menit", "ต่อนาที", "毎分", "分あたり",
+    "분당", "每分钟", "每分鐘", "प्रति मिनट",
     "ratenlimit", "zu viele anfragen",  # de
     "te veel (?:\\w+ )?(?:verzoeken|aanvragen)",  # nl
     "limit szybkości", "zbyt wiele (?:żądań|zapytań)", "zbyt dużo (?:żądań|zapytań)",  # pl
@@ -95,11 +99,11 @@ RATE = _any(
 )
 # a day's or a month's window: a limit over it is a quota, not a blip
 LONG_WINDOW = _any(
-    "в день", "суточн", "ежедневн", "на день", "щоденн", "місяч", "месяч", "в месяц",  # ru, uk
-    "par jour", "quotidien", "par mois", "mensuel",  # fr
+    "в день", "дневн", "денн", "суточн", "ежедневн", "на день", "щоденн", "місяч", "месяч", "в месяц",  # ru, uk
+    "par jour", "quotidien", "journalier", "par mois", "mensuel",  # fr
     "por d[íi]a", "diari", "por mes", "mensual",  # es, pt
     "al giorno", "giornalier", "al mese", "mensil",  # it
-    "pro tag", "täglich", "tages", "pro monat", "monatlich",  # de
+    "pro tag", "täglich", "\\btages", "pro monat", "monatlich",  # de
     "dzienn", "na dzień", "miesięczn",  # pl
     "denní", "měsíční",  # cs
     "günlük", "aylık",  # tr
@@ -190,7 +194,8 @@ MISSING = _any(
     "未配置", "未设置", "未設定", "尚未設定", "缺少", "需要",  # zh
     "आवश्यक",  # hi
     # none ("no active API key") or one to enter
-    "没有", "沒有", "ありません", "없습니다", "введите", "entrer", "saisir", "introduc", "ingres[ae]", "insira",
+    "没有", "沒有", "ありません", "없습니다", "введите", "entrer", "saisir", "introduzca",
+    "introduce (?:su|tu|la|una|el)\\b", "ingres[ae]", "insira",
     "inserir",
     "inserisci", "eingeben", "invoeren", "wprowadź", "wpisz", "zadejte", "girin", "أدخل", "وارد کنید", "הזן", "\\bnhập",
     "masukkan", "ป้อน", "入力", "입력", "输入", "輸入", "दर्ज",
@@ -211,7 +216,8 @@ NOT_FOUND = _any(
     "不存在",
     "नहीं मिला", "impossible de trouver", "impossibile trovare", "не удалось найти", "见つかりません",
     # deleted
-    "удален", "видален", "supprimé", "eliminad", "excluíd", "eliminat", "gelöscht", "verwijderd", "usunięt", "smazán",
+    "удален", "видален", "supprimé", "eliminad", "excluíd", "eliminat[oai]\\b", "gelöscht", "verwijderd", "usunięt",
+    "smazán",
     "silindi", "حذف", "נמחק", "đã bị xóa", "dihapus", "ถูกลบ", "削除され", "삭제", "已被删除", "已删除", "已刪除",
 )
 # a moderation system, a safety filter, a content policy, community guidelines
@@ -345,6 +351,10 @@ BILLING = _any(
 # fmt: on
 
 
+# a code host's or a tool's own token ("GitHub-Token abgelaufen"): the worker's tools, no provider's key
+TOOLS = _any("github", "gitlab", "bitbucket", "\\bgit\\b", "\\bssh\\b", "\\bnpm\\b", "docker", "\\bMCP\\b")
+
+
 def _without(veto: str, reading: str) -> str:
     """`reading` in a text (read as one line) that says nothing of `veto`."""
     return f"^(?!.*{veto}).*?(?:{reading})"
@@ -393,11 +403,16 @@ ROWS: tuple[Row, ...] = (
     ),
     (
         "translated_key_missing",
-        _without(_any(QUOTA, INVALID), _near(KEY, _any(MISSING, NOT_FOUND))),
+        _without(_any(QUOTA, INVALID, TOOLS), _near(KEY, _any(MISSING, NOT_FOUND))),
         E.missing_credentials,
         0.743,
     ),
-    ("translated_key_invalid", _without(_any(QUOTA, BALANCE, TOO_LONG), _near(KEY, INVALID)), E.auth_required, 0.742),
+    (
+        "translated_key_invalid",
+        _without(_any(QUOTA, BALANCE, TOO_LONG, TOOLS), _near(KEY, INVALID)),
+        E.auth_required,
+        0.742,
+    ),
     ("translated_auth_failed", AUTH_FAILED, E.auth_required, 0.742),
     (
         "translated_model_not_found",

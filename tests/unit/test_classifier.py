@@ -613,7 +613,7 @@ CATALOGUES = {
     "errors-2026.12.37": "500df4ca107c42a9",  # any script's words; transport failures in 23 languages
     "errors-2026.12.38": "44721b3ea10270e8",  # overload, channels and models in more languages; a plan's upgrade
     "errors-2026.12.39": "457731e283235e24",  # the round's review; translations no longer counted by the learned stage
-    "errors-2026.12.40": "808e49695c4bcb87",  # other languages: keys, quotas, context, moderation; engines down
+    "errors-2026.12.40": "91ac5d16fe78e5d4",  # other languages: keys, quotas, context, moderation; engines down
 }
 
 
@@ -879,8 +879,55 @@ REVIEWED_ROUND_28 = [
 ]
 
 
+# Texts the review of the twenty-ninth round found read wrongly by its new readings, each with what it must not become
+# (the review's report is summarised in the round's entry of tests/heldout/README.md).
+REVIEWED_ROUND_29 = [
+    # a 401 a browser's fetch failure carries: the credential, not a blip
+    (FailureSignal(error_text="TypeError: Load failed: 401"), ErrorCode.network_unavailable),
+    # a day's limit in Russian, and limits per minute in Spanish, Chinese and Italian: no short retry, no quota, no
+    # context to shorten
+    (FailureSignal(error_text="Превышен дневной лимит запросов. Попробуй завтра."), ErrorCode.rate_limited),
+    (FailureSignal(error_text="Cuota por minuto agotada"), ErrorCode.quota_limited),
+    (FailureSignal(error_text="每分钟令牌数超过上限"), ErrorCode.context_length_exceeded),
+    (FailureSignal(error_text="Il numero di token al minuto supera il limite"), ErrorCode.context_length_exceeded),
+    # a wrapped failure after a tool's own headline keeps its reading
+    (FailureSignal(error_text="Failed to load settings from remote: connection refused"), ErrorCode.unknown),
+    # the worker's own heartbeats, servers, tasks and files: no provider's
+    (FailureSignal(error_text="activity heartbeat failed: context canceled"), ErrorCode.provider_unavailable),
+    (FailureSignal(error_text="Waiting for Postgres server to become ready..."), ErrorCode.provider_unavailable),
+    (FailureSignal(error_text="IPC server task finished unexpectedly (no error)"), ErrorCode.provider_unavailable),
+    (
+        FailureSignal(error_text="Expecting value: line 1 column 1 (char 0) while reading .mcp.json"),
+        ErrorCode.provider_unavailable,
+    ),
+    (
+        FailureSignal(error_text="Error parsing tool call arguments: Expecting value: line 1 column 1 (char 0)"),
+        ErrorCode.provider_unavailable,
+    ),
+    (FailureSignal(error_text="GitHub API returned <Response [401]>"), ErrorCode.auth_required),
+    (FailureSignal(error_text="MCP server shut down unexpectedly"), ErrorCode.stream_truncated),
+    (FailureSignal(error_text="pytest: No output generated for test collection"), ErrorCode.stream_truncated),
+    (FailureSignal(error_text="LanguageServiceUnavailable"), ErrorCode.provider_unavailable),
+    (FailureSignal(error_text="GitHub-Token abgelaufen"), ErrorCode.auth_required),
+    # English words inside the other languages' lists ("inaccessible", "tages", "introduc", "eliminat", "supera")
+    (FailureSignal(error_text="Temporal server is inaccessible"), ErrorCode.network_unavailable),
+    (FailureSignal(error_text="Quota outages last month"), ErrorCode.quota_limited),
+    (FailureSignal(error_text="Key introduced in settings"), ErrorCode.missing_credentials),
+    (FailureSignal(error_text="Model eliminated from the list"), ErrorCode.model_unavailable),
+    (FailureSignal(error_text="The red network anomalies"), ErrorCode.network_unavailable),
+]
+
+
 @pytest.mark.parametrize(
-    "signal,wrong", [*REVIEWED_ROUND_24, *REVIEWED_ROUND_25, *REVIEWED_ROUND_26, *REVIEWED_ROUND_27, *REVIEWED_ROUND_28]
+    "signal,wrong",
+    [
+        *REVIEWED_ROUND_24,
+        *REVIEWED_ROUND_25,
+        *REVIEWED_ROUND_26,
+        *REVIEWED_ROUND_27,
+        *REVIEWED_ROUND_28,
+        *REVIEWED_ROUND_29,
+    ],
 )
 def test_what_a_rounds_review_found_is_not_read_as_it_was(signal, wrong):
     assert classify(signal, NOW).code is not wrong
