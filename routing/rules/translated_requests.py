@@ -263,9 +263,10 @@ INSUFFICIENT = _any(
 )
 # top the balance up
 TOP_UP = _any(
-    "пополните", "поповніть", "recharger", "\\brecarg", "\\brecarreg", "aufladen", "opwaarderen", "doładuj",
+    # (not "recharger", "recargar", "recarregar", which are a reload as often as a top-up)
+    "пополните", "поповніть", "aufladen", "opwaarderen", "doładuj",
     "dobijte", "yükleyin",
-    "اشحن", "شارژ", "nạp tiền", "isi ulang", "เติมเงิน", "チャージ", "충전", "充值", "儲值", "रिचार्ज",
+    "اشحن", "شارژ", "nạp tiền", "isi ulang", "เติมเงิน", "チャージ", "충전", "充值", "रिचार्ज",
 )
 # a quota in the words of a limit used up ("Wyczerpany limit", "Limit erschöpft")
 LIMIT_USED_UP = _any("wyczerpany limit", "limit (?:został )?wyczerpan", "limit erschöpft", "limit (?:je )?vyčerpán")
@@ -355,6 +356,45 @@ BILLING = _any(
 TOOLS = _any("github", "gitlab", "bitbucket", "\\bgit\\b", "\\bssh\\b", "\\bnpm\\b", "docker", "\\bMCP\\b")
 
 
+# a disk's quota ("Превышена дисковая квота"): the worker's disk, no provider's quota
+DISK = _any(
+    "дисков",
+    "disque",
+    "\\bdisco\\b",
+    "festplatte",
+    "datenträger",
+    "\\bdysk",
+    "\\bdisk",
+    "ディスク",
+    "디스크",
+    "磁盘",
+    "磁碟",
+)
+# expired (a request that expired timed out; it was not invalid)
+EXPIRED = _any(
+    "scadut",
+    "expir",
+    "просроч",
+    "истек",
+    "истёк",
+    "caducad",
+    "abgelaufen",
+    "verlopen",
+    "wygasł",
+    "vypršel",
+    "süresi dol",
+    "منتهي",
+    "منقضی",
+    "hết hạn",
+    "kedaluwarsa",
+    "หมดอายุ",
+    "期限切れ",
+    "만료",
+    "过期",
+    "過期",
+)
+
+
 def _without(veto: str, reading: str) -> str:
     """`reading` in a text (read as one line) that says nothing of `veto`."""
     return f"^(?!.*{veto}).*?(?:{reading})"
@@ -390,7 +430,7 @@ ROWS: tuple[Row, ...] = (
     ("translated_rate_limited", RATE, E.rate_limited, 0.744),
     (
         "translated_quota_used_up",
-        _without(RATE, _any(_near(QUOTA, USED_UP), LIMIT_USED_UP, _near(FREE, USED_UP))),
+        _without(_any(RATE, DISK), _any(_near(QUOTA, USED_UP), LIMIT_USED_UP, _near(FREE, USED_UP))),
         E.quota_limited,
         0.744,
     ),
@@ -422,7 +462,7 @@ ROWS: tuple[Row, ...] = (
     ),
     (
         "translated_request_invalid",
-        _any(_near(_any(REQUEST, HISTORY), _any(INVALID, NOT_PROCESSED)), NOTHING_CHANGED),
+        _without(EXPIRED, _any(_near(_any(REQUEST, HISTORY), _any(INVALID, NOT_PROCESSED)), NOTHING_CHANGED)),
         E.invalid_request,
         0.74,
     ),

@@ -613,7 +613,7 @@ CATALOGUES = {
     "errors-2026.12.37": "500df4ca107c42a9",  # any script's words; transport failures in 23 languages
     "errors-2026.12.38": "44721b3ea10270e8",  # overload, channels and models in more languages; a plan's upgrade
     "errors-2026.12.39": "457731e283235e24",  # the round's review; translations no longer counted by the learned stage
-    "errors-2026.12.40": "91ac5d16fe78e5d4",  # other languages: keys, quotas, context, moderation; engines down
+    "errors-2026.12.40": "e5da27edfe32b33b",  # other languages: keys, quotas, context, moderation; engines down
 }
 
 

@@ -86,6 +86,10 @@ def test_no_english_training_line_is_read_by_the_translated_rules():
         ("Слишком много запросов: превышен лимит токенов", ErrorCode.rate_limited),
         # a secure connection that failed names no content: no moderation
         ("La connexion sécurisée a échoué : la connexion a été refusée", ErrorCode.network_unavailable),
+        # the worker's disk quota, a reload, a request that expired: no provider's quota, balance or bad request
+        ("Превышена дисковая квота", ErrorCode.unknown),
+        ("Recargando la configuración del servidor", ErrorCode.unknown),
+        ("Richiesta scaduta", ErrorCode.unknown),
         # a model not found, and a model that cannot take the input
         ("Le modèle gpt-9 est introuvable", ErrorCode.model_unavailable),
         ("Le modèle sélectionné ne prend pas en charge les images", ErrorCode.invalid_request),
