@@ -16,23 +16,12 @@ has lines of one or two classes, so its common words would become those classes'
 
 from routing.codes import ErrorCode as E
 from routing.rules import Row
-
-
-def _any(*words: str) -> str:
-    return "(?:" + "|".join(words) + ")"
-
-
-def _near(a: str, b: str, span: int = 48) -> str:
-    """Either word list within `span` characters of the other, inside one sentence (a dot inside a host name,
-    "api.anthropic.com", ends none)."""
-    gap = "(?:[^.。!?！？\\n]|\\.(?=\\S)){0," + str(span) + "}"
-    return f"{a}{gap}{b}|{b}{gap}{a}"
-
+from routing.rules.words import any_of, near
 
 # fmt: off
 # (one language to a line, so each list reads as a table)
 # a connection, its noun or its verb
-CONNECTION = _any(
+CONNECTION = any_of(
     # (Nordic, Baltic, Catalan, Basque, Greek, Hungarian, Romanian, Slovak, Slovene, Bulgarian, Kazakh)
     "forbindelse", "tilkobling", "anslutning", "yhtey", "kapcsolat", "kapcsolód", "σύνδεσ", "conexiune", "connexió",
     "konexio", "pripojeni", "povezav", "ryši", "връзка", "байланыс", "соедин",
@@ -59,7 +48,7 @@ CONNECTION = _any(
     "कनेक्शन", "मिलाप",  # hi
 )
 # refused, cut, closed or ended unexpectedly
-REFUSED_OR_CUT = _any(
+REFUSED_OR_CUT = any_of(
     "отказано", "неожиданно", "разорван", "прерван",  # ru
     "відхилен", "відмовлено", "несподівано", "розірван",  # uk
     "refusée", "inattendue", "interrompue",  # fr
@@ -95,7 +84,7 @@ REFUSED_OR_CUT = _any(
 )
 # cannot, or an error: a connection's failure only where a server is named too ("cannot connect to the server"), since
 # an account, a tool or an agent is connected to as well
-CANNOT_OR_ERROR = _any(
+CANNOT_OR_ERROR = any_of(
     "невозможно", "не удаётся", "не удается", "не вдалося", "impossible de", "no se puede", "não foi possível",
     "não é possível", "impossibile", "nicht möglich", "kan geen", "\\bbłąd", "\\bchyba\\b", "\\bhata\\b", "خطأ", "خطا",
     "שגיאה", "לא ניתן", "không thể", "\\blỗi", "ข้อผิดพลาด", "できません", "오류", "无法", "無法",
@@ -103,7 +92,7 @@ CANNOT_OR_ERROR = _any(
     "nemůžete", "\\w*amıyor", "لا يمكنك", "tidak dapat", "ไม่สามารถ", "할 수 없", "не можете да",
 )
 # an operation or a connection out of time, in words that say nothing else
-TIMED_OUT = _any(
+TIMED_OUT = any_of(
     # a connection's time ran out ("انتهى وقت الاتصال", "Batas waktu koneksi", "tidsgränsen för anslutningsförsök")
     "انتهى وقت", "זמן רב מדי", "پایان زمان", "batas waktu", "hết thời gian", "превышени\\w* времени ожидания",
     "перевищенн\\w* часу очікування", "przekroczeni\\w* limitu czasu", "tijdslimiet", "tidsgräns", "aikakatkais",
@@ -127,28 +116,28 @@ TIMED_OUT = _any(
     "समय समाप्त",  # hi
 )
 # a wait time or a time limit: a timeout only when it ran out ("Wartezeit für Serverantworten" is a setting)
-WAIT_TIME = _any(
+WAIT_TIME = any_of(
     "время ожидания", "час очікування", "інтервал очікування", "tiempo de espera", "tempo limite", "wartezeit",
     "wachttijd", "limit czasu", "czas oczekiwania", "časový limit", "مهلت",
 )
-RAN_OUT = _any(
+RAN_OUT = any_of(
     "истекл", "завершився", "перевищено", "superó", "agotad", "atingiu", "abgelaufen", "verstreken", "przekrocz",
     "vypršel", "منقضی",
 )
 # expired: a timeout beside a connection, a credential's expiry or a payment overdue anywhere else
 # (and Indonesian's borrowed "time-out", English too: only beside a connection word of its own)
-EXPIRED = _any(
+EXPIRED = any_of(
     "истекл", "expiré", "expirou", "expirad", "verlopen", "verstreken", "scadut", "time-out", "quá hạn",
 )
 # for now, temporarily
-TEMPORARILY = _any(
+TEMPORARILY = any_of(
     "временно", "тимчасов", "temporair", "temporal", "temporári", "temporariamente", "temporane", "momentaneamente",
     "vorübergehend",
     "tijdelijk", "tymczasowo", "chwilowo", "dočasn", "geçici", "مؤقت", "موقت", "זמני", "tạm thời", "sementara",
     "ชั่วคราว", "一時", "일시적", "暂时", "暫時", "अस्थायी", "tillfälligt", "midlertidig", "uz laiku",
 )
 # at the moment: a service said unavailable "at the moment" is unavailable for now
-NOW = _any(
+NOW = any_of(
     "в данный момент", "сейчас", "наразі", "im moment", "derzeit", "zurzeit", "actuellement", "en este momento",
     "no momento", "al momento", "attualmente", "momenteel", "obecnie", "v tuto chvíli", "şu anda", "حاليًا", "حاليا",
     "در حال حاضر", "כרגע", "hiện tại", "saat ini", "ขณะนี้", "現在", "현재", "目前", "当前", "वर्तमान में", "सध्या",
@@ -156,7 +145,7 @@ NOW = _any(
     "för närvarande", "šiuo metu", "hetkel", "faoi láthair", "αυτή τη στιγμή", "προς το παρόν",
 )
 # out of reach
-UNREACHABLE = _any(
+UNREACHABLE = any_of(
     "onbereikbaar", "inaccesibil", "tidak dapat diakses", "pois käytöstä", "nem érhető el", "utilgængelig",
     "از دسترس خارج", "पहुंच से बाहर", "μη διαθέσιμ", "inaccessible temporalment", "dočasne nedostupn",
     "nicht erreichbar", "\\best (?:\\w+ )?inaccessible", "inaccesible", "não está acessível", "inacessível",
@@ -166,23 +155,23 @@ UNREACHABLE = _any(
     "無法連線", "kan inte nås", "nepasiekiam", "δεν είναι προσβάσιμ", "pole hetkel leitav", "недосяжн",
 )
 # a network, and its trouble
-NETWORK = _any(
+NETWORK = any_of(
     "\\bсет(?:ь|и|евой)\\b", "мереж", "réseau", "\\bred\\b", "\\brede\\b", "\\brete\\b", "netzwerk", "netwerk",
     "\\bsie(?:ć|ci)\\b", "\\bsíť", "\\bağ(?:ınız|ınızda|da)\\b", "شبك", "شبکه", "רשת", "\\bmạng\\b", "jaringan",
     "เครือข่าย", "ネットワーク", "네트워크", "网络", "網路", "नेटवर्क", "δίκτυ", "мрежа",
 )
-ANOMALY = _any(
+ANOMALY = any_of(
     "аномали", "anomalie\\b", "anomalía", "anomalia", "anormallik", "خلل", "kelainan", "이상이", "异常", "異常", "问题",
     "問題", "の问题",
 )
 # no connection at all ("Aucune connexion", "Brak połączenia z siecią", "Нет подключения к сети")
-NO = _any(
+NO = any_of(
     "\\baucune?\\b", "\\bsin\\b", "\\bnessuna\\b", "\\bnenhuma\\b", "\\bнет\\b", "\\bнемає\\b", "\\bbrak\\b",
     "\\bžádné\\b", "\\bgeen\\b", "\\bingen\\b", "\\bnincs\\b", "không có", "tidak ada", "ไม่มี", "没有", "沒有",
     "لا يوجد", "\\bkeine\\b", "\\bнема\\b", "\\bняма\\b",
 )
 # a network's or a connection's error in one word, as the languages that compound say it
-NETWORK_ERROR = _any(
+NETWORK_ERROR = any_of(
     "verbindingsfout", "netwerkfout", "anslutningsfel", "nätverksfel", "yhteysvirhe", "verkkovirhe", "netværksfejl",
     "forbindelsesfejl", "nettverksfeil", "tilkoblingsfeil", "sare-errore", "kapcsolódási hiba", "hálózati hiba",
     "omrežna napaka", "tinklo klaida", "ryšio klaida", "chyba siete", "chyba sítě", "chyba připojení", "error de xarxa",
@@ -190,30 +179,30 @@ NETWORK_ERROR = _any(
     "خطأ في الشبكة", "خطای اتصال", "خطای شبکه", "कनेक्शन गड़बड़", "σφάλμα (?:σύνδεσης|δικτύου)",
 )
 # a server not to be found (its name did not resolve)
-NOT_FOUND = _any(
+NOT_FOUND = any_of(
     "nie można znaleźć", "nelze najít", "見つかりません", "找不到", "無法找到", "bulunamı", "لم يعثر", "را یافت",
     "не удалось найти", "не вдалося знайти", "introuvable", "no se encuentra", "não foi possível encontrar",
 )
 # the internet, needed and not there
-INTERNET = _any(
+INTERNET = any_of(
     "интернет", "інтернет", "互联网", "網際網路", "インターネット", "인터넷", "الإنترنت", "إنترنت", "اینترنت",
     "אינטרנט", "इंटरनेट", "διαδίκτυ", "อินเทอร์เน็ต", "nettilkobling", "nettilgang", "internetadgang", "internetve",
     "internetverbindung", "internetanslutn", "internetforbind", "internetyhtey", "internetskom", "internetna",
     "internetowym", "internetovým", "interneto", "interneten", "interneterako", "internetu", "internetem",
     "accès à internet", "acceso a internet", "accés a internet", "acesso à internet", "accesso a internet",
 )
-NEEDED = _any(
+NEEDED = any_of(
     "requis", "erforderlich", "se necesita", "è richiesto", "requer", "requírese", "potreban", "zahtevan", "būtin",
     "behar da", "ต้องใช้", "керек", "потребан", "påkrævet", "nødvendig", "vyžadovan", "nije dostupan",
     "не е налич", "ζητήθηκε", "calia",
 )
 # a problem
-TROUBLE = _any(
+TROUBLE = any_of(
     "problème", "problema", "problem", "проблем", "sorun", "ongelma", "probléma", "πρόβλημα", "problém", "težav",
     "problemų", "問題", "问题", "문제", "مشكلة", "مشکل", "בעיה", "vấn đề", "masalah", "ปัญหา", "समस्या", "arazo",
 )
 # overloaded, or down for maintenance: busy for now
-OVERLOADED = _any(
+OVERLOADED = any_of(
     "перегружен", "перевантажен", "претоварен", "surchargé", "sobrecargad", "sobrecarregad", "sovraccaric",
     "überlastet", "overbelast", "przeciążon", "přetížen", "aşırı yüklen", "ممتلئ", "עמוס", "quá tải", "kelebihan beban",
     "過負荷", "과부하", "过载", "過載", "ओवरलोड", "υπερφόρτω", "обслуживани", "en maintenance", "mantenimiento",
@@ -222,21 +211,21 @@ OVERLOADED = _any(
     "メンテナンス", "점검", "维护", "維護", "रखरखाव",
 )
 # not ready yet (a server still starting)
-NOT_READY = _any(
+NOT_READY = any_of(
     "не готов", "не готовий", "n'est pas prêt", "no está listo", "não está pronto", "non è pronto", "nicht bereit",
     "niet gereed", "nie jest gotow", "není připraven", "hazır değil", "غير جاهز", "آماده نیست", "אינו מוכן",
     "chưa sẵn sàng", "belum siap", "ยังไม่พร้อม", "準備ができていません", "준비되지 않", "未就绪", "尚未就緒", "未就緒",
     "तैयार नहीं",
 )
 # resolving a host's name
-RESOLVE = _any(
+RESOLVE = any_of(
     "разрешить", "розв['’]яз", "résoudre", "résolution du nom", "resoluci[óo]n", "resolver", "resolução",
     "risolvere", "risoluzione del nome", "naamsherleiding", "oplossen", "rozwiązać", "odwzorowanie nazwy",
     "vyřešit", "vyhodnocování jména", "çözülemiyor", "isim çözünürlüğü", "تحلیل", "phân giải", "mengurai",
     "resolusi nama", "name resolution", "हल करने", "주소를 알아낼 수 없",
 )
 # a service or server, and its being unavailable
-SERVICE = _any(
+SERVICE = any_of(
     "сервис", "сервер", "служб", "service", "servicio", "serviço", "servizio", "dienst", "server", "serwer", "servidor",
     "serveur",
     "usług", "služb", "servis", "sunucu", "خدمة", "الخادم", "سرور", "שרת", "שירות", "dịch vụ", "máy chủ",
@@ -246,7 +235,7 @@ SERVICE = _any(
     "backend", "back-end", "bakänd", "後端", "后端", "taustateenus", "posistem", "chúltaca", "\\bAI\\b", "\\bIA\\b",
     "\\bKI\\b", "\\bШІ\\b", "\\bИИ\\b", "人工智慧", "人工智能", "yapay zeka", "الذكاء الاصطناعي",
 )
-UNAVAILABLE = _any(
+UNAVAILABLE = any_of(
     "недоступ", "indisponible", "no (?:está )?disponible", "indisponível", "non disponibile", "nicht verfügbar",
     "niet beschikbaar", "niedostęp", "nedostupn", "kullanılamıyor", "غير متاح", "غير متوفر", "در دسترس نیست",
     "אינו זמין", "không khả dụng", "tidak tersedia", "ไม่พร้อมใช้งาน", "利用できません", "使用できません",
@@ -255,43 +244,43 @@ UNAVAILABLE = _any(
     "δεν είναι διαθέσιμ", "pole (?:\\w+ )?saadaval", "neprieinam", "ar fáil", "inte tillgänglig",
     "ご利用いただけません",
 )
-LATER = _any(
+LATER = any_of(
     "позже", "пізніше", "plus tard", "más tarde", "mais tarde", "più tardi", "später", "later opnieuw", "później",
     "později", "daha sonra", "لاحق", "بعداً", "מאוחר יותר", "thử lại sau", "nanti", "ภายหลัง", "後で", "잠시 후",
     "稍后", "稍後", "बाद में", "नंतर", "αργότερα", "mai târziu", "しばらくしてから",
 )
 # a gateway, and an error of it (no English word for the error: an English text is the English rules')
-GATEWAY = _any("шлюз", "passerelle", "puerta de enlace", "gateway", "ゲートウェイ", "网关", "閘道", "cổng kết nối")
-ERROR = _any(
+GATEWAY = any_of("шлюз", "passerelle", "puerta de enlace", "gateway", "ゲートウェイ", "网关", "閘道", "cổng kết nối")
+ERROR = any_of(
     "ошибк", "помилк", "\\berreur", "\\berror de\\b", "\\berro\\b", "\\berrore\\b", "fehler", "\\bfout\\b", "\\bbłąd",
     "\\bchyba\\b", "\\bhata\\b", "خطأ", "خطا", "שגיאה", "\\blỗi", "\\bkesalahan", "ข้อผิดพลาด", "エラー", "오류",
     "错误", "錯誤", "σφάλμα", "\\beroare\\b", "\\berror del\\b", "异常", "異常",
 )
 # a model, said to be unavailable (for good: a model only for now is capacity, not this)
-MODEL = _any("модел", "מודל", "モデル", "\\bmodelis\\b", "\\bmodell", "\\bmodelo\\b")
+MODEL = any_of("модел", "מודל", "モデル", "\\bmodelis\\b", "\\bmodell", "\\bmodelo\\b")
 # a relay's channel (new-api's word for an upstream it routes to), and there being none or no valid one
-CHANNEL = _any("渠道", "管道", "\\bcanal\\b", "채널", "کانال", "チャンネル", "チャネル")
-NONE = _any(
+CHANNEL = any_of("渠道", "管道", "\\bcanal\\b", "채널", "کانال", "チャンネル", "チャネル")
+NONE = any_of(
     "\\baucun", "\\bnenhum", "هیچ", "无有效", "無有效", "无可用", "無可用", "ありません", "存在しません",
 )
 # a relay's upstream, and its load at its maximum (new-api "the current group's upstream load is saturated")
-UPSTREAM = _any("업스트림", "بالادستی", "上游", "\\bamont\\b", "upstream", "アップストリーム", "グループ")
-SATURATED = _any("포화", "به حداکثر رسیده", "saturé", "saturad", "饱和", "飽和", "最大負荷")
+UPSTREAM = any_of("업스트림", "بالادستی", "上游", "\\bamont\\b", "upstream", "アップストリーム", "グループ")
+SATURATED = any_of("포화", "به حداکثر رسیده", "saturé", "saturad", "饱和", "飽和", "最大負荷")
 # a problem, said to be temporary
-PROBLEM = _any(
+PROBLEM = any_of(
     "проблем", "problème", "problema", "problem", "sorun", "مشكلة", "مشکل", "בעיה", "vấn đề", "masalah", "ปัญหา",
     "問題", "문제", "问题", "समस्या",
 )
 # a server error's status class, named ("サーバーエラー (5xx)")
 STATUS_5XX = "\\b5(?:xx|\\d\\d)\\b"
 # a proxy on the way
-PROXY = _any(
+PROXY = any_of(
     "прокси", "проксі", "proxy", "mandataire", "vekil", "پیشکار", "الوسيط", "מתווך", "ủy nhiệm", "proksi",
     "พร็อกซี", "プロキシ", "프록시", "प्रॉक्सी",
 )
 # a credential named beside the failure ("無法連接 — 可能是 token 已經過期或無效"): the key's failure, which the
 # connection words only report
-CREDENTIAL = _any(
+CREDENTIAL = any_of(
     # (a word's start, where the alphabet has one: "подключиться" holds "ключ")
     "\\btoken", "\\bapi[ -]?key", "\\bключ", "\\bclé", "\\bclave", "\\bchave", "\\bchiave", "schlüssel",
     "\\bsleutel", "\\bklucz", "\\bklíč", "\\banahtar", "مفتاح", "کلید", "מפתח", "\\bkhóa", "\\bkunci", "คีย์",
@@ -326,10 +315,10 @@ ROWS: tuple[Row, ...] = (
     (
         "translated_server_unavailable",
         _without_credential(
-            _found(_near(SERVICE, UNAVAILABLE), given=_any(TEMPORARILY, LATER, NOW)),
-            _found(f"{_near(GATEWAY, ERROR)}|{_near(TEMPORARILY, PROBLEM)}|{_near(SERVICE, NOT_READY)}"),
+            _found(near(SERVICE, UNAVAILABLE), given=any_of(TEMPORARILY, LATER, NOW)),
+            _found(f"{near(GATEWAY, ERROR)}|{near(TEMPORARILY, PROBLEM)}|{near(SERVICE, NOT_READY)}"),
             # (not a name that did not resolve "for now": the resolver's, read below as the connection's)
-            f"^(?!.*{RESOLVE}).*?(?:{_near(TEMPORARILY, _any(UNAVAILABLE, UNREACHABLE))})",
+            f"^(?!.*{RESOLVE}).*?(?:{near(TEMPORARILY, any_of(UNAVAILABLE, UNREACHABLE))})",
         ),
         E.provider_unavailable,
         0.745,
@@ -337,38 +326,36 @@ ROWS: tuple[Row, ...] = (
     (
         "translated_connection_failed",
         _without_credential(
-            _found(f"{_near(CONNECTION, REFUSED_OR_CUT)}|{_near(PROXY, REFUSED_OR_CUT)}|{_near(TEMPORARILY, RESOLVE)}"),
-            _found(f"{_near(SERVICE, UNREACHABLE)}|{_near(NETWORK, _any(ANOMALY, ERROR))}|{NETWORK_ERROR}"),
-            _found(
-                f"{_near(NO, CONNECTION)}|{_near(CONNECTION, TROUBLE)}|{_near(INTERNET, _any(NEEDED, NO, TROUBLE))}"
-            ),
-            f"^(?!.*{MODEL}).*?(?:{_near(SERVICE, NOT_FOUND)})",
-            _found(_near(CONNECTION, CANNOT_OR_ERROR), given=SERVICE),
+            _found(f"{near(CONNECTION, REFUSED_OR_CUT)}|{near(PROXY, REFUSED_OR_CUT)}|{near(TEMPORARILY, RESOLVE)}"),
+            _found(f"{near(SERVICE, UNREACHABLE)}|{near(NETWORK, any_of(ANOMALY, ERROR))}|{NETWORK_ERROR}"),
+            _found(f"{near(NO, CONNECTION)}|{near(CONNECTION, TROUBLE)}|{near(INTERNET, any_of(NEEDED, NO, TROUBLE))}"),
+            f"^(?!.*{MODEL}).*?(?:{near(SERVICE, NOT_FOUND)})",
+            _found(near(CONNECTION, CANNOT_OR_ERROR), given=SERVICE),
         ),
         E.network_unavailable,
         0.742,
     ),
     (
         "translated_timeout",
-        _without_credential(_found(f"{TIMED_OUT}|{_near(WAIT_TIME, RAN_OUT)}|{_near(CONNECTION, EXPIRED)}")),
+        _without_credential(_found(f"{TIMED_OUT}|{near(WAIT_TIME, RAN_OUT)}|{near(CONNECTION, EXPIRED)}")),
         E.timeout,
         0.74,
     ),
-    ("translated_upstream_saturated", _near(UPSTREAM, SATURATED), E.provider_overloaded, 0.745),
+    ("translated_upstream_saturated", near(UPSTREAM, SATURATED), E.provider_overloaded, 0.745),
     # a server overloaded or in maintenance: busy for now
-    ("translated_server_busy", _without_credential(_found(_near(SERVICE, OVERLOADED))), E.provider_overloaded, 0.745),
+    ("translated_server_busy", _without_credential(_found(near(SERVICE, OVERLOADED))), E.provider_overloaded, 0.745),
     # a model this provider does not serve, or a relay with no channel for it: another route may
     (
         "translated_model_unavailable",
         # (Korean says it in one phrase, "채널이 없습니다": "없습니다" alone is any "cannot")
-        f"^(?!.*{TEMPORARILY}).*?(?:{_near(MODEL, UNAVAILABLE)})|{_near(NONE, CHANNEL)}|채널이 없",
+        f"^(?!.*{TEMPORARILY}).*?(?:{near(MODEL, UNAVAILABLE)})|{near(NONE, CHANNEL)}|채널이 없",
         E.model_unavailable,
         0.746,
     ),
     # a server's error, to be tried again later, or named by its 5xx status
     (
         "translated_server_error",
-        _without_credential(_found(_near(SERVICE, ERROR), given=_any(LATER, STATUS_5XX))),
+        _without_credential(_found(near(SERVICE, ERROR), given=any_of(LATER, STATUS_5XX))),
         E.provider_unavailable,
         0.73,
     ),

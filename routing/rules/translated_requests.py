@@ -12,12 +12,12 @@ these rows share; like its rows, these rank below every English reading and abov
 
 from routing.codes import ErrorCode as E
 from routing.rules import Row
-from routing.rules.translated import _any, _near
+from routing.rules.words import any_of, near
 
 # fmt: off
 # (one language to a line where a language has several words, so each list reads as a table)
 # tokens, a context window, a conversation or a message: what a model's limit counts
-TOKENS_OR_CONTEXT = _any(
+TOKENS_OR_CONTEXT = any_of(
     "токен", "контекст", "розмов",  # ru, uk
     "jeton", "contexte", "conversation",  # fr
     "contexto", "conversaci[óo]n", "conversa\\b",  # es, pt
@@ -43,7 +43,7 @@ TOKENS_OR_CONTEXT = _any(
     "мессеж", "meddelande", "ujumbe", "ئۇچۇر",
 )
 # too long, too many, or over the limit
-TOO_LONG = _any(
+TOO_LONG = any_of(
     "слишком (?:велик|длин|больш|много)", "превыша", "занадто (?:довг|велик|багато)", "перевищу",  # ru, uk
     "trop long", "dépasse",  # fr
     "demasiado (?:larg|grande)", "excede\\b",  # es
@@ -67,7 +67,7 @@ TOO_LONG = _any(
     "хэт урт", "te lang", "za dług", "príliš dlh", "för lång", "mrefu sana", "بەك ئۇزۇن", "太長",
 )
 # a rate, a frequency or too many requests: a rate limit's words
-RATE = _any(
+RATE = any_of(
     "(?:предел|лимит|ограничени[ея]) скорости", "слишком много запросов",  # ru
     "(?:ліміт|обмеженн)\\w* швидкості", "забагато запитів",  # uk
     "limite de débit", "trop de requêtes",  # fr
@@ -98,7 +98,7 @@ RATE = _any(
     "रेट सीमा", "बहुत अधिक अनुरोध",  # hi
 )
 # a day's or a month's window: a limit over it is a quota, not a blip
-LONG_WINDOW = _any(
+LONG_WINDOW = any_of(
     "в день", "дневн", "денн", "суточн", "ежедневн", "на день", "щоденн", "місяч", "месяч", "в месяц",  # ru, uk
     "par jour", "quotidien", "journalier", "par mois", "mensuel",  # fr
     "por d[íi]a", "diari", "por mes", "mensual",  # es, pt
@@ -119,7 +119,7 @@ LONG_WINDOW = _any(
     "प्रति दिन", "दैनिक", "मासिक",  # hi
 )
 # a quota, an allowance
-QUOTA = _any(
+QUOTA = any_of(
     "квот", "\\bkvot", "kvoot", "kvót", "cuóta", "\\bcota\\b", "クォータ",  # ru, uk, nordic, baltic, ga, pt
     "quota", "cuota", "kontingent", "kota", "kuota",  # fr, it, pt, es, de, tr, id
     "wyczerpany limit", "limitów", "limit(?:u|y)? (?:został )?wyczerpan",  # pl
@@ -128,7 +128,7 @@ QUOTA = _any(
     "配额", "配額", "额度", "額度", "कोटा",  # zh, hi
 )
 # used up, or none left
-USED_UP = _any(
+USED_UP = any_of(
     "исчерпан", "вичерпан", "закончил", "закінчил",  # ru, uk
     "épuisé", "agotad", "esgotad", "esaurit", "erschöpft", "aufgebraucht", "wyczerpan", "vyčerpán",  # fr..cs
     "tükendi", "نفدت", "نفد", "تمام شده", "נוצלה", "נגמרה", "cạn kiệt", "đã hết", "habis",  # tr..id
@@ -143,14 +143,14 @@ USED_UP = _any(
     "ありません", "없습니다", "没有", "नहीं है",
 )
 # a key or a token of the account
-KEY = _any(
+KEY = any_of(
     "\\bключ", "\\bтокен", "\\bclé", "\\bjeton", "\\bclave", "\\bchave", "\\bchiave", "schlüssel", "\\bsleutel",
     "\\bklucz", "\\bklíč", "\\banahtar", "\\bbelirteç", "مفتاح", "الرمز", "کلید", "توکن", "מפתח", "טוקן", "\\bkhóa",
     "\\bkunci", "คีย์", "キー", "키", "토큰", "密钥", "金鑰", "令牌", "कुंजी", "\\btoken", "\\bkey\\b", "κλειδί",
     "\\bvõti", "eochair", "raktas", "nyckel", "秘钥", "秘鑰",
 )
 # invalid, expired, incorrect
-INVALID = _any(
+INVALID = any_of(
     "некорректн", "недействител", "невалид", "неверн", "просроч", "истёк", "истек", "некоректн", "недійсн",  # ru, uk
     "invalide", "expiré",  # fr
     "no válid", "inválid", "caducad", "expirad", "expirou",  # es, pt
@@ -172,7 +172,7 @@ INVALID = _any(
     "अमान्य", "अवैध",  # hi
 )
 # not set, not given, required: a key the user has to enter
-MISSING = _any(
+MISSING = any_of(
     "не настроил", "не указан", "не задан", "отсутству", "потрібен", "требуется", "необходим",  # ru, uk
     "n'avez pas configuré", "manquant", "requise?\\b", "obligatoire",  # fr
     "no ha configurado", "se requiere", "es necesari", "es obligatori",  # es
@@ -201,13 +201,13 @@ MISSING = _any(
     "masukkan", "ป้อน", "入力", "입력", "输入", "輸入", "दर्ज",
 )
 # a model
-MODEL = _any(
+MODEL = any_of(
     "модел", "modèle", "modelo", "modello", "modell", "\\bmodel", "نموذج", "نماذج", "مدل", "מודל", "דגמ", "mô hình",
     "โมเดล",
     "แบบจ[ำํ]าลอง", "モデル", "모델", "模型", "मॉडल",
 )
 # not found, does not exist
-NOT_FOUND = _any(
+NOT_FOUND = any_of(
     "не найден", "не знайдено", "introuvable", "n'existe pas", "no encontrad", "no existe", "não encontrad",
     "não existe", "nessun", "non trovat", "non esiste", "nicht gefunden", "existiert nicht", "niet gevonden",
     "bestaat niet", "nie znaleziono", "nie istnieje", "nenalezen", "neexistuje", "bulunamadı", "mevcut değil",
@@ -221,7 +221,7 @@ NOT_FOUND = _any(
     "silindi", "حذف", "נמחק", "đã bị xóa", "dihapus", "ถูกลบ", "削除され", "삭제", "已被删除", "已删除", "已刪除",
 )
 # a moderation system, a safety filter, a content policy, community guidelines
-MODERATION = _any(
+MODERATION = any_of(
     "модерац", "модерації", "modération", "moderaci[óo]n", "moderação", "moderazione", "moderacj", "moderovac",
     "moderasyon", "الرقابة", "نظارت", "kiểm duyệt", "moderasi", "モデレーション", "모더레이션", "审核", "審查", "審核",
     "मॉडरेशन", "правилам сообщества", "правилам спільноти", "lignes directrices", "pautas comunitarias",
@@ -231,47 +231,47 @@ MODERATION = _any(
     "política de contenido", "politique de contenu", "política de conteúdo", "richtlinie",
 )
 # content, and its being blocked, refused or flagged
-CONTENT = _any(
+CONTENT = any_of(
     "контент", "содержим", "вміст", "contenu", "contenido", "conteúdo", "contenuto", "inhalt", "inhoud", "treść",
     "obsah", "içerik", "المحتوى", "محتوى", "محتوا", "התוכן", "nội dung", "konten", "เนื้อหา", "コンテンツ", "内容",
     "內容", "내용",
     "콘텐츠", "सामग्री",
 )
-BLOCKED = _any(
+BLOCKED = any_of(
     "заблокирован", "заблоковано", "помечен", "позначен", "bloqué", "bloquead", "bloccat", "blockiert", "geblokkeerd",
     "zablokowan", "zablokován", "engellendi", "محظور", "مسدود", "חסום", "bị chặn", "diblokir", "ถูกบล็อก", "ブロック",
     "拒否", "차단", "拦截", "攔截", "屏蔽", "封鎖", "阻止", "अवरुद्ध", "signalé", "marcado", "sinalizado",
     "contrassegnat", "markiert", "oznaczon", "označen", "סומן", "标记", "標記",
 )
 # a safety or security system (a content policy's, not a connection's: nouns, never "secure")
-SAFETY = _any(
+SAFETY = any_of(
     "безопасност", "безпеки", "sécurité", "seguridad", "segurança", "sicurezza", "sicherheit", "veiligheid",
     "bezpieczeństw", "bezpečnost", "güvenlik", "الأمان", "ایمنی", "בטיחות", "an toàn", "keamanan", "ความปลอดภัย",
     "安全", "안전", "सुरक्षा",
 )
 # a balance or credit, too low
-BALANCE = _any(
+BALANCE = any_of(
     "баланс", "\\bsolde", "\\bsaldo", "guthaben", "tegoed", "bakiye", "رصيد", "موجودی", "יתרה", "số dư", "ยอดคงเหลือ",
     "残高", "잔액", "余额", "餘額", "शेष राशि", "포인트", "點數", "点数", "ポイント", "кредит", "crédits?",
     "créditos?", "crediti", "kredi", "積分", "积分",
     "クレジット", "크레딧",
 )
-INSUFFICIENT = _any(
+INSUFFICIENT = any_of(
     "недостаточн", "недостатньо", "insuffisant", "insuficiente", "insufficiente", "unzureichend", "nicht ausreichend",
     "onvoldoende", "niewystarczając", "nedostatečn", "yetersiz", "غير كاف", "کافی نیست", "אינה מספיקה", "không đủ",
     "tidak cukup", "ไม่เพียงพอ", "不足", "부족", "अपर्याप्त",
 )
 # top the balance up
-TOP_UP = _any(
+TOP_UP = any_of(
     # (not "recharger", "recargar", "recarregar", which are a reload as often as a top-up)
     "пополните", "поповніть", "aufladen", "opwaarderen", "doładuj",
     "dobijte", "yükleyin",
     "اشحن", "شارژ", "nạp tiền", "isi ulang", "เติมเงิน", "チャージ", "충전", "充值", "रिचार्ज",
 )
 # a quota in the words of a limit used up ("Wyczerpany limit", "Limit erschöpft")
-LIMIT_USED_UP = _any("wyczerpany limit", "limit (?:został )?wyczerpan", "limit erschöpft", "limit (?:je )?vyčerpán")
+LIMIT_USED_UP = any_of("wyczerpany limit", "limit (?:został )?wyczerpan", "limit erschöpft", "limit (?:je )?vyčerpán")
 # the model cannot take this input ("does not support image input"): the request is wrong for this model
-NOT_SUPPORTED = _any(
+NOT_SUPPORTED = any_of(
     "не поддерживают", "не поддерживает", "не підтримують", "не підтримує", "ne prennent pas en charge",
     "ne prend pas en charge", "no admiten?", "no soporta", "não suporta", "non supporta", "unterstützen? keine?",
     "ondersteun(?:t|en) geen", "nie obsługuj", "nepodporuj", "desteklemiyor", "لا تدعم", "لا يدعم", "پشتیبانی نمی",
@@ -279,13 +279,13 @@ NOT_SUPPORTED = _any(
     "対応していません", "지원하지 않", "不支持", "不支援", "समर्थन नहीं",
 )
 # retired
-DEPRECATED = _any(
+DEPRECATED = any_of(
     "устарел", "застарі", "obsolète", "obsoleto", "deprecad", "descontinuad", "deprecato", "veraltet", "verouderd",
     "przestarzał", "zastaral", "kullanımdan kaldırıl", "منسوخ", "מיושן", "ngừng hỗ trợ", "usang", "เลิกใช้", "非推奨",
     "지원 중단", "已弃用", "已棄用", "已下线", "已下線", "अप्रचलित",
 )
 # authentication failed, or needed
-AUTH_FAILED = _any(
+AUTH_FAILED = any_of(
     "ошибка аутентификации", "аутентификаци[яи] не", "помилка автентифікації", "échec de l'authentification",
     "error de autenticación", "falha na autenticação", "autenticazione non riuscita", "autenticazione fallita",
     "authentifizierung fehlgeschlagen", "authenticatie mislukt", "błąd uwierzytelniania", "ověření selhalo",
@@ -294,12 +294,12 @@ AUTH_FAILED = _any(
     "认证失败", "身份验证失败", "驗證失敗", "認證失敗", "प्रमाणीकरण विफल",
 )
 # a provider (of models) or its address, and its not being set up
-PROVIDER = _any(
+PROVIDER = any_of(
     "провайдер", "поставщик", "fournisseur", "proveedor", "provedor", "fornitore", "anbieter", "aanbieder", "dostawc",
     "poskytovatel", "sağlayıcı", "مزود", "ارائه‌دهنده", "ספק", "nhà cung cấp", "penyedia", "ผู้ให้บริการ", "プロバイダ",
     "공급자", "제공자", "提供商", "供应商", "供應商", "प्रदाता", "\\burl\\b",
 )
-NOT_SET_UP = _any(
+NOT_SET_UP = any_of(
     "не настроен", "не налаштован", "non configuré", "no configurad", "não configurad", "non configurat",
     "nicht konfiguriert", "niet geconfigureerd", "nie skonfigurowan", "nenakonfigurován", "nebyla nalezena",
     "yapılandırılmamış", "غير مهيأ", "تنظیم نشده", "לא הוגדר", "לא נמצאה", "chưa được cấu hình", "tidak disiapkan",
@@ -307,13 +307,13 @@ NOT_SET_UP = _any(
     "सेट नहीं",
 )
 # a request
-REQUEST = _any(
+REQUEST = any_of(
     "запрос", "запит", "requête", "solicitud", "petición", "requisição", "solicitação", "pedido", "richiesta",
     "anfrage", "aanvraag", "verzoek", "żądani", "zapytani", "požadav", "\\bistek", "الطلب", "درخواست", "בקשה",
     "yêu cầu", "permintaan", "คำขอ", "リクエスト", "요청", "请求", "請求", "अनुरोध",
 )
 # could not be processed (a request the server would not take as it was)
-NOT_PROCESSED = _any(
+NOT_PROCESSED = any_of(
     "не удалось обработать", "не вдалося обробити", "n'a pas pu être traitée", "no se pudo procesar",
     "não pôde ser processad", "non è stato possibile elaborare", "konnte nicht verarbeitet werden",
     "kon niet worden verwerkt", "nie można przetworzyć", "nelze zpracovat", "işlenemedi", "تعذر معالجة",
@@ -321,31 +321,31 @@ NOT_PROCESSED = _any(
     "처리할 수 없", "无法处理", "無法處理",
 )
 # content said to be sensitive
-SENSITIVE = _any(
+SENSITIVE = any_of(
     "чувствительн", "конфиденциальн", "чутлив", "sensible", "sensibile", "sensível", "sensibel", "wrażliw", "citliv",
     "hassas", "حساس", "רגיש", "nhạy cảm", "sensitif", "ละเอียดอ่อน", "センシティブ", "민감한", "敏感", "संवेदनशील",
 )
 # a conversation's history
-HISTORY = _any(
+HISTORY = any_of(
     "verlauf", "historique", "histórico", "historial", "cronologia", "geschiedenis", "historii", "historie", "\\bstair",
     "istorij", "истори", "історі", "تاريخ", "تاریخچه", "היסטוריה", "lịch sử", "riwayat", "ประวัติ", "履歴", "기록",
     "记录",
     "記錄", "历史", "歷史",
 )
 # the HTTP 400 of the admin templates every app copies: the server created or changed nothing
-NOTHING_CHANGED = _any(
+NOTHING_CHANGED = any_of(
     "не създаде или промени", "не создал и не изменил", "n'a pas créé ou modifié", "no creó ni modificó",
     "não criou ou modificou", "non ha creato o modificato", "keine daten erstellt oder geändert",
     "tidak membuat atau memodifikasi", "作成または変更しませんでした", "생성하거나 수정하지 않았", "没有进行新建或修改",
     "沒有進行新建或修改", "لم ينشئ الخادم البيانات", "veri oluşturmadı veya değiştirmedi", "không tạo hoặc sửa đổi",
 )
 # free answers (a plan's allowance), used up
-FREE = _any(
+FREE = any_of(
     "бесплатн", "безкоштовн", "gratuit", "grátis", "gratis", "kostenlos", "darmow", "bezplatn", "ücretsiz", "مجاني",
     "مجانية", "رایگان", "חינמי", "miễn phí", "ฟรี", "無料", "무료", "免費", "免费", "मोफत", "मुफ़्त",
 )
 # billing, to enable
-BILLING = _any(
+BILLING = any_of(
     "计费", "計費", "facturation", "facturación", "faturamento", "fatturazione", "abrechnung", "facturering",
     "rozliczeni", "fakturac", "faturalandırma", "الفوترة", "صورتحساب", "חיוב", "penagihan", "課金", "결제", "बिलिंग",
 )
@@ -353,11 +353,11 @@ BILLING = _any(
 
 
 # a code host's or a tool's own token ("GitHub-Token abgelaufen"): the worker's tools, no provider's key
-TOOLS = _any("github", "gitlab", "bitbucket", "\\bgit\\b", "\\bssh\\b", "\\bnpm\\b", "docker", "\\bMCP\\b")
+TOOLS = any_of("github", "gitlab", "bitbucket", "\\bgit\\b", "\\bssh\\b", "\\bnpm\\b", "docker", "\\bMCP\\b")
 
 
 # a disk's quota ("Превышена дисковая квота"): the worker's disk, no provider's quota
-DISK = _any(
+DISK = any_of(
     "дисков",
     "disque",
     "\\bdisco\\b",
@@ -371,7 +371,7 @@ DISK = _any(
     "磁碟",
 )
 # expired (a request that expired timed out; it was not invalid)
-EXPIRED = _any(
+EXPIRED = any_of(
     "scadut",
     "expir",
     "просроч",
@@ -406,70 +406,70 @@ def _without(veto: str, reading: str) -> str:
 ROWS: tuple[Row, ...] = (
     (
         "translated_context_too_long",
-        _without(_any(RATE, QUOTA, LONG_WINDOW), _near(TOKENS_OR_CONTEXT, TOO_LONG)),
+        _without(any_of(RATE, QUOTA, LONG_WINDOW), near(TOKENS_OR_CONTEXT, TOO_LONG)),
         E.context_length_exceeded,
         0.746,
     ),
     (
         "translated_content_refused",
-        _any(
-            _near(MODERATION, _any(BLOCKED, CONTENT)),
-            f"^(?=.*{_any(SAFETY, MODERATION)}).*?(?:{_near(CONTENT, BLOCKED)})",
-            f"^(?=.*{CONTENT}).*?(?:{_near(SAFETY, BLOCKED)})",
-            _near(SENSITIVE, CONTENT),
+        any_of(
+            near(MODERATION, any_of(BLOCKED, CONTENT)),
+            f"^(?=.*{any_of(SAFETY, MODERATION)}).*?(?:{near(CONTENT, BLOCKED)})",
+            f"^(?=.*{CONTENT}).*?(?:{near(SAFETY, BLOCKED)})",
+            near(SENSITIVE, CONTENT),
         ),
         E.content_policy,
         0.746,
     ),
     (
         "translated_long_window",
-        _any(_near(_any(RATE, QUOTA), LONG_WINDOW), f"^(?=.*{USED_UP}).*?(?:{_near(REQUEST, LONG_WINDOW)})"),
+        any_of(near(any_of(RATE, QUOTA), LONG_WINDOW), f"^(?=.*{USED_UP}).*?(?:{near(REQUEST, LONG_WINDOW)})"),
         E.quota_limited,
         0.745,
     ),
     ("translated_rate_limited", RATE, E.rate_limited, 0.744),
     (
         "translated_quota_used_up",
-        _without(_any(RATE, DISK), _any(_near(QUOTA, USED_UP), LIMIT_USED_UP, _near(FREE, USED_UP))),
+        _without(any_of(RATE, DISK), any_of(near(QUOTA, USED_UP), LIMIT_USED_UP, near(FREE, USED_UP))),
         E.quota_limited,
         0.744,
     ),
     # a balance too low or used up, or one to top up (below a quota's words: "quota used up, top up or switch")
     (
         "translated_balance_too_low",
-        _any(_near(BALANCE, _any(INSUFFICIENT, USED_UP)), TOP_UP, _near(BILLING, MISSING)),
+        any_of(near(BALANCE, any_of(INSUFFICIENT, USED_UP)), TOP_UP, near(BILLING, MISSING)),
         E.subscription_required,
         0.743,
     ),
     (
         "translated_key_missing",
-        _without(_any(QUOTA, INVALID, TOOLS), _near(KEY, _any(MISSING, NOT_FOUND))),
+        _without(any_of(QUOTA, INVALID, TOOLS), near(KEY, any_of(MISSING, NOT_FOUND))),
         E.missing_credentials,
         0.743,
     ),
     (
         "translated_key_invalid",
-        _without(_any(QUOTA, BALANCE, TOO_LONG, TOOLS), _near(KEY, INVALID)),
+        _without(any_of(QUOTA, BALANCE, TOO_LONG, TOOLS), near(KEY, INVALID)),
         E.auth_required,
         0.742,
     ),
     ("translated_auth_failed", AUTH_FAILED, E.auth_required, 0.742),
     (
         "translated_model_not_found",
-        _near(MODEL, _any(NOT_FOUND, INVALID, DEPRECATED)),
+        near(MODEL, any_of(NOT_FOUND, INVALID, DEPRECATED)),
         E.model_unavailable,
         0.742,
     ),
     (
         "translated_request_invalid",
-        _without(EXPIRED, _any(_near(_any(REQUEST, HISTORY), _any(INVALID, NOT_PROCESSED)), NOTHING_CHANGED)),
+        _without(EXPIRED, any_of(near(any_of(REQUEST, HISTORY), any_of(INVALID, NOT_PROCESSED)), NOTHING_CHANGED)),
         E.invalid_request,
         0.74,
     ),
-    ("translated_model_cannot_take_it", _near(MODEL, NOT_SUPPORTED), E.invalid_request, 0.741),
+    ("translated_model_cannot_take_it", near(MODEL, NOT_SUPPORTED), E.invalid_request, 0.741),
     (
         "translated_provider_not_set_up",
-        _without(_any(QUOTA, BALANCE, TOP_UP), _near(PROVIDER, NOT_SET_UP)),
+        _without(any_of(QUOTA, BALANCE, TOP_UP), near(PROVIDER, NOT_SET_UP)),
         E.provider_not_configured,
         0.741,
     ),

@@ -614,6 +614,7 @@ CATALOGUES = {
     "errors-2026.12.38": "44721b3ea10270e8",  # overload, channels and models in more languages; a plan's upgrade
     "errors-2026.12.39": "457731e283235e24",  # the round's review; translations no longer counted by the learned stage
     "errors-2026.12.40": "e5da27edfe32b33b",  # other languages: keys, quotas, context, moderation; engines down
+    "errors-2026.12.41": "1f65ac5c4dddc71a",  # the word-list helpers in their own module: the readings of .40
 }
 
 
