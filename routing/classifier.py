@@ -145,6 +145,7 @@ _TEXT_STATUS = [
     re.compile(r"\berror code:?\s*(\d{3})\b", re.I),
     re.compile(r"\"?httpStatusCode\"?\s*[:=]\s*(\d{3})\b"),
     re.compile(r"\b(?:rejected|failed)\s*\((\d{3})\)", re.I),  # Claude Code "Request rejected (429)"
+    re.compile(r"\b(?:load|fetch|request) failed:\s*(\d{3})\b", re.I),  # Safari "TypeError: Load failed: 401"
     # a reason with its status in parentheses before the body (Goose "Resource not found (404): …")
     re.compile(r"\b[a-z]+ \((\d{3})\):", re.I),
     re.compile(

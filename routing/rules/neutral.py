@@ -92,7 +92,7 @@ NEUTRAL = table(
         # may still hold credits, so one step above the balance words beside it
         (
             "key_spend_cap",
-            r"\bkey limit (?:exceeded|reached)|\bkey with a higher (?:\w+ )?limit\b"
+            r"\bkey limit[ _-](?:exceeded|reached)|\bkey with a higher (?:\w+ )?limit\b"
             r"|\b(?:api )?key(?:.s)? (?:spend(?:ing)? |credit |usage |budget )?(?:limit|cap) "
             r"(?:exceeded|reached|hit)\b"
             # (in the other order: LibreChat "The default API key has reached its limit")
@@ -152,7 +152,7 @@ NEUTRAL = table(
         (
             "quota",
             r"exceeded (?:your )?current quota|insufficient[_ ]quota"
-            r"|quota (?:has been |is |was )?(?:exceeded|exhausted)"
+            r"|quota (?:has been |is |was )?(?:exceeded|exhausted|reached)\b|\brequest exceeds (?:the |your )?quota\b"
             # a quota named in a list of causes ("Grok API quota, credits, or rate limit was exhausted")
             r"|\bquota(?:, [\w ]{1,20})*,? (?:or|and) [\w ]{1,20}? (?:was|were|has been|have been|is|are) "
             r"(?:exceeded|exhausted)\b"
@@ -2115,6 +2115,10 @@ NEUTRAL = table(
             "maximum_reached_for_period",
             r"\bmaximum\b[^\n]{0,120}?\breached for (?:this|the current|the) (?:month|week|day|billing (?:cycle|period)"
             r"|period)\b|\bout of (?:requests|messages|queries|prompts|generations)\b"
+            # (the count's maximum for the period: Happy "You've reached the maximum number of voice conversations
+            # this month")
+            r"|\b(?:reached|hit) the maximum (?:number of )?(?:[\w-]+ ){1,3}(?:this|per|a|each|for the) "
+            r"(?:day|week|month)\b"
             r"|\bQuota_?Limit(?:Exceeded|Reached|Error)?\b",
             E.quota_limited,
             0.95,
@@ -3206,7 +3210,7 @@ NEUTRAL = table(
         (
             "local_tool_failure",
             # the worker's disk (EDQUOT, ENOSPC in Node's, Rust's and Python's words)
-            r"\bEDQUOT\b|\bdisk quota exceeded\b|\bENOSPC\b|\bno space left on device\b"
+            r"\bEDQUOT\b|\bdisk quota (?:exceeded|reached)\b|\bENOSPC\b|\bno space left on device\b"
             # git and ssh (git's "fatal: Authentication failed for '<url>'", GitHub's "remote: Repository not found")
             r"|\bfatal: Authentication failed for '|\bPermission denied \(publickey\)|\bremote: Repository not found\b"
             r"|\bremote: Invalid username or (?:password|token)\b"
@@ -3243,6 +3247,82 @@ NEUTRAL = table(
             E.subscription_required,
             0.93,
         ),
+        # a spend counted against a period's amount (aiproxy's 429 "On 2025-02 you used $2.0022, exceeding $2",
+        # aipipe's "Usage $2.01 / $2 in 7 days"): the period's budget, which resets, above the 429
+        (
+            "spend_over_period_amount",
+            r"\byou used \$\d[\d.,]*,? (?:exceeding|over|above) (?:your |the )?\$\d"
+            r"|\busage \$\d[\d.,]* ?/ ?\$\d[\d.,]* (?:in|per|over|for) (?:the (?:last )?)?\d* ?"
+            r"(?:days?|weeks?|months?)\b",
+            E.quota_limited,
+            0.96,
+        ),
+        # a plan's own allowance named by the plan (Onit "You have reached your Pro edit limit"): the plan's, which
+        # resets or is raised, above the words of a limit reached
+        (
+            "plan_named_limit",
+            r"\b(?:reached|hit|exceeded) your (?:free|pro|plus|premium|team|trial|starter|basic|hobby)\b "
+            r"(?:[\w-]+ ){0,2}(?:limit|cap|allowance)\b",
+            E.quota_limited,
+            0.96,
+        ),
+        # a conversation with no room left, in an app's words rather than a provider's (llama.rn "context full, n_ctx:
+        # 4096", PocketPal "The conversation ran out of room", a compaction that cannot bring it under the window,
+        # Omnara's inputs over the configured window or input budget, father-bot's history "reduced to zero, but still
+        # has too many tokens"): the same conversation fails again anywhere
+        (
+            "conversation_out_of_room",
+            r"\bcontext (?:is )?full\b|\b(?:conversation|chat|context) ran out of (?:room|space)\b"
+            r"|\b(?:can(?:no|'|’)t|cannot|unable to) fit (?:a |the )?(?:larger |bigger |longer )?context\b"
+            r"|\bstill (?:has|have|contains?) too many tokens\b|\bcannot be compacted within\b"
+            r"|\bcompaction (?:summary |source )?\b[^.\n]{0,40}\b(?:exceeds?|did not reduce|was truncated)\b"
+            r"|\bexceeds? the configured (?:input budget|model window|context(?: window)?)\b"
+            r"|\btoo large for (?:one|a single) model request\b|\breached the maximum token limit\b"
+            r"|\btoken limit (?:exceeded|reached)\b[^\n]{0,40}\b(?:start|open|begin) a (?:new|fresh) "
+            r"(?:session|chat|conversation)\b",
+            E.context_length_exceeded,
+            0.92,
+        ),
+        # a host out of reach in an app's words (Enchanted "Ollama is unreachable", Ollama App "It cannot be reached",
+        # Reins "Could not find server"), a download or stream "Disconnected, try again": the transport, a short retry
+        (
+            "host_out_of_reach",
+            r"\b(?:ollama|server|host|endpoint|api|provider|service|gateway|proxy)\b[^.\n]{0,30}"
+            r"\b(?:is|are) unreachable\b"
+            r"|\bcannot be reached\b|\bcould not find (?:the )?server\.(?!\w)"
+            r"|^disconnected\W{0,3}(?:please )?(?:try again|retry|reconnect)",
+            E.network_unavailable,
+            0.8,
+        ),
+        # the credential's header absent (aipipe's 401 "Missing Authorization: Bearer token"), a key to add before any
+        # message (Onit "Add the provider API key to send a message"): missing, above the 401
+        (
+            "authorization_missing",
+            r"\bmissing (?:the )?authorization(?: header)?\s*[:.]|\bmissing bearer token\b"
+            r"|\badd (?:the |your |an? )?(?:[\w-]+ ){0,2}api[ _-]?key to\b",
+            E.missing_credentials,
+            0.95,
+        ),
+        # a sign-in that expired (Hapi "Cursor authentication expired. Re-run 'agent login' or set CURSOR_API_KEY"),
+        # a gateway that could not sign in upstream (ferro's 502 "the gateway could not authenticate with the upstream
+        # provider"): the credential's, above a variable named as the remedy and the 502
+        (
+            "sign_in_expired_or_refused_upstream",
+            r"\bauthentication (?:has )?expired\b|\bcould not authenticate with the upstream\b",
+            E.auth_required,
+            0.955,
+        ),
+        # a model the backend does not have (Oatmeal "No model named llama3:70b found in backend ollama"), or one the
+        # account's tier may not use (Agnai "Your account is ineligible for this model"): the model, on another route
+        (
+            "model_not_in_backend",
+            r"\bno model named \S+ (?:found|exists|available)\b|\bineligible for (?:this|the) model\b",
+            E.model_unavailable,
+            0.965,
+        ),
+        # a per-account throttle that delays requests (better-ccflare's 529 "Usage throttling is delaying requests …
+        # Retry after 60 seconds"): a rate, above the 529 read as overload
+        ("usage_throttling", r"\busage throttling\b(?! for\b)", E.rate_limited, 0.85),
         # transport failures in other languages' words, below every English reading (routing/rules/translated.py)
         *TRANSLATED,
         # a request's or an account's failures in other languages' words (routing/rules/translated_requests.py)

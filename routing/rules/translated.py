@@ -46,6 +46,11 @@ CONNECTION = any_of(
     "연결", "접속",  # ko
     "连接", "連線", "連接",  # zh
     "कनेक्शन", "मिलाप",  # hi
+    # (Malay, Indonesian, Hindi, Bengali, Slovak, South Slavic, Romanian, Lithuanian, Latvian, Estonian, Persian)
+    "terhubung", "bersambung", "menyambung", "कनेक्ट", "সংযোগ", "সংযুক্ত", "pripoj", "poveza",
+    "повезати", "\\bvez[ueo]\\b", "\\bвез[уеа]\\b", "свързването", "\\bconecta", "prisijungti prie", "ryš[iį]",
+    "savienojum", "ühendus", "ühendu", "برقراری ارتباط", "برقراریِ ارتباط",
+    "ارتباط با (?:سرور|سِروِر|کارساز|اینترنت)", "ligar-", "connectat", "koble til",
 )
 # refused, cut, closed or ended unexpectedly
 REFUSED_OR_CUT = any_of(
@@ -74,13 +79,16 @@ REFUSED_OR_CUT = any_of(
     "déconnecté", "desconectad", "rozłączon", "odpojen", "onderbroken", "avbröts", "avbrutt", "afbrudt", "katkais",
     "megszakadt", "διακόπηκε", "interromput", "přerušen", "prerušen", "prekinjen", "întrerupt", "terinterupsi",
     # failed ("Не удалось соединиться с сервером", "VPN-yhteys epäonnistui")
-    "échoué", "échec", "fehlgeschlagen", "falló", "fallida", "falhou", "non riuscit", "не удалось", "не вдалося",
+    "échoué", "échec", "fallit", "fehlgeschlagen", "falló", "fallida", "falhou", "non riuscit", "не удалось",
+    "не вдалося",
     "nie powiodło", "nie udało", "nezdařil", "selhal", "mislukt", "misslyckades", "epäonnistui", "meghiúsult",
     "sikertelen", "απέτυχε", "no s'ha pogut", "mislykkedes", "feilet", "zlyhal", "spodletel", "nepavyko", "eșuat",
     "شکست خورد", "فشل", "נכשל", "thất bại", "gagal", "ล้มเหลว", "失败", "失敗", "실패", "विफल", "başarısız",
     # lost ("Соединение потеряно", "Bağlantı kesildi", "تم فقد الاتصال")
-    "потерян", "втрачен", "perdue", "perdida", "perduta", "verloren", "utracon", "ztracen", "kesildi", "فقد", "mất",
+    "потерян", "втрачен", "perdue", "perdida", "perduta", "verloren", "utracon", "ztracen", "kesildi", "فقد",
+    "mất(?! thời gian)",
     "ขาดหาย", "끊어", "끊김", "断开", "斷開", "中断", "中斷", "गमावले", "खो गया", "загубен",
+    "αποτυχία",
 )
 # cannot, or an error: a connection's failure only where a server is named too ("cannot connect to the server"), since
 # an account, a tool or an agent is connected to as well
@@ -90,6 +98,13 @@ CANNOT_OR_ERROR = any_of(
     "שגיאה", "לא ניתן", "không thể", "\\blỗi", "ข้อผิดพลาด", "できません", "오류", "无法", "無法",
     "не можете", "не можеш", "ne pouvez pas", "no puedes", "não consegue", "non puoi", "können keine", "nie możesz",
     "nemůžete", "\\w*amıyor", "لا يمكنك", "tidak dapat", "ไม่สามารถ", "할 수 없", "не можете да",
+    "غير قادر", "لا يمكن", "تعذر", "नहीं किया जा सकता", "नहीं हो सकता", "যাচ্ছে না", "যায়নি",
+    "nemohu", "\\bnelze", "nedá sa", "nemožno", "ni mogoče", "ni bilo mogoče", "nije moguće",
+    "nije uspjel", "није могуће", "не могу", "не може", "не е възможно", "nu se poate",
+    "nu s-a putut", "ei saada", "ei voi", "kan inte", "kan ikke", "ikke kan", "klarte ikke",
+    "nepavyko", "\\bnevar\\b", "ei saa\\b", "no es pot", "no estic", "não consigo", "nem sikerült",
+    "δεν ήταν δυνατ", "δεν είναι δυνατ", "помилк", "\\bgreška", "грешк", "pogrešk", "\\bnapak",
+    "\\bralat\\b", "kļūd", "\\bviga\\b",  # (cannot, in more languages)
 )
 # an operation or a connection out of time, in words that say nothing else
 TIMED_OUT = any_of(
@@ -114,11 +129,14 @@ TIMED_OUT = any_of(
     "시간 초과", "시간이 초과", "타임아웃",  # ko
     "超时", "超時", "超過時間", "逾時",  # zh
     "समय समाप्त",  # hi
+    "időtúllépés\\b", "λήξη χρονικού ορίου", "aegus pärast", "time-out na \\d",
+    "\\bczas\\b[^.]{0,40}upłyn",  # (more languages' timeouts)
 )
 # a wait time or a time limit: a timeout only when it ran out ("Wartezeit für Serverantworten" is a setting)
 WAIT_TIME = any_of(
     "время ожидания", "час очікування", "інтервал очікування", "tiempo de espera", "tempo limite", "wartezeit",
     "wachttijd", "limit czasu", "czas oczekiwania", "časový limit", "مهلت",
+    "délai d'attente", "waktu tunggu",  # (a wait time, in more languages)
 )
 RAN_OUT = any_of(
     "истекл", "завершився", "перевищено", "superó", "agotad", "atingiu", "abgelaufen", "verstreken", "przekrocz",
@@ -159,6 +177,10 @@ NETWORK = any_of(
     "\\bсет(?:ь|и|евой)\\b", "мереж", "réseau", "\\bred\\b", "\\brede\\b", "\\brete\\b", "netzwerk", "netwerk",
     "\\bsie(?:ć|ci)\\b", "\\bsíť", "\\bağ(?:ınız|ınızda|da)\\b", "شبك", "شبکه", "רשת", "\\bmạng\\b", "jaringan",
     "เครือข่าย", "ネットワーク", "네트워크", "网络", "網路", "नेटवर्क", "δίκτυ", "мрежа",
+    "\\brețea", "tinkl", "\\bsieť", "omrežn", "\\bmrež(?:n[aeoi]|a|e|u)\\b(?! stranic)", "мреж",
+    "\\brangkaian\\b", "tīkl",
+    "võrgu", "\\bxarxa", "\\bağ\\b", "δικτ", "संजाल", "নেটওয়ার্ক", "\\bnettverk", "\\bnätverk",
+    "\\bnetværk", "\\bverkko", "hálózat",  # (more languages' networks)
 )
 ANOMALY = any_of(
     "аномали", "anomalie\\b", "anomalía", "anomalia", "anormallik", "خلل", "kelainan", "이상이", "异常", "異常", "问题",
@@ -169,6 +191,7 @@ NO = any_of(
     "\\baucune?\\b", "\\bsin\\b", "\\bnessuna\\b", "\\bnenhuma\\b", "\\bнет\\b", "\\bнемає\\b", "\\bbrak\\b",
     "\\bžádné\\b", "\\bgeen\\b", "\\bingen\\b", "\\bnincs\\b", "không có", "tidak ada", "ไม่มี", "没有", "沒有",
     "لا يوجد", "\\bkeine\\b", "\\bнема\\b", "\\bняма\\b",
+    "بدون", "puudub", "\\bnėra\\b", "\\bnav\\b",  # (without, missing)
 )
 # a network's or a connection's error in one word, as the languages that compound say it
 NETWORK_ERROR = any_of(
@@ -177,6 +200,7 @@ NETWORK_ERROR = any_of(
     "omrežna napaka", "tinklo klaida", "ryšio klaida", "chyba siete", "chyba sítě", "chyba připojení", "error de xarxa",
     "error de connexió", "galat koneksi", "kesalahan jaringan", "eroare de (?:conexiune|rețea)", "خطأ في الاتصال",
     "خطأ في الشبكة", "خطای اتصال", "خطای شبکه", "कनेक्शन गड़बड़", "σφάλμα (?:σύνδεσης|δικτύου)",
+    "proxyfout", "proxyfehler", "proxyfel\\b", "proxyfeil",
 )
 # a server not to be found (its name did not resolve)
 NOT_FOUND = any_of(
@@ -190,6 +214,8 @@ INTERNET = any_of(
     "internetverbindung", "internetanslutn", "internetforbind", "internetyhtey", "internetskom", "internetna",
     "internetowym", "internetovým", "interneto", "interneten", "interneterako", "internetu", "internetem",
     "accès à internet", "acceso a internet", "accés a internet", "acesso à internet", "accesso a internet",
+    # (the word itself, in the languages that borrow it, after their own preposition: English says it too)
+    "\\b(?:với|dengan|ke|nå|à|ao|al|la|a) internet\\b", "internetov", "internetsk", "interneti", "ইন্টারনেট",
 )
 NEEDED = any_of(
     "requis", "erforderlich", "se necesita", "è richiesto", "requer", "requírese", "potreban", "zahtevan", "būtin",
@@ -198,7 +224,8 @@ NEEDED = any_of(
 )
 # a problem
 TROUBLE = any_of(
-    "problème", "problema", "problem", "проблем", "sorun", "ongelma", "probléma", "πρόβλημα", "problém", "težav",
+    "problème", "problema", "problem(?!s\\b)", "проблем", "sorun", "ongelma", "probléma", "πρόβλημα",
+    "problém", "težav",
     "problemų", "問題", "问题", "문제", "مشكلة", "مشکل", "בעיה", "vấn đề", "masalah", "ปัญหา", "समस्या", "arazo",
 )
 # overloaded, or down for maintenance: busy for now
@@ -234,6 +261,7 @@ SERVICE = any_of(
     # a back end, or the AI itself, unavailable for now (a provider's whole service)
     "backend", "back-end", "bakänd", "後端", "后端", "taustateenus", "posistem", "chúltaca", "\\bAI\\b", "\\bIA\\b",
     "\\bKI\\b", "\\bШІ\\b", "\\bИИ\\b", "人工智慧", "人工智能", "yapay zeka", "الذكاء الاصطناعي",
+    "strežnik", "pelayan", "tjener", "kiszolgál", "کارساز", "palvelin",  # (more languages' servers)
 )
 UNAVAILABLE = any_of(
     "недоступ", "indisponible", "no (?:está )?disponible", "indisponível", "non disponibile", "nicht verfügbar",
@@ -243,11 +271,62 @@ UNAVAILABLE = any_of(
     "ikke tilgjengelig", "não está disponível", "अनुपलब्ध", "не е налична", "ไม่สามารถใช้งานได้", "non è disponibile",
     "δεν είναι διαθέσιμ", "pole (?:\\w+ )?saadaval", "neprieinam", "ar fáil", "inte tillgänglig",
     "ご利用いただけません",
+    "nu este disponibil", "nije dostupan", "није доступан", "ni na voljo", "nie je k dispozícii",
+    "ei ole saatavilla",  # (more languages' unavailable)
 )
 LATER = any_of(
     "позже", "пізніше", "plus tard", "más tarde", "mais tarde", "più tardi", "später", "later opnieuw", "później",
     "později", "daha sonra", "لاحق", "بعداً", "מאוחר יותר", "thử lại sau", "nanti", "ภายหลัง", "後で", "잠시 후",
     "稍后", "稍後", "बाद में", "नंतर", "αργότερα", "mai târziu", "しばらくしてから",
+)
+# check (the network, the connection): what a transport failure asks the user to do ("Kiểm tra kết nối mạng")
+CHECK = any_of(
+    "проверьте", "перевірте", "vérifie\\b", "vérifiez", "comprueba", "compruebe", "revisa", "verifique", "verifică",
+    "controlla", "überprüfen sie", "überprüfe\\b", "prüfen sie", "controleer", "sprawdź", "zkontrolujte",
+    "skontrolujte",
+    "preverite", "provjerite", "проверите", "проверете", "tarkista", "\\bkontrollera (?:din|ditt|dina|att)\\b",
+    "\\bkontroller (?:din|dit|dine|at)\\b", "kontrolér", "sjekk", "patikrinkite", "pārbaudiet", "kontrolli", "comprova",
+    "ellenőrizze", "ellenőrizd", "ελέγξτε", "denetleyin", "denetleyip", "kontrol edin", "تحقق من", "بررسی کنید", "בדוק",
+    "בדקו", "(?<!đang )kiểm tra", "periksa", "semak", "(?<!กำลัง)ตรวจสอบ", "確認してください", "ご確認", "확인하세요",
+    "확인해 ?주세요", "확인하십시오", "请检查", "請檢查", "请确认", "請確認", "जांचें", "जाँचें", "পরীক্ষা করুন",
+)
+# try again: a connection's failure worth a retry is one its text says to retry
+TRY_AGAIN = any_of(
+    "повтор", "попробуйте", "спробуйте", "réessay", "inténtalo", "intente", "tente novamente", "riprova", "erneut",
+    "opnieuw", "spróbuj", "ponawiam", "zkuste", "skúste", "poskusite", "pokušajte", "покушајте", "опитайте",
+    "încerca", "yritä", "försök igen", "prøv igen", "prøv igjen", "bandykite", "mēģiniet", "proovi", "torna-ho",
+    "tekrar dene", "yeniden dene", "حاول", "دوباره امتحان", "נסה", "נסו", "thử lại", "coba lagi", "cuba lagi",
+    "ลองอีกครั้ง", "再試行", "もう一度", "再度お試し", "다시 시도", "重试", "重試", "再试", "पुनः प्रयास",
+    "फिर से प्रयास",
+    "আবার চেষ্টা", "δοκιμάστε", "próbálja",
+)
+# took too long (a request, a connection, a server): a timeout in the words of one who waited
+TOO_LONG_TIME = any_of(
+    "слишком много времени", "слишком долго", "занадто багато часу", "занадто довго", "trop de temps",
+    "trop longtemps", "troppo tempo", "demasiado tiempo", "demorou muito", "demorou demais", "tog för lång tid",
+    "tok for lang tid", "tog for lang tid", "duurde te lang", "zu lange", "túl sokáig", "ha trigat massa",
+    "terlalu lama", "quá lâu", "\\bطال\\b", "بیش از حد طول", "יתר על המידה", "התעכב", "příliš dlouho", "príliš dlho",
+    "prea mult timp", "liian kauan", "pārāk ilgi", "per ilgai",
+    "liiga kaua", "çok uzun sürdü", "zbyt długo", "時間がかかりすぎ", "너무 오래", "时间过长", "太久", "時間過長",
+    "बहुत अधिक समय", "बहुत लंबा समय",
+)
+# a request (sent to a server)
+REQUEST = any_of(
+    "запрос", "запит", "requête", "solicitud", "requisição", "richiesta", "anfrage", "verzoek", "żądani", "požadav",
+    "požiadav", "zahtev", "cerere", "pyyntö", "begäran", "forespørs", "užklaus", "pieprasījum", "päring", "kérés",
+    "\\bistek", "طلب", "درخواست", "בקשה", "yêu cầu", "permintaan", "คำขอ", "リクエスト", "요청", "请求", "請求",
+    "अनुरोध", "αίτημ",
+)
+# a server (never a service, a back end or an AI: "ai", "ia" and "ki" are words of other languages), and
+# communicating with it: a server's trouble is the server's only where an error, a failure or the communication is named
+SERVER = any_of(
+    "сервер", "\\bserver", "serveur", "servidor", "serwer", "sunucu", "الخادم", "خادم", "سرور", "שרת", "máy chủ",
+    "เซิร์ฟเวอร์", "サーバー", "서버", "服务器", "伺服器", "सर्वर", "pelayan", "strežnik", "tjener", "palvelin",
+    "διακομιστ", "сървър", "kiszolgál",
+)
+COMMUNICATE = any_of(
+    "kommunikere", "kommunizieren", "comunicarme", "comunicar", "communication", "communiquer", "communiceren",
+    "коммуникац", "комунікац", "comunicazione",
 )
 # a gateway, and an error of it (no English word for the error: an English text is the English rules')
 GATEWAY = any_of("шлюз", "passerelle", "puerta de enlace", "gateway", "ゲートウェイ", "网关", "閘道", "cổng kết nối")
@@ -255,6 +334,8 @@ ERROR = any_of(
     "ошибк", "помилк", "\\berreur", "\\berror de\\b", "\\berro\\b", "\\berrore\\b", "fehler", "\\bfout\\b", "\\bbłąd",
     "\\bchyba\\b", "\\bhata\\b", "خطأ", "خطا", "שגיאה", "\\blỗi", "\\bkesalahan", "ข้อผิดพลาด", "エラー", "오류",
     "错误", "錯誤", "σφάλμα", "\\beroare\\b", "\\berror del\\b", "异常", "異常",
+    "שגיא", "त्रुटि", "ত্রুটি", "napak", "pogrešk", "\\bgreška", "грешк", "kļūd", "\\bviga\\b",
+    "\\bralat\\b", "\\bfejl", "virhe",  # (more languages' errors)
 )
 # a model, said to be unavailable (for good: a model only for now is capacity, not this)
 MODEL = any_of("модел", "מודל", "モデル", "\\bmodelis\\b", "\\bmodell", "\\bmodelo\\b")
@@ -268,15 +349,18 @@ UPSTREAM = any_of("업스트림", "بالادستی", "上游", "\\bamont\\b", "
 SATURATED = any_of("포화", "به حداکثر رسیده", "saturé", "saturad", "饱和", "飽和", "最大負荷")
 # a problem, said to be temporary
 PROBLEM = any_of(
-    "проблем", "problème", "problema", "problem", "sorun", "مشكلة", "مشکل", "בעיה", "vấn đề", "masalah", "ปัญหา",
+    "проблем", "problème", "problema", "problem(?!s\\b)", "sorun", "مشكلة", "مشکل", "בעיה", "vấn đề",
+    "masalah", "ปัญหา",
     "問題", "문제", "问题", "समस्या",
 )
 # a server error's status class, named ("サーバーエラー (5xx)")
 STATUS_5XX = "\\b5(?:xx|\\d\\d)\\b"
 # a proxy on the way
 PROXY = any_of(
-    "прокси", "проксі", "proxy", "mandataire", "vekil", "پیشکار", "الوسيط", "מתווך", "ủy nhiệm", "proksi",
+    "прокси", "проксі", "proxy", "mandataire", "vekil", "پیشکار", "الوسيط(?!ة)", "מתווך",
+    "(?<!giấy )ủy nhiệm", "proksi",
     "พร็อกซี", "プロキシ", "프록시", "प्रॉक्सी",
+    "välityspalvelin",  # (a proxy in Finnish)
 )
 # a credential named beside the failure ("無法連接 — 可能是 token 已經過期或無效"): the key's failure, which the
 # connection words only report
@@ -289,6 +373,10 @@ CREDENTIAL = any_of(
     "\\baccount", "\\bcompte\\b", "\\bcuenta\\b", "\\bconta\\b", "\\bkonto\\b", "аккаунт", "учётн", "учетн",
     "\\bsession", "\\bsesión", "\\bsessão", "\\bsitzung", "сесси", "アカウント", "계정", "账户", "账号", "帳戶", "帳號",
     "tài khoản", "\\bakun\\b", "thanh toán",
+    # the worker's own database ("Verifica delle impostazioni di connessione al database")
+    "database", "bases? de datos", "bases? de données", "bancos? de dados", "datenbank", "baza danych", "databáz",
+    "veritaban", "قاعدة البيانات", "پایگاه داده", "מסד נתונים", "cơ sở dữ liệu", "basis data", "データベース",
+    "데이터베이스", "数据库", "資料庫", "postgres", "mysql",
     # the agent's own tools and helpers (an MCP server, a sub-agent; 代理 alone is a proxy or an agent)
     "\\bMCP\\b", "sub-?agent", "子代理",
 )
@@ -326,18 +414,34 @@ ROWS: tuple[Row, ...] = (
     (
         "translated_connection_failed",
         _without_credential(
-            _found(f"{near(CONNECTION, REFUSED_OR_CUT)}|{near(PROXY, REFUSED_OR_CUT)}|{near(TEMPORARILY, RESOLVE)}"),
-            _found(f"{near(SERVICE, UNREACHABLE)}|{near(NETWORK, any_of(ANOMALY, ERROR))}|{NETWORK_ERROR}"),
-            _found(f"{near(NO, CONNECTION)}|{near(CONNECTION, TROUBLE)}|{near(INTERNET, any_of(NEEDED, NO, TROUBLE))}"),
+            _found(near(CONNECTION, REFUSED_OR_CUT)),
+            # (a proxy's error, not its address given wrong: "Fehler in der Proxy-URL" is the worker's setting)
+            f"(?!.*\\burl\\b){_found(near(PROXY, any_of(REFUSED_OR_CUT, ERROR)))}",
+            _found(near(TEMPORARILY, RESOLVE)),
+            _found(f"{near(SERVICE, UNREACHABLE)}|{NETWORK_ERROR}"),
+            _found(near(NETWORK, any_of(ANOMALY, ERROR, TROUBLE, REFUSED_OR_CUT, UNAVAILABLE, UNREACHABLE))),
+            _found(f"{near(NO, CONNECTION)}|{near(CONNECTION, TROUBLE)}"),
+            _found(near(INTERNET, any_of(NEEDED, NO, TROUBLE, CANNOT_OR_ERROR))),
+            # what a transport failure asks of the user: to check the network, the connection or the proxy
+            _found(near(CHECK, any_of(NETWORK, INTERNET, CONNECTION, PROXY))),
             f"^(?!.*{MODEL}).*?(?:{near(SERVICE, NOT_FOUND)})",
-            _found(near(CONNECTION, CANNOT_OR_ERROR), given=SERVICE),
+            # a connection that cannot be made: to a server, the internet or a network, or one to be tried again
+            # (not a gateway's error: "Lỗi cổng kết nối", a gateway error, holds "kết nối")
+            f"(?!.*{GATEWAY})"
+            + _found(
+                near(CONNECTION, any_of(CANNOT_OR_ERROR, ERROR)),
+                given=any_of(SERVICE, INTERNET, NETWORK, CHECK, TRY_AGAIN),
+            ),
         ),
         E.network_unavailable,
         0.742,
     ),
     (
         "translated_timeout",
-        _without_credential(_found(f"{TIMED_OUT}|{near(WAIT_TIME, RAN_OUT)}|{near(CONNECTION, EXPIRED)}")),
+        _without_credential(
+            _found(f"{TIMED_OUT}|{near(WAIT_TIME, RAN_OUT)}|{near(CONNECTION, EXPIRED)}"),
+            _found(near(TOO_LONG_TIME, any_of(SERVICE, CONNECTION, REQUEST, NETWORK))),
+        ),
         E.timeout,
         0.74,
     ),
@@ -352,10 +456,16 @@ ROWS: tuple[Row, ...] = (
         E.model_unavailable,
         0.746,
     ),
-    # a server's error, to be tried again later, or named by its 5xx status
+    # a server's error, to be tried again (later), or named by its 5xx status; a problem of the server's
     (
         "translated_server_error",
-        _without_credential(_found(near(SERVICE, ERROR), given=any_of(LATER, STATUS_5XX))),
+        _without_credential(
+            _found(near(SERVICE, ERROR), given=any_of(LATER, STATUS_5XX)),
+            # (to be tried again, or a problem of the server's: not an error of the connection to it, which is the
+            # connection's)
+            f"(?!.*{CONNECTION}){_found(near(SERVICE, ERROR), given=TRY_AGAIN)}",
+            f"(?!.*{CONNECTION}){_found(near(SERVER, TROUBLE), given=any_of(ERROR, REFUSED_OR_CUT, COMMUNICATE))}",
+        ),
         E.provider_unavailable,
         0.73,
     ),

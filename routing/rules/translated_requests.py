@@ -41,6 +41,8 @@ TOKENS_OR_CONTEXT = any_of(
     "bericht", "wiadomoś", "zpráv", "správ", "\\bileti", "رسالة", "پیام", "הודעה", "tin nhắn", "\\bpesan\\b",
     "ข้อความ", "メッセージ", "메시지", "消息", "訊息", "संदेश", "μήνυμα", "sõnum", "teachtaireacht", "pranešim",
     "мессеж", "meddelande", "ujumbe", "ئۇچۇر",
+    "\\bfråga", "galdera",
+    "perbualan", "گفتگو", "שיחה", "\\bchat\\b",  # (a prompt, its characters, a chat)
 )
 # too long, too many, or over the limit
 TOO_LONG = any_of(
@@ -65,6 +67,7 @@ TOO_LONG = any_of(
     "बहुत लंबा", "सीमा से अधिक",  # hi
     "занадта доўг", "πολύ μεγάλ", "liiga pikk", "بیش از حد طولانی", "rófhada", "longa de máis", "per ilgas",
     "хэт урт", "te lang", "za dług", "príliš dlh", "för lång", "mrefu sana", "بەك ئۇزۇن", "太長",
+    "luzeegia",
 )
 # a rate, a frequency or too many requests: a rate limit's words
 RATE = any_of(
@@ -96,6 +99,11 @@ RATE = any_of(
     "频率(?:上限|限制|过高)", "頻率(?:上限|限制|過高)", "速率(?:限制|超过|超過)", "请求速率", "請求速率",  # zh
     "請求過多", "请求过多", "请求太多", "請求太多",  # zh
     "रेट सीमा", "बहुत अधिक अनुरोध",  # hi
+    "hastighet begrenset", "sebessége korlátozott", "limitat de rată", "límite de tasa",
+    "snelheidslimiet", "príliš rýchl", "är för snabb", "azkarregi zoaz", "çok hızlısın", "слишком быстр",
+    "demasiado rápido", "trop rapide", "troppo veloc", "zu schnell", "te snel", "zbyt szybk",
+    # (a provider's speed limited, requests too fast)
+    "příliš rychl", "quá nhanh", "terlalu cepat", "速すぎ", "너무 빠르", "太快",
 )
 # a day's or a month's window: a limit over it is a quota, not a blip
 LONG_WINDOW = any_of(
@@ -117,6 +125,11 @@ LONG_WINDOW = any_of(
     "일일", "하루", "월간", "매월",  # ko
     "每日", "每天", "今日", "每月", "本月",  # zh
     "प्रति दिन", "दैनिक", "मासिक",  # hi
+    "le mois prochain", "el próximo mes", "próximo mês", "mese prossimo", "nächsten monat",
+    "volgende maand", "przyszłym miesiącu", "příští měsíc", "gelecek ay", "الشهر القادم",
+    "ماه آینده", "בחודש הבא", "tháng tới", "tháng sau", "bulan depan", "เดือนหน้า", "来月", "다음 달",
+    "下个月", "下個月", "अगले महीने", "ensi kuussa", "neste måned", "nästa månad", "næste måned",
+    "denný", "தினசரி", "օրական",  # (next month, and a day in more languages)
 )
 # a quota, an allowance
 QUOTA = any_of(
@@ -126,6 +139,7 @@ QUOTA = any_of(
     "kvót",  # cs
     "حصة", "حصص", "سهمیه", "מכסה", "hạn mức", "โควต้า", "利用枠", "割り当て", "할당량",  # ar, fa, he, vi, th, ja, ko
     "配额", "配額", "额度", "額度", "कोटा",  # zh, hi
+    "hạn ngạch", "kiintiö", "מכס",
 )
 # used up, or none left
 USED_UP = any_of(
@@ -148,6 +162,9 @@ KEY = any_of(
     "\\bklucz", "\\bklíč", "\\banahtar", "\\bbelirteç", "مفتاح", "الرمز", "کلید", "توکن", "מפתח", "טוקן", "\\bkhóa",
     "\\bkunci", "คีย์", "キー", "키", "토큰", "密钥", "金鑰", "令牌", "कुंजी", "\\btoken", "\\bkey\\b", "κλειδί",
     "\\bvõti", "eochair", "raktas", "nyckel", "秘钥", "秘鑰",
+    "api-avaim", "api-nøgle", "api-nøkk", "api-nøkl", "api atslēg", "api ključ", "api কী", "යතුර", "ಕೀ",
+    # (Finnish, Nordic, Latvian, South Slavic, Bengali, Sinhala, Kannada, Amharic; an API key in Latin letters)
+    "ቁልፍ", "api[ -]?key(?![a-z])",
 )
 # invalid, expired, incorrect
 INVALID = any_of(
@@ -170,6 +187,9 @@ INVALID = any_of(
     "유효하지 않", "만료",  # ko
     "无效", "無效", "过期", "過期", "失效",  # zh
     "अमान्य", "अवैध",  # hi
+    "virheellinen", "잘못된(?= api ?키)", "ugyldig", "невірн", "neveljav", "nevažeć", "nederīg",  # (more languages)
+    "間違って", "hindi wastong",
+    "或不正确", "或不正確",
 )
 # not set, not given, required: a key the user has to enter
 MISSING = any_of(
@@ -199,12 +219,18 @@ MISSING = any_of(
     "inserir",
     "inserisci", "eingeben", "invoeren", "wprowadź", "wpisz", "zadejte", "girin", "أدخل", "وارد کنید", "הזן", "\\bnhập",
     "masukkan", "ป้อน", "入力", "입력", "输入", "輸入", "दर्ज",
+    "debe proporcionarse", "musi być podany", "tem de ser fornecid", "obrigatori", "vnesite",
+    "εισαγάγετε", "въведете", "ያስገቡ", "ilagay", "obvezan", "প্রয়োজন", "privalom", "අවශ්ය",
+    # (must be given, or to enter, in more languages)
+    "ಅಗತ್ಯವಿದೆ", "\\bvoer (?:de|uw|je|een)\\b", "ievadiet", "indtast", "syötä", "不能为空", "不能為空",
+    "設定されていない",
 )
 # a model
 MODEL = any_of(
     "модел", "modèle", "modelo", "modello", "modell", "\\bmodel", "نموذج", "نماذج", "مدل", "מודל", "דגמ", "mô hình",
     "โมเดล",
     "แบบจ[ำํ]าลอง", "モデル", "모델", "模型", "मॉडल",
+    "\\bmalli",
 )
 # not found, does not exist
 NOT_FOUND = any_of(
@@ -255,11 +281,14 @@ BALANCE = any_of(
     "残高", "잔액", "余额", "餘額", "शेष राशि", "포인트", "點數", "点数", "ポイント", "кредит", "crédits?",
     "créditos?", "crediti", "kredi", "積分", "积分",
     "クレジット", "크레딧",
+    "\\bdana\\b", "\\bfondi\\b", "\\bfonds\\b", "\\bfondos\\b", "\\bfundos\\b", "средств",
+    "коштів", "środków", "prostředků", "資金", "\\bkredit",  # (funds)
 )
 INSUFFICIENT = any_of(
     "недостаточн", "недостатньо", "insuffisant", "insuficiente", "insufficiente", "unzureichend", "nicht ausreichend",
     "onvoldoende", "niewystarczając", "nedostatečn", "yetersiz", "غير كاف", "کافی نیست", "אינה מספיקה", "không đủ",
     "tidak cukup", "ไม่เพียงพอ", "不足", "부족", "अपर्याप्त",
+    "tidak mencukupi", "insufficienti", "nem elegendő", "riittämätön",
 )
 # top the balance up
 TOP_UP = any_of(
@@ -283,6 +312,7 @@ DEPRECATED = any_of(
     "устарел", "застарі", "obsolète", "obsoleto", "deprecad", "descontinuad", "deprecato", "veraltet", "verouderd",
     "przestarzał", "zastaral", "kullanımdan kaldırıl", "منسوخ", "מיושן", "ngừng hỗ trợ", "usang", "เลิกใช้", "非推奨",
     "지원 중단", "已弃用", "已棄用", "已下线", "已下線", "अप्रचलित",
+    "lopetettu", "avviklet", "avvecklad", "udgået", "itinigil", "ngừng cung cấp",  # (retired for good)
 )
 # authentication failed, or needed
 AUTH_FAILED = any_of(
@@ -292,6 +322,7 @@ AUTH_FAILED = any_of(
     "kimlik doğrulama başarısız", "فشل المصادقة", "احراز هویت ناموفق", "האימות נכשל", "xác thực thất bại",
     "autentikasi gagal", "การยืนยันตัวตนล้มเหลว", "จำเป็นต้องยืนยันตัวตน", "認証に失敗", "인증 실패", "인증에 실패",
     "认证失败", "身份验证失败", "驗證失敗", "認證失敗", "प्रमाणीकरण विफल",
+    "鑑權失敗", "鉴权失败",
 )
 # a provider (of models) or its address, and its not being set up
 PROVIDER = any_of(
@@ -311,6 +342,7 @@ REQUEST = any_of(
     "запрос", "запит", "requête", "solicitud", "petición", "requisição", "solicitação", "pedido", "richiesta",
     "anfrage", "aanvraag", "verzoek", "żądani", "zapytani", "požadav", "\\bistek", "الطلب", "درخواست", "בקשה",
     "yêu cầu", "permintaan", "คำขอ", "リクエスト", "요청", "请求", "請求", "अनुरोध",
+    "pyyntö", "kahilingan",
 )
 # could not be processed (a request the server would not take as it was)
 NOT_PROCESSED = any_of(
@@ -349,6 +381,86 @@ BILLING = any_of(
     "计费", "計費", "facturation", "facturación", "faturamento", "fatturazione", "abrechnung", "facturering",
     "rozliczeni", "fakturac", "faturalandırma", "الفوترة", "صورتحساب", "חיוב", "penagihan", "課金", "결제", "बिलिंग",
 )
+# a limit (of use, of a plan): a quota beside a day's or a month's window, or with "tomorrow" in the text
+LIMIT = any_of(
+    "\\blimit", "\\blimite", "límite", "límit", "\\blimita\\b", "limiet", "gräns", "grænse", "grense", "\\braja\\b",
+    "sınır", "ліміт", "лимит", "mugara", "מכסת", "מגבלת", "سقف", "giới hạn", "\\bbatas\\b", "ขีดจำกัด", "制限", "上限",
+    "한도", "限制", "限额", "限額", "सीमा", "வரம்ப", "սահմանաչափ", "όριο",
+)
+# tomorrow ("come back tomorrow"): a day's window
+TOMORROW = any_of(
+    "imorgon", "i morgen", "\\bzajtra\\b", "\\bzítra\\b", "\\bbihar\\b", "מחר", "mâine", "amanhã", "mañana", "demain",
+    "\\bdomani\\b", "\\bmorgen\\b", "\\bjutro\\b", "yarın", "غدا", "غدًا", "فردا", "ngày mai", "\\bbesok\\b",
+    "\\besok\\b",
+    "พรุ่งนี้", "明日", "내일", "明天", "завтра", "huomenna", "holnap", "αύριο",
+)
+# a usage limit reached (a plan's allowance of use: a quota, whatever the period)
+USAGE_LIMIT = any_of(
+    "límit d'ús", "limite di utilizzo", "limite de uso", "límite de uso", "nutzungslimit", "limite d'utilisation",
+    "лимит использования", "ліміт використання", "limit użycia", "kullanım sınırı", "käyttöraja", "giới hạn sử dụng",
+    "batas penggunaan", "使用制限", "使用上限", "사용 한도", "使用限制", "ขีดจำกัดการใช้งาน", "limitasyon sa paggamit",
+    "gebruikslimiet", "användningsgräns", "brugsgrænse", "bruksgrense", "limită de utilizare",
+)
+# reached (a limit), or limited until a time
+REACHED = any_of(
+    "assolit", "raggiunt", "atingid", "alcanzad", "erreicht", "atteint", "достигнут", "досягнуто", "osiągnięt",
+    "ulaşıl", "saavutettu", "naabot", "đã đạt", "tercapai", "mencapai", "まで", "制限中", "도달", "已达", "已達", "ถึง",
+    "bereikt", "nått", "nået", "nådd", "atins", "\\bfins a\\b", "fino a", "\\baté\\b", "\\bhasta\\b", "\\bbis\\b",
+    "jusqu", "\\bdo\\b \\d",
+)
+# a conversation or a context (not a message: "not enough space to display the message" is a screen's)
+CONVERSATION = any_of(
+    "розмов", "разговор", "\\bconversation", "conversaci", "conversa\\b", "conversazione", "unterhaltung", "konwersacj",
+    "rozmow", "konverzac", "konuşma", "المحادثة", "مکالمه", "השיחה", "בשיחה", "hội thoại", "cuộc trò chuyện",
+    "percakapan",
+    "perbualan", "การสนทนา", "会話", "대화", "对话", "對話", "बातचीत", "گفتگو", "\\bchat\\b", "צ'אט",
+)
+# room (in a conversation), and there being none left: the context is full
+ROOM = any_of(
+    "מקום", "فضای", "گنجایش", "\\bruang\\b", "місц", "\\bmест", "espaço", "espacio", "\\bspazio", "miejsc",
+    "\\bplace\\b", "\\bplatz\\b", "ruimte", "\\byer\\b", "مساحة", "\\bchỗ\\b", "พื้นที่", "空き", "공간",
+    "空间", "空間",
+)
+ROOM_GONE = any_of(
+    "נגמר", "אין", "تمام شد", "پر شد", "kehabisan", "закінчил", "не вистачило", "закончил", "не хватило", "\\bsem\\b",
+    "\\bsin\\b", "zabrakło", "\\bbrak\\b", "\\bkein", "plus de", "non c'è più", "\\bhết\\b", "nafad", "نفدت",
+)
+# replenish (a balance, a quota, tokens)
+REPLENISH = any_of("補充", "补充", "поповнит", "auffüllen", "uzupełni", "doldur", "recharger vos", "reponer")
+# the answer's output tokens: a limit on them is the answer's length
+OUTPUT_TOKENS = any_of(
+    "outputtoken", "utdata-token", "kimeneti token", "tokeni de ieșire", "tokens de salida", "jetons de sortie",
+    "output-token", "tokenów wyjściowych", "выходных токенов", "вихідних токенів", "出力トークン", "출력 토큰",
+    "输出令牌", "输出 ?token", "輸出 ?token", "token di output", "ausgabe-token",
+)
+# wait (before new requests): a rate limit's advice
+WAIT = any_of(
+    "\\bodota\\b", "maghintay", "\\bđợi\\b", "โปรดรอ", "기다려", "подождите", "зачекайте", "attendez", "\\bespere\\b",
+    "espera\\b",
+    "aspetta", "warten sie", "\\bwacht\\b", "poczekaj", "počkejte", "počkajte", "bekleyin", "انتظر", "صبر کنید", "המתן",
+    "\\btunggu\\b", "待って", "お待ちください", "请等待", "請等待", "稍等", "प्रतीक्षा",
+)
+# before (new requests): a wait asked for before the next request, not a wait while one is processed
+BEFORE = any_of(
+    "\\bennen\\b", "\\bbago\\b", "trước khi", "ก่อน", "전에", "\\bперед\\b", "avant de", "antes de",
+    "prima di", "\\bbevor\\b",
+    "voordat", "\\bprzed\\b", "\\bpřed\\b", "önce", "قبل", "לפני", "sebelum", "前に", "之前", "पहले",
+)
+# (the answer) cut off (at its output-token limit)
+CUT = any_of(
+    "afskåret", "avbrutt", "levágva", "întrerupt", "abgeschnitten", "coupé", "cortad", "troncat", "обрезан", "обрізан",
+    "ucięt", "kesildi", "切り捨て", "잘렸", "截断", "截斷", "afgekapt", "avskuren",
+)
+# a model named unsupported (the model itself, "Modell stöds inte", "不支持的模型"): not a model that cannot take
+# this input ("the model does not support images")
+UNSUPPORTED_MODEL = any_of(
+    "不支持的模型", "不支援的模型", "不受支持的模型", "지원되지 않는 모델", "サポートされていないモデル",
+    "modell stöds inte", "model tidak didukung", "hindi sinusuportahan ang modelo", "modello non supportato",
+    "nicht unterstütztes modell", "modelo no soportado", "modelo não suportado", "modèle non pris en charge",
+    "неподдерживаемая модель", "модель не поддерживается", "непідтримувана модель", "nieobsługiwany model",
+    "nepodporovaný model", "desteklenmeyen model", "نموذج غير مدعوم", "מודל לא נתמך", "mô hình không được hỗ trợ",
+    "mô hình đã chọn không được hỗ trợ", "mô hình (?:\\w+ ){0,4}không được hỗ trợ",
+)
 # fmt: on
 
 
@@ -358,6 +470,25 @@ TOOLS = any_of("github", "gitlab", "bitbucket", "\\bgit\\b", "\\bssh\\b", "\\bnp
 
 # a disk's quota ("Превышена дисковая квота"): the worker's disk, no provider's quota
 DISK = any_of(
+    # (and its memory: "Osiągnięto limit użycia pamięci" is a decompressor's)
+    "памят",
+    "пам'ят",
+    "pamięci",
+    "paměti",
+    "memoria",
+    "mémoire",
+    "speicher",
+    "geheugen",
+    "bellek",
+    "حافظه",
+    "הזיכרון",
+    "bộ nhớ",
+    "\\bmemori\\b",
+    "メモリ",
+    "메모리",
+    "内存",
+    "記憶體",
+    "मेमोरी",
     "дисков",
     "disque",
     "\\bdisco\\b",
@@ -395,6 +526,11 @@ EXPIRED = any_of(
 )
 
 
+def _found_both(reading: str, given: str) -> str:
+    """`reading` in a text that says `given` somewhere too."""
+    return f"^(?=.*{given}).*?(?:{reading})"
+
+
 def _without(veto: str, reading: str) -> str:
     """`reading` in a text (read as one line) that says nothing of `veto`."""
     return f"^(?!.*{veto}).*?(?:{reading})"
@@ -406,7 +542,12 @@ def _without(veto: str, reading: str) -> str:
 ROWS: tuple[Row, ...] = (
     (
         "translated_context_too_long",
-        _without(any_of(RATE, QUOTA, LONG_WINDOW), near(TOKENS_OR_CONTEXT, TOO_LONG)),
+        any_of(
+            _without(any_of(RATE, QUOTA, LONG_WINDOW), near(TOKENS_OR_CONTEXT, TOO_LONG)),
+            # (no room left in the conversation, never a disk's; the answer cut at its output-token limit)
+            _without(DISK, f"(?=.*{CONVERSATION}).*?(?:{near(ROOM, any_of(ROOM_GONE, USED_UP))})"),
+            near(OUTPUT_TOKENS, CUT),
+        ),
         E.context_length_exceeded,
         0.746,
     ),
@@ -423,11 +564,18 @@ ROWS: tuple[Row, ...] = (
     ),
     (
         "translated_long_window",
-        any_of(near(any_of(RATE, QUOTA), LONG_WINDOW), f"^(?=.*{USED_UP}).*?(?:{near(REQUEST, LONG_WINDOW)})"),
+        any_of(
+            near(any_of(RATE, QUOTA, LIMIT), LONG_WINDOW),
+            f"^(?=.*{USED_UP}).*?(?:{near(REQUEST, LONG_WINDOW)})",
+            # (a limit that lifts tomorrow; a usage limit, which a plan's period resets)
+            f"^(?=.*{TOMORROW}).*?(?:{LIMIT})",
+            _without(DISK, near(USAGE_LIMIT, REACHED)),
+        ),
         E.quota_limited,
         0.745,
     ),
-    ("translated_rate_limited", RATE, E.rate_limited, 0.744),
+    # a rate's words, or a wait asked for before new requests
+    ("translated_rate_limited", any_of(RATE, _found_both(near(WAIT, BEFORE), REQUEST)), E.rate_limited, 0.744),
     (
         "translated_quota_used_up",
         _without(any_of(RATE, DISK), any_of(near(QUOTA, USED_UP), LIMIT_USED_UP, near(FREE, USED_UP))),
@@ -437,7 +585,12 @@ ROWS: tuple[Row, ...] = (
     # a balance too low or used up, or one to top up (below a quota's words: "quota used up, top up or switch")
     (
         "translated_balance_too_low",
-        any_of(near(BALANCE, any_of(INSUFFICIENT, USED_UP)), TOP_UP, near(BILLING, MISSING)),
+        any_of(
+            near(BALANCE, any_of(INSUFFICIENT, USED_UP)),
+            TOP_UP,
+            near(BILLING, MISSING),
+            near(REPLENISH, any_of(BALANCE, QUOTA, "токен", "\\btoken", "jeton", "tokenów")),
+        ),
         E.subscription_required,
         0.743,
     ),
@@ -456,7 +609,7 @@ ROWS: tuple[Row, ...] = (
     ("translated_auth_failed", AUTH_FAILED, E.auth_required, 0.742),
     (
         "translated_model_not_found",
-        near(MODEL, any_of(NOT_FOUND, INVALID, DEPRECATED)),
+        any_of(near(MODEL, any_of(NOT_FOUND, INVALID, DEPRECATED)), UNSUPPORTED_MODEL),
         E.model_unavailable,
         0.742,
     ),
@@ -466,10 +619,16 @@ ROWS: tuple[Row, ...] = (
         E.invalid_request,
         0.74,
     ),
-    ("translated_model_cannot_take_it", near(MODEL, NOT_SUPPORTED), E.invalid_request, 0.741),
+    (
+        "translated_model_cannot_take_it",
+        _without(UNSUPPORTED_MODEL, near(MODEL, NOT_SUPPORTED)),
+        E.invalid_request,
+        0.741,
+    ),
     (
         "translated_provider_not_set_up",
-        _without(any_of(QUOTA, BALANCE, TOP_UP), near(PROVIDER, NOT_SET_UP)),
+        # (a provider's key not set up is the key's)
+        _without(any_of(QUOTA, BALANCE, TOP_UP, KEY), near(PROVIDER, NOT_SET_UP)),
         E.provider_not_configured,
         0.741,
     ),

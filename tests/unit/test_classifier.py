@@ -615,6 +615,7 @@ CATALOGUES = {
     "errors-2026.12.39": "457731e283235e24",  # the round's review; translations no longer counted by the learned stage
     "errors-2026.12.40": "e5da27edfe32b33b",  # other languages: keys, quotas, context, moderation; engines down
     "errors-2026.12.41": "1f65ac5c4dddc71a",  # the word-list helpers in their own module: the readings of .40
+    "errors-2026.12.42": "958a62cf96a2fe23",  # transport, keys, windows and rooms in more languages and apps
 }
 
 
@@ -918,6 +919,291 @@ REVIEWED_ROUND_29 = [
     (FailureSignal(error_text="The red network anomalies"), ErrorCode.network_unavailable),
 ]
 
+REVIEWED_ROUND_30 = [
+    # the thirtieth round's review and its control (this machine's .mo catalogues): progress messages, settings,
+    # local tools' failures and English text that the round's first readings took for a provider's failure
+    (  # translated_connection_failed
+        FailureSignal(
+            error_text=(
+                "Rows with problems are shown in red and will be skipped. Go back to "
+                "fix them, or add only the ready rows."
+            )
+        ),
+        ErrorCode.network_unavailable,
+    ),
+    (  # translated_connection_failed
+        FailureSignal(
+            error_text=(
+                "In that case, you need to either revise the proxy settings in the "
+                "product or download and install the help contents to your local "
+                "system."
+            )
+        ),
+        ErrorCode.network_unavailable,
+    ),
+    (
+        FailureSignal(error_text="연결을 확인하는 중입니다"),
+        ErrorCode.network_unavailable,
+    ),  # translated_connection_failed
+    (FailureSignal(error_text="Проверка соединения"), ErrorCode.network_unavailable),  # translated_connection_failed
+    (  # translated_connection_failed
+        FailureSignal(error_text=("Нема премештаја у повезаној датотеци „%s“.")),
+        ErrorCode.network_unavailable,
+    ),
+    (  # translated_connection_failed
+        FailureSignal(
+            error_text=(
+                "%X%P: %C: променливата '%pT' не може да се внесе автоматично. Да се "
+                "провери в документацията на свързващата програма за повече сведения."
+            )
+        ),
+        ErrorCode.network_unavailable,
+    ),
+    (FailureSignal(error_text="خطأ في الذاكرة الوسيطة"), ErrorCode.network_unavailable),  # translated_connection_failed
+    (  # translated_connection_failed
+        FailureSignal(
+            error_text=(
+                "%s matična mrežna stranica: <%s> Pogreške u prijevodu i vaše "
+                "prijedloge javite na <lokalizacija@linux.hr>."
+            )
+        ),
+        ErrorCode.network_unavailable,
+    ),
+    (  # translated_connection_failed
+        FailureSignal(error_text=("proxyfelismerés az apt-conf használatával")),
+        ErrorCode.network_unavailable,
+    ),
+    (  # translated_connection_failed
+        FailureSignal(error_text=("Не использовать сеть вообще, даже для проверки достоверности URL.")),
+        ErrorCode.network_unavailable,
+    ),
+    (  # translated_connection_failed
+        FailureSignal(
+            error_text=(
+                "Autentisering krävs för att kontrollera huruvida synkronisering av nätverkstid ska vara aktiverat."
+            )
+        ),
+        ErrorCode.network_unavailable,
+    ),
+    (  # translated_connection_failed
+        FailureSignal(error_text=("Задаёт интервал между проверками подключения во время выполнения запросов.")),
+        ErrorCode.network_unavailable,
+    ),
+    (  # translated_connection_failed
+        FailureSignal(error_text=("Verificando los parámetros de conexión de bases de datos")),
+        ErrorCode.network_unavailable,
+    ),
+    (  # translated_connection_failed
+        FailureSignal(error_text=("ایجاد لوله برای ارتباط با فرایند فرزند شکست خورد (%s)")),
+        ErrorCode.network_unavailable,
+    ),
+    (  # translated_connection_failed
+        FailureSignal(error_text=("Gặp lỗi khi gửi giấy ủy nhiệm:")),
+        ErrorCode.network_unavailable,
+    ),
+    (  # translated_connection_failed
+        FailureSignal(error_text=("nepavyko sustabdyti prisijungimo aplinkos")),
+        ErrorCode.network_unavailable,
+    ),
+    (  # translated_connection_failed
+        FailureSignal(error_text=("Fehler in der Proxy-URL »%s«: Es muss eine HTTP-URL sein.")),
+        ErrorCode.network_unavailable,
+    ),
+    (FailureSignal(error_text="检查连接状态..."), ErrorCode.network_unavailable),  # translated_connection_failed
+    (FailureSignal(error_text="Verbindung überprüfen"), ErrorCode.network_unavailable),  # translated_connection_failed
+    (  # translated_server_error
+        FailureSignal(error_text=("Could not create model. There is a problem with the backend.")),
+        ErrorCode.provider_unavailable,
+    ),
+    (  # translated_server_error
+        FailureSignal(error_text=("AI detected a problem with confidence 0.93")),
+        ErrorCode.provider_unavailable,
+    ),
+    (  # translated_server_error
+        FailureSignal(error_text=("Stampa informazioni dettagliate riguardo ai problemi trovati")),
+        ErrorCode.provider_unavailable,
+    ),
+    (  # translated_server_error
+        FailureSignal(
+            error_text=(
+                "Datotečni deskriptor %d bo puščal; prosim, javite to kot napako in "
+                "podajte natančen opis najenostavnejše situacije, ki privede to te "
+                "težave."
+            )
+        ),
+        ErrorCode.provider_unavailable,
+    ),
+    (  # translated_server_error
+        FailureSignal(error_text=("Проблем с avahi_service_browser_new(): %s")),
+        ErrorCode.provider_unavailable,
+    ),
+    (
+        FailureSignal(error_text="這個 HTTP 伺服器的範圍支援有問題"),
+        ErrorCode.provider_unavailable,
+    ),  # translated_server_error
+    (  # translated_server_error
+        FailureSignal(error_text=("message SCRAM malformé (problème à la fin du server-final-message)")),
+        ErrorCode.provider_unavailable,
+    ),
+    (FailureSignal(error_text="%s: ime veze je predugo; ne arhivira se"), ErrorCode.timeout),  # translated_timeout
+    (FailureSignal(error_text="Allkiri aegus %s"), ErrorCode.timeout),  # translated_timeout
+    (FailureSignal(error_text="Jelszótipp időtúllépése"), ErrorCode.timeout),  # translated_timeout
+    (  # translated_timeout
+        FailureSignal(
+            error_text=(
+                "Délai d'attente réseau (secondes) avant d'abandonner une commande — "
+                "borné entre 1 et 10 s côté serveur."
+            )
+        ),
+        ErrorCode.timeout,
+    ),
+    (FailureSignal(error_text="Çok hızlı"), ErrorCode.rate_limited),  # translated_rate_limited
+    (  # translated_rate_limited
+        FailureSignal(error_text=("Bakända för snabba Git-dataimporterare")),
+        ErrorCode.rate_limited,
+    ),
+    (  # translated_rate_limited
+        FailureSignal(error_text=("Ustekabeko korronte-amaiera azkarregia")),
+        ErrorCode.rate_limited,
+    ),
+    (  # translated_rate_limited
+        FailureSignal(error_text=("Đã gửi yêu cầu %s, đang đợi câu trả lời…")),
+        ErrorCode.rate_limited,
+    ),
+    (  # translated_rate_limited
+        FailureSignal(
+            error_text=("cancelando espera para la replicación sincrónica debido a una petición del usuario")
+        ),
+        ErrorCode.rate_limited,
+    ),
+    (
+        FailureSignal(error_text="少々お待ちください, リクエストを処理しています！"),
+        ErrorCode.rate_limited,
+    ),  # translated_rate_limited
+    (FailureSignal(error_text="Osiągnięto limit użycia pamięci"), ErrorCode.quota_limited),  # translated_long_window
+    (FailureSignal(error_text="잘못된 키: %s"), ErrorCode.auth_required),  # translated_key_invalid
+    (  # translated_context_too_long
+        FailureSignal(
+            error_text=("| `OPENAI_MAX_OUTPUT_TOKENS` | `5000` | Límite de tokens de salida por respuesta. |")
+        ),
+        ErrorCode.context_length_exceeded,
+    ),
+    (  # translated_context_too_long
+        FailureSignal(error_text=('функція "set-valued" викликана в контексті, де йому немає місця')),
+        ErrorCode.context_length_exceeded,
+    ),
+    (  # translated_context_too_long
+        FailureSignal(error_text=("efterfrågad längd är för lång")),
+        ErrorCode.context_length_exceeded,
+    ),
+    (
+        FailureSignal(error_text="%X/%X 处记录的资源管理器数据校验和不正确"),
+        ErrorCode.invalid_request,
+    ),  # translated_request_invalid
+    (  # host_out_of_reach
+        FailureSignal(error_text=("runner.py:117: error: Statement is unreachable  [unreachable]")),
+        ErrorCode.network_unavailable,
+    ),
+    (  # host_out_of_reach
+        FailureSignal(
+            error_text=(
+                "Could not find server 'TestLinkedServer2' in sys.servers. Verify that "
+                "the correct server name was specified. If necessary, execute the "
+                "stored procedure sp_addlinkedserver to add the server to sys.servers."
+            )
+        ),
+        ErrorCode.network_unavailable,
+    ),
+    (  # host_out_of_reach
+        FailureSignal(error_text=("Could not find server.properties: /srv/mc/server.properties")),
+        ErrorCode.network_unavailable,
+    ),
+    (  # host_out_of_reach
+        FailureSignal(error_text=("[WARN] Docker daemon is unreachable. Please start Docker Desktop.")),
+        ErrorCode.network_unavailable,
+    ),
+    (  # conversation_out_of_room
+        FailureSignal(
+            error_text=("Database 'Northwind' cannot be compacted because compaction is already in progress.")
+        ),
+        ErrorCode.context_length_exceeded,
+    ),
+    (  # conversation_out_of_room
+        FailureSignal(error_text=("Incognito conversations cannot be compacted.")),
+        ErrorCode.context_length_exceeded,
+    ),
+    (  # conversation_out_of_room
+        FailureSignal(
+            error_text=("This file was too large for a single request. Please retry with the secure uploader.")
+        ),
+        ErrorCode.context_length_exceeded,
+    ),
+    (  # authorization_missing
+        FailureSignal(
+            error_text=("Missing authorization checks allow updating/deleting other users (BUG-003, BUG-005).")
+        ),
+        ErrorCode.missing_credentials,
+    ),
+    (  # quota
+        FailureSignal(error_text=("Disk Quota Reached. Please consult your system administrator.")),
+        ErrorCode.quota_limited,
+    ),
+    (FailureSignal(error_text="ocmem: requested maximum size exceeds quota"), ErrorCode.quota_limited),  # quota
+    (  # plan_named_limit
+        FailureSignal(error_text=("You've exceeded your max concurrent sessions limit (limit 3, currently 3)")),
+        ErrorCode.quota_limited,
+    ),
+    (  # usage_throttling
+        FailureSignal(error_text=("Enable internet bandwidth usage throttling for backup operations")),
+        ErrorCode.rate_limited,
+    ),
+    (  # translated_timeout
+        FailureSignal(error_text=("%s: името на символна връзка е твърде дълго, затова тя не се архивира")),
+        ErrorCode.timeout,
+    ),
+    (  # translated_key_invalid
+        FailureSignal(error_text=("W-nøgleord ugyldigt i FR operandplads.")),
+        ErrorCode.auth_required,
+    ),
+    (  # translated_balance_too_low
+        FailureSignal(error_text=("* [-]ofdel Löschzeichen zum Auffüllen anstelle von Nullzeichen benutzen")),
+        ErrorCode.subscription_required,
+    ),
+    (  # translated_context_too_long
+        FailureSignal(error_text=("ścieżka za długa (%d znaków, SHA-1: %s): %s")),
+        ErrorCode.context_length_exceeded,
+    ),
+    (  # translated_context_too_long
+        FailureSignal(error_text=("Skärmbildens text är för lång (ska vara <= 100 tecken)")),
+        ErrorCode.context_length_exceeded,
+    ),
+    (  # translated_context_too_long
+        FailureSignal(error_text=("如果单元格渲染器没有足够的空间显示整个字符串，这里给出了将字符串拆为多行的方法")),
+        ErrorCode.context_length_exceeded,
+    ),
+    (  # translated_connection_failed
+        FailureSignal(error_text=("Verifica delle impostazioni di connessione al database")),
+        ErrorCode.network_unavailable,
+    ),
+    (  # translated_connection_failed
+        FailureSignal(error_text=("Använd inte nätverket alls, inte ens för URL-giltighetskontroller.")),
+        ErrorCode.network_unavailable,
+    ),
+    (  # translated_balance_too_low
+        FailureSignal(error_text=("No apport report written because the error message indicates a disk full error")),
+        ErrorCode.subscription_required,
+    ),
+    (  # translated_timeout
+        FailureSignal(
+            error_text=(
+                "Sama ada mahu lumpuhkan kebolehcapaian papan kekunci selepas had masa "
+                "tamat, berguna untuk komputer yang berkongsi."
+            )
+        ),
+        ErrorCode.timeout,
+    ),
+]
+
 
 @pytest.mark.parametrize(
     "signal,wrong",
@@ -928,6 +1214,7 @@ REVIEWED_ROUND_29 = [
         *REVIEWED_ROUND_27,
         *REVIEWED_ROUND_28,
         *REVIEWED_ROUND_29,
+        *REVIEWED_ROUND_30,
     ],
 )
 def test_what_a_rounds_review_found_is_not_read_as_it_was(signal, wrong):

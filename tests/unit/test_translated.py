@@ -93,6 +93,33 @@ def test_no_english_training_line_is_read_by_the_translated_rules():
         # a model not found, and a model that cannot take the input
         ("Le modèle gpt-9 est introuvable", ErrorCode.model_unavailable),
         ("Le modèle sélectionné ne prend pas en charge les images", ErrorCode.invalid_request),
+        # a model named unsupported is the model's; one that cannot take the input stays the request's
+        ("Modell stöds inte", ErrorCode.model_unavailable),
+        # what a transport failure asks the user to do names the network: a progress message does not
+        ("Nu s-a putut descărca. Verifică conexiunea la internet.", ErrorCode.network_unavailable),
+        ("Проверка соединения", ErrorCode.unknown),
+        # a request that took too long is a timeout; a name too long is no timeout
+        ("Att kontakta din server tog för lång tid", ErrorCode.timeout),
+        ("%s: ime veze je predugo; ne arhivira se", ErrorCode.unknown),
+        # a server's problem named beside its error is the server's; the connection to it is the connection's
+        ("Ошибка сервера Hugging Face: Проблема с сервером API", ErrorCode.provider_unavailable),
+        ("Błąd połączenia z serwerem, spróbuj odświeżyć stronę.", ErrorCode.network_unavailable),
+        # a usage limit reached, or one that lifts tomorrow, is a quota; a decompressor's memory limit is nobody's
+        ("Limite di utilizzo raggiunto fino a 18:30", ErrorCode.quota_limited),
+        (
+            "Ai atins limita IA la planul gratuit. Încearcă Excalidraw+ pentru mai multe sau revino mâine.",
+            ErrorCode.quota_limited,
+        ),
+        ("Osiągnięto limit użycia pamięci", ErrorCode.unknown),
+        # a conversation with no room left is the context; a PL/pgSQL context with no place is not a conversation
+        ("У розмові закінчилося місце. Почніть новий чат.", ErrorCode.context_length_exceeded),
+        ('функція "set-valued" викликана в контексті, де йому немає місця', ErrorCode.unknown),
+        # a wait asked before new requests is a rate limit; a wait while a request is processed is not
+        (
+            "Пожалуйста, подождите перед новыми запросами; квота будет восстановлена автоматически.",
+            ErrorCode.rate_limited,
+        ),
+        ("少々お待ちください, リクエストを処理しています！", ErrorCode.unknown),
     ],
 )
 def test_translated_readings_decide_by_the_words_that_say_the_most(text: str, code: ErrorCode) -> None:
