@@ -545,7 +545,7 @@ ROWS: tuple[Row, ...] = (
         any_of(
             _without(any_of(RATE, QUOTA, LONG_WINDOW), near(TOKENS_OR_CONTEXT, TOO_LONG)),
             # (no room left in the conversation, never a disk's; the answer cut at its output-token limit)
-            _without(DISK, f"(?=.*{CONVERSATION}).*?(?:{near(ROOM, any_of(ROOM_GONE, USED_UP))})"),
+            f"^(?!.*{DISK})(?=.*{CONVERSATION}).*?(?:{near(ROOM, any_of(ROOM_GONE, USED_UP))})",
             near(OUTPUT_TOKENS, CUT),
         ),
         E.context_length_exceeded,
