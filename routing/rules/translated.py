@@ -16,7 +16,7 @@ has lines of one or two classes, so its common words would become those classes'
 
 from routing.codes import ErrorCode as E
 from routing.rules import Row
-from routing.rules.words import any_of, near
+from routing.rules.words import any_of, found, near
 
 # fmt: off
 # (one language to a line, so each list reads as a table)
@@ -383,13 +383,8 @@ CREDENTIAL = any_of(
 # fmt: on
 
 
-def _found(pattern: str, given: str | None = None) -> str:
-    """The pattern anywhere in the text, and `given` anywhere too: both looked for from the text's start, once."""
-    return f"(?=.*{given}).*?(?:{pattern})" if given else f".*?(?:{pattern})"
-
-
 def _without_credential(*found: str) -> str:
-    """Any of the `_found` readings, in a text (read as one line) that names no credential, account or tool of the
+    """Any of the `found` readings, in a text (read as one line) that names no credential, account or tool of the
     agent's own."""
     return f"^(?!.*{CREDENTIAL})(?:{'|'.join(found)})"
 
@@ -403,8 +398,8 @@ ROWS: tuple[Row, ...] = (
     (
         "translated_server_unavailable",
         _without_credential(
-            _found(near(SERVICE, UNAVAILABLE), given=any_of(TEMPORARILY, LATER, NOW)),
-            _found(f"{near(GATEWAY, ERROR)}|{near(TEMPORARILY, PROBLEM)}|{near(SERVICE, NOT_READY)}"),
+            found(near(SERVICE, UNAVAILABLE), given=any_of(TEMPORARILY, LATER, NOW)),
+            found(f"{near(GATEWAY, ERROR)}|{near(TEMPORARILY, PROBLEM)}|{near(SERVICE, NOT_READY)}"),
             # (not a name that did not resolve "for now": the resolver's, read below as the connection's)
             f"^(?!.*{RESOLVE}).*?(?:{near(TEMPORARILY, any_of(UNAVAILABLE, UNREACHABLE))})",
         ),
@@ -414,21 +409,21 @@ ROWS: tuple[Row, ...] = (
     (
         "translated_connection_failed",
         _without_credential(
-            _found(near(CONNECTION, REFUSED_OR_CUT)),
+            found(near(CONNECTION, REFUSED_OR_CUT)),
             # (a proxy's error, not its address given wrong: "Fehler in der Proxy-URL" is the worker's setting)
-            f"(?!.*\\burl\\b){_found(near(PROXY, any_of(REFUSED_OR_CUT, ERROR)))}",
-            _found(near(TEMPORARILY, RESOLVE)),
-            _found(f"{near(SERVICE, UNREACHABLE)}|{NETWORK_ERROR}"),
-            _found(near(NETWORK, any_of(ANOMALY, ERROR, TROUBLE, REFUSED_OR_CUT, UNAVAILABLE, UNREACHABLE))),
-            _found(f"{near(NO, CONNECTION)}|{near(CONNECTION, TROUBLE)}"),
-            _found(near(INTERNET, any_of(NEEDED, NO, TROUBLE, CANNOT_OR_ERROR))),
+            f"(?!.*\\burl\\b){found(near(PROXY, any_of(REFUSED_OR_CUT, ERROR)))}",
+            found(near(TEMPORARILY, RESOLVE)),
+            found(f"{near(SERVICE, UNREACHABLE)}|{NETWORK_ERROR}"),
+            found(near(NETWORK, any_of(ANOMALY, ERROR, TROUBLE, REFUSED_OR_CUT, UNAVAILABLE, UNREACHABLE))),
+            found(f"{near(NO, CONNECTION)}|{near(CONNECTION, TROUBLE)}"),
+            found(near(INTERNET, any_of(NEEDED, NO, TROUBLE, CANNOT_OR_ERROR))),
             # what a transport failure asks of the user: to check the network, the connection or the proxy
-            _found(near(CHECK, any_of(NETWORK, INTERNET, CONNECTION, PROXY))),
+            found(near(CHECK, any_of(NETWORK, INTERNET, CONNECTION, PROXY))),
             f"^(?!.*{MODEL}).*?(?:{near(SERVICE, NOT_FOUND)})",
             # a connection that cannot be made: to a server, the internet or a network, or one to be tried again
             # (not a gateway's error: "Lỗi cổng kết nối", a gateway error, holds "kết nối")
             f"(?!.*{GATEWAY})"
-            + _found(
+            + found(
                 near(CONNECTION, any_of(CANNOT_OR_ERROR, ERROR)),
                 given=any_of(SERVICE, INTERNET, NETWORK, CHECK, TRY_AGAIN),
             ),
@@ -439,15 +434,15 @@ ROWS: tuple[Row, ...] = (
     (
         "translated_timeout",
         _without_credential(
-            _found(f"{TIMED_OUT}|{near(WAIT_TIME, RAN_OUT)}|{near(CONNECTION, EXPIRED)}"),
-            _found(near(TOO_LONG_TIME, any_of(SERVICE, CONNECTION, REQUEST, NETWORK))),
+            found(f"{TIMED_OUT}|{near(WAIT_TIME, RAN_OUT)}|{near(CONNECTION, EXPIRED)}"),
+            found(near(TOO_LONG_TIME, any_of(SERVICE, CONNECTION, REQUEST, NETWORK))),
         ),
         E.timeout,
         0.74,
     ),
     ("translated_upstream_saturated", near(UPSTREAM, SATURATED), E.provider_overloaded, 0.745),
     # a server overloaded or in maintenance: busy for now
-    ("translated_server_busy", _without_credential(_found(near(SERVICE, OVERLOADED))), E.provider_overloaded, 0.745),
+    ("translated_server_busy", _without_credential(found(near(SERVICE, OVERLOADED))), E.provider_overloaded, 0.745),
     # a model this provider does not serve, or a relay with no channel for it: another route may
     (
         "translated_model_unavailable",
@@ -460,11 +455,11 @@ ROWS: tuple[Row, ...] = (
     (
         "translated_server_error",
         _without_credential(
-            _found(near(SERVICE, ERROR), given=any_of(LATER, STATUS_5XX)),
+            found(near(SERVICE, ERROR), given=any_of(LATER, STATUS_5XX)),
             # (to be tried again, or a problem of the server's: not an error of the connection to it, which is the
             # connection's)
-            f"(?!.*{CONNECTION}){_found(near(SERVICE, ERROR), given=TRY_AGAIN)}",
-            f"(?!.*{CONNECTION}){_found(near(SERVER, TROUBLE), given=any_of(ERROR, REFUSED_OR_CUT, COMMUNICATE))}",
+            f"(?!.*{CONNECTION}){found(near(SERVICE, ERROR), given=TRY_AGAIN)}",
+            f"(?!.*{CONNECTION}){found(near(SERVER, TROUBLE), given=any_of(ERROR, REFUSED_OR_CUT, COMMUNICATE))}",
         ),
         E.provider_unavailable,
         0.73,

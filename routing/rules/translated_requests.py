@@ -12,7 +12,7 @@ these rows share; like its rows, these rank below every English reading and abov
 
 from routing.codes import ErrorCode as E
 from routing.rules import Row
-from routing.rules.words import any_of, near
+from routing.rules.words import any_of, found, near
 
 # fmt: off
 # (one language to a line where a language has several words, so each list reads as a table)
@@ -526,11 +526,6 @@ EXPIRED = any_of(
 )
 
 
-def _found_both(reading: str, given: str) -> str:
-    """`reading` in a text that says `given` somewhere too."""
-    return f"^(?=.*{given}).*?(?:{reading})"
-
-
 def _without(veto: str, reading: str) -> str:
     """`reading` in a text (read as one line) that says nothing of `veto`."""
     return f"^(?!.*{veto}).*?(?:{reading})"
@@ -575,7 +570,7 @@ ROWS: tuple[Row, ...] = (
         0.745,
     ),
     # a rate's words, or a wait asked for before new requests
-    ("translated_rate_limited", any_of(RATE, _found_both(near(WAIT, BEFORE), REQUEST)), E.rate_limited, 0.744),
+    ("translated_rate_limited", any_of(RATE, "^" + found(near(WAIT, BEFORE), given=REQUEST)), E.rate_limited, 0.744),
     (
         "translated_quota_used_up",
         _without(any_of(RATE, DISK), any_of(near(QUOTA, USED_UP), LIMIT_USED_UP, near(FREE, USED_UP))),
