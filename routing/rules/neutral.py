@@ -1120,7 +1120,9 @@ NEUTRAL = table(
             r"|couldn.t (?:resolve host|connect to server)"
             # libcurl's CURLE_RECV_ERROR / CURLE_SEND_ERROR as the curl tool prints them, with the OS's reason in
             # any locale ("curl: Recv failure: Connection reset by peer", "Recv failure:连接被对方重设")
-            r"|\bcurl: (?:\(\d+\) )?(?:Recv|Send) failure\b",
+            r"|\bcurl: (?:\(\d+\) )?(?:Recv|Send) failure\b"
+            # (the exit code as a script that shells out to curl reports it: "curl command failed with exit code 7")
+            r"|\bcurl\b[^\n]{0,40}\bexit (?:code|status):? (?:6|7|18|35|52|55|56|92)\b",
             E.network_unavailable,
             0.8,
         ),
@@ -1311,13 +1313,21 @@ NEUTRAL = table(
             0.45,
         ),
         # (the verb in any tense: Bito "looks your request is timing out")
-        ("timeout", r"timed? ?out|deadline exceeded|timeout|\btiming out\b|\btimes out\b", E.timeout, 0.75),
+        # (and in the words of one who waited: "The AI service took too long to respond")
+        (
+            "timeout",
+            r"timed? ?out|deadline exceeded|timeout|\btiming out\b|\btimes out\b"
+            r"|\btook too long to (?:respond|reply|answer)\b",
+            E.timeout,
+            0.75,
+        ),
         # a timeout that names its own limit elapsing (libcurl 28 "Operation timed out after 90000 milliseconds",
         # Azure.Core "exceeded the configured timeout of 0:01:40", .NET's HttpClient.Timeout, axios "timeout of
         # 60000ms exceeded"): the cause, above the socket words the cancellation leaves behind it
         (
             "timeout_elapsed",
-            r"\bcurl(?: error|: \()\s?28\b|\boperation timed out after \d|exceeded the configured timeout"
+            r"\bcurl(?: error:?|: \()\s?28\b|\bcurl\b[^\n]{0,40}\bexit (?:code|status):? 28\b"
+            r"|\boperation timed out after \d|exceeded the configured timeout"
             r"|\bHttpClient\.Timeout\b|\btimeout of \d+\s?(?:ms|s|seconds?)\b(?: has been)? (?:exceeded|elapsing)"
             # the SDKs' own timeout classes (LiteLLM's litellm.Timeout inside its APIConnectionError, openai's
             # APITimeoutError)
@@ -3288,7 +3298,7 @@ NEUTRAL = table(
         (
             "host_out_of_reach",
             r"\b(?:ollama|server|host|endpoint|api|provider|service|gateway|proxy)\b[^.\n]{0,30}"
-            r"\b(?:is|are) unreachable\b"
+            r"\b(?:(?:is|are) unreachable|(?:is |are )?not reachable)\b"
             r"|\bcannot be reached\b|\bcould not find (?:the )?server\.(?!\w)"
             r"|^disconnected\W{0,3}(?:please )?(?:try again|retry|reconnect)",
             E.network_unavailable,

@@ -51,6 +51,10 @@ CONNECTION = any_of(
     "повезати", "\\bvez[ueo]\\b", "\\bвез[уеа]\\b", "свързването", "\\bconecta", "prisijungti prie", "ryš[iį]",
     "savienojum", "ühendus", "ühendu", "برقراری ارتباط", "برقراریِ ارتباط",
     "ارتباط با (?:سرور|سِروِر|کارساز|اینترنت)", "ligar-", "connectat", "koble til",
+    # (be, uz, da, sl, sv, sr, hr, mk: more connections)
+    "злучэнн", "ulanish", "tilslutning", "povezovanj", "ansluta", "konekcij", "spajanj", "конекциј", "падключэнн",
+    "csatlakoz", "\\bveza\\b",  # (hu, hr)
+    "povezivanj",  # (sr)
 )
 # refused, cut, closed or ended unexpectedly
 REFUSED_OR_CUT = any_of(
@@ -89,6 +93,8 @@ REFUSED_OR_CUT = any_of(
     "mất(?! thời gian)",
     "ขาดหาย", "끊어", "끊김", "断开", "斷開", "中断", "中斷", "गमावले", "खो गया", "загубен",
     "αποτυχία",
+    # (closed: "Connessione chiusa dal server", "连接被服务器关闭")
+    "chiusa", "cerrada", "fermée", "закрыт", "关闭", "關閉", "終了しました",
 )
 # cannot, or an error: a connection's failure only where a server is named too ("cannot connect to the server"), since
 # an account, a tool or an agent is connected to as well
@@ -105,6 +111,9 @@ CANNOT_OR_ERROR = any_of(
     "nepavyko", "\\bnevar\\b", "ei saa\\b", "no es pot", "no estic", "não consigo", "nem sikerült",
     "δεν ήταν δυνατ", "δεν είναι δυνατ", "помилк", "\\bgreška", "грешк", "pogrešk", "\\bnapak",
     "\\bralat\\b", "kļūd", "\\bviga\\b",  # (cannot, in more languages)
+    # (nb, sv, es, fa, pt: failed, not possible)
+    "mislyktes", "lyckades inte", "går inte att", "no fue posible", "ممکن نیست", "\\bنشد\\b", "\\bfalh(?:a|ou)\\b",
+    "no se ha podido", "no se pudo", "하지 못했", "nie można",  # (es, ko, pl)
 )
 # an operation or a connection out of time, in words that say nothing else
 TIMED_OUT = any_of(
@@ -131,6 +140,8 @@ TIMED_OUT = any_of(
     "समय समाप्त",  # hi
     "időtúllépés\\b", "λήξη χρονικού ορίου", "aegus pärast", "time-out na \\d",
     "\\bczas\\b[^.]{0,40}upłyn",  # (more languages' timeouts)
+    # (nb, sv, uk, es, lt, hr: the time ran out)
+    "tidsavbrudd", "nådde maxtiden", "сплив час", "se agotó el tiempo", "baigėsi laikas", "nije odazvao na vrijeme",
 )
 # a wait time or a time limit: a timeout only when it ran out ("Wartezeit für Serverantworten" is a setting)
 WAIT_TIME = any_of(
@@ -171,13 +182,17 @@ UNREACHABLE = any_of(
     "niet bereikbaar", "nieosiągaln", "nedosažiteln", "erişilemiyor", "لا يمكن الوصول", "قابل دسترسی نیست", "אינו נגיש",
     "không thể truy cập", "tidak dapat dijangkau", "ไม่สามารถเข้าถึง", "到達できません", "접근할 수 없", "无法访问",
     "無法連線", "kan inte nås", "nepasiekiam", "δεν είναι προσβάσιμ", "pole hetkel leitav", "недосяжн",
+    # (fr, tr, de, zh-TW, id, da: could not be reached)
+    "pas joignable", "ulaşılamadı", "nicht erreicht werden", "無法聯繫", "tidak dapat menjangkau",
+    "kunne ikke kontaktes",
+    "não foi possível acessar", "pole leitav",  # (pt, et)
 )
 # a network, and its trouble
 NETWORK = any_of(
     "\\bсет(?:ь|и|евой)\\b", "мереж", "réseau", "\\bred\\b", "\\brede\\b", "\\brete\\b", "netzwerk", "netwerk",
     "\\bsie(?:ć|ci)\\b", "\\bsíť", "\\bağ(?:ınız|ınızda|da)\\b", "شبك", "شبکه", "רשת", "\\bmạng\\b", "jaringan",
     "เครือข่าย", "ネットワーク", "네트워크", "网络", "網路", "नेटवर्क", "δίκτυ", "мрежа",
-    "\\brețea", "tinkl", "\\bsieť", "omrežn", "\\bmrež(?:n[aeoi]|a|e|u)\\b(?! stranic)", "мреж",
+    "\\brețea", "tinkl", "\\bsieť", "omrežn", "\\bmrež(?:n[aeoi]|a|e|u|om)\\b(?! stranic)", "мреж",
     "\\brangkaian\\b", "tīkl",
     "võrgu", "\\bxarxa", "\\bağ\\b", "δικτ", "संजाल", "নেটওয়ার্ক", "\\bnettverk", "\\bnätverk",
     "\\bnetværk", "\\bverkko", "hálózat",  # (more languages' networks)
@@ -192,6 +207,9 @@ NO = any_of(
     "\\bžádné\\b", "\\bgeen\\b", "\\bingen\\b", "\\bnincs\\b", "không có", "tidak ada", "ไม่มี", "没有", "沒有",
     "لا يوجد", "\\bkeine\\b", "\\bнема\\b", "\\bняма\\b",
     "بدون", "puudub", "\\bnėra\\b", "\\bnav\\b",  # (without, missing)
+    # (ro, ca, pt, gl, he, eu, sr, es, et, sl, hi, uz: no, there is none)
+    "fără", "\\bsense\\b", "\\bsem\\b", "\\bsen\\b", "אין", "ez dago", "ne postoji", "nu exist[aă]", "\\bno hay\\b",
+    "\\bpole\\b", "\\bni\\b", "नहीं", "yo[ʻ'‘]q",
 )
 # a network's or a connection's error in one word, as the languages that compound say it
 NETWORK_ERROR = any_of(
@@ -201,6 +219,10 @@ NETWORK_ERROR = any_of(
     "error de connexió", "galat koneksi", "kesalahan jaringan", "eroare de (?:conexiune|rețea)", "خطأ في الاتصال",
     "خطأ في الشبكة", "خطای اتصال", "خطای شبکه", "कनेक्शन गड़बड़", "σφάλμα (?:σύνδεσης|δικτύου)",
     "proxyfout", "proxyfehler", "proxyfel\\b", "proxyfeil",
+    # (a connection's error or failure said in two words: pt, sr, hr, be, nb, uz, ru)
+    "erro de (?:ligação|conexão)", "falha na (?:conexão|ligação)", "greška u (?:konekciji|spajanju|povezivanju)",
+    "памылка падключэння", "tilkobling mislyktes", "tarmoq xatolig", "ошибка (?:подключения|соединения)",
+    "ارتباط برقرار نشد",  # (fa: a connection not established)
 )
 # a server not to be found (its name did not resolve)
 NOT_FOUND = any_of(
@@ -216,6 +238,7 @@ INTERNET = any_of(
     "accès à internet", "acceso a internet", "accés a internet", "acesso à internet", "accesso a internet",
     # (the word itself, in the languages that borrow it, after their own preposition: English says it too)
     "\\b(?:với|dengan|ke|nå|à|ao|al|la|a) internet\\b", "internetov", "internetsk", "interneti", "ইন্টারনেট",
+    "all['’]internet", "nternete\\b",  # (it, tr)
 )
 NEEDED = any_of(
     "requis", "erforderlich", "se necesita", "è richiesto", "requer", "requírese", "potreban", "zahtevan", "būtin",
@@ -227,6 +250,7 @@ TROUBLE = any_of(
     "problème", "problema", "problem(?!s\\b)", "проблем", "sorun", "ongelma", "probléma", "πρόβλημα",
     "problém", "težav",
     "problemų", "問題", "问题", "문제", "مشكلة", "مشکل", "בעיה", "vấn đề", "masalah", "ปัญหา", "समस्या", "arazo",
+    "προβλήματ",  # (el plural)
 )
 # overloaded, or down for maintenance: busy for now
 OVERLOADED = any_of(
@@ -262,6 +286,7 @@ SERVICE = any_of(
     "backend", "back-end", "bakänd", "後端", "后端", "taustateenus", "posistem", "chúltaca", "\\bAI\\b", "\\bIA\\b",
     "\\bKI\\b", "\\bШІ\\b", "\\bИИ\\b", "人工智慧", "人工智能", "yapay zeka", "الذكاء الاصطناعي",
     "strežnik", "pelayan", "tjener", "kiszolgál", "کارساز", "palvelin",  # (more languages' servers)
+    "hizmet",  # (tr)
 )
 UNAVAILABLE = any_of(
     "недоступ", "indisponible", "no (?:está )?disponible", "indisponível", "non disponibile", "nicht verfügbar",
@@ -273,6 +298,7 @@ UNAVAILABLE = any_of(
     "ご利用いただけません",
     "nu este disponibil", "nije dostupan", "није доступан", "ni na voljo", "nie je k dispozícii",
     "ei ole saatavilla",  # (more languages' unavailable)
+    "ikke tilgængelig", "ei ole käytettävissä",  # (da, fi)
 )
 LATER = any_of(
     "позже", "пізніше", "plus tard", "más tarde", "mais tarde", "più tardi", "später", "later opnieuw", "później",
@@ -289,6 +315,9 @@ CHECK = any_of(
     "ellenőrizze", "ellenőrizd", "ελέγξτε", "denetleyin", "denetleyip", "kontrol edin", "تحقق من", "بررسی کنید", "בדוק",
     "בדקו", "(?<!đang )kiểm tra", "periksa", "semak", "(?<!กำลัง)ตรวจสอบ", "確認してください", "ご確認", "확인하세요",
     "확인해 ?주세요", "확인하십시오", "请检查", "請檢查", "请确认", "請確認", "जांचें", "जाँचें", "পরীক্ষা করুন",
+    # (da, gl, lv, af, lt, ja: more imperatives)
+    "\\btjek\\b", "comproba\\b", "pārbaudīt", "kontroleer", "patikrint", "を確認して",
+    "праверце",  # (be)
 )
 # try again: a connection's failure worth a retry is one its text says to retry
 TRY_AGAIN = any_of(
@@ -309,6 +338,7 @@ TOO_LONG_TIME = any_of(
     "prea mult timp", "liian kauan", "pārāk ilgi", "per ilgai",
     "liiga kaua", "çok uzun sürdü", "zbyt długo", "時間がかかりすぎ", "너무 오래", "时间过长", "太久", "時間過長",
     "बहुत अधिक समय", "बहुत लंबा समय",
+    "прекалено много",  # (bg)
 )
 # a request (sent to a server)
 REQUEST = any_of(
@@ -336,9 +366,16 @@ ERROR = any_of(
     "错误", "錯誤", "σφάλμα", "\\beroare\\b", "\\berror del\\b", "异常", "異常",
     "שגיא", "त्रुटि", "ত্রুটি", "napak", "pogrešk", "\\bgreška", "грешк", "kļūd", "\\bviga\\b",
     "\\bralat\\b", "\\bfejl", "virhe",  # (more languages' errors)
+    "त्रुटी", "xatolig", "памылк",  # (mr, uz, be)
+    "\\bun error\\b",  # (es: an error, during a connection)
 )
 # a model, said to be unavailable (for good: a model only for now is capacity, not this)
-MODEL = any_of("модел", "מודל", "モデル", "\\bmodelis\\b", "\\bmodell", "\\bmodelo\\b")
+MODEL = any_of(
+    "модел", "מודל", "モデル", "\\bmodelis\\b", "\\bmodell", "\\bmodelo\\b",
+    # (more languages' models: a model busy or unavailable)
+    "\\bmodel\\b", "modèle", "modello", "modelul", "μοντέλο", "mô hình", "โมเดล", "모델", "模型", "\\bmalli\\b",
+    "النموذج",
+)
 # a relay's channel (new-api's word for an upstream it routes to), and there being none or no valid one
 CHANNEL = any_of("渠道", "管道", "\\bcanal\\b", "채널", "کانال", "チャンネル", "チャネル")
 NONE = any_of(
@@ -361,6 +398,37 @@ PROXY = any_of(
     "(?<!giấy )ủy nhiệm", "proksi",
     "พร็อกซี", "プロキシ", "프록시", "प्रॉक्सी",
     "välityspalvelin",  # (a proxy in Finnish)
+)
+# establishing a connection: a connection that cannot be established is a transport failure whatever it was to
+ESTABLISH = any_of(
+    "thiết lập", "برقرار", "establecer", "estabelecer", "воспостави", "установить", "встановити", "建立", "établir",
+    "herstellen", "stabilire", "nawiązać", "navázat", "kurula", "確立",
+)
+# a host named by its address or as a local model runtime ("Impossibile connettersi a localhost:11434", "Couldn't
+# connect to Ollama"): what a connection to it failed to reach
+HOST = any_of(
+    "localhost", "https?://", "\\b\\d{1,3}(?:\\.\\d{1,3}){3}\\b", "\\b[\\w-]+(?:\\.[\\w-]+)*:\\d{2,5}\\b", "\\bollam",
+    "lm studio",
+)
+# not connected (to the internet, to a network): "Возможно, вы не подключены к Интернету", "شبکه وصل نیست"
+NOT_CONNECTED = any_of(
+    "не подключен", "не підключен", "nie (?:ste |si )?pripojen", "nejste připojen", "non (?:\\w+ )?connesso",
+    "bağlı olma", "bağlı değil", "puuttuu", "وصل نیست", "nicht verbunden", "niet verbonden", "não está conectad",
+    "no está conectad", "pas connecté", "未连接", "未連線", "接続されていません", "연결되어 있지 않", "không kết nối",
+    "tidak terhubung", "nie jesteś połączon",
+)
+# not responding (a server, a service): "번역 서비스가 응답하지 않습니다", "Le serveur ne répond pas"
+NOT_RESPONDING = any_of(
+    "응답하지 않", "не отвечает", "не відповідає", "ne répond pas", "no responde", "não responde", "non risponde",
+    "antwortet nicht", "reageert niet", "nie odpowiada", "neodpovídá", "yanıt vermiyor", "لا يستجيب", "پاسخ نمی",
+    "אינו מגיב", "không phản hồi", "tidak merespons", "ไม่ตอบสนอง", "応答しません", "応答がありません", "没有响应",
+    "沒有回應", "無回應", "未响应",
+)
+# busy (a model at work on another answer): "Модель занята", "El modelo está ocupado", "模型正忙碌中"
+BUSY = any_of(
+    "занят", "зайнят", "\\bзает", "occupé", "ocupad", "occupat", "beschäftigt", "\\bbezig\\b", "zajęt", "zaneprázdněn",
+    "meşgul", "مشغول", "עסוק", "đang bận", "\\bsibuk\\b", "ไม่ว่าง", "処理中", "사용 중", "忙碌", "正忙", "upptagen",
+    "elfoglalt", "απασχολημέν", "\\bocupat", "varattu",
 )
 # a credential named beside the failure ("無法連接 — 可能是 token 已經過期或無效"): the key's failure, which the
 # connection words only report
@@ -399,6 +467,9 @@ ROWS: tuple[Row, ...] = (
         "translated_server_unavailable",
         _without_credential(
             found(near(SERVICE, UNAVAILABLE), given=any_of(TEMPORARILY, LATER, NOW)),
+            # (a server, not a service: a service may be unavailable for good, a server is down)
+            found(near(SERVER, UNAVAILABLE)),
+            found(near(SERVICE, NOT_RESPONDING)),
             found(f"{near(GATEWAY, ERROR)}|{near(TEMPORARILY, PROBLEM)}|{near(SERVICE, NOT_READY)}"),
             # (not a name that did not resolve "for now": the resolver's, read below as the connection's)
             f"^(?!.*{RESOLVE}).*?(?:{near(TEMPORARILY, any_of(UNAVAILABLE, UNREACHABLE))})",
@@ -417,6 +488,7 @@ ROWS: tuple[Row, ...] = (
             found(near(NETWORK, any_of(ANOMALY, ERROR, TROUBLE, REFUSED_OR_CUT, UNAVAILABLE, UNREACHABLE))),
             found(f"{near(NO, CONNECTION)}|{near(CONNECTION, TROUBLE)}"),
             found(near(INTERNET, any_of(NEEDED, NO, TROUBLE, CANNOT_OR_ERROR))),
+            found(near(any_of(INTERNET, NETWORK), NOT_CONNECTED)),
             # what a transport failure asks of the user: to check the network, the connection or the proxy
             found(near(CHECK, any_of(NETWORK, INTERNET, CONNECTION, PROXY))),
             f"^(?!.*{MODEL}).*?(?:{near(SERVICE, NOT_FOUND)})",
@@ -425,7 +497,7 @@ ROWS: tuple[Row, ...] = (
             f"(?!.*{GATEWAY})"
             + found(
                 near(CONNECTION, any_of(CANNOT_OR_ERROR, ERROR)),
-                given=any_of(SERVICE, INTERNET, NETWORK, CHECK, TRY_AGAIN),
+                given=any_of(SERVICE, INTERNET, NETWORK, CHECK, TRY_AGAIN, ESTABLISH, HOST),
             ),
         ),
         E.network_unavailable,
@@ -441,6 +513,8 @@ ROWS: tuple[Row, ...] = (
         0.74,
     ),
     ("translated_upstream_saturated", near(UPSTREAM, SATURATED), E.provider_overloaded, 0.745),
+    # a model busy with another answer: a short wait frees it
+    ("translated_model_busy", _without_credential(found(near(MODEL, BUSY))), E.provider_overloaded, 0.745),
     # a server overloaded or in maintenance: busy for now
     ("translated_server_busy", _without_credential(found(near(SERVICE, OVERLOADED))), E.provider_overloaded, 0.745),
     # a model this provider does not serve, or a relay with no channel for it: another route may

@@ -386,6 +386,7 @@ LIMIT = any_of(
     "\\blimit", "\\blimite", "límite", "límit", "\\blimita\\b", "limiet", "gräns", "grænse", "grense", "\\braja\\b",
     "sınır", "ліміт", "лимит", "mugara", "מכסת", "מגבלת", "سقف", "giới hạn", "\\bbatas\\b", "ขีดจำกัด", "制限", "上限",
     "한도", "限制", "限额", "限額", "सीमा", "வரம்ப", "սահմանաչափ", "όριο",
+    "\\bحد\\b", "längenlimit",  # (ar, de compounds)
 )
 # tomorrow ("come back tomorrow"): a day's window
 TOMORROW = any_of(
@@ -407,6 +408,13 @@ REACHED = any_of(
     "ulaşıl", "saavutettu", "naabot", "đã đạt", "tercapai", "mencapai", "まで", "制限中", "도달", "已达", "已達", "ถึง",
     "bereikt", "nått", "nået", "nådd", "atins", "\\bfins a\\b", "fino a", "\\baté\\b", "\\bhasta\\b", "\\bbis\\b",
     "jusqu", "\\bdo\\b \\d",
+    "uppnådd", "पहुंच", "达到", "達到", "رسید", "تم الوصول",  # (sv, hi, zh, fa, ar)
+)
+# a context (a model's window, never a conversation or a message), whose length limit was reached ("Достигнут лимит
+# длины контекста", "Kontextlängenlimit erreicht")
+CONTEXT = any_of(
+    "контекст", "contexte", "contexto", "contesto", "kontext", "kontekst", "bağlam", "السياق", "ngữ cảnh", "konteks",
+    "บริบท", "コンテキスト", "컨텍스트", "上下文", "संदर्भ", "llargada de context", "طول متن",
 )
 # a conversation or a context (not a message: "not enough space to display the message" is a screen's)
 CONVERSATION = any_of(
@@ -542,6 +550,7 @@ ROWS: tuple[Row, ...] = (
             # (no room left in the conversation, never a disk's; the answer cut at its output-token limit)
             f"^(?!.*{DISK})(?=.*{CONVERSATION}).*?(?:{near(ROOM, any_of(ROOM_GONE, USED_UP))})",
             near(OUTPUT_TOKENS, CUT),
+            _without(any_of(RATE, QUOTA, LONG_WINDOW), found(near(CONTEXT, LIMIT), given=REACHED)),
         ),
         E.context_length_exceeded,
         0.746,
