@@ -95,6 +95,7 @@ REFUSED_OR_CUT = any_of(
     "αποτυχία",
     # (closed: "Connessione chiusa dal server", "连接被服务器关闭")
     "chiusa", "cerrada", "fermée", "закрыт", "关闭", "關閉", "終了しました",
+    "geschlossen", "닫았",  # (de, ko: closed)
 )
 # cannot, or an error: a connection's failure only where a server is named too ("cannot connect to the server"), since
 # an account, a tool or an agent is connected to as well
@@ -186,6 +187,7 @@ UNREACHABLE = any_of(
     "pas joignable", "ulaşılamadı", "nicht erreicht werden", "無法聯繫", "tidak dapat menjangkau",
     "kunne ikke kontaktes",
     "não foi possível acessar", "pole leitav",  # (pt, et)
+    "non può essere raggiunt", "ulaşılamıyor",  # (it, tr: cannot be reached)
 )
 # a network, and its trouble
 NETWORK = any_of(
@@ -287,6 +289,7 @@ SERVICE = any_of(
     "\\bKI\\b", "\\bШІ\\b", "\\bИИ\\b", "人工智慧", "人工智能", "yapay zeka", "الذكاء الاصطناعي",
     "strežnik", "pelayan", "tjener", "kiszolgál", "کارساز", "palvelin",  # (more languages' servers)
     "hizmet",  # (tr)
+    "\\bhost\\b", "ana bilgisayar", "主机",  # (a host: "Der eingegebene Host … kann nicht erreicht werden")
 )
 UNAVAILABLE = any_of(
     "недоступ", "indisponible", "no (?:está )?disponible", "indisponível", "non disponibile", "nicht verfügbar",
@@ -368,6 +371,7 @@ ERROR = any_of(
     "\\bralat\\b", "\\bfejl", "virhe",  # (more languages' errors)
     "त्रुटी", "xatolig", "памылк",  # (mr, uz, be)
     "\\bun error\\b",  # (es: an error, during a connection)
+    "\\berror al\\b",  # (es: an error connecting)
 )
 # a model, said to be unavailable (for good: a model only for now is capacity, not this)
 MODEL = any_of(
@@ -404,11 +408,11 @@ ESTABLISH = any_of(
     "thiết lập", "برقرار", "establecer", "estabelecer", "воспостави", "установить", "встановити", "建立", "établir",
     "herstellen", "stabilire", "nawiązać", "navázat", "kurula", "確立",
 )
-# a host named by its address or as a local model runtime ("Impossibile connettersi a localhost:11434", "Couldn't
-# connect to Ollama"): what a connection to it failed to reach
+# a host named by its address, as a local model runtime or as the API ("Impossibile connettersi a localhost:11434",
+# "Nem sikerült csatlakozni az Ollamához", "无法连接到 API"): what a connection to it failed to reach
 HOST = any_of(
     "localhost", "https?://", "\\b\\d{1,3}(?:\\.\\d{1,3}){3}\\b", "\\b[\\w-]+(?:\\.[\\w-]+)*:\\d{2,5}\\b", "\\bollam",
-    "lm studio",
+    "lm studio", "\\bAPI(?![a-z])",
 )
 # not connected (to the internet, to a network): "Возможно, вы не подключены к Интернету", "شبکه وصل نیست"
 NOT_CONNECTED = any_of(

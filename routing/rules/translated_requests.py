@@ -104,7 +104,29 @@ RATE = any_of(
     "demasiado rápido", "trop rapide", "troppo veloc", "zu schnell", "te snel", "zbyt szybk",
     # (a provider's speed limited, requests too fast)
     "příliš rychl", "quá nhanh", "terlalu cepat", "速すぎ", "너무 빠르", "太快",
+    # (per second is a rate too: "ограничения на количество запросов в секунду")
+    "в секунду", "на секунду", "за секунду", "pro sekunde", "par seconde", "por segundo", "al secondo", "per seconde",
+    "na sekundę", "saniyede", "في الثانية", "در ثانیه", "לשנייה", "mỗi giây", "per detik", "ต่อวินาที", "毎秒", "초당",
+    "每秒", "प्रति सेकंड",
+    "kekerapan permintaan",  # (ms: a request frequency over its limit)
 )
+# too many (requests): a rate limit in plain words, wherever a language puts them ("ChatGPT wird mit zu vielen Anfragen
+# überflutet", "ChatGPT 被太多请求淹没")
+_TOO_MANY = any_of(
+    "слишком (?:много|большим количеством)", "занадто (?:багато|великою кількістю)", "забагато", "trop de",
+    "demasiad[oa]s", "\\btroppe\\b", "zu viele", "te veel", "zbyt (?:wiele|dużo|wieloma)", "příliš (?:mnoho|mnoha)",
+    "príliš (?:veľa|veľkým)", "çok fazla", "for mange", "för många", "liian (?:monia|monta|paljon)", "túl sok",
+    "prea multe", "pārāk daudz", "per daug", "liiga pal", "preveč", "previše", "πάρα πολλ", "твърде много", "یادی",
+    "יותר מדי", "quá nhiều", "terlalu banyak", "มากเกินไป", "多すぎ", "너무 많", "太多", "过多", "過多",
+    "बहुत (?:अधिक|सारे)",
+)
+# (too much time is a timeout's: "La requête a pris trop de temps", "зайняло занадто багато часу")
+_TIME = any_of(
+    "temps", "tiempo", "tempo", "zeit", "tijd", "czasu", "času", "zaman", "часу", "времени", "\\btid", "aikaa", "időt",
+    "timp", "laika", "laiko", "aega", "časa", "vremena", "χρόνο", "време", "زمان", "זמן", "thời gian", "waktu", "เวลา",
+    "時間", "时间", "시간", "समय",
+)
+TOO_MANY = f"{_TOO_MANY}(?!\\s*{_TIME})"
 # a day's or a month's window: a limit over it is a quota, not a blip
 LONG_WINDOW = any_of(
     "в день", "дневн", "денн", "суточн", "ежедневн", "на день", "щоденн", "місяч", "месяч", "в месяц",  # ru, uk
@@ -155,6 +177,7 @@ USED_UP = any_of(
     "sáraíodh", "υπέρβαση", "à court de", "n'avez plus de", "došly", "ficou sem", "bitti", "संपले", "부족",
     "\\bнемає\\b", "\\bнет\\b", "\\byok\\b", "لا يحتوي", "ندارد", "אין ", "không có", "tidak memiliki", "ไม่มี",
     "ありません", "없습니다", "没有", "नहीं है",
+    "tidak mencukupi", "terlampaui",  # (ms: not enough, exceeded)
 )
 # a key or a token of the account
 KEY = any_of(
@@ -190,6 +213,7 @@ INVALID = any_of(
     "virheellinen", "잘못된(?= api ?키)", "ugyldig", "невірн", "neveljav", "nevažeć", "nederīg",  # (more languages)
     "間違って", "hindi wastong",
     "或不正确", "或不正確",
+    "tamat tempoh",  # (ms: expired)
 )
 # not set, not given, required: a key the user has to enter
 MISSING = any_of(
@@ -245,6 +269,7 @@ NOT_FOUND = any_of(
     "удален", "видален", "supprimé", "eliminad", "excluíd", "eliminat[oai]\\b", "gelöscht", "verwijderd", "usunięt",
     "smazán",
     "silindi", "حذف", "נמחק", "đã bị xóa", "dihapus", "ถูกลบ", "削除され", "삭제", "已被删除", "已删除", "已刪除",
+    "tidak dijumpai", "tidak ditemui", "tidak wujud",  # (ms)
 )
 # a moderation system, a safety filter, a content policy, community guidelines
 MODERATION = any_of(
@@ -262,12 +287,14 @@ CONTENT = any_of(
     "obsah", "içerik", "المحتوى", "محتوى", "محتوا", "התוכן", "nội dung", "konten", "เนื้อหา", "コンテンツ", "内容",
     "內容", "내용",
     "콘텐츠", "सामग्री",
+    "kandungan",  # (ms)
 )
 BLOCKED = any_of(
     "заблокирован", "заблоковано", "помечен", "позначен", "bloqué", "bloquead", "bloccat", "blockiert", "geblokkeerd",
     "zablokowan", "zablokován", "engellendi", "محظور", "مسدود", "חסום", "bị chặn", "diblokir", "ถูกบล็อก", "ブロック",
     "拒否", "차단", "拦截", "攔截", "屏蔽", "封鎖", "阻止", "अवरुद्ध", "signalé", "marcado", "sinalizado",
     "contrassegnat", "markiert", "oznaczon", "označen", "סומן", "标记", "標記",
+    "disekat",  # (ms)
 )
 # a safety or security system (a content policy's, not a connection's: nouns, never "secure")
 SAFETY = any_of(
@@ -306,6 +333,7 @@ NOT_SUPPORTED = any_of(
     "ondersteun(?:t|en) geen", "nie obsługuj", "nepodporuj", "desteklemiyor", "لا تدعم", "لا يدعم", "پشتیبانی نمی",
     "אינם תומכים", "אינו תומך", "không hỗ trợ", "tidak mendukung", "ไม่รองรับ", "サポートしていません",
     "対応していません", "지원하지 않", "不支持", "不支援", "समर्थन नहीं",
+    "tidak disokong", "tidak menyokong",  # (ms)
 )
 # retired
 DEPRECATED = any_of(
@@ -343,6 +371,9 @@ REQUEST = any_of(
     "anfrage", "aanvraag", "verzoek", "żądani", "zapytani", "požadav", "\\bistek", "الطلب", "درخواست", "בקשה",
     "yêu cầu", "permintaan", "คำขอ", "リクエスト", "요청", "请求", "請求", "अनुरोध",
     "pyyntö", "kahilingan",
+    # (bg, da, el, fr, et, hu, lt, lv, nb, ro, sk, sl, sr, sv)
+    "заявк", "anmodning", "αιτήμα", "\\bdemandes\\b", "taotlus", "kérés", "užklaus", "pieprasījum", "forespørs",
+    "solicităr", "žiadost", "zahtev", "förfrågning",
 )
 # could not be processed (a request the server would not take as it was)
 NOT_PROCESSED = any_of(
@@ -579,7 +610,12 @@ ROWS: tuple[Row, ...] = (
         0.745,
     ),
     # a rate's words, or a wait asked for before new requests
-    ("translated_rate_limited", any_of(RATE, "^" + found(near(WAIT, BEFORE), given=REQUEST)), E.rate_limited, 0.744),
+    (
+        "translated_rate_limited",
+        any_of(RATE, "^" + found(near(WAIT, BEFORE), given=REQUEST), "^" + found(near(TOO_MANY, REQUEST))),
+        E.rate_limited,
+        0.744,
+    ),
     (
         "translated_quota_used_up",
         _without(any_of(RATE, DISK), any_of(near(QUOTA, USED_UP), LIMIT_USED_UP, near(FREE, USED_UP))),

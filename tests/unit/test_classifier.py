@@ -616,7 +616,7 @@ CATALOGUES = {
     "errors-2026.12.40": "e5da27edfe32b33b",  # other languages: keys, quotas, context, moderation; engines down
     "errors-2026.12.41": "1f65ac5c4dddc71a",  # the word-list helpers in their own module: the readings of .40
     "errors-2026.12.42": "7fef8b0938027759",  # transport, keys, windows and rooms in more languages and apps
-    "errors-2026.12.43": "7d3efd73ad3e5a31",  # servers unavailable or not responding, busy models, context limits
+    "errors-2026.12.43": "184e6c6f188608c9",  # servers unavailable or not responding, busy models, context limits
 }
 
 
@@ -825,6 +825,25 @@ def test_a_local_tools_failure_is_no_providers_fault(text):
 def test_a_sockets_error_number_is_still_the_network():
     for text in ("httpx.ConnectError: [Errno 111] Connection refused", "error sending request: os error 10054"):
         assert classify(FailureSignal(error_text=text), NOW).code is ErrorCode.network_unavailable
+
+
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        # curl's exit code as a script that shells out to it reports it (attogram/ollama-bash-lib): 7 cannot connect,
+        # 28 timed out; 22 is an HTTP status the server answered, no transport failure
+        ("[ERROR] _call_curl: curl command failed with exit code 7", ErrorCode.network_unavailable),
+        ("[ERROR] ollama_api_post: curl error: 28", ErrorCode.timeout),
+        ("curl command failed with exit code 22", ErrorCode.unknown),
+        # a named host "not reachable", a service that "took too long to respond"; code that is not reachable is
+        # nobody's transport
+        ("ERROR: Ollama API not reachable", ErrorCode.network_unavailable),
+        ("The AI service took too long to respond. Please try again.", ErrorCode.timeout),
+        ("The code path is not reachable", ErrorCode.unknown),
+    ],
+)
+def test_a_scripts_curl_exit_code_and_a_host_out_of_reach_are_the_transport(text, code):
+    assert classify(FailureSignal(error_text=text), NOW).code is code
 
 
 # Texts the review of the twenty-eighth round found read wrongly by its new readings, each with what it must not become

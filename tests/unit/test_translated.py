@@ -120,6 +120,31 @@ def test_no_english_training_line_is_read_by_the_translated_rules():
             ErrorCode.rate_limited,
         ),
         ("少々お待ちください, リクエストを処理しています！", ErrorCode.unknown),
+        # a server unavailable is down, with or without a "for now"; a service may be unavailable for good (above)
+        ("Operasjonen kunne ikke fullføres. Serveren er utilgjengelig.", ErrorCode.provider_unavailable),
+        # a service that does not respond, a connection closed by the server, one that cannot be established
+        ("마스토돈 서버의 번역 서비스가 응답하지 않습니다!", ErrorCode.provider_unavailable),
+        ("Соединение закрыто сервером", ErrorCode.network_unavailable),
+        ("No fue posible establecer la conexión", ErrorCode.network_unavailable),
+        # a connection that failed to a host named by its address or as a local runtime
+        ("Impossibile connettersi a localhost:11434", ErrorCode.network_unavailable),
+        ("Nem sikerült csatlakozni az Ollamához. Fut?", ErrorCode.network_unavailable),
+        # not connected to the internet; no connection to the server
+        (
+            "Возможно, вы не подключены к Интернету или ваш инстанс в данный момент недоступен.",
+            ErrorCode.network_unavailable,
+        ),
+        ("Sem conexão com o servidor", ErrorCode.network_unavailable),
+        # a model busy with another answer; a context's length limit reached; too many requests
+        ("Model jest zajęty. Proszę czekać, aż model zakończy i spróbuj ponownie", ErrorCode.provider_overloaded),
+        ("Достигнут лимит длины контекста", ErrorCode.context_length_exceeded),
+        ("ChatGPT wird mit zu vielen Anfragen überflutet", ErrorCode.rate_limited),
+        # a test, a status or a setting that names a connection, a context or a limit decides nothing
+        ("Teste de conexão ao servidor", ErrorCode.unknown),
+        ("Conexión establecida", ErrorCode.unknown),
+        ("Длина контекста", ErrorCode.unknown),
+        ("Limita Lunghezza Risposta", ErrorCode.unknown),
+        ("Proxy-Server-Adresse", ErrorCode.unknown),
     ],
 )
 def test_translated_readings_decide_by_the_words_that_say_the_most(text: str, code: ErrorCode) -> None:
