@@ -28,7 +28,7 @@ CONNECTION = any_of(
     "соединени", "подключ",  # ru
     "з['’]єднанн", "підключ", "зв['’]яз",  # uk
     "connexion", "connecter",  # fr
-    "conexi[óo]n", "conectar",  # es
+    "conexi[óo]n", "(?<!des)conectar",  # es
     "conex[ãa]o", "liga[çc][ãa]o", "ligar ao", "contactar",  # pt
     "connession", "connetter",  # it
     "verbindung",  # de
@@ -52,9 +52,9 @@ CONNECTION = any_of(
     "savienojum", "ühendus", "ühendu", "برقراری ارتباط", "برقراریِ ارتباط",
     "ارتباط با (?:سرور|سِروِر|کارساز|اینترنت)", "ligar-", "connectat", "koble til",
     # (be, uz, da, sl, sv, sr, hr, mk: more connections)
-    "злучэнн", "ulanish", "tilslutning", "povezovanj", "ansluta", "konekcij", "spajanj", "конекциј", "падключэнн",
-    "csatlakoz", "\\bveza\\b",  # (hu, hr)
-    "povezivanj",  # (sr)
+    "злучэнн", "ulanish", "tilslutning", "povezovanj", "ansluta till", "konekcij", "spajanj", "конекциј", "падключэнн",
+    "csatlakozni\\b", "csatlakozás\\b", "\\bveza\\b",  # (hu, never "csatlakoztatva", mounted; hr)
+    "povezivanj[ae] (?:na|sa|s) ",  # (sr: to a server, never GStreamer's "povezivanje elemenata", linking)
 )
 # refused, cut, closed or ended unexpectedly
 REFUSED_OR_CUT = any_of(
@@ -94,8 +94,10 @@ REFUSED_OR_CUT = any_of(
     "ขาดหาย", "끊어", "끊김", "断开", "斷開", "中断", "中斷", "गमावले", "खो गया", "загубен",
     "αποτυχία",
     # (closed: "Connessione chiusa dal server", "连接被服务器关闭")
-    "chiusa", "cerrada", "fermée", "закрыт", "关闭", "關閉", "終了しました",
-    "geschlossen", "닫았",  # (de, ko: closed)
+    "chiusa dal", "cerrada por el", "fermée par le", "закрыт[оа]?\\b", "被[^。，,]{0,12}(?:关闭|關閉)",
+    "已(?:关闭|關閉)",
+    "(?<=が接続)を終了",
+    "vom \\w+ geschlossen", "(?<=연결)을 닫았",  # (de, ko: closed by the server)
 )
 # cannot, or an error: a connection's failure only where a server is named too ("cannot connect to the server"), since
 # an account, a tool or an agent is connected to as well
@@ -115,6 +117,7 @@ CANNOT_OR_ERROR = any_of(
     # (nb, sv, es, fa, pt: failed, not possible)
     "mislyktes", "lyckades inte", "går inte att", "no fue posible", "ممکن نیست", "\\bنشد\\b", "\\bfalh(?:a|ou)\\b",
     "no se ha podido", "no se pudo", "하지 못했", "nie można",  # (es, ko, pl)
+    "ni uspel",  # (sl: did not succeed)
 )
 # an operation or a connection out of time, in words that say nothing else
 TIMED_OUT = any_of(
@@ -142,7 +145,9 @@ TIMED_OUT = any_of(
     "időtúllépés\\b", "λήξη χρονικού ορίου", "aegus pärast", "time-out na \\d",
     "\\bczas\\b[^.]{0,40}upłyn",  # (more languages' timeouts)
     # (nb, sv, uk, es, lt, hr: the time ran out)
-    "tidsavbrudd", "nådde maxtiden", "сплив час", "se agotó el tiempo", "baigėsi laikas", "nije odazvao na vrijeme",
+    "tidsavbrudd (?:på|i påvente|ved)\\b", "nådde maxtiden", "сплив час", "se agotó el tiempo (?:de espera|esperando)",
+    "baigėsi laikas",
+    "nije odazvao na vrijeme",
 )
 # a wait time or a time limit: a timeout only when it ran out ("Wartezeit für Serverantworten" is a setting)
 WAIT_TIME = any_of(
@@ -210,8 +215,11 @@ NO = any_of(
     "لا يوجد", "\\bkeine\\b", "\\bнема\\b", "\\bняма\\b",
     "بدون", "puudub", "\\bnėra\\b", "\\bnav\\b",  # (without, missing)
     # (ro, ca, pt, gl, he, eu, sr, es, et, sl, hi, uz: no, there is none)
-    "fără", "\\bsense\\b", "\\bsem\\b", "\\bsen\\b", "אין", "ez dago", "ne postoji", "nu exist[aă]", "\\bno hay\\b",
-    "\\bpole\\b", "\\bni\\b", "नहीं", "yo[ʻ'‘]q",
+    # (each only right before the connection it denies: "Sem conexão com o servidor", never "sem suporte" or a
+    # printer "sen conexión", Hungarian's "sem" or Polish's "pole")
+    "fără(?= conexiune)", "\\bsense(?= connexió (?:al|a |amb|de))", "\\bsem(?= (?:conexão|ligação) (?:com|ao|à|de))",
+    "\\bsen(?= conexión (?:co|á|ao|de))", "אין(?= חיבור)", "ez dago(?= konexio)", "ne postoji(?= (?:veza|konekcija))",
+    "nu exist[aă](?= conexiune)", "\\bno hay(?= conexión (?:a |al |con |de red))", "yo[ʻ'‘]q",
 )
 # a network's or a connection's error in one word, as the languages that compound say it
 NETWORK_ERROR = any_of(
@@ -222,8 +230,10 @@ NETWORK_ERROR = any_of(
     "خطأ في الشبكة", "خطای اتصال", "خطای شبکه", "कनेक्शन गड़बड़", "σφάλμα (?:σύνδεσης|δικτύου)",
     "proxyfout", "proxyfehler", "proxyfel\\b", "proxyfeil",
     # (a connection's error or failure said in two words: pt, sr, hr, be, nb, uz, ru)
-    "erro de (?:ligação|conexão)", "falha na (?:conexão|ligação)", "greška u (?:konekciji|spajanju|povezivanju)",
-    "памылка падключэння", "tilkobling mislyktes", "tarmoq xatolig", "ошибка (?:подключения|соединения)",
+    # (only as the whole message: "Erro de ligação BFD" is a linker's)
+    "^\\W*(?:erro de (?:ligação|conexão)|falha na (?:conexão|ligação)|greška u (?:konekciji|spajanju|povezivanju)"
+    "|памылка падключэння|tilkobling mislyktes|tarmoq xatoligi(?: yuz berdi)?|ni (?:omrežne )?povezave"
+    "|(?:võrgu)?ühendust pole|(?:नेटवर्क )?कनेक्शन नहीं)\\W*$",
     "ارتباط برقرار نشد",  # (fa: a connection not established)
 )
 # a server not to be found (its name did not resolve)
@@ -319,7 +329,7 @@ CHECK = any_of(
     "בדקו", "(?<!đang )kiểm tra", "periksa", "semak", "(?<!กำลัง)ตรวจสอบ", "確認してください", "ご確認", "확인하세요",
     "확인해 ?주세요", "확인하십시오", "请检查", "請檢查", "请确认", "請確認", "जांचें", "जाँचें", "পরীক্ষা করুন",
     # (da, gl, lv, af, lt, ja: more imperatives)
-    "\\btjek\\b", "comproba\\b", "pārbaudīt", "kontroleer", "patikrint", "を確認して",
+    "\\btjek\\b", "comproba\\b", "pārbaudīt", "kontroleer", "patikrinti ryš", "を確認して",
     "праверце",  # (be)
 )
 # try again: a connection's failure worth a retry is one its text says to retry
@@ -377,7 +387,8 @@ ERROR = any_of(
 MODEL = any_of(
     "модел", "מודל", "モデル", "\\bmodelis\\b", "\\bmodell", "\\bmodelo\\b",
     # (more languages' models: a model busy or unavailable)
-    "\\bmodel\\b", "modèle", "modello", "modelul", "μοντέλο", "mô hình", "โมเดล", "모델", "模型", "\\bmalli\\b",
+    "\\bmodel\\b", "modèle", "modello", "modelul", "μοντέλο", "mô hình", "โมเดล", "모델", "(?<!信任)模型",
+    "\\bmalli\\b",
     "النموذج",
 )
 # a relay's channel (new-api's word for an upstream it routes to), and there being none or no valid one
@@ -405,7 +416,8 @@ PROXY = any_of(
 )
 # establishing a connection: a connection that cannot be established is a transport failure whatever it was to
 ESTABLISH = any_of(
-    "thiết lập", "برقرار", "establecer", "estabelecer", "воспостави", "установить", "встановити", "建立", "établir",
+    "thiết lập", "برقرار", "establecer", "estabelecer", "воспостави", "установить", "встановити",
+    "建立(?:连接|連線|連接)", "établir",
     "herstellen", "stabilire", "nawiązać", "navázat", "kurula", "確立",
 )
 # a host named by its address, as a local model runtime or as the API ("Impossibile connettersi a localhost:11434",
@@ -429,10 +441,21 @@ NOT_RESPONDING = any_of(
     "沒有回應", "無回應", "未响应",
 )
 # busy (a model at work on another answer): "Модель занята", "El modelo está ocupado", "模型正忙碌中"
+# (the forms that say it of a model, never a progress label: "モデル処理中", "bezig…" and "사용 중" are work under way)
 BUSY = any_of(
-    "занят", "зайнят", "\\bзает", "occupé", "ocupad", "occupat", "beschäftigt", "\\bbezig\\b", "zajęt", "zaneprázdněn",
-    "meşgul", "مشغول", "עסוק", "đang bận", "\\bsibuk\\b", "ไม่ว่าง", "処理中", "사용 중", "忙碌", "正忙", "upptagen",
-    "elfoglalt", "απασχολημέν", "\\bocupat", "varattu",
+    "занята\\b", "зайнята\\b", "\\bзает", "est occupé", "está ocupad", "è occupat", "ist beschäftigt", "jest zajęt",
+    "je zaneprázdněn", "meşgul\\.", "مشغول\\.", "đang bận", "sedang sibuk", "忙碌", "正忙", "är upptagen",
+    "elfoglalt\\.",
+    "είναι απασχολημέν", "este ocupat", "on varattu",
+)
+# through another server, or a job server (make's "сервер заданий недоступен"): no provider's server down
+THROUGH_OR_JOBS = any_of(
+    "через", "\\bkroz\\b", "\\bprzez\\b", "melalui", "\\bvia\\b", "заданий", "zadań", "завдань", "사용할 수 없",
+)
+# an AI, an API or a translation service: one whose silence is the provider's
+AI_OR_API = any_of(
+    "\\bAPI(?![a-z])", "\\bAI\\b", "\\bIA\\b", "\\bKI\\b", "\\bLLM", "번역", "traduc", "übersetz", "翻译", "翻譯",
+    "çeviri", "tradução", "перевод", "переклад", "模型", "\\bmodel",
 )
 # a credential named beside the failure ("無法連接 — 可能是 token 已經過期或無效"): the key's failure, which the
 # connection words only report
@@ -451,6 +474,8 @@ CREDENTIAL = any_of(
     "데이터베이스", "数据库", "資料庫", "postgres", "mysql",
     # the agent's own tools and helpers (an MCP server, a sub-agent; 代理 alone is a proxy or an agent)
     "\\bMCP\\b", "sub-?agent", "子代理",
+    # the machine's own daemons and directory services (SELinux's management link, Avahi, D-Bus, NIS)
+    "selinux", "\\bavahi", "d-?bus\\b", "\\bNIS\\b",
 )
 # fmt: on
 
@@ -472,8 +497,9 @@ ROWS: tuple[Row, ...] = (
         _without_credential(
             found(near(SERVICE, UNAVAILABLE), given=any_of(TEMPORARILY, LATER, NOW)),
             # (a server, not a service: a service may be unavailable for good, a server is down)
-            found(near(SERVER, UNAVAILABLE)),
-            found(near(SERVICE, NOT_RESPONDING)),
+            # (said of the server itself: never a job server's or one reached through another)
+            f"^(?!.*{THROUGH_OR_JOBS}).*?{SERVER}[^.!\\n]{{0,16}}{UNAVAILABLE}",
+            found(near(SERVICE, NOT_RESPONDING), given=AI_OR_API),
             found(f"{near(GATEWAY, ERROR)}|{near(TEMPORARILY, PROBLEM)}|{near(SERVICE, NOT_READY)}"),
             # (not a name that did not resolve "for now": the resolver's, read below as the connection's)
             f"^(?!.*{RESOLVE}).*?(?:{near(TEMPORARILY, any_of(UNAVAILABLE, UNREACHABLE))})",
@@ -518,7 +544,7 @@ ROWS: tuple[Row, ...] = (
     ),
     ("translated_upstream_saturated", near(UPSTREAM, SATURATED), E.provider_overloaded, 0.745),
     # a model busy with another answer: a short wait frees it
-    ("translated_model_busy", _without_credential(found(near(MODEL, BUSY))), E.provider_overloaded, 0.745),
+    ("translated_model_busy", _without_credential(found(near(MODEL, BUSY, span=24))), E.provider_overloaded, 0.745),
     # a server overloaded or in maintenance: busy for now
     ("translated_server_busy", _without_credential(found(near(SERVICE, OVERLOADED))), E.provider_overloaded, 0.745),
     # a model this provider does not serve, or a relay with no channel for it: another route may

@@ -104,10 +104,6 @@ RATE = any_of(
     "demasiado rápido", "trop rapide", "troppo veloc", "zu schnell", "te snel", "zbyt szybk",
     # (a provider's speed limited, requests too fast)
     "příliš rychl", "quá nhanh", "terlalu cepat", "速すぎ", "너무 빠르", "太快",
-    # (per second is a rate too: "ограничения на количество запросов в секунду")
-    "в секунду", "на секунду", "за секунду", "pro sekunde", "par seconde", "por segundo", "al secondo", "per seconde",
-    "na sekundę", "saniyede", "في الثانية", "در ثانیه", "לשנייה", "mỗi giây", "per detik", "ต่อวินาที", "毎秒", "초당",
-    "每秒", "प्रति सेकंड",
     "kekerapan permintaan",  # (ms: a request frequency over its limit)
 )
 # too many (requests): a rate limit in plain words, wherever a language puts them ("ChatGPT wird mit zu vielen Anfragen
@@ -127,6 +123,18 @@ _TIME = any_of(
     "時間", "时间", "시간", "समय",
 )
 TOO_MANY = f"{_TOO_MANY}(?!\\s*{_TIME})"
+# per second: a rate where requests are counted ("ограничения на количество запросов в секунду"; never a bit rate)
+PER_SECOND = any_of(
+    "в секунду", "на секунду", "за секунду", "pro sekunde", "par seconde", "por segundo", "al secondo", "per seconde",
+    "na sekundę", "saniyede", "في الثانية", "در ثانیه", "לשנייה", "mỗi giây", "per detik", "ต่อวินาที", "毎秒", "초당",
+    "每秒", "प्रति सेकंड",
+)
+# reached (a context's limit): only the words that say it was reached, never "up to" or "until"
+CONTEXT_REACHED = any_of(
+    "assolit", "raggiunt", "atingid", "alcanzad", "erreicht", "atteint", "достигнут", "досягнуто", "osiągnięt",
+    "ulaşıl", "saavutettu", "đã đạt", "tercapai", "mencapai", "도달", "已达", "已達", "ถึง", "bereikt", "nått", "nået",
+    "nådd", "atins", "uppnådd", "पहुंच", "达到", "達到", "رسید", "تم الوصول",
+)
 # a day's or a month's window: a limit over it is a quota, not a blip
 LONG_WINDOW = any_of(
     "в день", "дневн", "денн", "суточн", "ежедневн", "на день", "щоденн", "місяч", "месяч", "в месяц",  # ru, uk
@@ -374,6 +382,7 @@ REQUEST = any_of(
     # (bg, da, el, fr, et, hu, lt, lv, nb, ro, sk, sl, sr, sv)
     "заявк", "anmodning", "αιτήμα", "\\bdemandes\\b", "taotlus", "kérés", "užklaus", "pieprasījum", "forespørs",
     "solicităr", "žiadost", "zahtev", "förfrågning",
+    "בקשות",  # (he plural)
 )
 # could not be processed (a request the server would not take as it was)
 NOT_PROCESSED = any_of(
@@ -581,7 +590,7 @@ ROWS: tuple[Row, ...] = (
             # (no room left in the conversation, never a disk's; the answer cut at its output-token limit)
             f"^(?!.*{DISK})(?=.*{CONVERSATION}).*?(?:{near(ROOM, any_of(ROOM_GONE, USED_UP))})",
             near(OUTPUT_TOKENS, CUT),
-            _without(any_of(RATE, QUOTA, LONG_WINDOW), found(near(CONTEXT, LIMIT), given=REACHED)),
+            _without(any_of(RATE, QUOTA, LONG_WINDOW), found(near(CONTEXT, LIMIT), given=CONTEXT_REACHED)),
         ),
         E.context_length_exceeded,
         0.746,
@@ -612,7 +621,12 @@ ROWS: tuple[Row, ...] = (
     # a rate's words, or a wait asked for before new requests
     (
         "translated_rate_limited",
-        any_of(RATE, "^" + found(near(WAIT, BEFORE), given=REQUEST), "^" + found(near(TOO_MANY, REQUEST))),
+        any_of(
+            RATE,
+            "^" + found(near(WAIT, BEFORE), given=REQUEST),
+            "^" + found(near(TOO_MANY, REQUEST)),
+            "^" + found(near(PER_SECOND, REQUEST)),
+        ),
         E.rate_limited,
         0.744,
     ),

@@ -616,7 +616,7 @@ CATALOGUES = {
     "errors-2026.12.40": "e5da27edfe32b33b",  # other languages: keys, quotas, context, moderation; engines down
     "errors-2026.12.41": "1f65ac5c4dddc71a",  # the word-list helpers in their own module: the readings of .40
     "errors-2026.12.42": "7fef8b0938027759",  # transport, keys, windows and rooms in more languages and apps
-    "errors-2026.12.43": "184e6c6f188608c9",  # servers unavailable or not responding, busy models, context limits
+    "errors-2026.12.43": "d0a2ea6ebab26ae8",  # servers unavailable or not responding, busy models, context limits
 }
 
 
@@ -1224,6 +1224,116 @@ REVIEWED_ROUND_30 = [
     ),
 ]
 
+# Texts the review of the thirty-first round found read wrongly by its first readings, each with what it must not
+# become: this machine's .mo catalogues (the program and language after each) and public code
+REVIEWED_ROUND_31 = [
+    # a reading through another server, a job server, a standby's 'cannot use': no provider's server down
+    (
+        FailureSignal(error_text="Komputer jest niedostępny przez serwer SOCKSv5."),
+        ErrorCode.provider_unavailable,
+    ),  # glib20 pl
+    (
+        FailureSignal(
+            error_text="uwaga: serwer zadań niedostępny: użycie -j1. Należy dodać `+' do nadrzędnej reguły make."
+        ),
+        ErrorCode.provider_unavailable,
+    ),  # make pl
+    (
+        FailureSignal(error_text="읽기 전용 보조 서버 상태에서는 serializable 모드를 사용할 수 없음"),
+        ErrorCode.provider_unavailable,
+    ),  # postgres ko
+    # 'without a connection' as a mode, a printer, a client: offline updates are no failure
+    (
+        FailureSignal(error_text="Es requereix autenticació per disparar les actualitzacions sense connexió"),
+        ErrorCode.network_unavailable,
+    ),  # PackageKit ca
+    (FailureSignal(error_text="Impresora sen conexión"), ErrorCode.network_unavailable),  # gtk20 gl
+    (FailureSignal(error_text="no hay conexión de cliente"), ErrorCode.network_unavailable),  # postgres es
+    (
+        FailureSignal(
+            error_text="Foram encontrados sinalizadores sem suporte ao construir uma conexão do lado do cliente"
+        ),
+        ErrorCode.network_unavailable,
+    ),  # glib20 pt_BR
+    (
+        FailureSignal(
+            error_text=(
+                "Un server proxy a fost precizat, dar nu există nici un script de conectare, "
+                "Acquire::ftp::ProxyLogin este gol."
+            )
+        ),
+        ErrorCode.network_unavailable,
+    ),  # apt ro
+    (FailureSignal(error_text="कोई कनेक्शन अंतबिंदु निर्दिष्ट नहीं"), ErrorCode.network_unavailable),  # glib20 hi
+    (
+        FailureSignal(error_text="Proksimine mitte-TCP ühenduse kaudu pole toetatud."),
+        ErrorCode.network_unavailable,
+    ),  # glib20 et
+    (
+        FailureSignal(error_text="%s: ni mogoče pretvoriti povezanega polja v zabeleženo polje"),
+        ErrorCode.network_unavailable,
+    ),  # bash sl: an associative array
+    # a link, a mount, a thread's join, a disconnect, a binding: no connection to a provider
+    (
+        FailureSignal(error_text="Interna greška GStreamera: problem u dogovaranju (za povezivanje elemenata)."),
+        ErrorCode.network_unavailable,
+    ),  # gstreamer hr
+    (FailureSignal(error_text="A tartomány nincs csatlakoztatva"), ErrorCode.network_unavailable),  # libc hu
+    (FailureSignal(error_text="%s-tråden misslyckades ansluta: %s"), ErrorCode.network_unavailable),  # git sv
+    (
+        FailureSignal(
+            error_text="no se pudo desconectar (unbind) después de buscar al usuario «%s» en el servidor «%s»"
+        ),
+        ErrorCode.network_unavailable,
+    ),  # postgres es
+    (
+        FailureSignal(error_text="Erro de ligação BFD: ramo (PC rel16) para secção (%s) não suportado"),
+        ErrorCode.network_unavailable,
+    ),  # bfd pt
+    (
+        FailureSignal(error_text="%s: ошибка подключения к входному потоку bzip2"),
+        ErrorCode.network_unavailable,
+    ),  # dpkg ru
+    (FailureSignal(error_text="無法為 Ident 連線建立 socket: %m"), ErrorCode.network_unavailable),  # postgres zh_TW
+    # a switch, an instruction, a status logged after a deliberate close
+    (FailureSignal(error_text="打开或关闭网络时间同步"), ErrorCode.network_unavailable),  # systemd zh_CN
+    (FailureSignal(error_text="Закрыть соединение."), ErrorCode.network_unavailable),  # a close() docstring
+    (
+        FailureSignal(error_text="Connessione chiusa"),
+        ErrorCode.network_unavailable,
+    ),  # a log line after connection.close()
+    # a setting, a time limit of the CPU, a check of the proxy's authentication
+    (FailureSignal(error_text="%s: ugyldig spesifikasjon av tidsavbrudd"), ErrorCode.timeout),  # bash nb
+    (FailureSignal(error_text="Se agotó el tiempo de CPU permitido"), ErrorCode.timeout),  # make es
+    (
+        FailureSignal(error_text="Patikrinti proxy serverio ryšių tapatybę"),
+        ErrorCode.network_unavailable,
+    ),  # gsettings-desktop-schemas lt
+    # a model at work (a progress label), a service's silence in documentation
+    (FailureSignal(error_text="[1/3] モデル処理中: resnet"), ErrorCode.provider_overloaded),  # a progress log line
+    (
+        FailureSignal(error_text="Diffusion model bezig… kan 20-40s duren"),
+        ErrorCode.provider_overloaded,
+    ),  # a progress placeholder
+    (
+        FailureSignal(
+            error_text=(
+                "Örneğin, bir hizmet yanıt vermiyorsa, uygulama örneğinin sağlıksız olduğunu bildirmek mümkündür."
+            )
+        ),
+        ErrorCode.provider_unavailable,
+    ),  # Azure docs tr
+    # the machine's own daemons (SELinux, Avahi)
+    (
+        FailureSignal(error_text="Невозможно установить управляющее подключение SELinux "),
+        ErrorCode.network_unavailable,
+    ),  # libsemanage ru
+    (
+        FailureSignal(error_text="Misslyckades att ansluta till Avahi-server: %s"),
+        ErrorCode.network_unavailable,
+    ),  # avahi sv
+]
+
 
 @pytest.mark.parametrize(
     "signal,wrong",
@@ -1235,6 +1345,7 @@ REVIEWED_ROUND_30 = [
         *REVIEWED_ROUND_28,
         *REVIEWED_ROUND_29,
         *REVIEWED_ROUND_30,
+        *REVIEWED_ROUND_31,
     ],
 )
 def test_what_a_rounds_review_found_is_not_read_as_it_was(signal, wrong):
