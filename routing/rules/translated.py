@@ -214,9 +214,8 @@ NO = any_of(
     "\\bžádné\\b", "\\bgeen\\b", "\\bingen\\b", "\\bnincs\\b", "không có", "tidak ada", "ไม่มี", "没有", "沒有",
     "لا يوجد", "\\bkeine\\b", "\\bнема\\b", "\\bняма\\b",
     "بدون", "puudub", "\\bnėra\\b", "\\bnav\\b",  # (without, missing)
-    # (ro, ca, pt, gl, he, eu, sr, es, et, sl, hi, uz: no, there is none)
-    # (each only right before the connection it denies: "Sem conexão com o servidor", never "sem suporte" or a
-    # printer "sen conexión", Hungarian's "sem" or Polish's "pole")
+    # (ro, ca, pt, gl, he, eu, es, uz; each only right before the connection it denies: "Sem conexão com o
+    # servidor", never "sem suporte" or a printer "sen conexión", Hungarian's "sem" or Polish's "pole")
     "fără(?= conexiune)", "\\bsense(?= connexió (?:al|a |amb|de))", "\\bsem(?= (?:conexão|ligação) (?:com|ao|à|de))",
     "\\bsen(?= conexión (?:co|á|ao|de))", "אין(?= חיבור)", "ez dago(?= konexio)", "ne postoji(?= (?:veza|konekcija))",
     "nu exist[aă](?= conexiune)", "\\bno hay(?= conexión (?:a |al |con |de red))", "yo[ʻ'‘]q",
@@ -445,8 +444,7 @@ NOT_RESPONDING = any_of(
 BUSY = any_of(
     "занята\\b", "зайнята\\b", "\\bзает", "est occupé", "está ocupad", "è occupat", "ist beschäftigt", "jest zajęt",
     "je zaneprázdněn", "meşgul\\.", "مشغول\\.", "đang bận", "sedang sibuk", "忙碌", "正忙", "är upptagen",
-    "elfoglalt\\.",
-    "είναι απασχολημέν", "este ocupat", "on varattu",
+    "elfoglalt\\.", "είναι απασχολημέν", "este ocupat", "on varattu",
 )
 # through another server, or a job server (make's "сервер заданий недоступен"): no provider's server down
 THROUGH_OR_JOBS = any_of(
@@ -496,8 +494,8 @@ ROWS: tuple[Row, ...] = (
         "translated_server_unavailable",
         _without_credential(
             found(near(SERVICE, UNAVAILABLE), given=any_of(TEMPORARILY, LATER, NOW)),
-            # (a server, not a service: a service may be unavailable for good, a server is down)
-            # (said of the server itself: never a job server's or one reached through another)
+            # (a server, not a service, which may be unavailable for good; said of the server itself, never of a job
+            # server or one reached through another)
             f"^(?!.*{THROUGH_OR_JOBS}).*?{SERVER}[^.!\\n]{{0,16}}{UNAVAILABLE}",
             found(near(SERVICE, NOT_RESPONDING), given=AI_OR_API),
             found(f"{near(GATEWAY, ERROR)}|{near(TEMPORARILY, PROBLEM)}|{near(SERVICE, NOT_READY)}"),

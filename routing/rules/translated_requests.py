@@ -448,7 +448,6 @@ REACHED = any_of(
     "ulaşıl", "saavutettu", "naabot", "đã đạt", "tercapai", "mencapai", "まで", "制限中", "도달", "已达", "已達", "ถึง",
     "bereikt", "nått", "nået", "nådd", "atins", "\\bfins a\\b", "fino a", "\\baté\\b", "\\bhasta\\b", "\\bbis\\b",
     "jusqu", "\\bdo\\b \\d",
-    "uppnådd", "पहुंच", "达到", "達到", "رسید", "تم الوصول",  # (sv, hi, zh, fa, ar)
 )
 # a context (a model's window, never a conversation or a message), whose length limit was reached ("Достигнут лимит
 # длины контекста", "Kontextlängenlimit erreicht")

@@ -616,7 +616,7 @@ CATALOGUES = {
     "errors-2026.12.40": "e5da27edfe32b33b",  # other languages: keys, quotas, context, moderation; engines down
     "errors-2026.12.41": "1f65ac5c4dddc71a",  # the word-list helpers in their own module: the readings of .40
     "errors-2026.12.42": "7fef8b0938027759",  # transport, keys, windows and rooms in more languages and apps
-    "errors-2026.12.43": "d0a2ea6ebab26ae8",  # servers unavailable or not responding, busy models, context limits
+    "errors-2026.12.43": "84ec70edc7471d27",  # servers unavailable or not responding, busy models, context limits
 }
 
 
