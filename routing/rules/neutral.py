@@ -32,6 +32,8 @@ NEUTRAL = table(
             # (as an identifier too: Letta's reason `not-enough-credits`)
             r"|(?:no|not[ _-]enough)[ _-]credits(?! (?:were |was )?(?:consumed|used|charged|deducted))"
             r"|used all available credits|spend(?:ing)? limit"
+            # (PactFlow "AI credits are exhausted")
+            r"|\bcredits (?:are|have been) (?:exhausted|depleted|used up)\b"
             # credits in a provider's own words: xAI "doesn't have any credits or licenses", Hugging Face "exceeded
             # your monthly included credits"
             r"|(?:does|do)(?:n.t| not) have (?:any |enough )?credits|credits or licenses"
@@ -112,6 +114,8 @@ NEUTRAL = table(
             # a model or an API outside the account's plan (CodeGPT "not available under your current pricing plan",
             # Alibaba's "Coding Plan is currently only available for Coding Agents")
             r"|not available (?:on|under|in|for|with) your (?:current )?(?:pricing )?(?:plan|tier|subscription)"
+            # (a feature the plan leaves off: PactFlow "AI features are not enabled on this plan")
+            r"|\bnot enabled (?:on|for|in) (?:this|your|the current) (?:plan|tier|subscription)\b"
             # a service kept for some clients or subscribers ("Kimi For Coding is currently only available for Coding
             # Agents such as Kimi CLI", "only available to Pro subscribers")
             r"|\bplan is (?:currently )?only available for"
@@ -497,7 +501,8 @@ NEUTRAL = table(
         (
             "context_length",
             r"context[_ ]length|maximum context|context (?:window|size|limit|overflow)|prompt is too long"
-            r"|input is too long|exceeds the maximum number of tokens|exceeds? (?:the )?(?:available )?context"
+            r"|input is too long|\b(?:this|your) question is too long\b|exceeds the maximum number of tokens"
+            r"|exceeds? (?:the )?(?:available )?context"
             r"|must have less than \d+ tokens"
             # "Prompt tokens too long", "Input token length too long", "Input prompt (N tokens) is too long"
             r"|(?:prompt|input)(?: prompt)?(?: \(\d+ tokens\)| tokens?(?: length)?) (?:is )?too long"
@@ -1013,6 +1018,8 @@ NEUTRAL = table(
             r"|error sending request|connection failed|fetch failed|connection error|socket hang up|other side closed"
             # (Safari's fetch failure: "TypeError: Load failed")
             r"|\bTypeError: Load failed\b(?!:? ?\d)"
+            # (the same as the whole message, as an app shows the fetch's error text: Cove "Load failed")
+            r"|^\W*Load failed\W*$"
             # (the browser's and Electron's fetch TypeError, as an editor rewrites it: Void "Failed to fetch from
             # Ollama. … your local model provider like Ollama is powered off.")
             r"|\bfailed to fetch\b(?! (?:the )?(?:models?|subscription|usage|quota|billing|credits?|account)\b)"
@@ -1313,11 +1320,12 @@ NEUTRAL = table(
             0.45,
         ),
         # (the verb in any tense: Bito "looks your request is timing out")
-        # (and in the words of one who waited: "The AI service took too long to respond")
+        # (and in the words of one who waited: "The AI service took too long to respond", micasa "Ollama is taking
+        # too long to respond")
         (
             "timeout",
             r"timed? ?out|deadline exceeded|timeout|\btiming out\b|\btimes out\b"
-            r"|\btook too long to (?:respond|reply|answer)\b",
+            r"|\b(?:took|taking|takes) too long to (?:respond|reply|answer)\b",
             E.timeout,
             0.75,
         ),
@@ -1712,6 +1720,8 @@ NEUTRAL = table(
             r"\b(?:licen[cs]e|plan|tier|subscription|package)\b[^.\n]{0,40}\b(?:does not|doesn.t|do not|cannot) "
             r"(?:support|include|cover) (?:the |this )?[^.\n]{0,40}\bmodels?\b"
             r"|\b(?:licen[cs]e|subscription|trial)(?: key)? (?:has |is |was )?(?:expired|lapsed)\b"
+            # (none held at all: Telerik "no valid license found for the requested product")
+            r"|\bno valid licen[cs]e (?:found|available)\b"
             r"|\bexceeds? (?:your |the )?(?:available|remaining|current) (?:balance|credits?|funds)\b",
             E.subscription_required,
             0.96,
@@ -2440,6 +2450,9 @@ NEUTRAL = table(
             r"|\b(?:model|llm|provider|assistant|ollama|server)\b[^.\n]{0,20}\breturned (?:an )?empty (?:or \w+ )?"
             r"(?:response|reply|answer)\b|\bresponse: empty response\b"
             r"|\bmodel response (?:is |was )?empty\b"
+            # (BenchAI "code generation failed: empty response from model")
+            # (not curl's 52 "Empty reply from server", a connection closed before any answer: the transport's)
+            r"|\bempty (?:response|reply|answer) from (?:the )?(?:model|llm|provider)\b"
             r"|\bmodel completed without producing (?:any )?(?:text|output|content)\b"
             # (in German: Kilo Code "Die Antwort des Modells endete unerwartet (keine Assistant-Nachrichten)")
             r"|\bAntwort des Modells endete unerwartet\b|\bkeine Assistant-Nachrichten\b"
@@ -2886,6 +2899,9 @@ NEUTRAL = table(
             E.invalid_request,
             0.9,
         ),
+        # more tools than the provider takes in one request (Antigravity's executor "number of tools exceeds 128"): the
+        # request, which no other route takes either
+        ("too_many_tools", r"\bnumber of tools exceeds \d+\b", E.invalid_request, 0.9),
         # a model the SDK's own table does not list (token.js InputError "Invalid 'model' field: gpt-4.5-turbo.")
         ("invalid_model_field", r"\binvalid \W?model\W? field\b", E.model_unavailable, 0.85),
         # a subscription named inactive (Augment "Your subscription for … is inactive. Please update your plan")
@@ -3206,7 +3222,9 @@ NEUTRAL = table(
         # unavailable"): the provider, a short retry
         (
             "inference_server_down",
-            r"\b(?:llama|llm|inference) server is not running\b|\bthe LLM is currently unavailable\b",
+            r"\b(?:llama|llm|inference) server is not running\b|\bthe LLM is currently unavailable\b"
+            # (a local runtime named: "Failed: Ollama is not running", "check if Ollama serve is running")
+            r"|\b(?:ollama|lm studio)(?: serve)? is (?:not|n.t) running\b|\bcheck if ollama(?: serve)? is running\b",
             E.provider_unavailable,
             0.85,
         ),

@@ -26,7 +26,7 @@ CONNECTION = any_of(
     "forbindelse", "tilkobling", "anslutning", "yhtey", "kapcsolat", "kapcsolód", "σύνδεσ", "conexiune", "connexió",
     "konexio", "pripojeni", "povezav", "ryši", "връзка", "байланыс", "соедин",
     "соединени", "подключ",  # ru
-    "з['’]єднанн", "підключ", "зв['’]яз",  # uk
+    "з['’ʼ]єднанн", "підключ", "зв['’ʼ]яз",  # uk
     "connexion", "connecter",  # fr
     "conexi[óo]n", "(?<!des)conectar",  # es
     "conex[ãa]o", "liga[çc][ãa]o", "ligar ao", "contactar",  # pt
@@ -50,11 +50,14 @@ CONNECTION = any_of(
     "terhubung", "bersambung", "menyambung", "कनेक्ट", "সংযোগ", "সংযুক্ত", "pripoj", "poveza",
     "повезати", "\\bvez[ueo]\\b", "\\bвез[уеа]\\b", "свързването", "\\bconecta", "prisijungti prie", "ryš[iį]",
     "savienojum", "ühendus", "ühendu", "برقراری ارتباط", "برقراریِ ارتباط",
-    "ارتباط با (?:سرور|سِروِر|کارساز|اینترنت)", "ligar-", "connectat", "koble til",
+    "ارتباط با (?:سرور|سِروِر|کارساز|اینترنت)", "ligar-", "connectat", "connectar", "koble til",
     # (be, uz, da, sl, sv, sr, hr, mk: more connections)
     "злучэнн", "ulanish", "tilslutning", "povezovanj", "ansluta till", "konekcij", "spajanj", "конекциј", "падключэнн",
     "csatlakozni\\b", "csatlakozás\\b", "\\bveza\\b",  # (hu, never "csatlakoztatva", mounted; hr)
     "povezivanj[ae] (?:na|sa|s) ",  # (sr: to a server, never GStreamer's "povezivanje elemenata", linking)
+    # (hi: a contact; nb, sv: contact with a server or a network, never "kontakt med oss", support; ta, te)
+    "संपर्क", "kontakt med(?= (?:det|den|servern|serveren|tjeneren|nätverket|nettverket))", "இணைப்பு",
+    "కనెక్షన్",
 )
 # refused, cut, closed or ended unexpectedly
 REFUSED_OR_CUT = any_of(
@@ -88,6 +91,7 @@ REFUSED_OR_CUT = any_of(
     "nie powiodło", "nie udało", "nezdařil", "selhal", "mislukt", "misslyckades", "epäonnistui", "meghiúsult",
     "sikertelen", "απέτυχε", "no s'ha pogut", "mislykkedes", "feilet", "zlyhal", "spodletel", "nepavyko", "eșuat",
     "شکست خورد", "فشل", "נכשל", "thất bại", "gagal", "ล้มเหลว", "失败", "失敗", "실패", "विफल", "başarısız",
+    "ব্যর্থ", "असफल", "ha fallat",  # (bn, hi, ca)
     # lost ("Соединение потеряно", "Bağlantı kesildi", "تم فقد الاتصال")
     "потерян", "втрачен", "perdue", "perdida", "perduta", "verloren", "utracon", "ztracen", "kesildi", "فقد",
     "mất(?! thời gian)",
@@ -118,6 +122,8 @@ CANNOT_OR_ERROR = any_of(
     "mislyktes", "lyckades inte", "går inte att", "no fue posible", "ممکن نیست", "\\bنشد\\b", "\\bfalh(?:a|ou)\\b",
     "no se ha podido", "no se pudo", "하지 못했", "nie można",  # (es, ko, pl)
     "ni uspel",  # (sl: did not succeed)
+    # (cs, hi, nb: did not succeed; tr: the past of "cannot", "bağlanılamadı"; vi: "không kết nối được")
+    "nepodařilo", "नहीं हो सका", "\\w*(?:ama|eme)d[ıi]\\b", "fikk ikke", "(?<=kết nối )được",
 )
 # an operation or a connection out of time, in words that say nothing else
 TIMED_OUT = any_of(
@@ -193,6 +199,7 @@ UNREACHABLE = any_of(
     "kunne ikke kontaktes",
     "não foi possível acessar", "pole leitav",  # (pt, et)
     "non può essere raggiunt", "ulaşılamıyor",  # (it, tr: cannot be reached)
+    "impossible de joindre", "impossibile raggiungere", "kunde inte nå", "недостъп",  # (fr, it, sv, bg)
 )
 # a network, and its trouble
 NETWORK = any_of(
@@ -203,6 +210,7 @@ NETWORK = any_of(
     "\\brangkaian\\b", "tīkl",
     "võrgu", "\\bxarxa", "\\bağ\\b", "δικτ", "संजाल", "নেটওয়ার্ক", "\\bnettverk", "\\bnätverk",
     "\\bnetværk", "\\bverkko", "hálózat",  # (more languages' networks)
+    "నెట్‌వర్క్",  # (te)
 )
 ANOMALY = any_of(
     "аномали", "anomalie\\b", "anomalía", "anomalia", "anormallik", "خلل", "kelainan", "이상이", "异常", "異常", "问题",
@@ -217,8 +225,11 @@ NO = any_of(
     # (ro, ca, pt, gl, he, eu, es, uz; each only right before the connection it denies: "Sem conexão com o
     # servidor", never "sem suporte" or a printer "sen conexión", Hungarian's "sem" or Polish's "pole")
     "fără(?= conexiune)", "\\bsense(?= connexió (?:al|a |amb|de))", "\\bsem(?= (?:conexão|ligação) (?:com|ao|à|de))",
-    "\\bsen(?= conexión (?:co|á|ao|de))", "אין(?= חיבור)", "ez dago(?= konexio)", "ne postoji(?= (?:veza|konekcija))",
+    "\\bsen(?= conexión (?:co|á|ao|de|a ))", "אין(?= חיבור)", "ez dago(?= konexio)",
+    "ne postoji(?= (?:veza|konekcija))",
     "nu exist[aă](?= conexiune)", "\\bno hay(?= conexión (?:a |al |con |de red))", "yo[ʻ'‘]q",
+    # (fr, tr, az, uk, ta: no connection, before or after it)
+    "\\bpas de(?= connexion)", "\\byok\\b", "\\byoxdur\\b", "відсутн", "இல்லை",
 )
 # a network's or a connection's error in one word, as the languages that compound say it
 NETWORK_ERROR = any_of(
@@ -234,6 +245,8 @@ NETWORK_ERROR = any_of(
     "|памылка падключэння|tilkobling mislyktes|tarmoq xatoligi(?: yuz berdi)?|ni (?:omrežne )?povezave"
     "|(?:võrgu)?ühendust pole|(?:नेटवर्क )?कनेक्शन नहीं)\\W*$",
     "ارتباط برقرار نشد",  # (fa: a connection not established)
+    # (fi, zh, eu, kab: no network connection, no internet, as the whole message)
+    "^\\W*(?:ei verkkoyhteyttä|无网络连接|internet gabe|ulac tuqqna ɣer internet)\\W*$",
 )
 # a server not to be found (its name did not resolve)
 NOT_FOUND = any_of(
@@ -250,6 +263,7 @@ INTERNET = any_of(
     # (the word itself, in the languages that borrow it, after their own preposition: English says it too)
     "\\b(?:với|dengan|ke|nå|à|ao|al|la|a) internet\\b", "internetov", "internetsk", "interneti", "ইন্টারনেট",
     "all['’]internet", "nternete\\b",  # (it, tr)
+    "இணைய",  # (ta)
 )
 NEEDED = any_of(
     "requis", "erforderlich", "se necesita", "è richiesto", "requer", "requírese", "potreban", "zahtevan", "būtin",
@@ -369,6 +383,7 @@ SERVER = any_of(
 COMMUNICATE = any_of(
     "kommunikere", "kommunizieren", "comunicarme", "comunicar", "communication", "communiquer", "communiceren",
     "коммуникац", "комунікац", "comunicazione",
+    "การสื่อสาร", "berkomunikasi", "iletişim", "comunicació", "通信", "通訊",  # (th, id, tr, ca, ja, zh)
 )
 # a gateway, and an error of it (no English word for the error: an English text is the English rules')
 GATEWAY = any_of("шлюз", "passerelle", "puerta de enlace", "gateway", "ゲートウェイ", "网关", "閘道", "cổng kết nối")
@@ -381,6 +396,7 @@ ERROR = any_of(
     "त्रुटी", "xatolig", "памылк",  # (mr, uz, be)
     "\\bun error\\b",  # (es: an error, during a connection)
     "\\berror al\\b",  # (es: an error connecting)
+    "\\bhatası\\b", "లోపం",  # (tr: its error; te)
 )
 # a model, said to be unavailable (for good: a model only for now is capacity, not this)
 MODEL = any_of(
@@ -389,6 +405,8 @@ MODEL = any_of(
     "\\bmodel\\b", "modèle", "modello", "modelul", "μοντέλο", "mô hình", "โมเดล", "모델", "(?<!信任)模型",
     "\\bmalli\\b",
     "النموذج",
+    # (a checkpoint: the weights a model server loads, "El punto de control … no está disponible en el servidor")
+    "checkpoint", "punto de control", "チェックポイント",
 )
 # a relay's channel (new-api's word for an upstream it routes to), and there being none or no valid one
 CHANNEL = any_of("渠道", "管道", "\\bcanal\\b", "채널", "کانال", "チャンネル", "チャネル")
@@ -423,7 +441,9 @@ ESTABLISH = any_of(
 # "Nem sikerült csatlakozni az Ollamához", "无法连接到 API"): what a connection to it failed to reach
 HOST = any_of(
     "localhost", "https?://", "\\b\\d{1,3}(?:\\.\\d{1,3}){3}\\b", "\\b[\\w-]+(?:\\.[\\w-]+)*:\\d{2,5}\\b", "\\bollam",
-    "lm studio", "\\bAPI(?![a-z])",
+    "lm studio", "(?<![a-z])API(?![a-z])",
+    # (a websocket: the connection itself, whatever server it was to)
+    "websocket", "웹소켓",
 )
 # not connected (to the internet, to a network): "Возможно, вы не подключены к Интернету", "شبکه وصل نیست"
 NOT_CONNECTED = any_of(
@@ -431,6 +451,7 @@ NOT_CONNECTED = any_of(
     "bağlı olma", "bağlı değil", "puuttuu", "وصل نیست", "nicht verbunden", "niet verbonden", "não está conectad",
     "no está conectad", "pas connecté", "未连接", "未連線", "接続されていません", "연결되어 있지 않", "không kết nối",
     "tidak terhubung", "nie jesteś połączon",
+    "برقرار نیست",  # (fa: not established)
 )
 # not responding (a server, a service): "번역 서비스가 응답하지 않습니다", "Le serveur ne répond pas"
 NOT_RESPONDING = any_of(
@@ -454,6 +475,25 @@ THROUGH_OR_JOBS = any_of(
 AI_OR_API = any_of(
     "\\bAPI(?![a-z])", "\\bAI\\b", "\\bIA\\b", "\\bKI\\b", "\\bLLM", "번역", "traduc", "übersetz", "翻译", "翻譯",
     "çeviri", "tradução", "перевод", "переклад", "模型", "\\bmodel",
+)
+# disconnected (from a server, a remote instance): "Disconnesso dal server, tentativo di riconnessione…", "La instancia
+# remota se ha desconectado" (ru, uk and de only in the forms that say it of a connection: "отключить" is to turn off,
+# "durch Kommas getrennt" is separated)
+DISCONNECTED = any_of(
+    "d[ée]connect[ée]", "desconectad", "desconnectat", "scollegat", "disconness", "odpojil",
+    "отключени[ея] от", "отключил(?:ся|ась|ось)", "відключи(?:вся|лася|лось)", "verbindung (?:\\w+ )?getrennt",
+    "^\\W*getrennt\\b", "התנתק", "切断されました", "斷線", "断线", "연결이 해제", "ตัดการเชื่อมต่อ", "বিচ্ছিন্ন",
+    "टूट गया", "డిస్‌కనెక్ట్", "terputus",
+)
+# a remote instance (of a model server: Alpaca's "The remote instance has disconnected")
+INSTANCE = any_of(
+    "instan[cz]", "istanza", "instância", "instansi", "экземпляр", "екземпляр", "מופע", "ইনস্ট্যান্স", "उदाहरण",
+    "ఉదాహరణ", "实例", "インスタンス",
+)
+# occurred (an error of the connection): "Ein Verbindungsfehler ist aufgetreten", "接続エラーが発生しました"
+OCCURRED = any_of(
+    "aufgetreten", "si è verificato", "発生し", "\\bnotika\\b", "wystąpił", "произошл", "виникл", "发生", "發生",
+    "ocurrió", "se ha producido", "s'est produite", "ocorreu", "oluştu", "xảy ra", "terjadi",
 )
 # a credential named beside the failure ("無法連接 — 可能是 token 已經過期或無效"): the key's failure, which the
 # connection words only report
@@ -525,8 +565,17 @@ ROWS: tuple[Row, ...] = (
             f"(?!.*{GATEWAY})"
             + found(
                 near(CONNECTION, any_of(CANNOT_OR_ERROR, ERROR)),
-                given=any_of(SERVICE, INTERNET, NETWORK, CHECK, TRY_AGAIN, ESTABLISH, HOST),
+                given=any_of(SERVICE, INTERNET, NETWORK, CHECK, TRY_AGAIN, ESTABLISH, HOST, INSTANCE),
             ),
+            # a connection's error that occurred, or one named alone as the whole message ("Bağlantı Hatası")
+            found(near(CONNECTION, ERROR), given=OCCURRED),
+            "^(?=.{0,32}$)" + found(near(CONNECTION, ERROR, span=8)),
+            # disconnected from a server or a remote instance, or told to try again
+            found(DISCONNECTED, given=any_of(SERVER, INSTANCE, TRY_AGAIN)),
+            # a host or an API out of reach ("Die lokale API konnte nicht erreicht werden"), an error communicating
+            # with a server ("Error de comunicació amb el servidor")
+            found(near(UNREACHABLE, HOST)),
+            found(near(COMMUNICATE, SERVER), given=ERROR),
         ),
         E.network_unavailable,
         0.742,

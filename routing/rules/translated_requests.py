@@ -196,6 +196,7 @@ KEY = any_of(
     "api-avaim", "api-nøgle", "api-nøkk", "api-nøkl", "api atslēg", "api ključ", "api কী", "යතුර", "ಕೀ",
     # (Finnish, Nordic, Latvian, South Slavic, Bengali, Sinhala, Kannada, Amharic; an API key in Latin letters)
     "ቁልፍ", "api[ -]?key(?![a-z])",
+    "api açar", "api-avain", "api-kulcs", "api விசை", "รหัส api", "\\bclau api",  # (az, fi, hu, ta, th, ca)
 )
 # invalid, expired, incorrect
 INVALID = any_of(
@@ -222,6 +223,7 @@ INVALID = any_of(
     "間違って", "hindi wastong",
     "或不正确", "或不正確",
     "tamat tempoh",  # (ms: expired)
+    "no vàlida",  # (ca)
 )
 # not set, not given, required: a key the user has to enter
 MISSING = any_of(
@@ -256,6 +258,9 @@ MISSING = any_of(
     # (must be given, or to enter, in more languages)
     "ಅಗತ್ಯವಿದೆ", "\\bvoer (?:de|uw|je|een)\\b", "ievadiet", "indtast", "syötä", "不能为空", "不能為空",
     "設定されていない",
+    # (not given, not set: ar, az, cs, et, fi, hu, pl, ta, uk; th: none, right before the key)
+    "لم يتم توفير", "təqdim edilməyib", "nebyl přidán", "ei pakuta", "ei asetettu", "nincs megadva", "nie podano",
+    "வழங்கப்படவில்லை", "відсутн", "введіть", "ไม่มี(?=รหัส)",
 )
 # a model
 MODEL = any_of(
@@ -318,12 +323,14 @@ BALANCE = any_of(
     "クレジット", "크레딧",
     "\\bdana\\b", "\\bfondi\\b", "\\bfonds\\b", "\\bfondos\\b", "\\bfundos\\b", "средств",
     "коштів", "środków", "prostředků", "資金", "\\bkredit",  # (funds)
+    "\\bfons\\b", "자금",  # (ca, ko)
 )
 INSUFFICIENT = any_of(
     "недостаточн", "недостатньо", "insuffisant", "insuficiente", "insufficiente", "unzureichend", "nicht ausreichend",
     "onvoldoende", "niewystarczając", "nedostatečn", "yetersiz", "غير كاف", "کافی نیست", "אינה מספיקה", "không đủ",
     "tidak cukup", "ไม่เพียงพอ", "不足", "부족", "अपर्याप्त",
     "tidak mencukupi", "insufficienti", "nem elegendő", "riittämätön",
+    "insuficients",  # (ca)
 )
 # top the balance up
 TOP_UP = any_of(
