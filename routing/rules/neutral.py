@@ -27,7 +27,7 @@ NEUTRAL = table(
             # Chinese providers and relays: in arrears (Zhipu 1113 "您的账户已欠费"), allowance insufficient (new-api)
             r"|欠费|额度不足"
             # (credits named by whose they are: OpenHands "You're out of OpenHands Credits")
-            r"|payment required|out of (?:[\w-]+ ){0,2}credits\b|\bno credits? (?:remaining|left)\b"
+            r"|payment required|out of (?:[\w-]+ ){0,2}credits\b|\bno (?:more )?credits? (?:remaining|left)\b"
             # ("No credits consumed on this tool call" reassures, it does not say the balance is empty)
             # (as an identifier too: Letta's reason `not-enough-credits`)
             r"|(?:no|not[ _-]enough)[ _-]credits(?! (?:were |was )?(?:consumed|used|charged|deducted))"

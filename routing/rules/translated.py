@@ -49,7 +49,7 @@ CONNECTION = any_of(
     # (Malay, Indonesian, Hindi, Bengali, Slovak, South Slavic, Romanian, Lithuanian, Latvian, Estonian, Persian)
     "terhubung", "bersambung", "menyambung", "कनेक्ट", "সংযোগ", "সংযুক্ত", "pripoj", "poveza",
     "повезати", "\\bvez[ueo]\\b", "\\bвез[уеа]\\b", "свързването", "\\bconecta", "prisijungti prie", "ryš[iį]",
-    "savienojum", "ühendus", "ühendu", "برقراری ارتباط", "برقراریِ ارتباط",
+    "savienojum", "ühendus", "ühendu", "برقراری ارتباط", "برقراریِ ارتباط", "متصل شو",
     "ارتباط با (?:سرور|سِروِر|کارساز|اینترنت)", "ligar-", "connectat", "connectar", "koble til",
     # (be, uz, da, sl, sv, sr, hr, mk: more connections)
     "злучэнн", "ulanish", "tilslutning", "povezovanj", "ansluta till", "konekcij", "spajanj", "конекциј", "падключэнн",
@@ -124,6 +124,8 @@ CANNOT_OR_ERROR = any_of(
     "ni uspel",  # (sl: did not succeed)
     # (cs, hi, nb: did not succeed; tr: the past of "cannot", "bağlanılamadı"; vi: "không kết nối được")
     "nepodařilo", "नहीं हो सका", "\\w*(?:ama|eme)d[ıi]\\b", "fikk ikke", "(?<=kết nối )được",
+    # (we could not: es, fr, fa; uk spelled apart)
+    "no pudimos", "n'avons pas pu", "نتوانستیم", "не можливо",
 )
 # an operation or a connection out of time, in words that say nothing else
 TIMED_OUT = any_of(
@@ -153,6 +155,8 @@ TIMED_OUT = any_of(
     # (nb, sv, uk, es, lt, hr: the time ran out)
     "tidsavbrudd (?:på|i påvente|ved)\\b", "nådde maxtiden", "сплив час", "se agotó el tiempo (?:de espera|esperando)",
     "baigėsi laikas",
+    # (an operation's time ran out: es, fr, pt, ru)
+    "agotó el tiempo de espera", "opération expirée", "operação expirou", "время операции истекло",
     "nije odazvao na vrijeme",
 )
 # a wait time or a time limit: a timeout only when it ran out ("Wartezeit für Serverantworten" is a setting)
@@ -344,6 +348,7 @@ CHECK = any_of(
     # (da, gl, lv, af, lt, ja: more imperatives)
     "\\btjek\\b", "comproba\\b", "pārbaudīt", "kontroleer", "patikrinti ryš", "を確認して",
     "праверце",  # (be)
+    "vérifier votre", "verifica tu", "확인하고", "检查您的",  # (fr, es, ko, zh: check your …)
 )
 # try again: a connection's failure worth a retry is one its text says to retry
 TRY_AGAIN = any_of(
@@ -351,7 +356,7 @@ TRY_AGAIN = any_of(
     "opnieuw", "spróbuj", "ponawiam", "zkuste", "skúste", "poskusite", "pokušajte", "покушајте", "опитайте",
     "încerca", "yritä", "försök igen", "prøv igen", "prøv igjen", "bandykite", "mēģiniet", "proovi", "torna-ho",
     "tekrar dene", "yeniden dene", "حاول", "دوباره امتحان", "נסה", "נסו", "thử lại", "coba lagi", "cuba lagi",
-    "ลองอีกครั้ง", "再試行", "もう一度", "再度お試し", "다시 시도", "重试", "重試", "再试", "पुनः प्रयास",
+    "ลองอีกครั้ง", "再試行", "もう一度", "再度お試し", "다시 시도", "重试", "重試", "再试", "再試", "पुनः प्रयास",
     "फिर से प्रयास",
     "আবার চেষ্টা", "δοκιμάστε", "próbálja",
 )

@@ -23,7 +23,14 @@ def _window(name: str, pattern: str, seconds: float) -> Window:
 # Longest first: a text naming several windows is limited by the longest it has exhausted. A window word inside an
 # identifier counts (LMArena's `USER_DAILY_LIMIT`): the underscore joins words, it does not change the window.
 WINDOWS: tuple[Window, ...] = (
-    _window("month", r"per[ _-]?(?:1 |one )?month|/\s?month\b|(?<![a-z])monthly(?![a-z])|\b30[- ]day\b", 30 * 86400.0),
+    _window(
+        "month",
+        r"per[ _-]?(?:1 |one )?month|/\s?month\b|(?<![a-z])monthly(?![a-z])|\b30[- ]day\b"
+        # (an allowance counted over this month in words: "You have used your free requests for this month", "This
+        # chatbot has reached its message limit (… messages used this month)")
+        r"|\b(?:for|in|during) (?:this|the) month\b|\bused this month\b",
+        30 * 86400.0,
+    ),
     _window("week", r"per[ _-]?(?:1 |one )?week|(?<![a-z])weekly(?![a-z])|\b7[- ]day\b", 7 * 86400.0),
     _window(
         "day",
@@ -31,6 +38,9 @@ WINDOWS: tuple[Window, ...] = (
         r"|\btomorrow\b|每[天日]|今日|\btoday['’]s\b|/\s?day\b"
         # (a limit counted over the day in words: Papermark "You have reached your request limit for the day")
         r"|\blimit (?:for|of) (?:the|this|a) day\b"
+        # (an allowance counted over the day, whatever it counts: "No more generations left for the day", "You've used
+        # all of your chat messages for today")
+        r"|\bfor (?:the|this) day\b|\bfor today\b"
         # (today's allowance in Chinese: Trae "AI问答今日用量已达上限")
         # a wait of days named without a number ("try again in a few days")
         r"|\b(?:in|after|for) (?:a few|several|a couple of) days\b"
@@ -39,7 +49,9 @@ WINDOWS: tuple[Window, ...] = (
         # (a reset at the next midnight, dated: WSO2 API Manager's 900804 "You can access API after 2026-Dec-04
         # 00:00:00+0000 UTC", a `resets_at` of "2026-12-04T00:00:00Z": a calendar day's allowance)
         r"|\b(?:resets?(?:_at)?|after|until)\W{0,8}\d{4}-(?:\d{2}|[A-Za-z]{3})-\d{2}[ T]00:00(?::00)?(?:\.0+)?"
-        r"(?:Z|\s?[+-]00:?00| ?UTC|\b)",
+        r"(?:Z|\s?[+-]00:?00| ?UTC|\b)"
+        # (a count over a day: roomGPT "Too many uploads in 1 day")
+        r"|\b(?:requests|messages|prompts|queries|calls|uploads|generations) in (?:1|one|a) day\b",
         86400.0,
     ),
     _window("5h", r"\b5[- ]hours?\b(?! \d)|\bfive[- ]hour\b|\b5\s*个?小时", 5 * 3600.0),
@@ -86,7 +98,9 @@ BUDGET = re.compile(r"\blimit\W{0,3}(\d[\d,]*)\W{1,4}(?:used\W{0,3}\d[\d,]*\W{1,
 # rate-limit wording names it ("Token limit (500,000 per day) exceeded").
 LIMIT_SPENT = re.compile(
     r"\b(?:limit|cap|quota|allowance)\b[^.\n]{0,60}\b(?:exceeded|reached|hit|used up)\b"
-    r"|\b(?:exceeded|reached|hit)\b[^.\n]{0,30}\blimit\b|\blimited to [\d,]+\b",
+    r"|\b(?:exceeded|reached|hit)\b[^.\n]{0,30}\blimit\b|\blimited to [\d,]+\b"
+    # (too many of something over a window: "Too many uploads in 1 day")
+    r"|\btoo many \w+ in (?:1|one|an?) (?:hour|day|week|month)\b",
     re.I,
 )
 
