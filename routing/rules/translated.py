@@ -483,9 +483,9 @@ AI_OR_API = any_of(
 )
 # disconnected (from a server, a remote instance): "Disconnesso dal server, tentativo di riconnessione…", "La instancia
 # remota se ha desconectado" (ru, uk and de only in the forms that say it of a connection: "отключить" is to turn off,
-# "durch Kommas getrennt" is separated)
+# "durch Kommas getrennt" is separated; fr only as done, never "se déconnecter", to log out)
 DISCONNECTED = any_of(
-    "d[ée]connect[ée]", "desconectad", "desconnectat", "scollegat", "disconness", "odpojil",
+    "d[ée]connect[ée]e?s?\\b", "desconectad", "desconnectat", "scollegat", "disconness", "odpojil",
     "отключени[ея] от", "отключил(?:ся|ась|ось)", "відключи(?:вся|лася|лось)", "verbindung (?:\\w+ )?getrennt",
     "^\\W*getrennt\\b", "התנתק", "切断されました", "斷線", "断线", "연결이 해제", "ตัดการเชื่อมต่อ", "বিচ্ছিন্ন",
     "टूट गया", "డిస్‌కనెక్ట్", "terputus",
@@ -572,9 +572,10 @@ ROWS: tuple[Row, ...] = (
                 near(CONNECTION, any_of(CANNOT_OR_ERROR, ERROR)),
                 given=any_of(SERVICE, INTERNET, NETWORK, CHECK, TRY_AGAIN, ESTABLISH, HOST, INSTANCE),
             ),
-            # a connection's error that occurred, or one named alone as the whole message ("Bağlantı Hatası")
+            # a connection's error that occurred, or the two words alone as the whole message ("Bağlantı Hatası",
+            # "Kesalahan Koneksi"; never a label that says more, "Verbindungsfehler anzeigen")
             found(near(CONNECTION, ERROR), given=OCCURRED),
-            "^(?=.{0,32}$)" + found(near(CONNECTION, ERROR, span=8)),
+            f"^\\W*(?:{CONNECTION})\\S*\\s+(?:{ERROR})\\S*\\W*$|^\\W*(?:{ERROR})\\S*\\s+(?:{CONNECTION})\\S*\\W*$",
             # disconnected from a server or a remote instance, or told to try again
             found(DISCONNECTED, given=any_of(SERVER, INSTANCE, TRY_AGAIN)),
             # a host or an API out of reach ("Die lokale API konnte nicht erreicht werden"), an error communicating

@@ -617,7 +617,7 @@ CATALOGUES = {
     "errors-2026.12.41": "1f65ac5c4dddc71a",  # the word-list helpers in their own module: the readings of .40
     "errors-2026.12.42": "7fef8b0938027759",  # transport, keys, windows and rooms in more languages and apps
     "errors-2026.12.43": "84ec70edc7471d27",  # servers unavailable or not responding, busy models, context limits
-    "errors-2026.12.44": "abc87df7fabb2eb2",  # connection errors, disconnects, unreachable APIs, keys not given
+    "errors-2026.12.44": "5194571d9cabca03",  # connection errors, disconnects, unreachable APIs, keys not given
 }
 
 
@@ -844,6 +844,34 @@ def test_a_sockets_error_number_is_still_the_network():
     ],
 )
 def test_a_scripts_curl_exit_code_and_a_host_out_of_reach_are_the_transport(text, code):
+    assert classify(FailureSignal(error_text=text), NOW).code is code
+
+
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        # a local runtime not running or slow to answer; an empty answer from the model, not curl's empty reply from a
+        # server, which is a connection closed before any answer; Safari's fetch failure as the whole message
+        ("Failed: Ollama is not running", ErrorCode.provider_unavailable),
+        ("Ollama is taking too long to respond — it may be loading the model", ErrorCode.timeout),
+        ("code generation failed: empty response from model", ErrorCode.stream_truncated),
+        ("curl: (52) Empty reply from server", ErrorCode.network_unavailable),
+        ("Load failed", ErrorCode.network_unavailable),
+        ("Load failed to parse the file", ErrorCode.unknown),
+        # credits spent, a feature the plan leaves off, no license; too many tools for one request
+        ("ERROR: Client error: 403 Forbidden AI credits are exhausted.", ErrorCode.subscription_required),
+        ("AI features are not enabled on this plan", ErrorCode.subscription_required),
+        ("no valid license found for the requested product", ErrorCode.subscription_required),
+        ("No more credits left. Buy more above.", ErrorCode.subscription_required),
+        ("agent executor error: number of tools exceeds 128", ErrorCode.invalid_request),
+        # an allowance counted over the day or this month, in words: a quota, never a short retry
+        ("Too many uploads in 1 day. Please try again in a 24 hours.", ErrorCode.quota_limited),
+        ("No more generations left for the day.", ErrorCode.quota_limited),
+        ("Rate limit reached: you have used your free requests for this month.", ErrorCode.quota_limited),
+        ("Rate limit reached, please wait a moment.", ErrorCode.rate_limited),
+    ],
+)
+def test_an_apps_own_words_for_the_transport_the_plan_and_a_long_window(text, code):
     assert classify(FailureSignal(error_text=text), NOW).code is code
 
 

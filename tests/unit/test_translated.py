@@ -52,9 +52,8 @@ def test_no_english_training_line_is_read_by_the_translated_rules():
         if _text(line).isascii()
     ]
     assert len(english) > 1000
-    assert {
-        line["id"]: _translated_readings(_text(line)) for line in english if _translated_readings(_text(line))
-    } == {}
+    readings = {line["id"]: _translated_readings(_text(line)) for line in english}
+    assert {line_id: names for line_id, names in readings.items() if names} == {}
 
 
 @pytest.mark.parametrize(
@@ -139,6 +138,21 @@ def test_no_english_training_line_is_read_by_the_translated_rules():
         ("Model jest zajęty. Proszę czekać, aż model zakończy i spróbuj ponownie", ErrorCode.provider_overloaded),
         ("Достигнут лимит длины контекста", ErrorCode.context_length_exceeded),
         ("ChatGPT wird mit zu vielen Anfragen überflutet", ErrorCode.rate_limited),
+        # a connection's error that occurred, or named alone; disconnected from a server or a remote instance
+        ("Ein Verbindungsfehler ist aufgetreten", ErrorCode.network_unavailable),
+        ("Bağlantı Hatası", ErrorCode.network_unavailable),
+        ("Disconnesso dal server, tentativo di riconnessione...", ErrorCode.network_unavailable),
+        ("La instancia remota se ha desconectado", ErrorCode.network_unavailable),
+        # an API out of reach, an error communicating with a server, no network connection, no key given
+        ("Die lokale API konnte nicht erreicht werden", ErrorCode.network_unavailable),
+        ("Sunucu ile iletişim hatası:", ErrorCode.network_unavailable),
+        ("Pas de connexion réseau", ErrorCode.network_unavailable),
+        ("Nie podano klucza API, dodaj go w ustawieniach", ErrorCode.missing_credentials),
+        # a label that says more than the error, logging out, turning a server off, a list separated by commas
+        ("Verbindungsfehler anzeigen", ErrorCode.unknown),
+        ("Se déconnecter du serveur", ErrorCode.unknown),
+        ("Отключить сервер", ErrorCode.unknown),
+        ("Serveradressen, durch Kommas getrennt", ErrorCode.unknown),
         # a test, a status or a setting that names a connection, a context or a limit decides nothing
         ("Teste de conexão ao servidor", ErrorCode.unknown),
         ("Conexión establecida", ErrorCode.unknown),
