@@ -30,6 +30,7 @@ from routing.rules.agents import AGENTS
 from routing.rules.neutral import BODY, EXCEPTIONS, NEUTRAL
 from routing.rules.providers import PROVIDERS
 from routing.rules.windows import (
+    ALLOWANCE_WINDOWS,
     LIMIT_SPENT,
     LONG_WINDOW_S,
     over_budget,
@@ -698,6 +699,10 @@ def _limit_candidates(text: str, candidates: list[Candidate], retry_after: float
     outlasts (named, or measured by the wait it asks for), is a quota (wait for the reset or fall back), whatever
     wording named it."""
     window = window_of(text)
+    # an allowance counted in words is no window where the text asks for a retry within seconds ("retry in 30 seconds.
+    # Tokens used this month: …"): what refused is a short rate, the count beside it only reports
+    if window in ALLOWANCE_WINDOWS and retry_after is not None and retry_after < LONG_WINDOW_S:
+        window = None
     # a request over the model's own token limit ("exceeded model token limit: 262144 (requested: 287431)") is a
     # context overflow, which no budget window resets: only a limit beside a window, or with no context words, is one
     context = any(c.code is ErrorCode.context_length_exceeded for c in candidates)

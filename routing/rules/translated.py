@@ -47,16 +47,17 @@ CONNECTION = any_of(
     "连接", "連線", "連接",  # zh
     "कनेक्शन", "मिलाप",  # hi
     # (Malay, Indonesian, Hindi, Bengali, Slovak, South Slavic, Romanian, Lithuanian, Latvian, Estonian, Persian)
-    "terhubung", "bersambung", "menyambung", "कनेक्ट", "সংযোগ", "সংযুক্ত", "pripoj", "poveza",
+    "terhubung", "bersambung", "menyambung", "कनेक्ट", "সংযোগ", "সংযুক্ত(?!ি)", "pripoj", "poveza",
     "повезати", "\\bvez[ueo]\\b", "\\bвез[уеа]\\b", "свързването", "\\bconecta", "prisijungti prie", "ryš[iį]",
     "savienojum", "ühendus", "ühendu", "برقراری ارتباط", "برقراریِ ارتباط", "متصل شو",
-    "ارتباط با (?:سرور|سِروِر|کارساز|اینترنت)", "ligar-", "connectat", "connectar", "koble til",
+    "ارتباط با (?:سرور|سِروِر|کارساز|اینترنت)", "ligar-", "connectat", "(?<!des)connectar", "koble til",
     # (be, uz, da, sl, sv, sr, hr, mk: more connections)
     "злучэнн", "ulanish", "tilslutning", "povezovanj", "ansluta till", "konekcij", "spajanj", "конекциј", "падключэнн",
     "csatlakozni\\b", "csatlakozás\\b", "\\bveza\\b",  # (hu, never "csatlakoztatva", mounted; hr)
     "povezivanj[ae] (?:na|sa|s) ",  # (sr: to a server, never GStreamer's "povezivanje elemenata", linking)
-    # (hi: a contact; nb, sv: contact with a server or a network, never "kontakt med oss", support; ta, te)
-    "संपर्क", "kontakt med(?= (?:det|den|servern|serveren|tjeneren|nätverket|nettverket))", "இணைப்பு",
+    # (nb, sv: contact with a server, a network or the local API, never "kontakt med oss", support, nor an address
+    # book's contact; ta, te)
+    "kontakt med(?= (?:det lokale|servern|serveren|tjeneren|nätverket|nettverket))", "இணைப்பு",
     "కనెక్షన్",
 )
 # refused, cut, closed or ended unexpectedly
@@ -91,7 +92,7 @@ REFUSED_OR_CUT = any_of(
     "nie powiodło", "nie udało", "nezdařil", "selhal", "mislukt", "misslyckades", "epäonnistui", "meghiúsult",
     "sikertelen", "απέτυχε", "no s'ha pogut", "mislykkedes", "feilet", "zlyhal", "spodletel", "nepavyko", "eșuat",
     "شکست خورد", "فشل", "נכשל", "thất bại", "gagal", "ล้มเหลว", "失败", "失敗", "실패", "विफल", "başarısız",
-    "ব্যর্থ", "असफल", "ha fallat",  # (bn, hi, ca)
+    "ব্যর্থ", "असफल", "ha fallat", "टूट गया",  # (bn, hi, ca; hi: broke)
     # lost ("Соединение потеряно", "Bağlantı kesildi", "تم فقد الاتصال")
     "потерян", "втрачен", "perdue", "perdida", "perduta", "verloren", "utracon", "ztracen", "kesildi", "فقد",
     "mất(?! thời gian)",
@@ -122,8 +123,10 @@ CANNOT_OR_ERROR = any_of(
     "mislyktes", "lyckades inte", "går inte att", "no fue posible", "ممکن نیست", "\\bنشد\\b", "\\bfalh(?:a|ou)\\b",
     "no se ha podido", "no se pudo", "하지 못했", "nie można",  # (es, ko, pl)
     "ni uspel",  # (sl: did not succeed)
-    # (cs, hi, nb: did not succeed; tr: the past of "cannot", "bağlanılamadı"; vi: "không kết nối được")
-    "nepodařilo", "नहीं हो सका", "\\w*(?:ama|eme)d[ıi]\\b", "fikk ikke", "(?<=kết nối )được",
+    # (cs, hi, nb: did not succeed; tr: could not connect, could not be set up, "Sunucuya bağlanılamadı", never
+    # any verb's "could not"; vi: "không kết nối được", never "đã kết nối được", connected)
+    "nepodařilo", "नहीं हो सका", "(?<=bağlan)(?:ıl)?amadı\\b", "kurulamadı\\b", "fikk ikke",
+    "(?<=không kết nối )được",
     # (we could not: es, fr, fa; uk spelled apart)
     "no pudimos", "n'avons pas pu", "نتوانستیم", "не можливо",
 )
@@ -156,7 +159,7 @@ TIMED_OUT = any_of(
     "tidsavbrudd (?:på|i påvente|ved)\\b", "nådde maxtiden", "сплив час", "se agotó el tiempo (?:de espera|esperando)",
     "baigėsi laikas",
     # (an operation's time ran out: es, fr, pt, ru)
-    "agotó el tiempo de espera", "opération expirée", "operação expirou", "время операции истекло",
+    "agotó el tiempo de espera", "^\\W*opération expirée", "^\\W*operação expirou", "время операции истекло",
     "nije odazvao na vrijeme",
 )
 # a wait time or a time limit: a timeout only when it ran out ("Wartezeit für Serverantworten" is a setting)
@@ -203,7 +206,11 @@ UNREACHABLE = any_of(
     "kunne ikke kontaktes",
     "não foi possível acessar", "pole leitav",  # (pt, et)
     "non può essere raggiunt", "ulaşılamıyor",  # (it, tr: cannot be reached)
-    "impossible de joindre", "impossibile raggiungere", "kunde inte nå", "недостъп",  # (fr, it, sv, bg)
+    # (fr, it, sv, bg; fr and it only of a server or an API, never "joindre le fichier", to attach; sv never "några";
+    # bg only said of the API itself, never "Моделът е недостъпен в API")
+    "impossible de joindre(?= (?:le serveur|l['’]API|l['’]hôte|le service))",
+    "impossibile raggiungere(?= (?:il server|l['’]API|l['’]host|il servizio))", "kunde inte nås?\\b",
+    "(?<=API )е недостъпен",
 )
 # a network, and its trouble
 NETWORK = any_of(
@@ -232,8 +239,7 @@ NO = any_of(
     "\\bsen(?= conexión (?:co|á|ao|de|a ))", "אין(?= חיבור)", "ez dago(?= konexio)",
     "ne postoji(?= (?:veza|konekcija))",
     "nu exist[aă](?= conexiune)", "\\bno hay(?= conexión (?:a |al |con |de red))", "yo[ʻ'‘]q",
-    # (fr, tr, az, uk, ta: no connection, before or after it)
-    "\\bpas de(?= connexion)", "\\byok\\b", "\\byoxdur\\b", "відсутн", "இல்லை",
+
 )
 # a network's or a connection's error in one word, as the languages that compound say it
 NETWORK_ERROR = any_of(
@@ -249,8 +255,14 @@ NETWORK_ERROR = any_of(
     "|памылка падключэння|tilkobling mislyktes|tarmoq xatoligi(?: yuz berdi)?|ni (?:omrežne )?povezave"
     "|(?:võrgu)?ühendust pole|(?:नेटवर्क )?कनेक्शन नहीं)\\W*$",
     "ارتباط برقرار نشد",  # (fa: a connection not established)
-    # (fi, zh, eu, kab: no network connection, no internet, as the whole message)
-    "^\\W*(?:ei verkkoyhteyttä|无网络连接|internet gabe|ulac tuqqna ɣer internet)\\W*$",
+    # (fi, zh, eu, kab, fr, tr, az, uk, ta: no network connection, no internet, as the whole message: never "no
+    # automatic connection" or a list's "no active connections")
+    "^\\W*(?:ei verkkoyhteyttä|无网络连接|internet gabe|ulac tuqqna ɣer internet|pas de connexion réseau"
+    "|ağ bağlantısı yok|şəbəkə bağlantısı yoxdur|відсутнє з['’ʼ]єднання з мережею|பிணைய இணைப்பு இல்லை"
+    "|இணையம் இல்லை)\\W*$",
+    # (tr, te: a network's or a connection's error, never any error beside a network word, "ağ ayarları kaydetme
+    # hatası", an error saving network settings)
+    "bağlantı hatası", "\\bağ hatası", "iletişim hatası", "నెట్‌వర్క్ లోపం", "కనెక్షన్ లోపం",
 )
 # a server not to be found (its name did not resolve)
 NOT_FOUND = any_of(
@@ -348,7 +360,7 @@ CHECK = any_of(
     # (da, gl, lv, af, lt, ja: more imperatives)
     "\\btjek\\b", "comproba\\b", "pārbaudīt", "kontroleer", "patikrinti ryš", "を確認して",
     "праверце",  # (be)
-    "vérifier votre", "verifica tu", "확인하고", "检查您的",  # (fr, es, ko, zh: check your …)
+    "vérifier votre", "verifica tu",  # (fr, es: check your …)
 )
 # try again: a connection's failure worth a retry is one its text says to retry
 TRY_AGAIN = any_of(
@@ -388,7 +400,8 @@ SERVER = any_of(
 COMMUNICATE = any_of(
     "kommunikere", "kommunizieren", "comunicarme", "comunicar", "communication", "communiquer", "communiceren",
     "коммуникац", "комунікац", "comunicazione",
-    "การสื่อสาร", "berkomunikasi", "iletişim", "comunicació", "通信", "通訊",  # (th, id, tr, ca, ja, zh)
+    # (th, id, tr, ca, ja, zh; never 通訊錄, an address book, 通信量, a data cap, or 通信設定, a setting)
+    "การสื่อสาร", "berkomunikasi", "iletişim", "comunicació", "通信(?!量|設定)", "通訊(?!錄)",
 )
 # a gateway, and an error of it (no English word for the error: an English text is the English rules')
 GATEWAY = any_of("шлюз", "passerelle", "puerta de enlace", "gateway", "ゲートウェイ", "网关", "閘道", "cổng kết nối")
@@ -401,7 +414,6 @@ ERROR = any_of(
     "त्रुटी", "xatolig", "памылк",  # (mr, uz, be)
     "\\bun error\\b",  # (es: an error, during a connection)
     "\\berror al\\b",  # (es: an error connecting)
-    "\\bhatası\\b", "లోపం",  # (tr: its error; te)
 )
 # a model, said to be unavailable (for good: a model only for now is capacity, not this)
 MODEL = any_of(
@@ -492,8 +504,15 @@ DISCONNECTED = any_of(
 )
 # a remote instance (of a model server: Alpaca's "The remote instance has disconnected")
 INSTANCE = any_of(
-    "instan[cz]", "istanza", "instância", "instansi", "экземпляр", "екземпляр", "מופע", "ইনস্ট্যান্স", "उदाहरण",
-    "ఉదాహరణ", "实例", "インスタンス",
+    "\\binstan(?:ce|cia|z)\\b", "istanza", "instância", "instansi", "экземпляр", "екземпляр", "מופע",
+    "ইনস্ট্যান্স", "实例", "インスタンス",
+)
+# trying to connect again (after a server dropped the connection): "tentativo di riconnessione",
+# "再接続を試行しています"
+RECONNECTING = any_of(
+    # (never French "reconnectez-vous", to sign in again)
+    "riconnession", "reconnectar", "reconectar", "再接続", "다시 연결",
+    "повторного подключ", "เชื่อมต่อม?ใหม่", "重新連線", "重新连接", "erneut verbind", "wieder verbind",
 )
 # occurred (an error of the connection): "Ein Verbindungsfehler ist aufgetreten", "接続エラーが発生しました"
 OCCURRED = any_of(
@@ -519,6 +538,12 @@ CREDENTIAL = any_of(
     "\\bMCP\\b", "sub-?agent", "子代理",
     # the machine's own daemons and directory services (SELinux's management link, Avahi, D-Bus, NIS)
     "selinux", "\\bavahi", "d-?bus\\b", "\\bNIS\\b",
+    # the machine's own devices: a printer, Bluetooth, headphones, USB ("Nepodařilo se připojit k tiskárně", "连接打印机
+    # 时发生错误"), which a provider's connection never goes through (a VPN may: its failures stay the network's)
+    "bluetooth", "\\bUSB\\b", "printer", "drucker", "imprim", "impresora", "skriver(?:en|n)\\b", "skrivaren\\b",
+    "impressor", "impressió", "stampant",
+    "tiskárn", "drukark", "yazıcı", "принтер", "打印机", "印表機", "プリンター", "프린터", "เครื่องพิมพ์", "हेडफ़ोन",
+    "ヘッドフォン", "dispositiu", "dispositivo", "appareil", "\\bgerät", "cihaz", "устройств", "пристро", "डिवाइस",
 )
 # fmt: on
 
@@ -572,16 +597,19 @@ ROWS: tuple[Row, ...] = (
                 near(CONNECTION, any_of(CANNOT_OR_ERROR, ERROR)),
                 given=any_of(SERVICE, INTERNET, NETWORK, CHECK, TRY_AGAIN, ESTABLISH, HOST, INSTANCE),
             ),
-            # a connection's error that occurred, or the two words alone as the whole message ("Bağlantı Hatası",
-            # "Kesalahan Koneksi"; never a label that says more, "Verbindungsfehler anzeigen")
-            found(near(CONNECTION, ERROR), given=OCCURRED),
-            f"^\\W*(?:{CONNECTION})\\S*\\s+(?:{ERROR})\\S*\\W*$|^\\W*(?:{ERROR})\\S*\\s+(?:{CONNECTION})\\S*\\W*$",
-            # disconnected from a server or a remote instance, or told to try again
-            found(DISCONNECTED, given=any_of(SERVER, INSTANCE, TRY_AGAIN)),
+            # a connection's error that occurred, the two said together (never an error saving a connection's
+            # profile), or the two words alone as the whole message ("Bağlantı Hatası", "Kesalahan Koneksi"; never a
+            # label that says more, "Verbindungsfehler anzeigen", nor a compound that holds one, "yhteyskäytäntö")
+            found(near(CONNECTION, ERROR, span=6), given=OCCURRED),
+            f"^\\W*(?:{CONNECTION})\\S{{0,6}}\\s+(?:{ERROR})\\S{{0,6}}\\W*$"
+            f"|^\\W*(?:{ERROR})\\S{{0,6}}\\s+(?:{CONNECTION})\\S{{0,6}}\\W*$",
+            # disconnected from a remote instance, or from a server that is being reconnected to (never a button,
+            # a setting or a status that only says disconnected)
+            found(DISCONNECTED, given=any_of(INSTANCE, RECONNECTING)),
             # a host or an API out of reach ("Die lokale API konnte nicht erreicht werden"), an error communicating
             # with a server ("Error de comunicació amb el servidor")
-            found(near(UNREACHABLE, HOST)),
-            found(near(COMMUNICATE, SERVER), given=ERROR),
+            found(near(UNREACHABLE, HOST, span=24)),
+            found(near(COMMUNICATE, ERROR, span=6), given=SERVER),
         ),
         E.network_unavailable,
         0.742,

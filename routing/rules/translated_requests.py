@@ -259,8 +259,9 @@ MISSING = any_of(
     "ಅಗತ್ಯವಿದೆ", "\\bvoer (?:de|uw|je|een)\\b", "ievadiet", "indtast", "syötä", "不能为空", "不能為空",
     "設定されていない",
     # (not given, not set: ar, az, cs, et, fi, hu, pl, ta, uk; th: none, right before the key)
-    "لم يتم توفير", "təqdim edilməyib", "nebyl přidán", "ei pakuta", "ei asetettu", "nincs megadva", "nie podano",
-    "வழங்கப்படவில்லை", "відсутн", "введіть", "ไม่มี(?=รหัส)",
+    "لم يتم توفير", "təqdim edilməyib", "nebyl přidán", "(?<=võtit )ei pakuta", "ei asetettu", "nincs megadva",
+    "nie podano",
+    "வழங்கப்படவில்லை", "відсутн", "^\\W*ไม่มี(?=รหัส)",
 )
 # a model
 MODEL = any_of(

@@ -23,14 +23,7 @@ def _window(name: str, pattern: str, seconds: float) -> Window:
 # Longest first: a text naming several windows is limited by the longest it has exhausted. A window word inside an
 # identifier counts (LMArena's `USER_DAILY_LIMIT`): the underscore joins words, it does not change the window.
 WINDOWS: tuple[Window, ...] = (
-    _window(
-        "month",
-        r"per[ _-]?(?:1 |one )?month|/\s?month\b|(?<![a-z])monthly(?![a-z])|\b30[- ]day\b"
-        # (an allowance counted over this month in words: "You have used your free requests for this month", "This
-        # chatbot has reached its message limit (… messages used this month)")
-        r"|\b(?:for|in|during) (?:this|the) month\b|\bused this month\b",
-        30 * 86400.0,
-    ),
+    _window("month", r"per[ _-]?(?:1 |one )?month|/\s?month\b|(?<![a-z])monthly(?![a-z])|\b30[- ]day\b", 30 * 86400.0),
     _window("week", r"per[ _-]?(?:1 |one )?week|(?<![a-z])weekly(?![a-z])|\b7[- ]day\b", 7 * 86400.0),
     _window(
         "day",
@@ -38,9 +31,6 @@ WINDOWS: tuple[Window, ...] = (
         r"|\btomorrow\b|每[天日]|今日|\btoday['’]s\b|/\s?day\b"
         # (a limit counted over the day in words: Papermark "You have reached your request limit for the day")
         r"|\blimit (?:for|of) (?:the|this|a) day\b"
-        # (an allowance counted over the day, whatever it counts: "No more generations left for the day", "You've used
-        # all of your chat messages for today")
-        r"|\bfor (?:the|this) day\b|\bfor today\b"
         # (today's allowance in Chinese: Trae "AI问答今日用量已达上限")
         # a wait of days named without a number ("try again in a few days")
         r"|\b(?:in|after|for) (?:a few|several|a couple of) days\b"
@@ -49,9 +39,7 @@ WINDOWS: tuple[Window, ...] = (
         # (a reset at the next midnight, dated: WSO2 API Manager's 900804 "You can access API after 2026-Dec-04
         # 00:00:00+0000 UTC", a `resets_at` of "2026-12-04T00:00:00Z": a calendar day's allowance)
         r"|\b(?:resets?(?:_at)?|after|until)\W{0,8}\d{4}-(?:\d{2}|[A-Za-z]{3})-\d{2}[ T]00:00(?::00)?(?:\.0+)?"
-        r"(?:Z|\s?[+-]00:?00| ?UTC|\b)"
-        # (a count over a day: roomGPT "Too many uploads in 1 day")
-        r"|\b(?:requests|messages|prompts|queries|calls|uploads|generations) in (?:1|one|a) day\b",
+        r"(?:Z|\s?[+-]00:?00| ?UTC|\b)",
         86400.0,
     ),
     _window("5h", r"\b5[- ]hours?\b(?! \d)|\bfive[- ]hour\b|\b5\s*个?小时", 5 * 3600.0),
@@ -69,6 +57,26 @@ WINDOWS: tuple[Window, ...] = (
         3600.0,
     ),
     _window("minute", r"per[ _-]?(?:minute|min\b)|\b[RT]PM\b|/min\b", 60.0),
+)
+
+# An allowance counted over the day or this month, named by what it counts ("No more generations left for the day",
+# "You've used all of your chat messages for today", "You have used your free requests for this month", "Too many
+# uploads in 1 day"): weaker than a window named as a rate, so a per-minute limit that also reports what is left "for
+# today" is still the minute's, and never read where the text asks for a retry within seconds.
+COUNTED_WORDS = r"(?:requests|messages|prompts|queries|calls|uploads|generations)"
+ALLOWANCE_WINDOWS: tuple[Window, ...] = (
+    _window("month", r"\bfor this month\b|\b(?:used|sent|made) this month\b", 30 * 86400.0),
+    _window("day", rf"\bfor (?:the|this) day\b|\bfor today\b|\b{COUNTED_WORDS} in (?:1|one|a) day\b", 86400.0),
+)
+
+# An allowance counts as a window only where the text says it is spent ("No more generations left for the day", "You
+# have used your free requests for this month", "Too many uploads in 1 day"), never where it only reports a count
+# ("429 Too Many Requests: slow down. Requests used this month: 1,204 of 50,000").
+ALLOWANCE_SPENT = re.compile(
+    rf"\bno more \w+ left\b|\b(?:have|has|'ve|’ve) used\b|\btoo many {COUNTED_WORDS} in (?:1|one|a) day\b"
+    r"|\b(?:limit|cap|quota|allowance)\b[^.\n]{0,60}\b(?:exceeded|reached|hit|used up)\b"
+    r"|\b(?:exceeded|reached|hit)\b[^.\n]{0,30}\blimit\b",
+    re.I,
 )
 
 # A window named by its length in numbers ("a cap of 40 messages per 60 minutes", "every 3 hours"): as long as the
@@ -100,7 +108,7 @@ LIMIT_SPENT = re.compile(
     r"\b(?:limit|cap|quota|allowance)\b[^.\n]{0,60}\b(?:exceeded|reached|hit|used up)\b"
     r"|\b(?:exceeded|reached|hit)\b[^.\n]{0,30}\blimit\b|\blimited to [\d,]+\b"
     # (too many of something over a window: "Too many uploads in 1 day")
-    r"|\btoo many \w+ in (?:1|one|an?) (?:hour|day|week|month)\b",
+    rf"|\btoo many {COUNTED_WORDS} in (?:1|one|an?) (?:hour|day|week|month)\b",
     re.I,
 )
 
@@ -140,11 +148,21 @@ def _counted(text: str) -> Window | None:
 
 
 def window_of(text: str) -> Window | None:
-    """The longest limit window the text names, in words or in numbers, or has counted to its limit, if any."""
+    """The longest limit window the text names, in words or in numbers, or has counted to its limit, if any; an
+    allowance counted in words only where no window is named otherwise."""
     named = next((w for w in WINDOWS if w.pattern.search(text)), None)
     found = [w for w in (named, _numbered(text), _counted(text)) if w is not None]
     # the first of equals wins: a named window before a numbered one, as before
-    return max(found, key=lambda w: w.seconds) if found else None
+    if found:
+        return max(found, key=lambda w: w.seconds)
+    return allowance_of(text)
+
+
+def allowance_of(text: str) -> Window | None:
+    """The allowance the text counts over the day or this month and says is spent, if any (ALLOWANCE_WINDOWS)."""
+    if not ALLOWANCE_SPENT.search(text):
+        return None
+    return next((w for w in ALLOWANCE_WINDOWS if w.pattern.search(text)), None)
 
 
 def over_budget(text: str) -> bool:

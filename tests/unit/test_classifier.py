@@ -617,7 +617,7 @@ CATALOGUES = {
     "errors-2026.12.41": "1f65ac5c4dddc71a",  # the word-list helpers in their own module: the readings of .40
     "errors-2026.12.42": "7fef8b0938027759",  # transport, keys, windows and rooms in more languages and apps
     "errors-2026.12.43": "84ec70edc7471d27",  # servers unavailable or not responding, busy models, context limits
-    "errors-2026.12.44": "5194571d9cabca03",  # connection errors, disconnects, unreachable APIs, keys not given
+    "errors-2026.12.44": "95688c9bcfc27b1d",  # connection errors, disconnects, unreachable APIs, keys not given
 }
 
 
@@ -869,6 +869,9 @@ def test_a_scripts_curl_exit_code_and_a_host_out_of_reach_are_the_transport(text
         ("No more generations left for the day.", ErrorCode.quota_limited),
         ("Rate limit reached: you have used your free requests for this month.", ErrorCode.quota_limited),
         ("Rate limit reached, please wait a moment.", ErrorCode.rate_limited),
+        # a per-minute limit that reports what is left for today, a short retry beside this month's count: the minute's
+        ("Too many requests per minute. You have 4,812 requests remaining for today.", ErrorCode.rate_limited),
+        ("Rate limit exceeded, retry in 30 seconds. Tokens used this month: 12,000", ErrorCode.rate_limited),
     ],
 )
 def test_an_apps_own_words_for_the_transport_the_plan_and_a_long_window(text, code):

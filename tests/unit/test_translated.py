@@ -153,6 +153,14 @@ def test_no_english_training_line_is_read_by_the_translated_rules():
         ("Se déconnecter du serveur", ErrorCode.unknown),
         ("Отключить сервер", ErrorCode.unknown),
         ("Serveradressen, durch Kommas getrennt", ErrorCode.unknown),
+        # a status or a button that only says disconnected, "no active connection", an error saving a connection's
+        # profile, a protocol's version, an address book, a connection made
+        ("Servidor: desconectado", ErrorCode.unknown),
+        ("Disconnessione dal server", ErrorCode.unknown),
+        ("Etkin bağlantı yok", ErrorCode.unknown),
+        ("Ağ ayarları kaydetme hatası", ErrorCode.unknown),
+        ("Virhe yhteyskäytäntöversiossa", ErrorCode.unknown),
+        ("Đã kết nối được với máy chủ", ErrorCode.unknown),
         # a test, a status or a setting that names a connection, a context or a limit decides nothing
         ("Teste de conexão ao servidor", ErrorCode.unknown),
         ("Conexión establecida", ErrorCode.unknown),
