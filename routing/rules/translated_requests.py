@@ -197,6 +197,7 @@ KEY = any_of(
     # (Finnish, Nordic, Latvian, South Slavic, Bengali, Sinhala, Kannada, Amharic; an API key in Latin letters)
     "ቁልፍ", "api[ -]?key(?![a-z])",
     "api açar", "api-avain", "api-kulcs", "api விசை", "รหัส api", "\\bclau api",  # (az, fi, hu, ta, th, ca)
+    "кључ", "トークン", "api ?キー",  # (sr, ja)
 )
 # invalid, expired, incorrect
 INVALID = any_of(
@@ -223,6 +224,7 @@ INVALID = any_of(
     "間違って", "hindi wastong",
     "或不正确", "或不正確",
     "tamat tempoh",  # (ms: expired)
+    "недопустим", "неважећ", "non-valide", "错误的令牌", "無効または期限切れ",  # (ru, sr, fr, zh, ja)
     "no vàlida",  # (ca)
 )
 # not set, not given, required: a key the user has to enter
@@ -257,7 +259,7 @@ MISSING = any_of(
     "εισαγάγετε", "въведете", "ያስገቡ", "ilagay", "obvezan", "প্রয়োজন", "privalom", "අවශ්ය",
     # (must be given, or to enter, in more languages)
     "ಅಗತ್ಯವಿದೆ", "\\bvoer (?:de|uw|je|een)\\b", "ievadiet", "indtast", "syötä", "不能为空", "不能為空",
-    "設定されていない",
+    "設定されていない", "必要があります",
     # (not given, not set: ar, az, cs, et, fi, hu, pl, ta, uk; th: none, right before the key)
     "لم يتم توفير", "təqdim edilməyib", "nebyl přidán", "(?<=võtit )ei pakuta", "ei asetettu", "nincs megadva",
     "nie podano",
@@ -319,7 +321,7 @@ SAFETY = any_of(
 # a balance or credit, too low
 BALANCE = any_of(
     "баланс", "\\bsolde", "\\bsaldo", "guthaben", "tegoed", "bakiye", "رصيد", "موجودی", "יתרה", "số dư", "ยอดคงเหลือ",
-    "残高", "잔액", "余额", "餘額", "शेष राशि", "포인트", "點數", "点数", "ポイント", "кредит", "crédits?",
+    "残高", "잔액", "余额", "餘額", "शेष राशि", "포인트", "點數", "点数", "ポイント", "(?<!а)кредит", "crédits?",
     "créditos?", "crediti", "kredi", "積分", "积分",
     "クレジット", "크레딧",
     "\\bdana\\b", "\\bfondi\\b", "\\bfonds\\b", "\\bfondos\\b", "\\bfundos\\b", "средств",
@@ -339,6 +341,11 @@ TOP_UP = any_of(
     "пополните", "поповніть", "aufladen", "opwaarderen", "doładuj",
     "dobijte", "yükleyin",
     "اشحن", "شارژ", "nạp tiền", "isi ulang", "เติมเงิน", "チャージ", "충전", "充值", "रिचार्ज",
+)
+# access to it refused (a gated model the account may not use: PocketPal "L'accès à ce modèle restreint a été refusé")
+ACCESS_DENIED = any_of(
+    "verweigert", "a été refusé", "ditolak", "נדחתה", "拒否されました", "거부되었습니다", "odmówiono", "foi negado",
+    "отклон[её]н", "відхилено", "被拒绝", "رد شد", "無法存取",
 )
 # a quota in the words of a limit used up ("Wyczerpany limit", "Limit erschöpft")
 LIMIT_USED_UP = any_of("wyczerpany limit", "limit (?:został )?wyczerpan", "limit erschöpft", "limit (?:je )?vyčerpán")
@@ -367,12 +374,16 @@ AUTH_FAILED = any_of(
     "autentikasi gagal", "การยืนยันตัวตนล้มเหลว", "จำเป็นต้องยืนยันตัวตน", "認証に失敗", "인증 실패", "인증에 실패",
     "认证失败", "身份验证失败", "驗證失敗", "認證失敗", "प्रमाणीकरण विफल",
     "鑑權失敗", "鉴权失败",
+    # (de, fr, he, ms, pl, ru, es, sr: authentication failed, as PocketPal, ha-text-ai and a translator plugin say it)
+    "authentifizierung gescheitert", "échec d['’]authentification", "אימות נכשל", "pengesahan gagal",
+    "błąd autoryzacji", "ошибка авторизации", "la autenticación falló", "аутентификација није успела",
 )
 # a provider (of models) or its address, and its not being set up
 PROVIDER = any_of(
     "провайдер", "поставщик", "fournisseur", "proveedor", "provedor", "fornitore", "anbieter", "aanbieder", "dostawc",
     "poskytovatel", "sağlayıcı", "مزود", "ارائه‌دهنده", "ספק", "nhà cung cấp", "penyedia", "ผู้ให้บริการ", "プロバイダ",
     "공급자", "제공자", "提供商", "供应商", "供應商", "प्रदाता", "\\burl\\b",
+    "pakkuja", "ponudnik", "leverantör", "постачальник", "提供者",  # (et, sl, sv, uk, zh)
 )
 NOT_SET_UP = any_of(
     "не настроен", "не налаштован", "non configuré", "no configurad", "não configurad", "non configurat",
@@ -380,6 +391,9 @@ NOT_SET_UP = any_of(
     "yapılandırılmamış", "غير مهيأ", "تنظیم نشده", "לא הוגדר", "לא נמצאה", "chưa được cấu hình", "tidak disiapkan",
     "belum dikonfigurasi", "ยังไม่ได้ตั้งค่า", "設定されていません", "설정되지 않", "未配置", "未设置", "未設定",
     "सेट नहीं",
+    # (a provider not chosen: Tandoor "Zum Ausführen dieser Anfrage muss ein KI Anbieter ausgewählt werden")
+    "ausgewählt werden", "devi selezionare", "należy wybrać", "du måste välja", "повинні вибрати", "必须选择",
+    "morate izbrati", "peate valima",
 )
 # a request
 REQUEST = any_of(
@@ -670,7 +684,7 @@ ROWS: tuple[Row, ...] = (
     ("translated_auth_failed", AUTH_FAILED, E.auth_required, 0.742),
     (
         "translated_model_not_found",
-        any_of(near(MODEL, any_of(NOT_FOUND, INVALID, DEPRECATED)), UNSUPPORTED_MODEL),
+        any_of(near(MODEL, any_of(NOT_FOUND, INVALID, DEPRECATED, ACCESS_DENIED)), UNSUPPORTED_MODEL),
         E.model_unavailable,
         0.742,
     ),
