@@ -224,7 +224,8 @@ INVALID = any_of(
     "間違って", "hindi wastong",
     "或不正确", "或不正確",
     "tamat tempoh",  # (ms: expired)
-    "недопустим", "неважећ", "non-valide", "错误的令牌", "無効または期限切れ",  # (ru, sr, fr, zh, ja)
+    # (ru only of an API key, never GnuPG's "Недопустимый код ключа"; sr, fr, zh, ja)
+    "недопустимый api", "неважећ", "non-valide", "错误的令牌", "無効または期限切れ",
     "no vàlida",  # (ca)
 )
 # not set, not given, required: a key the user has to enter
@@ -259,7 +260,7 @@ MISSING = any_of(
     "εισαγάγετε", "въведете", "ያስገቡ", "ilagay", "obvezan", "প্রয়োজন", "privalom", "අවශ්ය",
     # (must be given, or to enter, in more languages)
     "ಅಗತ್ಯವಿದೆ", "\\bvoer (?:de|uw|je|een)\\b", "ievadiet", "indtast", "syötä", "不能为空", "不能為空",
-    "設定されていない", "必要があります",
+    "設定されていない",
     # (not given, not set: ar, az, cs, et, fi, hu, pl, ta, uk; th: none, right before the key)
     "لم يتم توفير", "təqdim edilməyib", "nebyl přidán", "(?<=võtit )ei pakuta", "ei asetettu", "nincs megadva",
     "nie podano",
