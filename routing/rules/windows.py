@@ -69,13 +69,17 @@ ALLOWANCE_WINDOWS: tuple[Window, ...] = (
     _window("day", rf"\bfor (?:the|this) day\b|\bfor today\b|\b{COUNTED_WORDS} in (?:1|one|a) day\b", 86400.0),
 )
 
+# A limit said to be reached, exceeded or used up (LIMIT_SPENT and ALLOWANCE_SPENT below)
+_LIMIT_SPENT_WORDS = (
+    r"\b(?:limit|cap|quota|allowance)\b[^.\n]{0,60}\b(?:exceeded|reached|hit|used up)\b"
+    r"|\b(?:exceeded|reached|hit)\b[^.\n]{0,30}\blimit\b"
+)
 # An allowance counts as a window only where the text says it is spent ("No more generations left for the day", "You
 # have used your free requests for this month", "Too many uploads in 1 day"), never where it only reports a count
 # ("429 Too Many Requests: slow down. Requests used this month: 1,204 of 50,000").
 ALLOWANCE_SPENT = re.compile(
-    rf"\bno more \w+ left\b|\b(?:have|has|'ve|’ve) used\b|\btoo many {COUNTED_WORDS} in (?:1|one|a) day\b"
-    r"|\b(?:limit|cap|quota|allowance)\b[^.\n]{0,60}\b(?:exceeded|reached|hit|used up)\b"
-    r"|\b(?:exceeded|reached|hit)\b[^.\n]{0,30}\blimit\b",
+    rf"{_LIMIT_SPENT_WORDS}|\bno more \w+ left\b|\b(?:have|has|'ve|’ve) used\b"
+    rf"|\btoo many {COUNTED_WORDS} in (?:1|one|a) day\b",
     re.I,
 )
 
@@ -105,8 +109,7 @@ BUDGET = re.compile(r"\blimit\W{0,3}(\d[\d,]*)\W{1,4}(?:used\W{0,3}\d[\d,]*\W{1,
 # A limit said to be spent, in any words: with a window of an hour or longer named, it is a quota even when no
 # rate-limit wording names it ("Token limit (500,000 per day) exceeded").
 LIMIT_SPENT = re.compile(
-    r"\b(?:limit|cap|quota|allowance)\b[^.\n]{0,60}\b(?:exceeded|reached|hit|used up)\b"
-    r"|\b(?:exceeded|reached|hit)\b[^.\n]{0,30}\blimit\b|\blimited to [\d,]+\b"
+    rf"{_LIMIT_SPENT_WORDS}|\blimited to [\d,]+\b"
     # (too many of something over a window: "Too many uploads in 1 day")
     rf"|\btoo many {COUNTED_WORDS} in (?:1|one|an?) (?:hour|day|week|month)\b",
     re.I,

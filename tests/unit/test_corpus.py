@@ -15,7 +15,7 @@ from routing.classifier import ALL_RULES, FailureSignal, classify, evaluate
 from routing.codes import ErrorClass, ErrorCode
 from routing.decider import DecisionKind, RoutingContext, RunState, decide
 from routing.reset_hints import HORIZON_S
-from routing.rules.windows import WINDOWS
+from routing.rules.windows import ALLOWANCE_WINDOWS, WINDOWS
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 CORPUS = Path(__file__).parent.parent / "corpus"
@@ -103,9 +103,11 @@ def test_no_rule_is_dead():
 
 
 def test_every_limit_window_is_named_by_some_line():
-    """Each window the classifier reads (routing/rules/windows.py) is worded so by at least one real text."""
+    """Each window the classifier reads (routing/rules/windows.py), a rate's or an allowance's, is worded so by at
+    least one real text."""
     texts = [evaluate(FailureSignal.model_validate(line["signal"]), NOW).text for line in LINES]
-    assert [w.name for w in WINDOWS if not any(w.pattern.search(t) for t in texts)] == []
+    windows = [*WINDOWS, *ALLOWANCE_WINDOWS]
+    assert [w.pattern.pattern for w in windows if not any(w.pattern.search(t) for t in texts)] == []
 
 
 def test_every_override_names_a_line_and_says_why():
