@@ -360,7 +360,8 @@ CHECK = any_of(
     # (da, gl, lv, af, lt, ja: more imperatives)
     "\\btjek\\b", "comproba\\b", "pārbaudīt", "kontroleer", "patikrinti ryš", "を確認して",
     "праверце",  # (be)
-    "vérifier votre", "verifica tu",  # (fr, es: check your …)
+    # (fr, es: check your connection or network, never a sign-in's "adresse e-mail de connexion" or a social network)
+    "vérifier votre(?= (?:connexion|réseau)\\b(?! de))", "verifica tu(?= (?:conexión|red|internet)\\b(?! social))",
 )
 # try again: a connection's failure worth a retry is one its text says to retry
 TRY_AGAIN = any_of(

@@ -161,6 +161,9 @@ def test_no_english_training_line_is_read_by_the_translated_rules():
         ("Ağ ayarları kaydetme hatası", ErrorCode.unknown),
         ("Virhe yhteyskäytäntöversiossa", ErrorCode.unknown),
         ("Đã kết nối được với máy chủ", ErrorCode.unknown),
+        # a sign-in's e-mail ("connexion" is a login too), a social network
+        ("Veuillez vérifier votre adresse e-mail de connexion", ErrorCode.unknown),
+        ("Verifica tu red social conectada", ErrorCode.unknown),
         # a GnuPG key's code, not an API key; access to a gated model refused is the model's
         ("Недопустимый код ключа (ожидается 40 шестнадцатеричных цифр)", ErrorCode.unknown),
         ("L'accès à ce modèle restreint a été refusé", ErrorCode.model_unavailable),
