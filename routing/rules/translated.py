@@ -239,7 +239,6 @@ NO = any_of(
     "\\bsen(?= conexión (?:co|á|ao|de|a ))", "אין(?= חיבור)", "ez dago(?= konexio)",
     "ne postoji(?= (?:veza|konekcija))",
     "nu exist[aă](?= conexiune)", "\\bno hay(?= conexión (?:a |al |con |de red))", "yo[ʻ'‘]q",
-
 )
 # a network's or a connection's error in one word, as the languages that compound say it
 NETWORK_ERROR = any_of(
@@ -544,7 +543,8 @@ CREDENTIAL = any_of(
     "bluetooth", "\\bUSB\\b", "printer", "drucker", "imprim", "impresora", "skriver(?:en|n)\\b", "skrivaren\\b",
     "impressor", "impressió", "stampant",
     "tiskárn", "drukark", "yazıcı", "принтер", "打印机", "印表機", "プリンター", "프린터", "เครื่องพิมพ์", "हेडफ़ोन",
-    "ヘッドフォン", "dispositiu", "dispositivo", "appareil", "\\bgerät", "cihaz", "устройств", "пристро", "डिवाइस",
+    "ヘッドフォン", "ब्लूटूथ",
+    # (never "device" alone: "Überprüfen Sie die Internetverbindung Ihres Geräts" is the network's)
 )
 # fmt: on
 

@@ -617,7 +617,7 @@ CATALOGUES = {
     "errors-2026.12.41": "1f65ac5c4dddc71a",  # the word-list helpers in their own module: the readings of .40
     "errors-2026.12.42": "7fef8b0938027759",  # transport, keys, windows and rooms in more languages and apps
     "errors-2026.12.43": "84ec70edc7471d27",  # servers unavailable or not responding, busy models, context limits
-    "errors-2026.12.44": "86ea0841efd52ebd",  # connection errors, disconnects, unreachable APIs, keys not given
+    "errors-2026.12.44": "c23adb9f34046aa4",  # connection errors, disconnects, unreachable APIs, keys not given
 }
 
 

@@ -161,6 +161,12 @@ def test_no_english_training_line_is_read_by_the_translated_rules():
         ("Ağ ayarları kaydetme hatası", ErrorCode.unknown),
         ("Virhe yhteyskäytäntöversiossa", ErrorCode.unknown),
         ("Đã kết nối được với máy chủ", ErrorCode.unknown),
+        # a printer's connection is the machine's; a device's internet connection is still the network
+        ("Nepodařilo se připojit k tiskárně. Zkuste to znovu.", ErrorCode.unknown),
+        (
+            "Überprüfen Sie die Internetverbindung Ihres Geräts und versuchen Sie es erneut.",
+            ErrorCode.network_unavailable,
+        ),
         # a sign-in's e-mail ("connexion" is a login too), a social network
         ("Veuillez vérifier votre adresse e-mail de connexion", ErrorCode.unknown),
         ("Verifica tu red social conectada", ErrorCode.unknown),
