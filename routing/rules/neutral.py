@@ -657,6 +657,8 @@ NEUTRAL = table(
             r"|\bno available channels? for model\b|无可用渠道|模型.{0,20}不存在|模型(?:暂时|暂|当前)?不可用"
             # (or no valid one: new-api "No valid upstream channel")
             r"|\bno valid upstream channels?\b"
+            # (or none available at all: one-api "no channels available after cache check")
+            r"|\bno channels? available\b"
             # a relay or router with nothing that serves the model (AIClient2API "No available providers for type: …
             # that support model: …"); not LiteLLM's "No deployments available", deployments cooling down after
             # rate limits
@@ -1249,7 +1251,8 @@ NEUTRAL = table(
         (
             "no_response",
             r"\b(?:disconnected|closed|ended|hung up|dropped)\b[^.]{0,40}\bwithout (?:sending |returning |giving )?"
-            r"(?:a |any )?(?:response|reply)\b",
+            # (not an event named after the response: "SSE stream ended without response.completed" is a stream cut)
+            r"(?:a |any )?(?:response|reply)\b(?!\.\w)",
             E.network_unavailable,
             0.91,
         ),
@@ -1360,6 +1363,10 @@ NEUTRAL = table(
             # failed"); not "upstream" alone, which only says where a status came from ("Upstream provider X returned
             # HTTP 404": the status decides)
             r"|\bno healthy upstream"
+            # (or no healthy worker, back end or node behind a local router: OllamaMax "No healthy workers available")
+            r"|\bno healthy (?:workers?|backends?|servers?|nodes?|instances?|replicas?)\b"
+            # (a server said down or offline: "Server down and offline")
+            r"|\bserver (?:is )?(?:down|offline)\b"
             r"|\bupstream[ _](?:connect |request |call )?(?:error|failed|failure|timeout|timed out)"
             r"|\bupstream (?:is |server is |service is )?(?:unavailable|down)\b"
             # OpenAI "The server had an error while processing your request. Sorry about that! You can retry …"
@@ -1367,6 +1374,9 @@ NEUTRAL = table(
             E.provider_unavailable,
             0.75,
         ),
+        # a Go server's access log line with a 5xx status (Ollama's gin "[GIN] 2025/03/06 - 11:42:21 | 503 | … | POST
+        # "/api/generate""): the status the server answered, as a status field is read
+        ("gin_log_5xx", r"\[GIN\][^|\n]*\|\s*5\d\d\s*\|", E.provider_unavailable, 0.74),
         # a CDN's or front door's error page rendered as text: Google Front End, CloudFront, Azure Front Door
         (
             "gateway_page",
@@ -1490,8 +1500,11 @@ NEUTRAL = table(
         # and region rules read
         (
             "service_unavailable_words",
-            r"\b(?:provider|service|server|api|backend|endpoint|upstream)\b (?:is |are )?(?:currently |temporarily )?"
-            r"(?:unavailable|not available|unreachable)\b(?! (?:in|on|for|to) (?:your|this|the) )"
+            r"\b(?:providers?|services?|servers?|apis?|backends?|endpoints?|upstreams?)\b (?:is |are )?"
+            r"(?:currently |temporarily )?(?:unavailable|not available|unreachable)\b"
+            r"(?! (?:in|on|for|to) (?:your|this|the) )"
+            # (an agent unavailable, to be tried later: "Agent unavailable. Please try again later.")
+            r"|\bagent (?:is )?(?:currently |temporarily )?unavailable\b\W{0,3}(?:please )?try again later\b"
             r"|\b(?:fournisseur|service|serveur)\b[^.]{0,30}\b(?:n.est (?:actuellement |temporairement )?pas disponible"
             r"|(?:est )?(?:actuellement |temporairement )?indisponible)"
             r"|\b(?:Anbieter|Dienst|Server)\b[^.]{0,30}\bnicht (?:verfügbar|erreichbar)"
@@ -1508,7 +1521,7 @@ NEUTRAL = table(
         (
             "request_not_sent",
             r"\b(?:error|failed|failure) (?:while )?sending (?:the |an? )?(?:HTTPS? |API )?request\b"
-            r"|\bfailed to send (?:the |an? )?(?:HTTPS? |API )?request\b"
+            r"|\bfailed to send (?:the |an? )?(?:HTTPS? |API |streaming |stream )?request\b"
             r"|\bI/?O error (?:while )?(?:reading|writing|receiving|sending)\b",
             E.network_unavailable,
             0.69,
@@ -2450,6 +2463,11 @@ NEUTRAL = table(
             r"|\b(?:model|llm|provider|assistant|ollama|server)\b[^.\n]{0,20}\breturned (?:an )?empty (?:or \w+ )?"
             r"(?:response|reply|answer)\b|\bresponse: empty response\b"
             r"|\bmodel response (?:is |was )?empty\b"
+            # (a response said empty, a stream with no data, no response at all from the provider or a session:
+            # rsrch "Response was empty or whitespace only", one-api "no stream data received", MongoDB's chatbot "No
+            # response from OpenAI", pi-agent-dashboard "No response from session")
+            r"|\bresponse (?:was|is) empty\b|\bno stream(?:ing)? data (?:was )?received\b"
+            r"|\bno response from (?:the )?(?:provider|LLM|AI|assistant|session|OpenAI|Anthropic|Gemini)\b"
             # (BenchAI "code generation failed: empty response from model")
             # (not curl's 52 "Empty reply from server", a connection closed before any answer: the transport's)
             r"|\bempty (?:response|reply|answer) from (?:the )?(?:model|llm|provider)\b"
@@ -3230,6 +3248,14 @@ NEUTRAL = table(
         ),
         # MLX's Metal allocator refusing an allocation (`[metal::malloc] Resource limit (499000) exceeded`, "… greater
         # than the maximum allowed buffer size"): the GPU's capacity, above the words of a parameter over its maximum
+        # the local server itself not available, named beside the models it could not list (ollama-code "Cannot load
+        # models: Ollama server is not available."): the provider, above the model words around it
+        (
+            "inference_server_not_available",
+            r"\b(?:ollama|lm studio|llama|llm|inference) server is (?:not|n.t) (?:available|reachable)\b",
+            E.provider_unavailable,
+            0.93,
+        ),
         ("metal_malloc_refused", r"\[metal::malloc\]", E.model_capacity, 0.9),
         # A local tool's own failure carried in an agent's stderr or error (the agent's git, its sandbox's disk, the
         # repository's database, registry or CLI): words that a provider's rules read as auth, a quota, a missing

@@ -59,6 +59,10 @@ CONNECTION = any_of(
     # book's contact; ta, te)
     "kontakt med(?= (?:det lokale|servern|serveren|tjeneren|nätverket|nettverket))", "இணைப்பு",
     "కనెక్షన్",
+    # (cs reflexive "to connect", lt, sr genitive, fil, ur, ml, ta's stem, uz; hi "contact" and el "communication
+    # with" only where it failed or with a server, never "सहायता से संपर्क करें", contact support)
+    "spojit se\\b", "ryšys", "\\bвезе\\b", "koneksyon", "کنکشن", "ബന്ധപ്പെട", "இணைப்ப", "\\baloqa\\b",
+    "संपर्क(?= नहीं)", "επικοινωνία με(?= τ\\w{0,2} διακομιστ)",
 )
 # refused, cut, closed or ended unexpectedly
 REFUSED_OR_CUT = any_of(
@@ -103,6 +107,18 @@ REFUSED_OR_CUT = any_of(
     "已(?:关闭|關閉)",
     "(?<=が接続)を終了",
     "vom \\w+ geschlossen", "(?<=연결)을 닫았",  # (de, ko: closed by the server)
+    # (cut or lost: et, fi, lt, uz, ur, fa, ro, tr, ca, es, sv, bn, fil, hi, ta, te, th, uk, vi, hr)
+    "katkes", "nutrūk", "uzildi", "کھو گیا", "قطع شد", "pierdut", "kaybedil", "perdut", "perdido", "bruten",
+    "বিচ্ছিন্ন", "naputol", "बाधित", "துண்டிக்கப்பட்ட", "తెగిపోయ", "ขัดจังหวะ", "перерван", "gián đoạn", "izgubljen",
+    "丟失", "丢失",
+    # (failed: bg, sr, lv, hr, nb)
+    "неуспешн", "neizdevā", "nije uspjel", "mislyktes",
+    # (cut in other words: bg, sr, hr)
+    "прекъсна", "прекинут", "prekinut",
+    # (reset, ECONNRESET's words: sk, pl, id, fi, nb, ko; each only of the connection itself, never its settings
+    # reset: "Yhteysasetukset nollattiin", "연결 설정 재설정")
+    "(?<=pripojenie sa )zresetovalo", "(?<=połączenie zostało )zresetowane",
+    "(?<=sambungan )disetel ulang", "(?<=yhteys )nollattiin", "(?<=tilkoblingen ble )tilbakestilt", "(?<=연결이 )재설정",
 )
 # cannot, or an error: a connection's failure only where a server is named too ("cannot connect to the server"), since
 # an account, a tool or an agent is connected to as well
@@ -129,6 +145,7 @@ CANNOT_OR_ERROR = any_of(
     "(?<=không kết nối )được",
     # (we could not: es, fr, fa; uk spelled apart)
     "no pudimos", "n'avons pas pu", "نتوانستیم", "не можливо",
+    "नहीं हो पा रहा", "കഴിഞ്ഞില്ല", "शकले नाही",  # (hi, ml, mr: could not)
 )
 # an operation or a connection out of time, in words that say nothing else
 TIMED_OUT = any_of(
@@ -161,6 +178,9 @@ TIMED_OUT = any_of(
     # (an operation's time ran out: es, fr, pt, ru)
     "agotó el tiempo de espera", "^\\W*opération expirée", "^\\W*operação expirou", "время операции истекло",
     "nije odazvao na vrijeme",
+    # (the time ran out: bn, fa, id, ms, ta, te)
+    "সময় শেষ হয়ে গেছে", "زمان[^.]{0,24}به پایان رسید", "habis waktu", "tamat masa", "நேரம் முடிந்தது",
+    "సమయం ముగిసింది",
 )
 # a wait time or a time limit: a timeout only when it ran out ("Wartezeit für Serverantworten" is a setting)
 WAIT_TIME = any_of(
@@ -170,7 +190,7 @@ WAIT_TIME = any_of(
 )
 RAN_OUT = any_of(
     "истекл", "завершився", "перевищено", "superó", "agotad", "atingiu", "abgelaufen", "verstreken", "przekrocz",
-    "vypršel", "منقضی",
+    "vypršel", "منقضی", "вичерпано",
 )
 # expired: a timeout beside a connection, a credential's expiry or a payment overdue anywhere else
 # (and Indonesian's borrowed "time-out", English too: only beside a connection word of its own)
@@ -183,6 +203,7 @@ TEMPORARILY = any_of(
     "vorübergehend",
     "tijdelijk", "tymczasowo", "chwilowo", "dočasn", "geçici", "مؤقت", "موقت", "זמני", "tạm thời", "sementara",
     "ชั่วคราว", "一時", "일시적", "暂时", "暫時", "अस्थायी", "tillfälligt", "midlertidig", "uz laiku",
+    "সাময়িক", "தற்காலிக", "తాత్కాలిక",  # (bn, ta, te)
 )
 # at the moment: a service said unavailable "at the moment" is unavailable for now
 NOW = any_of(
@@ -211,6 +232,8 @@ UNREACHABLE = any_of(
     "impossible de joindre(?= (?:le serveur|l['’]API|l['’]hôte|le service))",
     "impossibile raggiungere(?= (?:il server|l['’]API|l['’]host|il servizio))", "kunde inte nås?\\b",
     "(?<=API )е недостъпен",
+    # (could not reach: gu, kn, ta, te, da)
+    "પહોંચી શકાયું નથી", "ತಲುಪಲು ಸಾಧ್ಯವಾಗಲಿಲ್ಲ", "அடைய முடியவில்லை", "చేరుకోలేక", "kunne ikke nå",
 )
 # a network, and its trouble
 NETWORK = any_of(
@@ -222,6 +245,7 @@ NETWORK = any_of(
     "võrgu", "\\bxarxa", "\\bağ\\b", "δικτ", "संजाल", "নেটওয়ার্ক", "\\bnettverk", "\\bnätverk",
     "\\bnetværk", "\\bverkko", "hálózat",  # (more languages' networks)
     "నెట్‌వర్క్",  # (te)
+    "நெட்வொர்க்", "\\bsa network\\b",  # (ta, fil)
 )
 ANOMALY = any_of(
     "аномали", "anomalie\\b", "anomalía", "anomalia", "anormallik", "خلل", "kelainan", "이상이", "异常", "異常", "问题",
@@ -252,7 +276,7 @@ NETWORK_ERROR = any_of(
     # (only as the whole message: "Erro de ligação BFD" is a linker's)
     "^\\W*(?:erro de (?:ligação|conexão)|falha na (?:conexão|ligação)|greška u (?:konekciji|spajanju|povezivanju)"
     "|памылка падключэння|tilkobling mislyktes|tarmoq xatoligi(?: yuz berdi)?|ni (?:omrežne )?povezave"
-    "|(?:võrgu)?ühendust pole|(?:नेटवर्क )?कनेक्शन नहीं)\\W*$",
+    "|(?:võrgu)?ühendust pole|(?:नेटवर्क )?कनेक्शन नहीं|povezivanje nije uspelo)\\W*$",
     "ارتباط برقرار نشد",  # (fa: a connection not established)
     # (fi, zh, eu, kab, fr, tr, az, uk, ta: no network connection, no internet, as the whole message: never "no
     # automatic connection" or a list's "no active connections")
@@ -262,6 +286,8 @@ NETWORK_ERROR = any_of(
     # (tr, te: a network's or a connection's error, never any error beside a network word, "ağ ayarları kaydetme
     # hatası", an error saving network settings)
     "bağlantı hatası", "\\bağ hatası", "iletişim hatası", "నెట్‌వర్క్ లోపం", "కనెక్షన్ లోపం",
+    # (ar, zh-TW: the connection reset, said as one phrase)
+    "إعادة تعيين الاتصال", "重設了連線",
 )
 # a server not to be found (its name did not resolve)
 NOT_FOUND = any_of(
@@ -327,6 +353,7 @@ SERVICE = any_of(
     "\\bKI\\b", "\\bШІ\\b", "\\bИИ\\b", "人工智慧", "人工智能", "yapay zeka", "الذكاء الاصطناعي",
     "strežnik", "pelayan", "tjener", "kiszolgál", "کارساز", "palvelin",  # (more languages' servers)
     "hizmet",  # (tr)
+    "সার্ভার", "સર્વર", "ಸರ್ವರ್", "സെർവ", "सर्व्हर", "சேவையக", "సర్వర్",  # (bn, gu, kn, ml, mr, ta, te)
     "\\bhost\\b", "ana bilgisayar", "主机",  # (a host: "Der eingegebene Host … kann nicht erreicht werden")
 )
 UNAVAILABLE = any_of(
@@ -340,6 +367,7 @@ UNAVAILABLE = any_of(
     "nu este disponibil", "nije dostupan", "није доступан", "ni na voljo", "nie je k dispozícii",
     "ei ole saatavilla",  # (more languages' unavailable)
     "ikke tilgængelig", "ei ole käytettävissä",  # (da, fi)
+    "অনুপলব্ধ", "கிடைக்கவில்லை", "అందుబాటులో లేదు",  # (bn, ta, te)
 )
 LATER = any_of(
     "позже", "пізніше", "plus tard", "más tarde", "mais tarde", "più tardi", "später", "later opnieuw", "później",
@@ -359,6 +387,7 @@ CHECK = any_of(
     # (da, gl, lv, af, lt, ja: more imperatives)
     "\\btjek\\b", "comproba\\b", "pārbaudīt", "kontroleer", "patikrinti ryš", "を確認して",
     "праверце",  # (be)
+    "proverite", "comproveu", "kontroller venligst", "pakisuri", "suriin", "சரிபார்", "తనిఖీ",  # (sr, ca, da, fil, ta, te)
     # (fr, es: check your connection or network, never a sign-in's "adresse e-mail de connexion" or a social network)
     "vérifier votre(?= (?:connexion|réseau)\\b(?! de))", "verifica tu(?= (?:conexión|red|internet)\\b(?! social))",
 )
@@ -396,6 +425,7 @@ SERVER = any_of(
     "сервер", "\\bserver", "serveur", "servidor", "serwer", "sunucu", "الخادم", "خادم", "سرور", "שרת", "máy chủ",
     "เซิร์ฟเวอร์", "サーバー", "서버", "服务器", "伺服器", "सर्वर", "pelayan", "strežnik", "tjener", "palvelin",
     "διακομιστ", "сървър", "kiszolgál",
+    "সার্ভার", "સર્વર", "ಸರ್ವರ್", "സെർവ", "सर्व्हर", "சேவையக", "సర్వర్",  # (bn, gu, kn, ml, mr, ta, te)
 )
 COMMUNICATE = any_of(
     "kommunikere", "kommunizieren", "comunicarme", "comunicar", "communication", "communiquer", "communiceren",
@@ -414,6 +444,7 @@ ERROR = any_of(
     "त्रुटी", "xatolig", "памылк",  # (mr, uz, be)
     "\\bun error\\b",  # (es: an error, during a connection)
     "\\berror al\\b",  # (es: an error connecting)
+    "பிழை", "\\berror sa\\b",  # (ta; fil: an error of)
 )
 # a model, said to be unavailable (for good: a model only for now is capacity, not this)
 MODEL = any_of(
@@ -527,7 +558,7 @@ CREDENTIAL = any_of(
     "\\bsleutel", "\\bklucz", "\\bklíč", "\\banahtar", "مفتاح", "کلید", "מפתח", "\\bkhóa", "\\bkunci", "คีย์",
     "キー", "키", "密钥", "金鑰", "令牌", "कुंजी", "belirteç", "\\bjeton", "טוקן", "توکن", "토큰",
     # an account or a session ("se connecter à votre compte" is a login), a payment
-    "\\baccount", "\\bcompte\\b", "\\bcuenta\\b", "\\bconta\\b", "\\bkonto\\b", "аккаунт", "учётн", "учетн",
+    "\\baccount", "обліков", "\\bcompte\\b", "\\bcuenta\\b", "\\bconta\\b", "\\bkonto\\b", "аккаунт", "учётн", "учетн",
     "\\bsession", "\\bsesión", "\\bsessão", "\\bsitzung", "сесси", "アカウント", "계정", "账户", "账号", "帳戶", "帳號",
     "tài khoản", "\\bakun\\b", "thanh toán",
     # the worker's own database ("Verifica delle impostazioni di connessione al database")

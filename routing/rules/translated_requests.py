@@ -197,7 +197,7 @@ KEY = any_of(
     # (Finnish, Nordic, Latvian, South Slavic, Bengali, Sinhala, Kannada, Amharic; an API key in Latin letters)
     "ቁልፍ", "api[ -]?key(?![a-z])",
     "api açar", "api-avain", "api-kulcs", "api விசை", "รหัส api", "\\bclau api",  # (az, fi, hu, ta, th, ca)
-    "кључ", "トークン", "api ?キー",  # (sr, ja)
+    "кључ", "トークン", "api ?キー", "kľúč",  # (sr, ja, sk)
 )
 # invalid, expired, incorrect
 INVALID = any_of(
@@ -238,7 +238,7 @@ MISSING = any_of(
     "\\bkeinen?\\b", "nicht konfiguriert", "erforderlich", "fehlt",  # de
     "is verplicht", "is vereist", "is vereisd", "ontbreekt",  # nl
     "jest wymagany", "nie znaleziono klucza", "brak klucza",  # pl
-    "je vyžadován", "chybí",  # cs
+    "je vyžadován", "chybí", "chýba",  # cs, sk
     "gereklidir", "gerekli", "eksik",  # tr
     "مطلوب", "لم يتم العثور على مفتاح",  # ar
     "مورد نیاز", "تنظیم نکرده",  # fa

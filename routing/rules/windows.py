@@ -97,6 +97,11 @@ _UNIT_S = {"m": 60.0, "h": 3600.0, "d": 86400.0, "w": 7 * 86400.0}
 # A window named with what it has counted against its limit ("Minute limit: 1840 / 100000 tokens. Day limit: 2000417
 # / 2000000 tokens.", AI DIAL): only a window whose count has reached its limit is the one that refused.
 COUNTED_WINDOW = re.compile(r"\b(minute|hour|day|week|month)(?:ly)? limit\W{0,3}(\d[\d,]*)\s?/\s?(\d[\d,]*)\b", re.I)
+# (and the count before its window: "Groq usage: 20/20 per min, 156/300 per hour, 1230/12,000 per day")
+COUNT_PER_WINDOW = re.compile(
+    r"\b(\d[\d,]*)\s?/\s?(\d[\d,]*)\s(?:(?:requests|tokens|messages|calls)\s)?per\s(min(?:ute)?|hour|day|week|month)\b",
+    re.I,
+)
 _COUNTED_S = {"minute": 60.0, "hour": 3600.0, "day": 86400.0, "week": 7 * 86400.0, "month": 30 * 86400.0}
 
 # From this long a window is a quota: nothing a short retry waits for resets it.
@@ -139,11 +144,19 @@ def _numbered(text: str) -> Window | None:
     return Window(name, NUMBERED_WINDOW, seconds)
 
 
+def _count(digits: str) -> int:
+    return int(digits.replace(",", ""))
+
+
+def _unit(word: str) -> str:
+    """A window's name in _COUNTED_S ("min" is the minute's)."""
+    return "minute" if word.lower().startswith("min") else word.lower()
+
+
 def _counted(text: str) -> Window | None:
     """The longest window whose count, stated beside its limit, has reached that limit."""
-    spent = [
-        m[1].lower() for m in COUNTED_WINDOW.finditer(text) if int(m[2].replace(",", "")) >= int(m[3].replace(",", ""))
-    ]
+    spent = [m[1].lower() for m in COUNTED_WINDOW.finditer(text) if _count(m[2]) >= _count(m[3])]
+    spent += [_unit(m[3]) for m in COUNT_PER_WINDOW.finditer(text) if _count(m[1]) >= _count(m[2])]
     if not spent:
         return None
     name = max(spent, key=_COUNTED_S.__getitem__)
@@ -152,9 +165,13 @@ def _counted(text: str) -> Window | None:
 
 def window_of(text: str) -> Window | None:
     """The longest limit window the text names, in words or in numbers, or has counted to its limit, if any; an
-    allowance counted in words only where no window is named otherwise."""
+    allowance counted in words only where no window is named otherwise. Where the text counts what each window has
+    used against its limit, the counts decide: a day named beside a count still short of its limit refused nothing."""
+    counted = _counted(text)
+    if counted is not None and COUNT_PER_WINDOW.search(text):
+        return counted
     named = next((w for w in WINDOWS if w.pattern.search(text)), None)
-    found = [w for w in (named, _numbered(text), _counted(text)) if w is not None]
+    found = [w for w in (named, _numbered(text), counted) if w is not None]
     # the first of equals wins: a named window before a numbered one, as before
     if found:
         return max(found, key=lambda w: w.seconds)

@@ -618,6 +618,7 @@ CATALOGUES = {
     "errors-2026.12.42": "7fef8b0938027759",  # transport, keys, windows and rooms in more languages and apps
     "errors-2026.12.43": "84ec70edc7471d27",  # servers unavailable or not responding, busy models, context limits
     "errors-2026.12.44": "c23adb9f34046aa4",  # connection errors, disconnects, unreachable APIs, keys not given
+    "errors-2026.12.45": "e6cea7b338d1e10b",  # connections cut or reset, answers that never came, windows counted
 }
 
 
@@ -875,6 +876,39 @@ def test_a_scripts_curl_exit_code_and_a_host_out_of_reach_are_the_transport(text
     ],
 )
 def test_an_apps_own_words_for_the_transport_the_plan_and_a_long_window(text, code):
+    assert classify(FailureSignal(error_text=text), NOW).code is code
+
+
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        # an answer that never came, in an app's own words; a stream that ended without its final event is cut
+        ("Response was empty or whitespace only", ErrorCode.stream_truncated),
+        ("no stream data received", ErrorCode.stream_truncated),
+        ("No response from provider", ErrorCode.stream_truncated),
+        ("Responses SSE stream ended without response.completed or response.incomplete", ErrorCode.stream_truncated),
+        ("Server disconnected without sending a response.", ErrorCode.network_unavailable),
+        # the servers, workers or agent behind a local router unavailable; a server down
+        ("No healthy workers available", ErrorCode.provider_unavailable),
+        ("All servers are unavailable (banned, in cooldown, or circuit breaker open)", ErrorCode.provider_unavailable),
+        ("Agent unavailable. Please try again later.", ErrorCode.provider_unavailable),
+        ("Server down and offline. Please try again later!", ErrorCode.provider_unavailable),
+        # the local server not available beside the models it could not list: the server's, not the model's
+        ("Cannot load models: Ollama server is not available.", ErrorCode.provider_unavailable),
+        ("Model llama3 is not available on this server", ErrorCode.model_unavailable),
+        # a streaming request not sent; a relay with no channel at all; a Go server's access log with its 5xx
+        ("Failed to send streaming request to OpenRouter", ErrorCode.network_unavailable),
+        ("no channels available after cache check", ErrorCode.model_unavailable),
+        (
+            '[GIN] 2024/01/04 - 10:44:59 | 500 |  943.633µs |  0.0.0.0 | POST  "/api/generate"',
+            ErrorCode.provider_unavailable,
+        ),
+        # each window counted against its limit: only a full one refused, whatever longer window the text names
+        ("Minute limit reached. Usage: 20/20 per min, 156/300 per hour, 1230/12,000 per day", ErrorCode.rate_limited),
+        ("Limit reached. Usage: 3/20 per min, 300/300 per hour, 1230/12,000 per day", ErrorCode.quota_limited),
+    ],
+)
+def test_an_apps_own_words_for_an_answer_that_never_came_and_windows_counted_against_limits(text, code):
     assert classify(FailureSignal(error_text=text), NOW).code is code
 
 

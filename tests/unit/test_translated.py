@@ -36,6 +36,15 @@ CODE_OF = {rule.name: rule.code for rule in RULES}
 TRANSLATED_LINES = [line for path in sorted(CORPUS.glob(TRANSLATED)) for line in _lines(path)]
 
 
+def _assert_translated_reading(text: str, code: ErrorCode) -> None:
+    """The text is read as `code` by a translated rule, or (`unknown`) by none."""
+    result = classify(FailureSignal(error_text=text), NOW)
+    if code is ErrorCode.unknown:
+        assert not result.rule.startswith("neutral.translated_"), result.rule
+    else:
+        assert (result.code, result.rule.startswith("neutral.translated_")) == (code, True)
+
+
 @pytest.mark.parametrize("line", TRANSLATED_LINES, ids=[line["id"] for line in TRANSLATED_LINES])
 def test_every_translated_reading_of_a_translated_failure_names_its_own_class(line: dict[str, Any]) -> None:
     """Not only the reading that decides: a rule of another class that also reads the line would decide a text
@@ -182,8 +191,37 @@ def test_no_english_training_line_is_read_by_the_translated_rules():
     ],
 )
 def test_translated_readings_decide_by_the_words_that_say_the_most(text: str, code: ErrorCode) -> None:
-    result = classify(FailureSignal(error_text=text), NOW)
-    if code is ErrorCode.unknown:
-        assert not result.rule.startswith("neutral.translated_"), result.rule
-    else:
-        assert (result.code, result.rule.startswith("neutral.translated_")) == (code, True)
+    _assert_translated_reading(text, code)
+
+
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        # a connection cut, lost or failed, in more languages; a connection reset, and its settings reset, which is none
+        ("Ühendus katkes. Proovi uuesti.", ErrorCode.network_unavailable),
+        ("Връзката е прекъсната, повторно свързване...", ErrorCode.network_unavailable),
+        ("Savienojums neizdevās", ErrorCode.network_unavailable),
+        ("Połączenie zostało zresetowane przez serwer.", ErrorCode.network_unavailable),
+        ("Yhteysasetukset nollattiin oletusarvoihin.", ErrorCode.unknown),
+        ("연결 설정이 재설정되었습니다.", ErrorCode.unknown),
+        ("تمت إعادة تعيين إعدادات الاتصال.", ErrorCode.unknown),
+        # a server out of reach in Indic scripts; "contact support" is no connection, whatever else it names
+        ("सर्वर से संपर्क नहीं हो पा रहा", ErrorCode.network_unavailable),
+        ("सर्वर समस्या के लिए सहायता से संपर्क करें", ErrorCode.unknown),
+        ("சேவையகத்தை அடைய முடியவில்லை", ErrorCode.network_unavailable),
+        ("Δεν ήταν δυνατή η επικοινωνία με τον διακομιστή", ErrorCode.network_unavailable),
+        ("Επικοινωνία με την υποστήριξη για το πρόβλημα", ErrorCode.unknown),
+        # a service unavailable for now, a wait that ran out (Bengali, Telugu, Indonesian)
+        ("সার্ভিস সাময়িকভাবে অনুপলব্ধ। পরে আবার চেষ্টা করুন।", ErrorCode.provider_unavailable),
+        ("సమయం ముగిసింది — మళ్ళీ ప్రయత్నించండి", ErrorCode.timeout),
+        ("Permintaan habis waktu", ErrorCode.timeout),
+        # what to check: the connection (Serbian, Catalan, Danish), never an API key alone
+        ("Proverite vezu i pokušajte ponovo.", ErrorCode.network_unavailable),
+        ("Kontroller venligst din netværksforbindelse og prøv igen.", ErrorCode.network_unavailable),
+        ("Suriin ang iyong API key", ErrorCode.unknown),
+        # an account's connection is the account's (Ukrainian "обліковий запис")
+        ("У нас виникли проблеми з підключенням вашого облікового запису", ErrorCode.unknown),
+    ],
+)
+def test_a_connection_cut_reset_or_out_of_reach_in_more_languages(text: str, code: ErrorCode) -> None:
+    _assert_translated_reading(text, code)
