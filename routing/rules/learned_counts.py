@@ -8,22 +8,22 @@ import json
 
 _JSON = r"""{
 "DOCS": {
-  "auth_required": 140,
-  "content_policy": 128,
-  "context_length_exceeded": 156,
-  "invalid_request": 85,
+  "auth_required": 145,
+  "content_policy": 130,
+  "context_length_exceeded": 157,
+  "invalid_request": 86,
   "missing_credentials": 53,
   "model_capacity": 90,
-  "model_unavailable": 185,
+  "model_unavailable": 186,
   "network_unavailable": 214,
   "provider_not_configured": 48,
   "provider_overloaded": 45,
   "provider_unavailable": 178,
   "quota_limited": 384,
-  "rate_limited": 136,
+  "rate_limited": 137,
   "stream_truncated": 133,
-  "subscription_required": 102,
-  "timeout": 86
+  "subscription_required": 103,
+  "timeout": 91
 },
 "COUNTS": {
  "abi": {"model_capacity": 2},
@@ -59,14 +59,14 @@ _JSON = r"""{
    "invalid_request": 1,
    "missing_credentials": 3,
    "model_capacity": 3,
-   "model_unavailable": 17,
+   "model_unavailable": 18,
    "network_unavailable": 9,
    "provider_unavailable": 2,
    "quota_limited": 17,
    "rate_limited": 1,
    "subscription_required": 20
  },
- "access denied": {"auth_required": 5, "model_unavailable": 2, "network_unavailable": 1, "subscription_required": 7},
+ "access denied": {"auth_required": 5, "model_unavailable": 3, "network_unavailable": 1, "subscription_required": 7},
  "access for": {"content_policy": 1, "subscription_required": 1},
  "access http": {"content_policy": 1, "network_unavailable": 1, "subscription_required": 2},
  "access key": {"auth_required": 1, "missing_credentials": 1, "network_unavailable": 1},
@@ -135,13 +135,13 @@ _JSON = r"""{
  "added": {"context_length_exceeded": 1, "quota_limited": 1},
  "adding": {"context_length_exceeded": 1, "rate_limited": 1},
  "additional": {"invalid_request": 1, "provider_unavailable": 1, "quota_limited": 1},
- "address": {"auth_required": 1, "model_capacity": 1, "network_unavailable": 5},
+ "address": {"auth_required": 1, "model_capacity": 1, "network_unavailable": 5, "timeout": 1},
  "address information": {"network_unavailable": 2},
  "adjust": {"context_length_exceeded": 3, "model_unavailable": 1, "quota_limited": 2, "rate_limited": 2},
  "adjust your": {"context_length_exceeded": 3, "quota_limited": 1, "rate_limited": 2},
  "admin": {"auth_required": 1, "provider_not_configured": 1, "quota_limited": 2, "subscription_required": 2},
  "administrator": {
-   "auth_required": 1,
+   "auth_required": 2,
    "network_unavailable": 1,
    "provider_overloaded": 1,
    "provider_unavailable": 1,
@@ -175,7 +175,7 @@ _JSON = r"""{
  "after second": {"provider_overloaded": 1, "rate_limited": 3, "timeout": 3},
  "again": {
    "auth_required": 9,
-   "content_policy": 7,
+   "content_policy": 8,
    "context_length_exceeded": 11,
    "invalid_request": 11,
    "missing_credentials": 1,
@@ -185,7 +185,7 @@ _JSON = r"""{
    "provider_overloaded": 20,
    "provider_unavailable": 16,
    "quota_limited": 53,
-   "rate_limited": 54,
+   "rate_limited": 55,
    "stream_truncated": 4,
    "subscription_required": 1,
    "timeout": 12
@@ -200,7 +200,7 @@ _JSON = r"""{
    "provider_overloaded": 13,
    "provider_unavailable": 6,
    "quota_limited": 7,
-   "rate_limited": 15,
+   "rate_limited": 16,
    "stream_truncated": 1,
    "timeout": 2
  },
@@ -313,7 +313,7 @@ _JSON = r"""{
  "anbieter": {"auth_required": 1, "content_policy": 1},
  "and": {
    "auth_required": 15,
-   "content_policy": 7,
+   "content_policy": 9,
    "context_length_exceeded": 21,
    "invalid_request": 14,
    "missing_credentials": 4,
@@ -354,7 +354,7 @@ _JSON = r"""{
  "and top": {"invalid_request": 3},
  "and try": {
    "auth_required": 4,
-   "content_policy": 1,
+   "content_policy": 2,
    "context_length_exceeded": 6,
    "invalid_request": 6,
    "missing_credentials": 1,
@@ -445,7 +445,7 @@ _JSON = r"""{
  "anything": {"content_policy": 1, "quota_limited": 2},
  "anzahl": {"context_length_exceeded": 2},
  "api": {
-   "auth_required": 70,
+   "auth_required": 74,
    "content_policy": 12,
    "context_length_exceeded": 7,
    "invalid_request": 18,
@@ -459,8 +459,8 @@ _JSON = r"""{
    "quota_limited": 65,
    "rate_limited": 31,
    "stream_truncated": 15,
-   "subscription_required": 29,
-   "timeout": 22
+   "subscription_required": 30,
+   "timeout": 23
  },
  "api anthropic": {"missing_credentials": 1, "network_unavailable": 2, "provider_unavailable": 1, "timeout": 1},
  "api base": {"auth_required": 1, "provider_not_configured": 1},
@@ -473,7 +473,7 @@ _JSON = r"""{
  },
  "api chat": {"model_unavailable": 1, "network_unavailable": 2, "timeout": 2},
  "api codex": {"auth_required": 2, "network_unavailable": 3},
- "api connection": {"network_unavailable": 6, "provider_unavailable": 1, "subscription_required": 1, "timeout": 2},
+ "api connection": {"network_unavailable": 6, "provider_unavailable": 1, "subscription_required": 1, "timeout": 3},
  "api core": {"auth_required": 1, "rate_limited": 1, "stream_truncated": 1},
  "api docs": {"quota_limited": 7, "rate_limited": 4, "subscription_required": 1},
  "api endpoint": {"auth_required": 2, "network_unavailable": 2, "provider_not_configured": 1},
@@ -499,7 +499,7 @@ _JSON = r"""{
  "api has": {"provider_not_configured": 1, "rate_limited": 1},
  "api inference": {"model_capacity": 2},
  "api key": {
-   "auth_required": 43,
+   "auth_required": 46,
    "content_policy": 1,
    "invalid_request": 2,
    "missing_credentials": 40,
@@ -605,6 +605,7 @@ _JSON = r"""{
    "subscription_required": 1
  },
  "argument detail": {"auth_required": 3, "content_policy": 1, "invalid_request": 1},
+ "ark": {"auth_required": 1, "context_length_exceeded": 1, "provider_not_configured": 1},
  "around": {"content_policy": 1, "rate_limited": 1},
  "array": {"invalid_request": 2},
  "arrearage": {"subscription_required": 3},
@@ -623,7 +624,7 @@ _JSON = r"""{
  "assertion": {"context_length_exceeded": 1, "model_capacity": 1, "provider_unavailable": 2},
  "assertion error": {"context_length_exceeded": 1, "model_capacity": 1, "provider_unavailable": 2},
  "assist": {"network_unavailable": 1, "quota_limited": 4},
- "assistance": {"context_length_exceeded": 2, "provider_unavailable": 1},
+ "assistance": {"auth_required": 1, "context_length_exceeded": 2, "provider_unavailable": 1},
  "assistant": {
    "auth_required": 1,
    "content_policy": 3,
@@ -674,7 +675,7 @@ _JSON = r"""{
  "attention": {"network_unavailable": 2},
  "attention required": {"network_unavailable": 2},
  "auth": {
-   "auth_required": 19,
+   "auth_required": 21,
    "missing_credentials": 10,
    "model_unavailable": 1,
    "network_unavailable": 2,
@@ -685,7 +686,7 @@ _JSON = r"""{
    "subscription_required": 2
  },
  "auth credential": {"auth_required": 1, "missing_credentials": 1, "subscription_required": 1},
- "auth error": {"auth_required": 2, "missing_credentials": 1, "network_unavailable": 1, "quota_limited": 3},
+ "auth error": {"auth_required": 3, "missing_credentials": 1, "network_unavailable": 1, "quota_limited": 3},
  "auth failure": {"auth_required": 3},
  "auth login": {"auth_required": 2, "missing_credentials": 1},
  "auth token": {"auth_required": 8, "missing_credentials": 2, "provider_unavailable": 1},
@@ -732,7 +733,8 @@ _JSON = r"""{
    "provider_unavailable": 10,
    "quota_limited": 11,
    "rate_limited": 4,
-   "subscription_required": 8
+   "subscription_required": 8,
+   "timeout": 1
  },
  "available after": {"provider_overloaded": 1, "provider_unavailable": 1},
  "available channel": {"model_unavailable": 1, "provider_unavailable": 1},
@@ -812,7 +814,7 @@ _JSON = r"""{
    "rate_limited": 1,
    "subscription_required": 1
  },
- "balance": {"quota_limited": 11, "subscription_required": 11},
+ "balance": {"quota_limited": 11, "subscription_required": 12},
  "balance api": {"subscription_required": 2},
  "balance type": {"quota_limited": 2, "subscription_required": 1},
  "banned": {"content_policy": 1, "provider_unavailable": 1},
@@ -841,6 +843,7 @@ _JSON = r"""{
    "content_policy": 8,
    "context_length_exceeded": 1,
    "model_capacity": 2,
+   "model_unavailable": 1,
    "network_unavailable": 3,
    "provider_unavailable": 2,
    "quota_limited": 2,
@@ -854,7 +857,7 @@ _JSON = r"""{
    "provider_unavailable": 1,
    "quota_limited": 1
  },
- "because you": {"auth_required": 2},
+ "because you": {"auth_required": 2, "model_unavailable": 1},
  "because your": {"auth_required": 1, "quota_limited": 1, "subscription_required": 1},
  "become": {"model_capacity": 2, "provider_unavailable": 3},
  "become ready": {"model_capacity": 1, "provider_unavailable": 1},
@@ -934,6 +937,8 @@ _JSON = r"""{
  "before trying": {"quota_limited": 2, "rate_limited": 13},
  "beginning": {"provider_unavailable": 2},
  "behavior": {"content_policy": 2, "context_length_exceeded": 2, "stream_truncated": 1},
+ "beijing": {"auth_required": 1, "provider_not_configured": 1},
+ "beijing volce": {"auth_required": 1, "provider_not_configured": 1},
  "being": {
    "content_policy": 1,
    "missing_credentials": 1,
@@ -957,7 +962,7 @@ _JSON = r"""{
    "model_unavailable": 1,
    "quota_limited": 28,
    "rate_limited": 10,
-   "subscription_required": 8
+   "subscription_required": 9
  },
  "billing detail": {"quota_limited": 16, "rate_limited": 5, "subscription_required": 2},
  "billing hard": {"quota_limited": 3},
@@ -1257,7 +1262,8 @@ _JSON = r"""{
  "cffi": {"network_unavailable": 1, "stream_truncated": 1, "timeout": 1},
  "cffi curl": {"stream_truncated": 1, "timeout": 1},
  "chain": {"network_unavailable": 4},
- "change": {"context_length_exceeded": 1, "model_capacity": 1, "subscription_required": 1},
+ "change": {"content_policy": 1, "context_length_exceeded": 1, "model_capacity": 1, "subscription_required": 1},
+ "change the": {"content_policy": 1, "model_capacity": 1},
  "channel": {"auth_required": 1, "model_unavailable": 2, "network_unavailable": 1, "provider_unavailable": 3},
  "channel for": {"model_unavailable": 1, "provider_unavailable": 1},
  "char": {"invalid_request": 1, "provider_unavailable": 3, "stream_truncated": 1},
@@ -1272,7 +1278,7 @@ _JSON = r"""{
  "charset": {"network_unavailable": 2, "provider_unavailable": 2, "timeout": 2},
  "charset utf": {"network_unavailable": 2, "provider_unavailable": 2, "timeout": 2},
  "chat": {
-   "auth_required": 1,
+   "auth_required": 2,
    "content_policy": 6,
    "context_length_exceeded": 6,
    "invalid_request": 7,
@@ -1291,6 +1297,7 @@ _JSON = r"""{
  },
  "chat again": {"quota_limited": 2},
  "chat completion": {
+   "auth_required": 1,
    "content_policy": 5,
    "context_length_exceeded": 1,
    "invalid_request": 5,
@@ -1322,7 +1329,7 @@ _JSON = r"""{
  },
  "chatgpt com": {"auth_required": 2, "network_unavailable": 3, "quota_limited": 3, "subscription_required": 1},
  "check": {
-   "auth_required": 21,
+   "auth_required": 23,
    "content_policy": 5,
    "context_length_exceeded": 2,
    "invalid_request": 2,
@@ -1336,7 +1343,7 @@ _JSON = r"""{
    "rate_limited": 9,
    "stream_truncated": 1,
    "subscription_required": 4,
-   "timeout": 4
+   "timeout": 7
  },
  "check back": {"provider_unavailable": 1, "quota_limited": 1},
  "check failed": {
@@ -1346,8 +1353,9 @@ _JSON = r"""{
    "quota_limited": 2
  },
  "check false": {"provider_unavailable": 1, "rate_limited": 1},
- "check http": {"provider_overloaded": 1, "provider_unavailable": 2},
+ "check http": {"auth_required": 1, "provider_overloaded": 1, "provider_unavailable": 2},
  "check model": {"model_unavailable": 1, "provider_unavailable": 1},
+ "check network": {"network_unavailable": 1, "timeout": 1},
  "check quota": {"quota_limited": 1, "rate_limited": 2},
  "check server": {"model_unavailable": 2, "network_unavailable": 1, "provider_unavailable": 1},
  "check that": {"auth_required": 2, "missing_credentials": 1, "model_unavailable": 1, "network_unavailable": 3},
@@ -1358,10 +1366,12 @@ _JSON = r"""{
    "model_capacity": 1,
    "model_unavailable": 2,
    "network_unavailable": 1,
-   "quota_limited": 1
+   "quota_limited": 1,
+   "timeout": 1
  },
+ "check whether": {"network_unavailable": 1, "timeout": 1},
  "check your": {
-   "auth_required": 13,
+   "auth_required": 14,
    "context_length_exceeded": 1,
    "invalid_request": 1,
    "missing_credentials": 1,
@@ -1460,7 +1470,7 @@ _JSON = r"""{
  },
  "click": {"missing_credentials": 1, "rate_limited": 1, "subscription_required": 1},
  "client": {
-   "auth_required": 5,
+   "auth_required": 6,
    "content_policy": 1,
    "context_length_exceeded": 1,
    "invalid_request": 1,
@@ -1477,7 +1487,7 @@ _JSON = r"""{
  },
  "client connection": {"network_unavailable": 1, "stream_truncated": 1},
  "client error": {
-   "auth_required": 1,
+   "auth_required": 2,
    "model_unavailable": 2,
    "network_unavailable": 4,
    "provider_not_configured": 1,
@@ -1533,13 +1543,13 @@ _JSON = r"""{
  "cloudflare": {"network_unavailable": 2},
  "cloudflare title": {"network_unavailable": 2},
  "code": {
-   "auth_required": 31,
+   "auth_required": 32,
    "content_policy": 28,
-   "context_length_exceeded": 33,
-   "invalid_request": 23,
+   "context_length_exceeded": 34,
+   "invalid_request": 24,
    "missing_credentials": 4,
    "model_capacity": 17,
-   "model_unavailable": 34,
+   "model_unavailable": 35,
    "network_unavailable": 27,
    "provider_not_configured": 8,
    "provider_overloaded": 11,
@@ -1547,7 +1557,7 @@ _JSON = r"""{
    "quota_limited": 65,
    "rate_limited": 38,
    "stream_truncated": 7,
-   "subscription_required": 25,
+   "subscription_required": 26,
    "timeout": 9
  },
  "code api": {"auth_required": 1, "quota_limited": 4, "timeout": 1},
@@ -1575,9 +1585,9 @@ _JSON = r"""{
  },
  "code failed": {"provider_not_configured": 1, "rate_limited": 1},
  "code for": {"network_unavailable": 1, "rate_limited": 3},
- "code insufficient": {"auth_required": 1, "quota_limited": 4, "subscription_required": 3},
+ "code insufficient": {"auth_required": 1, "quota_limited": 4, "subscription_required": 4},
  "code invalid": {
-   "auth_required": 1,
+   "auth_required": 2,
    "content_policy": 1,
    "context_length_exceeded": 3,
    "invalid_request": 8,
@@ -1587,7 +1597,7 @@ _JSON = r"""{
  "code message": {
    "auth_required": 8,
    "content_policy": 6,
-   "context_length_exceeded": 7,
+   "context_length_exceeded": 8,
    "invalid_request": 3,
    "model_capacity": 6,
    "model_unavailable": 5,
@@ -1665,7 +1675,7 @@ _JSON = r"""{
  "column": {"invalid_request": 1, "network_unavailable": 1, "provider_unavailable": 3, "stream_truncated": 4},
  "column char": {"invalid_request": 1, "provider_unavailable": 3, "stream_truncated": 1},
  "com": {
-   "auth_required": 23,
+   "auth_required": 25,
    "content_policy": 7,
    "context_length_exceeded": 4,
    "invalid_request": 6,
@@ -1679,7 +1689,7 @@ _JSON = r"""{
    "quota_limited": 47,
    "rate_limited": 29,
    "stream_truncated": 10,
-   "subscription_required": 15,
+   "subscription_required": 16,
    "timeout": 11
  },
  "com account": {
@@ -1692,7 +1702,7 @@ _JSON = r"""{
    "subscription_required": 2
  },
  "com amazon": {"model_unavailable": 1, "provider_unavailable": 1, "quota_limited": 1, "rate_limited": 2},
- "com api": {"network_unavailable": 1, "provider_not_configured": 1, "rate_limited": 1},
+ "com api": {"auth_required": 1, "network_unavailable": 1, "provider_not_configured": 1, "rate_limited": 1},
  "com backend": {"auth_required": 2, "network_unavailable": 4},
  "com chat": {"invalid_request": 1, "network_unavailable": 1},
  "com consumer": {"provider_not_configured": 1, "rate_limited": 1},
@@ -1779,6 +1789,7 @@ _JSON = r"""{
  },
  "completed client": {"stream_truncated": 2},
  "completion": {
+   "auth_required": 1,
    "content_policy": 5,
    "context_length_exceeded": 10,
    "invalid_request": 6,
@@ -1884,7 +1895,7 @@ _JSON = r"""{
    "rate_limited": 2,
    "stream_truncated": 14,
    "subscription_required": 1,
-   "timeout": 12
+   "timeout": 14
  },
  "connection and": {"network_unavailable": 5, "timeout": 1},
  "connection appear": {"network_unavailable": 2},
@@ -1909,7 +1920,8 @@ _JSON = r"""{
  "connection pool": {"network_unavailable": 3, "timeout": 2},
  "connection refused": {"network_unavailable": 12, "provider_unavailable": 7},
  "connection reset": {"network_unavailable": 3, "stream_truncated": 1},
- "connection timed": {"timeout": 5},
+ "connection timed": {"timeout": 6},
+ "connection timeout": {"network_unavailable": 1, "timeout": 1},
  "connection was": {"network_unavailable": 9, "stream_truncated": 1},
  "consider": {
    "content_policy": 1,
@@ -1923,13 +1935,14 @@ _JSON = r"""{
  "considered": {"content_policy": 2},
  "considered high": {"content_policy": 2},
  "console": {
+   "auth_required": 1,
    "content_policy": 1,
    "context_length_exceeded": 1,
    "invalid_request": 1,
    "provider_not_configured": 2,
    "quota_limited": 5,
    "rate_limited": 3,
-   "subscription_required": 2
+   "subscription_required": 3
  },
  "constraint": {"model_capacity": 1, "model_unavailable": 1},
  "consult": {"invalid_request": 3},
@@ -1937,7 +1950,7 @@ _JSON = r"""{
  "consumer": {"auth_required": 1, "provider_not_configured": 2, "quota_limited": 3, "rate_limited": 2},
  "consumer project": {"provider_not_configured": 1, "quota_limited": 3, "rate_limited": 2},
  "contact": {
-   "auth_required": 10,
+   "auth_required": 11,
    "content_policy": 1,
    "network_unavailable": 2,
    "provider_overloaded": 3,
@@ -1951,22 +1964,22 @@ _JSON = r"""{
  "contact dns": {"network_unavailable": 2},
  "contact sale": {"rate_limited": 5},
  "contact support": {"auth_required": 3, "content_policy": 1, "rate_limited": 1, "timeout": 1},
- "contact the": {"provider_unavailable": 2, "quota_limited": 1, "timeout": 1},
+ "contact the": {"auth_required": 1, "provider_unavailable": 2, "quota_limited": 1, "timeout": 1},
  "contact your": {"provider_overloaded": 1, "quota_limited": 4},
  "contain": {
    "auth_required": 2,
-   "content_policy": 18,
+   "content_policy": 19,
    "context_length_exceeded": 1,
    "missing_credentials": 1,
    "provider_not_configured": 2
  },
  "contain inappropriate": {"content_policy": 4},
- "contain sensitive": {"content_policy": 3},
+ "contain sensitive": {"content_policy": 4},
  "container": {"provider_not_configured": 1, "provider_unavailable": 1},
  "containing": {"content_policy": 2},
  "content": {
    "auth_required": 2,
-   "content_policy": 48,
+   "content_policy": 50,
    "context_length_exceeded": 4,
    "invalid_request": 15,
    "model_unavailable": 4,
@@ -2038,7 +2051,7 @@ _JSON = r"""{
  "continue now": {"quota_limited": 2},
  "continue using": {"quota_limited": 10, "subscription_required": 3},
  "continue with": {"quota_limited": 4},
- "control": {"content_policy": 1, "network_unavailable": 1, "provider_not_configured": 1},
+ "control": {"content_policy": 2, "network_unavailable": 1, "provider_not_configured": 1},
  "conversation": {
    "context_length_exceeded": 11,
    "invalid_request": 2,
@@ -2350,7 +2363,7 @@ _JSON = r"""{
  "denied": {
    "auth_required": 15,
    "content_policy": 2,
-   "model_unavailable": 2,
+   "model_unavailable": 3,
    "network_unavailable": 2,
    "provider_not_configured": 2,
    "quota_limited": 2,
@@ -2460,14 +2473,14 @@ _JSON = r"""{
  "dev rate": {"quota_limited": 3, "rate_limited": 1},
  "dev usage": {"quota_limited": 1, "rate_limited": 1},
  "developer": {
-   "auth_required": 1,
+   "auth_required": 2,
    "context_length_exceeded": 1,
    "model_unavailable": 2,
    "provider_not_configured": 2,
    "provider_unavailable": 3,
    "quota_limited": 1
  },
- "developer mozilla": {"provider_unavailable": 2},
+ "developer mozilla": {"auth_required": 1, "provider_unavailable": 2},
  "device": {
    "auth_required": 1,
    "context_length_exceeded": 1,
@@ -2561,6 +2574,7 @@ _JSON = r"""{
  "dns": {"network_unavailable": 5},
  "dns server": {"network_unavailable": 3},
  "docs": {
+   "auth_required": 1,
    "content_policy": 1,
    "context_length_exceeded": 1,
    "invalid_request": 4,
@@ -2584,7 +2598,7 @@ _JSON = r"""{
  "docs provider": {"model_unavailable": 2, "provider_not_configured": 1},
  "docs quota": {"rate_limited": 3},
  "docs rate": {"quota_limited": 7, "rate_limited": 4},
- "docs web": {"provider_unavailable": 2},
+ "docs web": {"auth_required": 1, "provider_unavailable": 2},
  "doctype": {"network_unavailable": 3, "provider_unavailable": 6, "timeout": 2},
  "doctype html": {"network_unavailable": 3, "provider_unavailable": 2, "timeout": 2},
  "documentation": {
@@ -2704,7 +2718,7 @@ _JSON = r"""{
  "emit node": {"network_unavailable": 2, "stream_truncated": 1},
  "emitted": {"content_policy": 1, "provider_unavailable": 1, "stream_truncated": 1},
  "empty": {
-   "auth_required": 1,
+   "auth_required": 2,
    "content_policy": 3,
    "context_length_exceeded": 1,
    "missing_credentials": 2,
@@ -2713,6 +2727,7 @@ _JSON = r"""{
    "provider_unavailable": 2,
    "stream_truncated": 13
  },
+ "empty please": {"auth_required": 1, "missing_credentials": 1},
  "empty reply": {"network_unavailable": 2},
  "empty response": {"content_policy": 2, "stream_truncated": 9},
  "enable": {
@@ -2814,12 +2829,13 @@ _JSON = r"""{
  "entity was": {"invalid_request": 1, "model_unavailable": 2},
  "entrypoint": {"invalid_request": 1, "provider_not_configured": 1},
  "env": {"missing_credentials": 3, "model_unavailable": 1, "provider_not_configured": 1},
- "environment": {"context_length_exceeded": 1, "missing_credentials": 11, "provider_not_configured": 1},
+ "environment": {"context_length_exceeded": 1, "missing_credentials": 11, "provider_not_configured": 1, "timeout": 1},
  "environment variable": {"context_length_exceeded": 1, "missing_credentials": 9, "provider_not_configured": 1},
  "eof": {"model_capacity": 1, "network_unavailable": 8, "provider_unavailable": 2, "stream_truncated": 4},
  "eof during": {"network_unavailable": 2},
  "eof exception": {"network_unavailable": 2, "stream_truncated": 2},
  "eof while": {"network_unavailable": 1, "stream_truncated": 1},
+ "equal": {"context_length_exceeded": 1, "invalid_request": 1},
  "equiv": {"network_unavailable": 2, "timeout": 1},
  "equiv content": {"network_unavailable": 2, "timeout": 1},
  "err": {
@@ -2838,21 +2854,21 @@ _JSON = r"""{
  "errno code": {"network_unavailable": 1, "provider_unavailable": 1},
  "errno connection": {"network_unavailable": 3, "provider_unavailable": 2},
  "error": {
-   "auth_required": 70,
+   "auth_required": 72,
    "content_policy": 43,
    "context_length_exceeded": 62,
-   "invalid_request": 56,
+   "invalid_request": 57,
    "missing_credentials": 20,
    "model_capacity": 53,
-   "model_unavailable": 92,
+   "model_unavailable": 93,
    "network_unavailable": 136,
    "provider_not_configured": 22,
    "provider_overloaded": 22,
    "provider_unavailable": 103,
    "quota_limited": 107,
-   "rate_limited": 69,
+   "rate_limited": 70,
    "stream_truncated": 76,
-   "subscription_required": 44,
+   "subscription_required": 45,
    "timeout": 36
  },
  "error algo": {"content_policy": 2, "context_length_exceeded": 4, "invalid_request": 1},
@@ -2872,7 +2888,7 @@ _JSON = r"""{
  "error calling": {"content_policy": 1, "network_unavailable": 1, "stream_truncated": 3},
  "error check": {"model_unavailable": 2, "network_unavailable": 1},
  "error client": {
-   "auth_required": 1,
+   "auth_required": 2,
    "model_unavailable": 1,
    "network_unavailable": 1,
    "provider_not_configured": 1,
@@ -2880,13 +2896,13 @@ _JSON = r"""{
    "timeout": 1
  },
  "error code": {
-   "auth_required": 16,
+   "auth_required": 17,
    "content_policy": 10,
    "context_length_exceeded": 18,
-   "invalid_request": 9,
+   "invalid_request": 10,
    "missing_credentials": 1,
    "model_capacity": 12,
-   "model_unavailable": 15,
+   "model_unavailable": 16,
    "network_unavailable": 4,
    "provider_not_configured": 4,
    "provider_overloaded": 6,
@@ -2894,7 +2910,7 @@ _JSON = r"""{
    "quota_limited": 28,
    "rate_limited": 18,
    "stream_truncated": 2,
-   "subscription_required": 12,
+   "subscription_required": 13,
    "timeout": 3
  },
  "error communicating": {"network_unavailable": 3, "rate_limited": 2},
@@ -3032,10 +3048,10 @@ _JSON = r"""{
  "error load": {"network_unavailable": 3},
  "error loading": {"model_capacity": 2, "model_unavailable": 1},
  "error message": {
-   "auth_required": 20,
+   "auth_required": 21,
    "content_policy": 12,
    "context_length_exceeded": 20,
-   "invalid_request": 21,
+   "invalid_request": 22,
    "missing_credentials": 4,
    "model_capacity": 4,
    "model_unavailable": 28,
@@ -3046,7 +3062,7 @@ _JSON = r"""{
    "quota_limited": 39,
    "rate_limited": 21,
    "stream_truncated": 4,
-   "subscription_required": 9
+   "subscription_required": 10
  },
  "error metal": {"model_capacity": 4, "provider_unavailable": 1},
  "error model": {"model_capacity": 5, "model_unavailable": 11, "stream_truncated": 1},
@@ -3140,7 +3156,7 @@ _JSON = r"""{
    "provider_overloaded": 1,
    "provider_unavailable": 2,
    "quota_limited": 1,
-   "rate_limited": 4,
+   "rate_limited": 5,
    "stream_truncated": 1,
    "subscription_required": 3,
    "timeout": 4
@@ -3219,6 +3235,7 @@ _JSON = r"""{
    "subscription_required": 4
  },
  "error unable": {"content_policy": 1, "model_unavailable": 1, "network_unavailable": 6, "provider_unavailable": 1},
+ "error unauthorized": {"auth_required": 2},
  "error unavailable": {"network_unavailable": 1, "provider_overloaded": 1},
  "error uncaught": {"auth_required": 2, "network_unavailable": 2, "timeout": 1},
  "error unexpected": {
@@ -3536,13 +3553,13 @@ _JSON = r"""{
  "fai": {"content_policy": 1, "missing_credentials": 1},
  "fail": {"model_unavailable": 1, "network_unavailable": 2, "provider_unavailable": 1},
  "failed": {
-   "auth_required": 21,
+   "auth_required": 22,
    "content_policy": 19,
    "context_length_exceeded": 11,
    "invalid_request": 13,
    "missing_credentials": 1,
    "model_capacity": 16,
-   "model_unavailable": 30,
+   "model_unavailable": 31,
    "network_unavailable": 80,
    "provider_not_configured": 7,
    "provider_overloaded": 3,
@@ -3555,7 +3572,13 @@ _JSON = r"""{
  },
  "failed after": {"model_capacity": 1, "rate_limited": 3, "subscription_required": 1},
  "failed attempt": {"rate_limited": 2},
- "failed because": {"auth_required": 1, "content_policy": 4, "network_unavailable": 2, "quota_limited": 1},
+ "failed because": {
+   "auth_required": 1,
+   "content_policy": 4,
+   "model_unavailable": 1,
+   "network_unavailable": 2,
+   "quota_limited": 1
+ },
  "failed certificate": {"network_unavailable": 2},
  "failed check": {"content_policy": 1, "network_unavailable": 1},
  "failed connect": {"timeout": 2},
@@ -3706,7 +3729,7 @@ _JSON = r"""{
  "filter": {"content_policy": 7, "context_length_exceeded": 1, "provider_unavailable": 2, "stream_truncated": 1},
  "filter result": {"content_policy": 2, "stream_truncated": 1},
  "filter the": {"content_policy": 2},
- "filtered": {"content_policy": 9, "provider_unavailable": 2, "stream_truncated": 2},
+ "filtered": {"content_policy": 10, "provider_unavailable": 2, "stream_truncated": 2},
  "filtered false": {"content_policy": 2, "stream_truncated": 1},
  "filtering": {"content_policy": 3, "stream_truncated": 1},
  "find": {
@@ -3773,7 +3796,7 @@ _JSON = r"""{
  "following error": {"context_length_exceeded": 1, "invalid_request": 2, "network_unavailable": 2},
  "font": {"quota_limited": 1, "timeout": 1},
  "for": {
-   "auth_required": 8,
+   "auth_required": 10,
    "content_policy": 10,
    "context_length_exceeded": 20,
    "invalid_request": 13,
@@ -3796,7 +3819,7 @@ _JSON = r"""{
  "for anthropic": {"missing_credentials": 1, "model_unavailable": 1, "quota_limited": 2},
  "for any": {"quota_limited": 1, "timeout": 1},
  "for api": {"model_unavailable": 3},
- "for assistance": {"context_length_exceeded": 2, "provider_unavailable": 1},
+ "for assistance": {"auth_required": 1, "context_length_exceeded": 2, "provider_unavailable": 1},
  "for beginning": {"provider_unavailable": 2},
  "for chat": {"context_length_exceeded": 1, "missing_credentials": 1, "model_unavailable": 1},
  "for claude": {"invalid_request": 2, "subscription_required": 1},
@@ -3829,7 +3852,7 @@ _JSON = r"""{
    "rate_limited": 2
  },
  "for more": {
-   "auth_required": 2,
+   "auth_required": 3,
    "context_length_exceeded": 2,
    "invalid_request": 2,
    "missing_credentials": 2,
@@ -3875,6 +3898,7 @@ _JSON = r"""{
  "for token": {"quota_limited": 1, "rate_limited": 1},
  "for unlimited": {"quota_limited": 7},
  "for url": {
+   "auth_required": 1,
    "model_capacity": 1,
    "model_unavailable": 1,
    "network_unavailable": 9,
@@ -3886,6 +3910,7 @@ _JSON = r"""{
  "forbidden": {
    "auth_required": 1,
    "content_policy": 1,
+   "model_unavailable": 1,
    "provider_not_configured": 1,
    "quota_limited": 1,
    "subscription_required": 7
@@ -4446,14 +4471,14 @@ _JSON = r"""{
    "invalid_request": 8,
    "missing_credentials": 1,
    "model_capacity": 1,
-   "model_unavailable": 13,
+   "model_unavailable": 14,
    "network_unavailable": 4,
    "quota_limited": 56,
    "rate_limited": 16,
    "stream_truncated": 1,
    "subscription_required": 15
  },
- "have access": {"auth_required": 1, "model_unavailable": 9, "subscription_required": 2},
+ "have access": {"auth_required": 1, "model_unavailable": 10, "subscription_required": 2},
  "have any": {"model_unavailable": 2, "quota_limited": 1, "subscription_required": 2},
  "have been": {"model_capacity": 1, "network_unavailable": 3, "rate_limited": 1, "stream_truncated": 1},
  "have exceeded": {"quota_limited": 9, "rate_limited": 2, "subscription_required": 1},
@@ -4586,7 +4611,7 @@ _JSON = r"""{
  "html head": {"network_unavailable": 1, "provider_unavailable": 2, "timeout": 1},
  "html html": {"network_unavailable": 1, "provider_unavailable": 1, "timeout": 1},
  "http": {
-   "auth_required": 14,
+   "auth_required": 15,
    "content_policy": 8,
    "context_length_exceeded": 10,
    "invalid_request": 12,
@@ -4619,6 +4644,7 @@ _JSON = r"""{
    "timeout": 9
  },
  "http app": {"auth_required": 1, "quota_limited": 2, "subscription_required": 2},
+ "http ark": {"auth_required": 1, "provider_not_configured": 1},
  "http bad": {"auth_required": 1, "provider_unavailable": 1},
  "http cause": {"invalid_request": 1, "subscription_required": 1},
  "http chatgpt": {"auth_required": 2, "network_unavailable": 3, "quota_limited": 3, "subscription_required": 1},
@@ -4641,7 +4667,7 @@ _JSON = r"""{
    "subscription_required": 2
  },
  "http curl": {"network_unavailable": 6, "stream_truncated": 1, "timeout": 4},
- "http developer": {"provider_unavailable": 2},
+ "http developer": {"auth_required": 1, "provider_unavailable": 2},
  "http docs": {
    "context_length_exceeded": 1,
    "invalid_request": 2,
@@ -4695,6 +4721,7 @@ _JSON = r"""{
  "http server": {"network_unavailable": 1, "provider_unavailable": 1},
  "http service": {"model_capacity": 1, "provider_unavailable": 1},
  "http statu": {
+   "auth_required": 1,
    "context_length_exceeded": 2,
    "model_unavailable": 1,
    "provider_overloaded": 1,
@@ -4706,7 +4733,8 @@ _JSON = r"""{
  "http type": {"auth_required": 1, "invalid_request": 1},
  "http www": {"content_policy": 1, "network_unavailable": 3, "quota_limited": 2, "rate_limited": 5},
  "http xxxx": {"network_unavailable": 1, "timeout": 1},
- "httpx": {"invalid_request": 1, "network_unavailable": 2, "provider_unavailable": 1},
+ "httpx": {"auth_required": 1, "invalid_request": 1, "network_unavailable": 2, "provider_unavailable": 1},
+ "httpx http": {"auth_required": 1, "provider_unavailable": 1},
  "hub": {
    "auth_required": 1,
    "context_length_exceeded": 1,
@@ -4775,7 +4803,7 @@ _JSON = r"""{
  "incomplete": {"context_length_exceeded": 1, "stream_truncated": 9},
  "incomplete chunked": {"stream_truncated": 2},
  "inconvenience": {"quota_limited": 1, "timeout": 1},
- "incorrect": {"auth_required": 4, "context_length_exceeded": 1, "model_unavailable": 1},
+ "incorrect": {"auth_required": 5, "context_length_exceeded": 1, "model_unavailable": 1},
  "incorrect api": {"auth_required": 3},
  "increase": {
    "context_length_exceeded": 7,
@@ -4840,7 +4868,7 @@ _JSON = r"""{
  },
  "info retry": {"quota_limited": 4, "rate_limited": 3},
  "information": {
-   "auth_required": 2,
+   "auth_required": 3,
    "content_policy": 8,
    "context_length_exceeded": 3,
    "invalid_request": 1,
@@ -4853,7 +4881,7 @@ _JSON = r"""{
    "rate_limited": 4,
    "subscription_required": 1
  },
- "information check": {"provider_unavailable": 2},
+ "information check": {"auth_required": 1, "provider_unavailable": 2},
  "information pii": {"content_policy": 2},
  "information see": {"context_length_exceeded": 1, "model_unavailable": 2},
  "init": {
@@ -4873,7 +4901,7 @@ _JSON = r"""{
  "inner exception": {"network_unavailable": 3},
  "input": {
    "auth_required": 1,
-   "content_policy": 14,
+   "content_policy": 15,
    "context_length_exceeded": 43,
    "invalid_request": 6,
    "model_unavailable": 1,
@@ -4892,7 +4920,7 @@ _JSON = r"""{
  "input pkl": {"provider_unavailable": 2},
  "input prompt": {"context_length_exceeded": 3},
  "input request": {"invalid_request": 4},
- "input text": {"content_policy": 7, "context_length_exceeded": 1},
+ "input text": {"content_policy": 8, "context_length_exceeded": 1},
  "input token": {"auth_required": 1, "context_length_exceeded": 13, "quota_limited": 6, "rate_limited": 9},
  "input type": {"content_policy": 1, "context_length_exceeded": 1},
  "input validation": {"context_length_exceeded": 7},
@@ -4925,9 +4953,9 @@ _JSON = r"""{
    "model_capacity": 8,
    "model_unavailable": 4,
    "quota_limited": 12,
-   "subscription_required": 10
+   "subscription_required": 11
  },
- "insufficient balance": {"quota_limited": 2, "subscription_required": 6},
+ "insufficient balance": {"quota_limited": 2, "subscription_required": 7},
  "insufficient memory": {"model_capacity": 7, "model_unavailable": 1},
  "insufficient quota": {"auth_required": 1, "quota_limited": 5, "subscription_required": 1},
  "internal": {
@@ -4977,10 +5005,10 @@ _JSON = r"""{
  "intervened": {"content_policy": 2},
  "into": {"context_length_exceeded": 1, "model_unavailable": 3},
  "invalid": {
-   "auth_required": 43,
+   "auth_required": 45,
    "content_policy": 8,
    "context_length_exceeded": 19,
-   "invalid_request": 28,
+   "invalid_request": 29,
    "model_capacity": 1,
    "model_unavailable": 21,
    "network_unavailable": 3,
@@ -4991,7 +5019,7 @@ _JSON = r"""{
    "stream_truncated": 8,
    "subscription_required": 2
  },
- "invalid api": {"auth_required": 9},
+ "invalid api": {"auth_required": 11},
  "invalid argument": {
    "auth_required": 5,
    "content_policy": 1,
@@ -5011,7 +5039,7 @@ _JSON = r"""{
    "auth_required": 6,
    "content_policy": 4,
    "context_length_exceeded": 11,
-   "invalid_request": 19,
+   "invalid_request": 20,
    "model_unavailable": 12,
    "provider_not_configured": 3,
    "quota_limited": 9,
@@ -5123,7 +5151,7 @@ _JSON = r"""{
  "keep happening": {"rate_limited": 1, "stream_truncated": 1},
  "kernel": {"model_unavailable": 1, "network_unavailable": 1, "timeout": 1},
  "key": {
-   "auth_required": 53,
+   "auth_required": 56,
    "content_policy": 1,
    "context_length_exceeded": 1,
    "invalid_request": 5,
@@ -5148,7 +5176,7 @@ _JSON = r"""{
  "key max": {"invalid_request": 2},
  "key not": {"auth_required": 6, "missing_credentials": 6},
  "key please": {"auth_required": 1, "missing_credentials": 1, "subscription_required": 1},
- "key provided": {"auth_required": 3},
+ "key provided": {"auth_required": 4},
  "key quota": {"quota_limited": 1, "rate_limited": 1},
  "key request": {"auth_required": 2},
  "key run": {"missing_credentials": 1, "quota_limited": 1, "subscription_required": 1},
@@ -5222,7 +5250,7 @@ _JSON = r"""{
    "provider_overloaded": 15,
    "provider_unavailable": 7,
    "quota_limited": 10,
-   "rate_limited": 15,
+   "rate_limited": 16,
    "stream_truncated": 1,
    "timeout": 3
  },
@@ -5263,7 +5291,7 @@ _JSON = r"""{
  "least one": {"model_unavailable": 2, "provider_not_configured": 1},
  "left": {"quota_limited": 7, "subscription_required": 1},
  "legacy": {"model_unavailable": 1, "network_unavailable": 1},
- "len": {"context_length_exceeded": 5, "model_unavailable": 1},
+ "len": {"context_length_exceeded": 6, "model_unavailable": 1},
  "len max": {"context_length_exceeded": 1, "model_unavailable": 1},
  "length": {
    "context_length_exceeded": 33,
@@ -5276,8 +5304,8 @@ _JSON = r"""{
  "length got": {"stream_truncated": 6},
  "length limit": {"context_length_exceeded": 2},
  "length should": {"context_length_exceeded": 6},
- "less": {"context_length_exceeded": 3, "invalid_request": 1, "model_capacity": 3},
- "less than": {"context_length_exceeded": 2, "model_capacity": 2},
+ "less": {"context_length_exceeded": 4, "invalid_request": 1, "model_capacity": 3},
+ "less than": {"context_length_exceeded": 3, "model_capacity": 2},
  "level": {"content_policy": 1, "model_capacity": 2, "quota_limited": 1, "stream_truncated": 1},
  "lib": {"model_unavailable": 1, "network_unavailable": 1, "timeout": 1},
  "libc": {"model_capacity": 2},
@@ -5628,7 +5656,7 @@ _JSON = r"""{
  "matching": {"model_unavailable": 2},
  "matching your": {"model_unavailable": 2},
  "max": {
-   "context_length_exceeded": 31,
+   "context_length_exceeded": 32,
    "invalid_request": 14,
    "model_capacity": 4,
    "model_unavailable": 4,
@@ -5642,8 +5670,9 @@ _JSON = r"""{
  "max input": {"context_length_exceeded": 4},
  "max new": {"context_length_exceeded": 6},
  "max retrie": {"network_unavailable": 3, "quota_limited": 1, "rate_limited": 2, "timeout": 1},
- "max seq": {"context_length_exceeded": 2, "model_unavailable": 1},
+ "max seq": {"context_length_exceeded": 3, "model_unavailable": 1},
  "max token": {"context_length_exceeded": 11, "invalid_request": 8, "quota_limited": 2, "subscription_required": 3},
+ "max total": {"context_length_exceeded": 1, "model_unavailable": 1},
  "maximale": {"context_length_exceeded": 2},
  "maximum": {
    "context_length_exceeded": 25,
@@ -5711,13 +5740,13 @@ _JSON = r"""{
  "memory error": {"model_capacity": 1, "model_unavailable": 1},
  "memory for": {"model_capacity": 2, "model_unavailable": 2},
  "message": {
-   "auth_required": 39,
+   "auth_required": 40,
    "content_policy": 38,
-   "context_length_exceeded": 44,
-   "invalid_request": 47,
+   "context_length_exceeded": 45,
+   "invalid_request": 48,
    "missing_credentials": 6,
    "model_capacity": 16,
-   "model_unavailable": 45,
+   "model_unavailable": 46,
    "network_unavailable": 17,
    "provider_not_configured": 10,
    "provider_overloaded": 15,
@@ -5725,7 +5754,7 @@ _JSON = r"""{
    "quota_limited": 95,
    "rate_limited": 44,
    "stream_truncated": 11,
-   "subscription_required": 22,
+   "subscription_required": 23,
    "timeout": 3
  },
  "message access": {"auth_required": 2, "subscription_required": 3},
@@ -5744,7 +5773,7 @@ _JSON = r"""{
  "message error": {
    "content_policy": 1,
    "context_length_exceeded": 1,
-   "invalid_request": 4,
+   "invalid_request": 5,
    "network_unavailable": 1,
    "provider_overloaded": 1,
    "quota_limited": 1,
@@ -5758,10 +5787,10 @@ _JSON = r"""{
    "stream_truncated": 1
  },
  "message input": {"content_policy": 2, "context_length_exceeded": 9},
- "message insufficient": {"model_unavailable": 1, "quota_limited": 3, "subscription_required": 5},
+ "message insufficient": {"model_unavailable": 1, "quota_limited": 3, "subscription_required": 6},
  "message internal": {"network_unavailable": 1, "provider_unavailable": 3},
  "message invalid": {
-   "auth_required": 5,
+   "auth_required": 6,
    "content_policy": 1,
    "context_length_exceeded": 3,
    "invalid_request": 4,
@@ -5772,7 +5801,7 @@ _JSON = r"""{
  "message larger": {"invalid_request": 3},
  "message limit": {"quota_limited": 8, "rate_limited": 1},
  "message litellm": {"quota_limited": 1, "rate_limited": 1, "subscription_required": 1},
- "message max": {"context_length_exceeded": 2, "invalid_request": 3},
+ "message max": {"context_length_exceeded": 3, "invalid_request": 3},
  "message message": {"content_policy": 2, "invalid_request": 6, "quota_limited": 1},
  "message model": {
    "context_length_exceeded": 1,
@@ -5816,7 +5845,7 @@ _JSON = r"""{
    "content_policy": 5,
    "context_length_exceeded": 3,
    "invalid_request": 6,
-   "model_unavailable": 11,
+   "model_unavailable": 12,
    "provider_overloaded": 5,
    "provider_unavailable": 3,
    "quota_limited": 2
@@ -6173,7 +6202,7 @@ _JSON = r"""{
  "monthly spend": {"quota_limited": 3},
  "monthly spending": {"quota_limited": 4, "subscription_required": 1},
  "more": {
-   "auth_required": 2,
+   "auth_required": 3,
    "content_policy": 8,
    "context_length_exceeded": 4,
    "invalid_request": 2,
@@ -6200,7 +6229,7 @@ _JSON = r"""{
  },
  "more http": {"content_policy": 1, "model_unavailable": 1, "provider_not_configured": 1},
  "more information": {
-   "auth_required": 2,
+   "auth_required": 3,
    "content_policy": 1,
    "context_length_exceeded": 2,
    "invalid_request": 1,
@@ -6217,8 +6246,8 @@ _JSON = r"""{
  "most": {"context_length_exceeded": 2, "model_unavailable": 1, "provider_unavailable": 1},
  "most completion": {"context_length_exceeded": 2},
  "most recent": {"model_unavailable": 1, "provider_unavailable": 1},
- "mozilla": {"provider_unavailable": 2},
- "mozilla org": {"provider_unavailable": 2},
+ "mozilla": {"auth_required": 1, "provider_unavailable": 2},
+ "mozilla org": {"auth_required": 1, "provider_unavailable": 2},
  "msg": {
    "auth_required": 2,
    "invalid_request": 2,
@@ -6231,7 +6260,7 @@ _JSON = r"""{
  "multiprocessing": {"provider_unavailable": 3},
  "must": {
    "auth_required": 1,
-   "context_length_exceeded": 8,
+   "context_length_exceeded": 9,
    "invalid_request": 23,
    "missing_credentials": 4,
    "model_unavailable": 2,
@@ -6278,7 +6307,7 @@ _JSON = r"""{
  "net err": {"network_unavailable": 1, "stream_truncated": 1},
  "net http": {"network_unavailable": 2, "timeout": 2},
  "net ssl": {"network_unavailable": 2},
- "network": {"context_length_exceeded": 1, "network_unavailable": 23, "stream_truncated": 1, "timeout": 1},
+ "network": {"context_length_exceeded": 1, "network_unavailable": 23, "stream_truncated": 1, "timeout": 5},
  "network connection": {"network_unavailable": 5},
  "network error": {"context_length_exceeded": 1, "network_unavailable": 7, "stream_truncated": 1},
  "network socket": {"network_unavailable": 2},
@@ -6341,6 +6370,7 @@ _JSON = r"""{
    "subscription_required": 1
  },
  "none type": {"context_length_exceeded": 1, "quota_limited": 1, "rate_limited": 1},
+ "normal": {"model_capacity": 1, "timeout": 1},
  "not": {
    "auth_required": 34,
    "content_policy": 13,
@@ -6348,7 +6378,7 @@ _JSON = r"""{
    "invalid_request": 17,
    "missing_credentials": 18,
    "model_capacity": 12,
-   "model_unavailable": 94,
+   "model_unavailable": 95,
    "network_unavailable": 38,
    "provider_not_configured": 21,
    "provider_unavailable": 34,
@@ -6399,7 +6429,7 @@ _JSON = r"""{
  "not have": {
    "auth_required": 3,
    "content_policy": 1,
-   "model_unavailable": 8,
+   "model_unavailable": 9,
    "stream_truncated": 1,
    "subscription_required": 2
  },
@@ -6725,7 +6755,7 @@ _JSON = r"""{
  },
  "order": {"quota_limited": 3, "subscription_required": 2},
  "org": {
-   "auth_required": 1,
+   "auth_required": 2,
    "context_length_exceeded": 1,
    "model_unavailable": 1,
    "network_unavailable": 5,
@@ -6798,10 +6828,10 @@ _JSON = r"""{
    "quota_limited": 10,
    "rate_limited": 1,
    "subscription_required": 4,
-   "timeout": 40
+   "timeout": 42
  },
  "out after": {"timeout": 11},
- "out please": {"timeout": 3},
+ "out please": {"timeout": 4},
  "out the": {"timeout": 2},
  "out waiting": {"timeout": 2},
  "output": {
@@ -6863,7 +6893,7 @@ _JSON = r"""{
    "invalid_request": 9,
    "missing_credentials": 1,
    "model_capacity": 2,
-   "model_unavailable": 14,
+   "model_unavailable": 15,
    "network_unavailable": 1,
    "provider_not_configured": 2,
    "provider_overloaded": 1,
@@ -6899,6 +6929,7 @@ _JSON = r"""{
    "subscription_required": 1
  },
  "param prompt": {"content_policy": 2, "context_length_exceeded": 1},
+ "param type": {"content_policy": 1, "model_unavailable": 1},
  "parameter": {"context_length_exceeded": 6, "invalid_request": 5, "missing_credentials": 2, "model_capacity": 1},
  "parameter message": {"context_length_exceeded": 2, "invalid_request": 1},
  "parameter range": {"context_length_exceeded": 4},
@@ -7041,8 +7072,8 @@ _JSON = r"""{
  },
  "platform policy": {"content_policy": 2},
  "please": {
-   "auth_required": 47,
-   "content_policy": 17,
+   "auth_required": 48,
+   "content_policy": 18,
    "context_length_exceeded": 19,
    "invalid_request": 20,
    "missing_credentials": 8,
@@ -7053,13 +7084,14 @@ _JSON = r"""{
    "provider_overloaded": 22,
    "provider_unavailable": 25,
    "quota_limited": 75,
-   "rate_limited": 61,
+   "rate_limited": 62,
    "stream_truncated": 8,
    "subscription_required": 28,
-   "timeout": 11
+   "timeout": 14
  },
  "please add": {"missing_credentials": 2, "quota_limited": 1, "subscription_required": 2},
  "please adjust": {"context_length_exceeded": 3, "rate_limited": 2},
+ "please change": {"content_policy": 1, "model_capacity": 1},
  "please check": {
    "auth_required": 14,
    "invalid_request": 1,
@@ -7069,10 +7101,10 @@ _JSON = r"""{
    "quota_limited": 16,
    "rate_limited": 5,
    "subscription_required": 3,
-   "timeout": 2
+   "timeout": 5
  },
  "please contact": {
-   "auth_required": 8,
+   "auth_required": 9,
    "provider_unavailable": 2,
    "quota_limited": 3,
    "rate_limited": 1,
@@ -7126,7 +7158,7 @@ _JSON = r"""{
    "provider_overloaded": 17,
    "provider_unavailable": 13,
    "quota_limited": 21,
-   "rate_limited": 21,
+   "rate_limited": 22,
    "stream_truncated": 4,
    "timeout": 8
  },
@@ -7345,7 +7377,7 @@ _JSON = r"""{
  },
  "provide your": {"missing_credentials": 1, "quota_limited": 1},
  "provided": {
-   "auth_required": 5,
+   "auth_required": 6,
    "context_length_exceeded": 2,
    "invalid_request": 1,
    "missing_credentials": 2,
@@ -7429,7 +7461,14 @@ _JSON = r"""{
    "timeout": 1
  },
  "question": {"context_length_exceeded": 1, "quota_limited": 1, "rate_limited": 1, "timeout": 3},
- "queue": {"model_capacity": 6, "network_unavailable": 1, "provider_overloaded": 3, "quota_limited": 1, "timeout": 1},
+ "queue": {
+   "invalid_request": 1,
+   "model_capacity": 6,
+   "network_unavailable": 1,
+   "provider_overloaded": 3,
+   "quota_limited": 1,
+   "timeout": 1
+ },
  "queue size": {"model_capacity": 2, "provider_overloaded": 1},
  "queued": {"auth_required": 1, "model_capacity": 2},
  "quickly": {"rate_limited": 2, "timeout": 1},
@@ -7722,18 +7761,18 @@ _JSON = r"""{
    "auth_required": 41,
    "content_policy": 32,
    "context_length_exceeded": 38,
-   "invalid_request": 34,
+   "invalid_request": 35,
    "model_capacity": 18,
-   "model_unavailable": 29,
+   "model_unavailable": 30,
    "network_unavailable": 43,
    "provider_not_configured": 9,
    "provider_overloaded": 10,
    "provider_unavailable": 19,
    "quota_limited": 97,
-   "rate_limited": 73,
+   "rate_limited": 74,
    "stream_truncated": 16,
    "subscription_required": 17,
-   "timeout": 21
+   "timeout": 24
  },
  "request aborted": {"network_unavailable": 2, "timeout": 2},
  "request api": {"auth_required": 1, "invalid_request": 1},
@@ -7747,7 +7786,7 @@ _JSON = r"""{
    "auth_required": 7,
    "content_policy": 7,
    "context_length_exceeded": 15,
-   "invalid_request": 16,
+   "invalid_request": 17,
    "model_unavailable": 13,
    "network_unavailable": 3,
    "provider_not_configured": 5,
@@ -7770,7 +7809,7 @@ _JSON = r"""{
    "context_length_exceeded": 2,
    "invalid_request": 7,
    "model_capacity": 1,
-   "model_unavailable": 8,
+   "model_unavailable": 9,
    "network_unavailable": 4,
    "provider_unavailable": 2,
    "quota_limited": 6,
@@ -7812,7 +7851,8 @@ _JSON = r"""{
  "request size": {"context_length_exceeded": 1, "timeout": 1},
  "request statu": {"model_capacity": 1, "rate_limited": 1},
  "request subject": {"invalid_request": 2},
- "request timed": {"timeout": 8},
+ "request timed": {"timeout": 9},
+ "request timeout": {"timeout": 3},
  "request today": {"quota_limited": 2},
  "request token": {"quota_limited": 2, "rate_limited": 3},
  "request too": {"context_length_exceeded": 3, "quota_limited": 5},
@@ -7830,7 +7870,7 @@ _JSON = r"""{
    "context_length_exceeded": 8,
    "invalid_request": 3,
    "model_capacity": 2,
-   "model_unavailable": 12,
+   "model_unavailable": 13,
    "network_unavailable": 2,
    "provider_not_configured": 1,
    "quota_limited": 11,
@@ -7841,7 +7881,7 @@ _JSON = r"""{
  "requested exceed": {"context_length_exceeded": 1, "invalid_request": 1},
  "requested model": {"context_length_exceeded": 1, "model_capacity": 1, "model_unavailable": 8},
  "requested please": {"context_length_exceeded": 1, "quota_limited": 4, "rate_limited": 9},
- "requested resource": {"auth_required": 1, "model_unavailable": 1},
+ "requested resource": {"auth_required": 1, "model_unavailable": 2},
  "requested token": {"context_length_exceeded": 2},
  "requesting": {"network_unavailable": 1, "rate_limited": 2},
  "requesting higher": {"rate_limited": 2},
@@ -7904,7 +7944,7 @@ _JSON = r"""{
    "auth_required": 8,
    "invalid_request": 4,
    "model_capacity": 6,
-   "model_unavailable": 10,
+   "model_unavailable": 11,
    "network_unavailable": 2,
    "provider_not_configured": 2,
    "quota_limited": 10,
@@ -7929,7 +7969,7 @@ _JSON = r"""{
    "auth_required": 5,
    "content_policy": 25,
    "context_length_exceeded": 12,
-   "invalid_request": 9,
+   "invalid_request": 10,
    "model_capacity": 4,
    "model_unavailable": 9,
    "network_unavailable": 29,
@@ -8081,7 +8121,7 @@ _JSON = r"""{
  "returned": {
    "content_policy": 4,
    "context_length_exceeded": 2,
-   "invalid_request": 5,
+   "invalid_request": 6,
    "model_unavailable": 3,
    "network_unavailable": 4,
    "provider_unavailable": 1,
@@ -8090,7 +8130,7 @@ _JSON = r"""{
    "subscription_required": 2
  },
  "returned empty": {"stream_truncated": 3},
- "returned error": {"invalid_request": 3, "model_unavailable": 1, "subscription_required": 1},
+ "returned error": {"invalid_request": 4, "model_unavailable": 1, "subscription_required": 1},
  "returned nothing": {"network_unavailable": 2},
  "returned the": {"context_length_exceeded": 1, "invalid_request": 2},
  "review": {"content_policy": 2, "provider_overloaded": 1, "quota_limited": 1},
@@ -8111,7 +8151,8 @@ _JSON = r"""{
    "quota_limited": 1,
    "rate_limited": 1
  },
- "risk": {"content_policy": 7},
+ "risk": {"content_policy": 8},
+ "risk control": {"content_policy": 2},
  "role": {
    "auth_required": 2,
    "content_policy": 3,
@@ -8265,7 +8306,7 @@ _JSON = r"""{
    "quota_limited": 4,
    "rate_limited": 13,
    "stream_truncated": 2,
-   "timeout": 7
+   "timeout": 8
  },
  "second passed": {"provider_unavailable": 1, "rate_limited": 1},
  "second reset": {"provider_unavailable": 1, "quota_limited": 1},
@@ -8311,6 +8352,7 @@ _JSON = r"""{
  "seed": {"content_policy": 1, "quota_limited": 1},
  "seek": {"invalid_request": 3, "model_unavailable": 3, "provider_overloaded": 1, "subscription_required": 1},
  "seek model": {"invalid_request": 1, "model_unavailable": 1, "subscription_required": 1},
+ "seem": {"rate_limited": 1, "subscription_required": 1},
  "select": {"model_capacity": 1, "model_unavailable": 3, "provider_not_configured": 1, "subscription_required": 1},
  "select another": {"model_capacity": 1, "model_unavailable": 1, "subscription_required": 1},
  "selected": {
@@ -8368,8 +8410,8 @@ _JSON = r"""{
    "stream_truncated": 1
  },
  "sending request": {"network_unavailable": 11, "provider_unavailable": 1},
- "sensitive": {"content_policy": 12},
- "sensitive content": {"content_policy": 6},
+ "sensitive": {"content_policy": 13},
+ "sensitive content": {"content_policy": 7},
  "sensitive information": {"content_policy": 3},
  "sent": {
    "context_length_exceeded": 1,
@@ -8380,8 +8422,8 @@ _JSON = r"""{
  },
  "sent too": {"context_length_exceeded": 1, "rate_limited": 4},
  "sentence": {"content_policy": 1, "context_length_exceeded": 1},
- "seq": {"context_length_exceeded": 2, "invalid_request": 1, "model_unavailable": 1},
- "seq len": {"context_length_exceeded": 2, "model_unavailable": 1},
+ "seq": {"context_length_exceeded": 3, "invalid_request": 1, "model_unavailable": 1},
+ "seq len": {"context_length_exceeded": 3, "model_unavailable": 1},
  "sequence": {"context_length_exceeded": 2, "invalid_request": 1},
  "sequence length": {"context_length_exceeded": 2},
  "serve": {
@@ -8449,7 +8491,7 @@ _JSON = r"""{
    "rate_limited": 6,
    "stream_truncated": 2,
    "subscription_required": 1,
-   "timeout": 5
+   "timeout": 6
  },
  "service error": {"model_unavailable": 1, "provider_unavailable": 1},
  "service failed": {"model_unavailable": 1, "network_unavailable": 3},
@@ -8592,7 +8634,8 @@ _JSON = r"""{
  "socket hang": {"network_unavailable": 2},
  "software": {"context_length_exceeded": 1, "invalid_request": 1},
  "solution": {"network_unavailable": 1, "quota_limited": 1},
- "some": {"invalid_request": 1, "quota_limited": 2, "timeout": 1},
+ "some": {"invalid_request": 1, "quota_limited": 2, "rate_limited": 1, "timeout": 1},
+ "some error": {"quota_limited": 1, "rate_limited": 1},
  "something": {"content_policy": 1, "model_unavailable": 1},
  "sonnet": {
    "content_policy": 1,
@@ -8685,7 +8728,7 @@ _JSON = r"""{
  "ssl routine": {"network_unavailable": 4},
  "ssl ssl": {"network_unavailable": 2},
  "ssl tls": {"network_unavailable": 2},
- "stability": {"rate_limited": 2},
+ "stability": {"rate_limited": 2, "timeout": 1},
  "stability please": {"rate_limited": 2},
  "stack": {
    "auth_required": 1,
@@ -8716,7 +8759,7 @@ _JSON = r"""{
  "state": {"context_length_exceeded": 1, "model_capacity": 4, "model_unavailable": 2},
  "state and": {"model_unavailable": 2},
  "statu": {
-   "auth_required": 19,
+   "auth_required": 20,
    "content_policy": 7,
    "context_length_exceeded": 5,
    "invalid_request": 6,
@@ -8749,6 +8792,7 @@ _JSON = r"""{
    "subscription_required": 4
  },
  "statu error": {
+   "auth_required": 1,
    "model_capacity": 1,
    "model_unavailable": 4,
    "provider_overloaded": 1,
@@ -9051,7 +9095,7 @@ _JSON = r"""{
  "test": {"content_policy": 1, "invalid_request": 1, "stream_truncated": 1},
  "text": {
    "auth_required": 1,
-   "content_policy": 13,
+   "content_policy": 14,
    "context_length_exceeded": 5,
    "invalid_request": 1,
    "model_capacity": 3,
@@ -9068,7 +9112,7 @@ _JSON = r"""{
  "text html": {"network_unavailable": 2, "provider_unavailable": 1, "timeout": 1},
  "text token": {"content_policy": 1, "context_length_exceeded": 2},
  "than": {
-   "context_length_exceeded": 11,
+   "context_length_exceeded": 12,
    "invalid_request": 6,
    "model_capacity": 3,
    "model_unavailable": 3,
@@ -9108,13 +9152,13 @@ _JSON = r"""{
    "subscription_required": 1
  },
  "the": {
-   "auth_required": 29,
-   "content_policy": 33,
+   "auth_required": 30,
+   "content_policy": 34,
    "context_length_exceeded": 61,
    "invalid_request": 40,
    "missing_credentials": 18,
    "model_capacity": 25,
-   "model_unavailable": 75,
+   "model_unavailable": 76,
    "network_unavailable": 40,
    "provider_not_configured": 16,
    "provider_overloaded": 17,
@@ -9123,10 +9167,10 @@ _JSON = r"""{
    "rate_limited": 29,
    "stream_truncated": 20,
    "subscription_required": 11,
-   "timeout": 22
+   "timeout": 24
  },
  "the action": {"network_unavailable": 1, "provider_not_configured": 1},
- "the administrator": {"auth_required": 1, "provider_unavailable": 1},
+ "the administrator": {"auth_required": 2, "provider_unavailable": 1},
  "the agent": {"provider_unavailable": 1, "quota_limited": 1},
  "the anthropic": {"missing_credentials": 1, "quota_limited": 4},
  "the api": {
@@ -9184,7 +9228,7 @@ _JSON = r"""{
  "the gpt": {"model_unavailable": 4},
  "the host": {"network_unavailable": 2},
  "the inference": {"model_unavailable": 2},
- "the input": {"content_policy": 5, "context_length_exceeded": 2, "quota_limited": 3},
+ "the input": {"content_policy": 6, "context_length_exceeded": 2, "quota_limited": 3},
  "the internet": {"network_unavailable": 2},
  "the invoke": {
    "auth_required": 2,
@@ -9243,6 +9287,7 @@ _JSON = r"""{
    "subscription_required": 2,
    "timeout": 3
  },
+ "the network": {"network_unavailable": 1, "timeout": 2},
  "the next": {"invalid_request": 1, "quota_limited": 1},
  "the number": {"context_length_exceeded": 3},
  "the ollama": {"model_unavailable": 1, "provider_not_configured": 1},
@@ -9283,7 +9328,7 @@ _JSON = r"""{
    "context_length_exceeded": 4,
    "invalid_request": 1,
    "model_capacity": 1,
-   "model_unavailable": 2,
+   "model_unavailable": 3,
    "network_unavailable": 1,
    "provider_overloaded": 2,
    "provider_unavailable": 1,
@@ -9292,7 +9337,7 @@ _JSON = r"""{
    "stream_truncated": 3,
    "timeout": 6
  },
- "the requested": {"auth_required": 1, "model_unavailable": 7, "network_unavailable": 2, "subscription_required": 1},
+ "the requested": {"auth_required": 1, "model_unavailable": 8, "network_unavailable": 2, "subscription_required": 1},
  "the resource": {"model_unavailable": 1, "quota_limited": 1},
  "the response": {
    "content_policy": 8,
@@ -9326,7 +9371,8 @@ _JSON = r"""{
    "provider_not_configured": 1,
    "provider_overloaded": 1,
    "provider_unavailable": 2,
-   "quota_limited": 1
+   "quota_limited": 1,
+   "timeout": 1
  },
  "the session": {"context_length_exceeded": 1, "quota_limited": 1, "stream_truncated": 1},
  "the setting": {"provider_not_configured": 1, "subscription_required": 1},
@@ -9366,6 +9412,7 @@ _JSON = r"""{
    "network_unavailable": 1,
    "provider_overloaded": 2,
    "provider_unavailable": 2,
+   "rate_limited": 1,
    "timeout": 1
  },
  "there are": {"model_capacity": 2, "network_unavailable": 1, "provider_overloaded": 1, "provider_unavailable": 2},
@@ -9457,7 +9504,7 @@ _JSON = r"""{
  "threading": {"timeout": 2},
  "threading task": {"timeout": 2},
  "threshold": {"content_policy": 3, "rate_limited": 1},
- "throttled": {"quota_limited": 2, "rate_limited": 3},
+ "throttled": {"quota_limited": 2, "rate_limited": 4},
  "throttled expected": {"rate_limited": 2},
  "throttling": {"quota_limited": 1, "rate_limited": 13},
  "throttling exception": {"quota_limited": 1, "rate_limited": 11},
@@ -9511,19 +9558,20 @@ _JSON = r"""{
  "time last": {"model_unavailable": 1, "provider_unavailable": 1},
  "time out": {"timeout": 5},
  "time please": {"quota_limited": 1, "subscription_required": 2, "timeout": 1},
- "timed": {"context_length_exceeded": 1, "network_unavailable": 1, "provider_unavailable": 1, "timeout": 34},
- "timed out": {"context_length_exceeded": 1, "network_unavailable": 1, "provider_unavailable": 1, "timeout": 34},
+ "timed": {"context_length_exceeded": 1, "network_unavailable": 1, "provider_unavailable": 1, "timeout": 36},
+ "timed out": {"context_length_exceeded": 1, "network_unavailable": 1, "provider_unavailable": 1, "timeout": 36},
  "timeout": {
    "model_capacity": 1,
    "network_unavailable": 3,
    "provider_unavailable": 5,
    "stream_truncated": 4,
-   "timeout": 29
+   "timeout": 32
  },
  "timeout after": {"timeout": 2},
  "timeout error": {"network_unavailable": 1, "provider_unavailable": 2, "timeout": 3},
  "timeout http": {"timeout": 3},
  "timeout occurred": {"timeout": 2},
+ "timeout please": {"timeout": 2},
  "timeout upstream": {"timeout": 2},
  "timeout waiting": {"provider_unavailable": 1, "timeout": 2},
  "title": {
@@ -9554,7 +9602,7 @@ _JSON = r"""{
  "token": {
    "auth_required": 24,
    "content_policy": 9,
-   "context_length_exceeded": 78,
+   "context_length_exceeded": 79,
    "invalid_request": 9,
    "missing_credentials": 6,
    "model_capacity": 1,
@@ -9591,7 +9639,7 @@ _JSON = r"""{
  },
  "token max": {"context_length_exceeded": 5},
  "token maximum": {"context_length_exceeded": 5},
- "token must": {"context_length_exceeded": 6, "invalid_request": 1, "quota_limited": 3},
+ "token must": {"context_length_exceeded": 7, "invalid_request": 1, "quota_limited": 3},
  "token per": {"context_length_exceeded": 1, "quota_limited": 11, "rate_limited": 20},
  "token please": {"auth_required": 1, "context_length_exceeded": 4, "invalid_request": 1, "rate_limited": 8},
  "token prompt": {"context_length_exceeded": 2, "quota_limited": 1, "subscription_required": 1},
@@ -9659,12 +9707,12 @@ _JSON = r"""{
  "tool result": {"invalid_request": 5},
  "tool use": {"auth_required": 1, "invalid_request": 5, "model_unavailable": 1},
  "toolu": {"invalid_request": 5},
- "top": {"invalid_request": 4, "subscription_required": 2},
+ "top": {"invalid_request": 4, "subscription_required": 3},
  "torch": {"context_length_exceeded": 1, "model_capacity": 1, "provider_unavailable": 4},
  "total": {
    "auth_required": 1,
    "content_policy": 7,
-   "context_length_exceeded": 7,
+   "context_length_exceeded": 8,
    "model_capacity": 5,
    "model_unavailable": 2,
    "network_unavailable": 1,
@@ -9683,7 +9731,7 @@ _JSON = r"""{
    "rate_limited": 4,
    "timeout": 1
  },
- "total token": {"content_policy": 7, "context_length_exceeded": 1, "model_unavailable": 1},
+ "total token": {"content_policy": 7, "context_length_exceeded": 2, "model_unavailable": 1},
  "toxic": {"content_policy": 2},
  "toxicity": {"content_policy": 3},
  "tpd": {"quota_limited": 3},
@@ -9718,6 +9766,7 @@ _JSON = r"""{
  "transport error": {"network_unavailable": 5, "provider_unavailable": 2, "stream_truncated": 2},
  "transport failure": {"provider_unavailable": 4},
  "trial": {"quota_limited": 4, "subscription_required": 3},
+ "trigger": {"content_policy": 1, "network_unavailable": 1},
  "triggered": {"content_policy": 5, "network_unavailable": 1},
  "triton": {"model_unavailable": 2},
  "triton model": {"model_unavailable": 2},
@@ -9742,7 +9791,7 @@ _JSON = r"""{
  "truncated": {"context_length_exceeded": 4},
  "try": {
    "auth_required": 7,
-   "content_policy": 11,
+   "content_policy": 12,
    "context_length_exceeded": 19,
    "invalid_request": 15,
    "missing_credentials": 1,
@@ -9753,14 +9802,14 @@ _JSON = r"""{
    "provider_overloaded": 23,
    "provider_unavailable": 17,
    "quota_limited": 49,
-   "rate_limited": 43,
+   "rate_limited": 44,
    "stream_truncated": 4,
    "subscription_required": 2,
    "timeout": 16
  },
  "try again": {
    "auth_required": 6,
-   "content_policy": 6,
+   "content_policy": 7,
    "context_length_exceeded": 11,
    "invalid_request": 11,
    "missing_credentials": 1,
@@ -9770,7 +9819,7 @@ _JSON = r"""{
    "provider_overloaded": 20,
    "provider_unavailable": 16,
    "quota_limited": 45,
-   "rate_limited": 41,
+   "rate_limited": 42,
    "stream_truncated": 4,
    "subscription_required": 1,
    "timeout": 12
@@ -9815,13 +9864,13 @@ _JSON = r"""{
  },
  "turn come": {"invalid_request": 2},
  "type": {
-   "auth_required": 27,
+   "auth_required": 28,
    "content_policy": 22,
    "context_length_exceeded": 23,
-   "invalid_request": 27,
+   "invalid_request": 28,
    "missing_credentials": 4,
    "model_capacity": 13,
-   "model_unavailable": 29,
+   "model_unavailable": 30,
    "network_unavailable": 17,
    "provider_not_configured": 3,
    "provider_overloaded": 6,
@@ -9829,14 +9878,15 @@ _JSON = r"""{
    "quota_limited": 49,
    "rate_limited": 27,
    "stream_truncated": 10,
-   "subscription_required": 8,
+   "subscription_required": 9,
    "timeout": 1
  },
  "type access": {"quota_limited": 2},
  "type api": {"model_capacity": 1, "model_unavailable": 2, "provider_unavailable": 3, "subscription_required": 1},
+ "type auth": {"auth_required": 1, "quota_limited": 3},
  "type authentication": {"auth_required": 8, "missing_credentials": 1},
  "type bad": {"content_policy": 1, "context_length_exceeded": 1, "invalid_request": 1, "model_unavailable": 1},
- "type billing": {"rate_limited": 1, "subscription_required": 2},
+ "type billing": {"rate_limited": 1, "subscription_required": 3},
  "type content": {"content_policy": 1, "network_unavailable": 2, "timeout": 1},
  "type error": {
    "auth_required": 11,
@@ -9853,6 +9903,7 @@ _JSON = r"""{
    "stream_truncated": 8,
    "subscription_required": 4
  },
+ "type forbidden": {"auth_required": 1, "model_unavailable": 1},
  "type googleapi": {
    "auth_required": 8,
    "model_capacity": 2,
@@ -9866,7 +9917,7 @@ _JSON = r"""{
    "auth_required": 6,
    "content_policy": 4,
    "context_length_exceeded": 10,
-   "invalid_request": 17,
+   "invalid_request": 18,
    "model_unavailable": 10,
    "provider_not_configured": 2,
    "quota_limited": 8,
@@ -9916,7 +9967,7 @@ _JSON = r"""{
    "subscription_required": 2,
    "timeout": 2
  },
- "unauthorized": {"auth_required": 12, "missing_credentials": 1, "quota_limited": 2},
+ "unauthorized": {"auth_required": 13, "missing_credentials": 1, "quota_limited": 2},
  "unauthorized detail": {"auth_required": 2},
  "unauthorized error": {"auth_required": 2},
  "unauthorized url": {"auth_required": 2},
@@ -10040,7 +10091,7 @@ _JSON = r"""{
    "auth_required": 1,
    "content_policy": 2,
    "context_length_exceeded": 1,
-   "invalid_request": 2,
+   "invalid_request": 3,
    "missing_credentials": 1,
    "model_unavailable": 4,
    "network_unavailable": 4,
@@ -10061,12 +10112,13 @@ _JSON = r"""{
  },
  "upstream provider": {"auth_required": 1, "missing_credentials": 1, "model_unavailable": 1},
  "upstream request": {"content_policy": 1, "invalid_request": 1, "model_unavailable": 1, "timeout": 1},
+ "upstream returned": {"invalid_request": 1, "rate_limited": 1},
  "upstream statu": {"invalid_request": 1, "model_unavailable": 1, "subscription_required": 1},
  "upstream web": {"network_unavailable": 2, "provider_unavailable": 1, "timeout": 1},
  "uri": {"auth_required": 1, "invalid_request": 2, "provider_not_configured": 1, "timeout": 1},
  "uri http": {"auth_required": 1, "timeout": 1},
  "url": {
-   "auth_required": 4,
+   "auth_required": 5,
    "invalid_request": 3,
    "model_capacity": 1,
    "model_unavailable": 2,
@@ -10082,7 +10134,7 @@ _JSON = r"""{
  "url and": {"invalid_request": 1, "model_unavailable": 1},
  "url error": {"network_unavailable": 4, "stream_truncated": 1, "timeout": 4},
  "url http": {
-   "auth_required": 3,
+   "auth_required": 4,
    "invalid_request": 2,
    "model_capacity": 1,
    "model_unavailable": 1,
@@ -10337,6 +10389,8 @@ _JSON = r"""{
  "vllm engine": {"provider_unavailable": 4},
  "vllm server": {"provider_unavailable": 2},
  "voice": {"auth_required": 1, "quota_limited": 2},
+ "volce": {"auth_required": 1, "provider_not_configured": 1},
+ "volce com": {"auth_required": 1, "provider_not_configured": 1},
  "volume": {"model_capacity": 1, "model_unavailable": 1, "provider_overloaded": 2, "quota_limited": 1},
  "vscode": {"rate_limited": 1, "subscription_required": 1},
  "vulkan": {"model_unavailable": 2},
@@ -10410,14 +10464,14 @@ _JSON = r"""{
  "was truncated": {"context_length_exceeded": 2},
  "was unable": {"invalid_request": 1, "model_unavailable": 1},
  "web": {
-   "auth_required": 1,
+   "auth_required": 2,
    "model_capacity": 1,
    "network_unavailable": 7,
    "provider_not_configured": 1,
    "provider_unavailable": 4,
    "timeout": 2
  },
- "web http": {"provider_unavailable": 2},
+ "web http": {"auth_required": 1, "provider_unavailable": 2},
  "web server": {"network_unavailable": 1, "provider_unavailable": 1},
  "web socket": {"network_unavailable": 4, "timeout": 2},
  "website": {
@@ -10464,6 +10518,7 @@ _JSON = r"""{
  "when using": {"invalid_request": 2, "missing_credentials": 2, "model_unavailable": 4},
  "wherea": {"context_length_exceeded": 2},
  "wherea you": {"context_length_exceeded": 2},
+ "whether": {"network_unavailable": 1, "timeout": 1},
  "which": {
    "auth_required": 1,
    "content_policy": 1,
@@ -10665,7 +10720,7 @@ _JSON = r"""{
    "invalid_request": 7,
    "missing_credentials": 5,
    "model_capacity": 4,
-   "model_unavailable": 24,
+   "model_unavailable": 25,
    "network_unavailable": 8,
    "provider_not_configured": 5,
    "provider_overloaded": 3,
@@ -10736,7 +10791,7 @@ _JSON = r"""{
  "you think": {"content_policy": 3, "model_unavailable": 3},
  "you will": {"content_policy": 1, "quota_limited": 4},
  "your": {
-   "auth_required": 42,
+   "auth_required": 43,
    "content_policy": 19,
    "context_length_exceeded": 17,
    "invalid_request": 11,
@@ -10795,7 +10850,7 @@ _JSON = r"""{
  "your hourly": {"quota_limited": 2},
  "your input": {"content_policy": 1, "context_length_exceeded": 3, "invalid_request": 4},
  "your internet": {"network_unavailable": 5, "timeout": 1},
- "your key": {"missing_credentials": 1, "model_unavailable": 1, "quota_limited": 1},
+ "your key": {"auth_required": 1, "missing_credentials": 1, "model_unavailable": 1, "quota_limited": 1},
  "your limit": {"quota_limited": 23, "subscription_required": 1},
  "your membership": {"subscription_required": 2},
  "your message": {

@@ -658,7 +658,7 @@ NEUTRAL = table(
             # (or no valid one: new-api "No valid upstream channel")
             r"|\bno valid upstream channels?\b"
             # (or none available at all: one-api "no channels available after cache check")
-            r"|\bno channels? available\b"
+            r"|\bno channels? available (?:after|for)\b"
             # a relay or router with nothing that serves the model (AIClient2API "No available providers for type: …
             # that support model: …"); not LiteLLM's "No deployments available", deployments cooling down after
             # rate limits
@@ -1252,7 +1252,7 @@ NEUTRAL = table(
             "no_response",
             r"\b(?:disconnected|closed|ended|hung up|dropped)\b[^.]{0,40}\bwithout (?:sending |returning |giving )?"
             # (not an event named after the response: "SSE stream ended without response.completed" is a stream cut)
-            r"(?:a |any )?(?:response|reply)\b(?!\.\w)",
+            r"(?:a |any )?(?:response|reply)\b(?!\.(?-i:[a-z_]))",
             E.network_unavailable,
             0.91,
         ),
@@ -1364,9 +1364,10 @@ NEUTRAL = table(
             # HTTP 404": the status decides)
             r"|\bno healthy upstream"
             # (or no healthy worker, back end or node behind a local router: OllamaMax "No healthy workers available")
-            r"|\bno healthy (?:workers?|backends?|servers?|nodes?|instances?|replicas?)\b"
-            # (a server said down or offline: "Server down and offline")
-            r"|\bserver (?:is )?(?:down|offline)\b"
+            r"|\bno healthy (?:workers?|backends?|servers?|nodes?|instances?|replicas?) available\b"
+            # (a server said down or offline as the message's headline: "Server down and offline", never a question,
+            # a mode or the agent's own language or MCP server)
+            r"|^\W*server (?:is )?(?:down|offline)\b(?! (?:mode|for maintenance window)\b)"
             r"|\bupstream[ _](?:connect |request |call )?(?:error|failed|failure|timeout|timed out)"
             r"|\bupstream (?:is |server is |service is )?(?:unavailable|down)\b"
             # OpenAI "The server had an error while processing your request. Sorry about that! You can retry …"
@@ -1375,8 +1376,8 @@ NEUTRAL = table(
             0.75,
         ),
         # a Go server's access log line with a 5xx status (Ollama's gin "[GIN] 2025/03/06 - 11:42:21 | 503 | … | POST
-        # "/api/generate""): the status the server answered, as a status field is read
-        ("gin_log_5xx", r"\[GIN\][^|\n]*\|\s*5\d\d\s*\|", E.provider_unavailable, 0.74),
+        # "/api/generate""): the status the server answered, as a status field is read; the last line's, the latest
+        ("gin_log_5xx", r"\[GIN\][^|\n]*\|\s*5\d\d\s*\|(?![\s\S]*\[GIN\])", E.provider_unavailable, 0.74),
         # a CDN's or front door's error page rendered as text: Google Front End, CloudFront, Azure Front Door
         (
             "gateway_page",
@@ -1500,11 +1501,14 @@ NEUTRAL = table(
         # and region rules read
         (
             "service_unavailable_words",
-            r"\b(?:providers?|services?|servers?|apis?|backends?|endpoints?|upstreams?)\b (?:is |are )?"
-            r"(?:currently |temporarily )?(?:unavailable|not available|unreachable)\b"
-            r"(?! (?:in|on|for|to) (?:your|this|the) )"
+            r"\b(?:provider|service|server|api|backend|endpoint|upstream)\b (?:is |are )?(?:currently |temporarily )?"
+            r"(?:unavailable|not available|unreachable)\b(?! (?:in|on|for|to) (?:your|this|the) )"
+            # (all of them: a router's "All servers are unavailable (banned, in cooldown, …)"; never the machine's own
+            # NIS servers)
+            r"|\ball (?:providers|services|servers|backends|endpoints|upstreams) (?:are )?(?:currently |temporarily )?"
+            r"(?:unavailable|not available|unreachable)\b"
             # (an agent unavailable, to be tried later: "Agent unavailable. Please try again later.")
-            r"|\bagent (?:is )?(?:currently |temporarily )?unavailable\b\W{0,3}(?:please )?try again later\b"
+            r"|^\W*agent (?:is )?(?:currently |temporarily )?unavailable\b\W{0,3}(?:please )?try again later\b"
             r"|\b(?:fournisseur|service|serveur)\b[^.]{0,30}\b(?:n.est (?:actuellement |temporairement )?pas disponible"
             r"|(?:est )?(?:actuellement |temporairement )?indisponible)"
             r"|\b(?:Anbieter|Dienst|Server)\b[^.]{0,30}\bnicht (?:verfügbar|erreichbar)"
@@ -2466,8 +2470,12 @@ NEUTRAL = table(
             # (a response said empty, a stream with no data, no response at all from the provider or a session:
             # rsrch "Response was empty or whitespace only", one-api "no stream data received", MongoDB's chatbot "No
             # response from OpenAI", pi-agent-dashboard "No response from session")
-            r"|\bresponse (?:was|is) empty\b|\bno stream(?:ing)? data (?:was )?received\b"
-            r"|\bno response from (?:the )?(?:provider|LLM|AI|assistant|session|OpenAI|Anthropic|Gemini)\b"
+            # (not one still awaited, "No response from provider yet", nor a form's field, "The survey response is
+            # empty")
+            r"|^\W*response (?:was|is) empty\b|\bno stream(?:ing)? data (?:was )?received\b(?! yet)"
+            r"|\bno response from (?:the )?(?:provider|LLM|AI|assistant|session|OpenAI|Anthropic|Gemini)\b(?! yet)"
+            # (in Chinese: "AI服务返回为空", "OpenAI API 返回空响应")
+            r"|返回(?:为空|空响应|空内容|空结果)"
             # (BenchAI "code generation failed: empty response from model")
             # (not curl's 52 "Empty reply from server", a connection closed before any answer: the transport's)
             r"|\bempty (?:response|reply|answer) from (?:the )?(?:model|llm|provider)\b"
@@ -3252,7 +3260,8 @@ NEUTRAL = table(
         # models: Ollama server is not available."): the provider, above the model words around it
         (
             "inference_server_not_available",
-            r"\b(?:ollama|lm studio|llama|llm|inference) server is (?:not|n.t) (?:available|reachable)\b",
+            r"\b(?:ollama|lm studio|llama|llm|inference) server is (?:not|n.t) (?:available|reachable)\b"
+            r"(?! (?:in|on|for|yet)\b)",
             E.provider_unavailable,
             0.93,
         ),

@@ -61,7 +61,8 @@ CONNECTION = any_of(
     "కనెక్షన్",
     # (cs reflexive "to connect", lt, sr genitive, fil, ur, ml, ta's stem, uz; hi "contact" and el "communication
     # with" only where it failed or with a server, never "सहायता से संपर्क करें", contact support)
-    "spojit se\\b", "ryšys", "\\bвезе\\b", "koneksyon", "کنکشن", "ബന്ധപ്പെട", "இணைப்ப", "\\baloqa\\b",
+    "spojit se(?= (?:se )?(?:služb|server))", "ryšys", "\\bвезе(?= (?:са|је)\\b)", "koneksyon", "کنکشن", "ബന്ധപ്പെടാൻ",
+    "இணைப்ப", "\\baloqa\\b",
     "संपर्क(?= नहीं)", "επικοινωνία με(?= τ\\w{0,2} διακομιστ)",
 )
 # refused, cut, closed or ended unexpectedly
@@ -107,18 +108,33 @@ REFUSED_OR_CUT = any_of(
     "已(?:关闭|關閉)",
     "(?<=が接続)を終了",
     "vom \\w+ geschlossen", "(?<=연결)을 닫았",  # (de, ko: closed by the server)
-    # (cut or lost: et, fi, lt, uz, ur, fa, ro, tr, ca, es, sv, bn, fil, hi, ta, te, th, uk, vi, hr)
-    "katkes", "nutrūk", "uzildi", "کھو گیا", "قطع شد", "pierdut", "kaybedil", "perdut", "perdido", "bruten",
-    "বিচ্ছিন্ন", "naputol", "बाधित", "துண்டிக்கப்பட்ட", "తెగిపోయ", "ขัดจังหวะ", "перерван", "gián đoạn", "izgubljen",
-    "丟失", "丢失",
+)
+# cut, lost or failed, as a status says it when it is done (never a button's "Katkesta ühendus", Disconnect, or a
+# setting's "when the connection drops"): read only with a server, a network or a retry named, or as a whole short
+# message ("Връзката е неуспешна", "Anslutningen bruten, återansluter...")
+CUT_OR_FAILED = any_of(
+    # (cut or lost: fa, sv, bn, fil, hi, ta, te, th, uk, vi, hr)
+    "قطع شد", "bruten\\b", "বিচ্ছিন্ন হয়েছে", "naputol", "बाधित हो गया", "துண்டிக்கப்பட்டது", "తెగిపోయింది",
+    "ถูกขัดจังหวะ", "перервано", "đã bị gián đoạn", "izgubljen[ae]?\\b",
     # (failed: bg, sr, lv, hr, nb)
-    "неуспешн", "neizdevā", "nije uspjel", "mislyktes",
-    # (cut in other words: bg, sr, hr)
-    "прекъсна", "прекинут", "prekinut",
-    # (reset, ECONNRESET's words: sk, pl, id, fi, nb, ko; each only of the connection itself, never its settings
-    # reset: "Yhteysasetukset nollattiin", "연결 설정 재설정")
+    "неуспешн[аo]\\b", "neizdevās", "nije uspjel[ao]?\\b", "mislyktes",
+    # (cut in other words: bg, sr)
+    "прекъснат[аo]?\\b", "прекинут[аo]?\\b",
+    # (reset, ECONNRESET's words: sk, pl, id, fi, nb; each only of the connection itself, never its settings reset:
+    # "Yhteysasetukset nollattiin")
     "(?<=pripojenie sa )zresetovalo", "(?<=połączenie zostało )zresetowane",
-    "(?<=sambungan )disetel ulang", "(?<=yhteys )nollattiin", "(?<=tilkoblingen ble )tilbakestilt", "(?<=연결이 )재설정",
+    "(?<=sambungan )disetel ulang", "(?<=yhteys )nollattiin", "(?<=tilkoblingen ble )tilbakestilt",
+)
+# by the user, or a default restored: a connection a person (or a reset to defaults) ended is no failure
+BY_THE_USER = any_of(
+    "користувач", "пользовател", "потребител", "korisnik", "użytkownik", "uživatel", "kullanıcı", "\\buser\\b",
+    "utilisateur", "usuario", "utilizador", "usuário", "benutzer", "gebruiker", "käyttäjä", "felhasználó", "用户",
+    "使用者",
+    "ユーザー", "사용자", "ผู้ใช้", "người dùng", "pengguna", "उपयोगकर्ता", "کاربر", "المستخدم", "משתמש",
+    "default", "domyśln", "oletus", "기본값", "standard", "iestatījum", "postavk", "setting", "ustawie", "pengaturan",
+    "innstilling", "設定", "设置", "تنظیمات", "إعدادات", "predvolen", "nastaven", "výchozí",
+    # (or by the machine on its own: "Автоматично повторно свързване, ако връзката бъде прекъсната")
+    "автоматич", "automati", "自动", "自動",
 )
 # cannot, or an error: a connection's failure only where a server is named too ("cannot connect to the server"), since
 # an account, a tool or an agent is connected to as well
@@ -178,9 +194,12 @@ TIMED_OUT = any_of(
     # (an operation's time ran out: es, fr, pt, ru)
     "agotó el tiempo de espera", "^\\W*opération expirée", "^\\W*operação expirou", "время операции истекло",
     "nije odazvao na vrijeme",
-    # (the time ran out: bn, fa, id, ms, ta, te)
+)
+# the time ran out, in more languages (bn, fa, id, ms, ta, te): a timeout only with a retry, a request or a connection
+# named, never a quiz's or an offer's time that is up
+TIME_RAN_OUT = any_of(
     "সময় শেষ হয়ে গেছে", "زمان[^.]{0,24}به پایان رسید", "habis waktu", "tamat masa", "நேரம் முடிந்தது",
-    "సమయం ముగిసింది",
+    "సమయం ముగిసింది", "زمان\u200c?انتظار مواجه",
 )
 # a wait time or a time limit: a timeout only when it ran out ("Wartezeit für Serverantworten" is a setting)
 WAIT_TIME = any_of(
@@ -203,7 +222,6 @@ TEMPORARILY = any_of(
     "vorübergehend",
     "tijdelijk", "tymczasowo", "chwilowo", "dočasn", "geçici", "مؤقت", "موقت", "זמני", "tạm thời", "sementara",
     "ชั่วคราว", "一時", "일시적", "暂时", "暫時", "अस्थायी", "tillfälligt", "midlertidig", "uz laiku",
-    "সাময়িক", "தற்காலிக", "తాత్కాలిక",  # (bn, ta, te)
 )
 # at the moment: a service said unavailable "at the moment" is unavailable for now
 NOW = any_of(
@@ -233,7 +251,8 @@ UNREACHABLE = any_of(
     "impossibile raggiungere(?= (?:il server|l['’]API|l['’]host|il servizio))", "kunde inte nås?\\b",
     "(?<=API )е недостъпен",
     # (could not reach: gu, kn, ta, te, da)
-    "પહોંચી શકાયું નથી", "ತಲುಪಲು ಸಾಧ್ಯವಾಗಲಿಲ್ಲ", "அடைய முடியவில்லை", "చేరుకోలేక", "kunne ikke nå",
+    "પહોંચી શકાયું નથી", "ತಲುಪಲು ಸಾಧ್ಯವಾಗಲಿಲ್ಲ", "அடைய முடியவில்லை", "చేరుకోలేక", "kunne ikke nå(?= (?:serveren|tjenesten|API))",
+    "アクセスできない",  # (ja: cannot access)
 )
 # a network, and its trouble
 NETWORK = any_of(
@@ -245,7 +264,7 @@ NETWORK = any_of(
     "võrgu", "\\bxarxa", "\\bağ\\b", "δικτ", "संजाल", "নেটওয়ার্ক", "\\bnettverk", "\\bnätverk",
     "\\bnetværk", "\\bverkko", "hálózat",  # (more languages' networks)
     "నెట్‌వర్క్",  # (te)
-    "நெட்வொர்க்", "\\bsa network\\b",  # (ta, fil)
+    "நெட்வொர்க்",  # (ta)
 )
 ANOMALY = any_of(
     "аномали", "anomalie\\b", "anomalía", "anomalia", "anormallik", "خلل", "kelainan", "이상이", "异常", "異常", "问题",
@@ -286,8 +305,9 @@ NETWORK_ERROR = any_of(
     # (tr, te: a network's or a connection's error, never any error beside a network word, "ağ ayarları kaydetme
     # hatası", an error saving network settings)
     "bağlantı hatası", "\\bağ hatası", "iletişim hatası", "నెట్‌వర్క్ లోపం", "కనెక్షన్ లోపం",
-    # (ar, zh-TW: the connection reset, said as one phrase)
-    "إعادة تعيين الاتصال", "重設了連線",
+    # (zh-TW: the connection reset, said as one phrase, never its settings: "您已重設了連線設定")
+    "重設了連線(?!設定)",
+    "^\\W*(?:连接错误|連線錯誤|連接錯誤)\\W*$",  # (zh: a connection error, the whole message)
 )
 # a server not to be found (its name did not resolve)
 NOT_FOUND = any_of(
@@ -326,6 +346,7 @@ OVERLOADED = any_of(
     "manutenção",
     "manutenzione", "wartung", "onderhoud", "konserwac", "údržb", "bakım", "صيانة", "תחזוקה", "bảo trì", "pemeliharaan",
     "メンテナンス", "점검", "维护", "維護", "रखरखाव",
+    "شلوغ",  # (fa: crowded)
 )
 # not ready yet (a server still starting)
 NOT_READY = any_of(
@@ -355,6 +376,8 @@ SERVICE = any_of(
     "hizmet",  # (tr)
     "সার্ভার", "સર્વર", "ಸರ್ವರ್", "സെർവ", "सर्व्हर", "சேவையக", "సర్వర్",  # (bn, gu, kn, ml, mr, ta, te)
     "\\bhost\\b", "ana bilgisayar", "主机",  # (a host: "Der eingegebene Host … kann nicht erreicht werden")
+    "バックエンド", "백엔드",  # (a back end: ja, ko)
+    "(?<![a-z])AI(?=[はがを])",  # (ja: the AI, with its particle)
 )
 UNAVAILABLE = any_of(
     "недоступ", "indisponible", "no (?:está )?disponible", "indisponível", "non disponibile", "nicht verfügbar",
@@ -367,12 +390,13 @@ UNAVAILABLE = any_of(
     "nu este disponibil", "nije dostupan", "није доступан", "ni na voljo", "nie je k dispozícii",
     "ei ole saatavilla",  # (more languages' unavailable)
     "ikke tilgængelig", "ei ole käytettävissä",  # (da, fi)
-    "অনুপলব্ধ", "கிடைக்கவில்லை", "అందుబాటులో లేదు",  # (bn, ta, te)
+    "nem elérhető", "다운된",  # (hu; ko: down)
 )
 LATER = any_of(
     "позже", "пізніше", "plus tard", "más tarde", "mais tarde", "più tardi", "später", "later opnieuw", "później",
     "později", "daha sonra", "لاحق", "بعداً", "מאוחר יותר", "thử lại sau", "nanti", "ภายหลัง", "後で", "잠시 후",
     "稍后", "稍後", "बाद में", "नंतर", "αργότερα", "mai târziu", "しばらくしてから",
+    "később", "나중에", "بعدا",  # (hu, ko, fa)
 )
 # check (the network, the connection): what a transport failure asks the user to do ("Kiểm tra kết nối mạng")
 CHECK = any_of(
@@ -387,9 +411,13 @@ CHECK = any_of(
     # (da, gl, lv, af, lt, ja: more imperatives)
     "\\btjek\\b", "comproba\\b", "pārbaudīt", "kontroleer", "patikrinti ryš", "を確認して",
     "праверце",  # (be)
-    "proverite", "comproveu", "kontroller venligst", "pakisuri", "suriin", "சரிபார்", "తనిఖీ",  # (sr, ca, da, fil, ta, te)
     # (fr, es: check your connection or network, never a sign-in's "adresse e-mail de connexion" or a social network)
     "vérifier votre(?= (?:connexion|réseau)\\b(?! de))", "verifica tu(?= (?:conexión|red|internet)\\b(?! social))",
+)
+# check, in more languages (sr, ca, da, fil, ta, te): read only beside a retry, an error or a failure, never "check the
+# link in your e-mail" or "check the network's speed"
+CHECK_WITH_FAILURE = any_of(
+    "proverite", "comproveu", "kontroller venligst", "pakisuri", "suriin", "சரிபார்", "తనిఖీ",
 )
 # try again: a connection's failure worth a retry is one its text says to retry
 TRY_AGAIN = any_of(
@@ -400,6 +428,7 @@ TRY_AGAIN = any_of(
     "ลองอีกครั้ง", "再試行", "もう一度", "再度お試し", "다시 시도", "重试", "重試", "再试", "再試", "पुनः प्रयास",
     "फिर से प्रयास",
     "আবার চেষ্টা", "δοκιμάστε", "próbálja",
+    "torneu-ho", "subukang muli", "மீண்டும் முயற்சி", "మళ్ళీ ప్రయత్నించ", "دوباره تلاش",  # (ca, fil, ta, te, fa)
 )
 # took too long (a request, a connection, a server): a timeout in the words of one who waited
 TOO_LONG_TIME = any_of(
@@ -444,7 +473,8 @@ ERROR = any_of(
     "त्रुटी", "xatolig", "памылк",  # (mr, uz, be)
     "\\bun error\\b",  # (es: an error, during a connection)
     "\\berror al\\b",  # (es: an error connecting)
-    "பிழை", "\\berror sa\\b",  # (ta; fil: an error of)
+    "பிழை",  # (ta)
+    "出错", "出錯",  # (zh: went wrong)
 )
 # a model, said to be unavailable (for good: a model only for now is capacity, not this)
 MODEL = any_of(
@@ -558,7 +588,8 @@ CREDENTIAL = any_of(
     "\\bsleutel", "\\bklucz", "\\bklíč", "\\banahtar", "مفتاح", "کلید", "מפתח", "\\bkhóa", "\\bkunci", "คีย์",
     "キー", "키", "密钥", "金鑰", "令牌", "कुंजी", "belirteç", "\\bjeton", "טוקן", "توکن", "토큰",
     # an account or a session ("se connecter à votre compte" is a login), a payment
-    "\\baccount", "обліков", "\\bcompte\\b", "\\bcuenta\\b", "\\bconta\\b", "\\bkonto\\b", "аккаунт", "учётн", "учетн",
+    "\\baccount", "обліков", "_api_key(?![a-z])", "\\bcompte\\b", "\\bcuenta\\b", "\\bconta\\b", "\\bkonto\\b",
+    "аккаунт", "учётн", "учетн",
     "\\bsession", "\\bsesión", "\\bsessão", "\\bsitzung", "сесси", "アカウント", "계정", "账户", "账号", "帳戶", "帳號",
     "tài khoản", "\\bakun\\b", "thanh toán",
     # the worker's own database ("Verifica delle impostazioni di connessione al database")
@@ -575,6 +606,8 @@ CREDENTIAL = any_of(
     "impressor", "impressió", "stampant",
     "tiskárn", "drukark", "yazıcı", "принтер", "打印机", "印表機", "プリンター", "프린터", "เครื่องพิมพ์", "हेडफ़ोन",
     "ヘッドフォン", "ब्लूटूथ",
+    "प्रिंटर", "hodetelefon", "hörlur", "austiņ", "quloqchin", "هدفون", "హెడ్‌ఫోన్", "slušalk", "slušalic", "kontroler",
+    "контролер", "دسته بازی", "टीवी",
     # (never "device" alone: "Überprüfen Sie die Internetverbindung Ihres Geräts" is the network's)
 )
 # fmt: on
@@ -611,6 +644,19 @@ ROWS: tuple[Row, ...] = (
         "translated_connection_failed",
         _without_credential(
             found(near(CONNECTION, REFUSED_OR_CUT)),
+            # (the cut and failed words of CUT_OR_FAILED: with a server, a network or a retry named, or as the whole
+            # message, an article before it at most)
+            f"(?!.*{BY_THE_USER})"
+            + found(near(CONNECTION, CUT_OR_FAILED), given=any_of(SERVICE, HOST, INTERNET, NETWORK, TRY_AGAIN)),
+            # (never a status line's label or count: "Anslutningar: 3 aktiva, 1 bruten")
+            f"(?!.*{BY_THE_USER})(?![^\\n]*[:\\d])"
+            f"^\\W*(?:\\w{{1,4}}\\s?)?(?:{CONNECTION})[^.!?\\n]{{0,30}}?(?:{CUT_OR_FAILED})[^.!?\\n]{{0,40}}?\\W*$",
+            # (or as the headline before a dash: "Connection interrupted — tap “Start session” in a moment")
+            f"(?!.*{BY_THE_USER})^\\W*(?:\\w{{1,4}}\\s?)?(?:{CONNECTION})[^.!?\\n—–]{{0,30}}?(?:{CUT_OR_FAILED})\\s*[—–]\\s",
+            found(
+                near(CHECK_WITH_FAILURE, any_of(NETWORK, INTERNET, CONNECTION, PROXY)),
+                given=any_of(TRY_AGAIN, ERROR, CANNOT_OR_ERROR, REFUSED_OR_CUT),
+            ),
             # (a proxy's error, not its address given wrong: "Fehler in der Proxy-URL" is the worker's setting)
             f"(?!.*\\burl\\b){found(near(PROXY, any_of(REFUSED_OR_CUT, ERROR)))}",
             found(near(TEMPORARILY, RESOLVE)),
@@ -650,6 +696,7 @@ ROWS: tuple[Row, ...] = (
         "translated_timeout",
         _without_credential(
             found(f"{TIMED_OUT}|{near(WAIT_TIME, RAN_OUT)}|{near(CONNECTION, EXPIRED)}"),
+            found(TIME_RAN_OUT, given=any_of(TRY_AGAIN, REQUEST, CONNECTION)),
             found(near(TOO_LONG_TIME, any_of(SERVICE, CONNECTION, REQUEST, NETWORK))),
         ),
         E.timeout,

@@ -105,6 +105,7 @@ RATE = any_of(
     # (a provider's speed limited, requests too fast)
     "příliš rychl", "quá nhanh", "terlalu cepat", "速すぎ", "너무 빠르", "太快",
     "kekerapan permintaan",  # (ms: a request frequency over its limit)
+    "频率超限", "頻率超限", "限流", "محدودیت تعداد درخواست",  # (zh: frequency over its limit, throttled; fa)
 )
 # too many (requests): a rate limit in plain words, wherever a language puts them ("ChatGPT wird mit zu vielen Anfragen
 # überflutet", "ChatGPT 被太多请求淹没")
@@ -160,6 +161,7 @@ LONG_WINDOW = any_of(
     "ماه آینده", "בחודש הבא", "tháng tới", "tháng sau", "bulan depan", "เดือนหน้า", "来月", "다음 달",
     "下个月", "下個月", "अगले महीने", "ensi kuussa", "neste måned", "nästa månad", "næste måned",
     "denný", "தினசரி", "օրական",  # (next month, and a day in more languages)
+    "週間", "1 日の", "semanal", "diári",  # (ja: a week, a day; pt: weekly, daily)
 )
 # a quota, an allowance
 QUOTA = any_of(
@@ -186,6 +188,7 @@ USED_UP = any_of(
     "\\bнемає\\b", "\\bнет\\b", "\\byok\\b", "لا يحتوي", "ندارد", "אין ", "không có", "tidak memiliki", "ไม่มี",
     "ありません", "없습니다", "没有", "नहीं है",
     "tidak mencukupi", "terlampaui",  # (ms: not enough, exceeded)
+    "を超えました",  # (ja: exceeded)
 )
 # a key or a token of the account
 KEY = any_of(
@@ -197,7 +200,8 @@ KEY = any_of(
     # (Finnish, Nordic, Latvian, South Slavic, Bengali, Sinhala, Kannada, Amharic; an API key in Latin letters)
     "ቁልፍ", "api[ -]?key(?![a-z])",
     "api açar", "api-avain", "api-kulcs", "api விசை", "รหัส api", "\\bclau api",  # (az, fi, hu, ta, th, ca)
-    "кључ", "トークン", "api ?キー", "kľúč",  # (sr, ja, sk)
+    "кључ", "トークン", "api ?キー", "api kľúč", "\\bkulcs",  # (sr, ja, sk, hu)
+    "_api_key(?![a-z])",  # (a key's environment variable: "GROQ_API_KEY")
 )
 # invalid, expired, incorrect
 INVALID = any_of(
@@ -227,6 +231,7 @@ INVALID = any_of(
     # (ru only of an API key, never GnuPG's "Недопустимый код ключа"; sr, fr, zh, ja)
     "недопустимый api", "неважећ", "non-valide", "错误的令牌", "無効または期限切れ",
     "no vàlida",  # (ca)
+    "올바르지 않", "已禁用",  # (ko: not correct; zh: disabled)
 )
 # not set, not given, required: a key the user has to enter
 MISSING = any_of(
@@ -265,6 +270,8 @@ MISSING = any_of(
     "لم يتم توفير", "təqdim edilməyib", "nebyl přidán", "(?<=võtit )ei pakuta", "ei asetettu", "nincs megadva",
     "nie podano",
     "வழங்கப்படவில்லை", "відсутн", "^\\W*ไม่มี(?=รหัส)",
+    # (fa: needs, not entered; ja, ko, el: set it up in the settings)
+    "نیاز به", "وارد نشده", "を構成してください", "를 구성하세요", "ρυθμίστε",
 )
 # a model
 MODEL = any_of(
@@ -297,6 +304,7 @@ MODERATION = any_of(
     "إرشادات مجتمع", "دستورالعمل", "הנחיות הקהילה", "แนวทางชุมชน", "커뮤니티 가이드라인", "社区指引", "社群準則",
     "安全フィルター", "安全过滤", "安全過濾", "内容政策", "內容政策", "コンテンツポリシー", "콘텐츠 정책",
     "política de contenido", "politique de contenu", "política de conteúdo", "richtlinie",
+    "风控", "風控",  # (zh: a platform's risk control)
 )
 # content, and its being blocked, refused or flagged
 CONTENT = any_of(
@@ -312,6 +320,7 @@ BLOCKED = any_of(
     "拒否", "차단", "拦截", "攔截", "屏蔽", "封鎖", "阻止", "अवरुद्ध", "signalé", "marcado", "sinalizado",
     "contrassegnat", "markiert", "oznaczon", "označen", "סומן", "标记", "標記",
     "disekat",  # (ms)
+    "被过滤", "被過濾",  # (zh: filtered out)
 )
 # a safety or security system (a content policy's, not a connection's: nouns, never "secure")
 SAFETY = any_of(
@@ -328,6 +337,7 @@ BALANCE = any_of(
     "\\bdana\\b", "\\bfondi\\b", "\\bfonds\\b", "\\bfondos\\b", "\\bfundos\\b", "средств",
     "коштів", "środków", "prostředků", "資金", "\\bkredit",  # (funds)
     "\\bfons\\b", "자금",  # (ca, ko)
+    "اعتبار مورد استفاده",  # (fa: the credit in use)
 )
 INSUFFICIENT = any_of(
     "недостаточн", "недостатньо", "insuffisant", "insuficiente", "insufficiente", "unzureichend", "nicht ausreichend",
@@ -340,16 +350,20 @@ INSUFFICIENT = any_of(
 TOP_UP = any_of(
     # (not "recharger", "recargar", "recarregar", which are a reload as often as a top-up)
     "пополните", "поповніть", "aufladen", "opwaarderen", "doładuj",
-    "dobijte", "yükleyin",
+    "dobijte", "(?<!yeniden )yükleyin",
     "اشحن", "شارژ", "nạp tiền", "isi ulang", "เติมเงิน", "チャージ", "충전", "充值", "रिचार्ज",
 )
 # access to it refused (a gated model the account may not use: PocketPal "L'accès à ce modèle restreint a été refusé")
 ACCESS_DENIED = any_of(
     "verweigert", "a été refusé", "ditolak", "נדחתה", "拒否されました", "거부되었습니다", "odmówiono", "foi negado",
     "отклон[её]н", "відхилено", "被拒绝", "رد شد", "無法存取",
+    "无权使用", "無權使用",  # (zh: no right to use)
 )
 # a quota in the words of a limit used up ("Wyczerpany limit", "Limit erschöpft")
-LIMIT_USED_UP = any_of("wyczerpany limit", "limit (?:został )?wyczerpan", "limit erschöpft", "limit (?:je )?vyčerpán")
+LIMIT_USED_UP = any_of(
+    "wyczerpany limit", "limit (?:został )?wyczerpan", "limit erschöpft", "limit (?:je )?vyčerpán",
+    "ใช้งานถึงขีดจำกัดแล้ว", "token ?已耗尽", "token ?已耗盡",  # (th: used up to the limit; zh: tokens used up)
+)
 # the model cannot take this input ("does not support image input"): the request is wrong for this model
 NOT_SUPPORTED = any_of(
     "не поддерживают", "не поддерживает", "не підтримують", "не підтримує", "ne prennent pas en charge",
@@ -378,6 +392,8 @@ AUTH_FAILED = any_of(
     # (de, fr, he, ms, pl, ru, es, sr: authentication failed, as PocketPal, ha-text-ai and a translator plugin say it)
     "authentifizierung gescheitert", "échec d['’]authentification", "אימות נכשל", "pengesahan gagal",
     "błąd autoryzacji", "ошибка авторизации", "la autenticación falló", "аутентификација није успела",
+    # (el, hu, th; zh: the authentication check invalid or not passed)
+    "πιστοποίηση απέτυχε", "hitelesítés sikertelen", "ยืนยันตัวตนล้มเหลว", "认证校验无效", "授权检查未通过",
 )
 # a provider (of models) or its address, and its not being set up
 PROVIDER = any_of(
@@ -450,6 +466,7 @@ LIMIT = any_of(
     "sınır", "ліміт", "лимит", "mugara", "מכסת", "מגבלת", "سقف", "giới hạn", "\\bbatas\\b", "ขีดจำกัด", "制限", "上限",
     "한도", "限制", "限额", "限額", "सीमा", "வரம்ப", "սահմանաչափ", "όριο",
     "\\bحد\\b", "längenlimit",  # (ar, de compounds)
+    "가능 횟수",  # (ko: the number of times allowed)
 )
 # tomorrow ("come back tomorrow"): a day's window
 TOMORROW = any_of(
@@ -464,6 +481,7 @@ USAGE_LIMIT = any_of(
     "лимит использования", "ліміт використання", "limit użycia", "kullanım sınırı", "käyttöraja", "giới hạn sử dụng",
     "batas penggunaan", "使用制限", "使用上限", "사용 한도", "使用限制", "ขีดจำกัดการใช้งาน", "limitasyon sa paggamit",
     "gebruikslimiet", "användningsgräns", "brugsgrænse", "bruksgrense", "limită de utilizare",
+    "ដែនកំណត់ការប្រើប្រាស់", "όριο χρήσης", "limitu využití", "használati korlát", "מגבלת השימוש", "उपयोग सीमा",
 )
 # reached (a limit), or limited until a time
 REACHED = any_of(
@@ -471,6 +489,9 @@ REACHED = any_of(
     "ulaşıl", "saavutettu", "naabot", "đã đạt", "tercapai", "mencapai", "まで", "制限中", "도달", "已达", "已達", "ถึง",
     "bereikt", "nått", "nået", "nådd", "atins", "\\bfins a\\b", "fino a", "\\baté\\b", "\\bhasta\\b", "\\bbis\\b",
     "jusqu", "\\bdo\\b \\d",
+    # (km, el, cs, hu, he, hi, pt, ja, tr, uk, pl, fa)
+    "ឈានដល់", "φτάσει", "dosáhl", "elérte", "הגעת", "पहुँच", "पहुंच", "atingiu", "に達し", "ulaştınız", "досягли",
+    "osiągnął", "رسیده",
 )
 # a context (a model's window, never a conversation or a message), whose length limit was reached ("Достигнут лимит
 # длины контекста", "Kontextlängenlimit erreicht")
@@ -531,6 +552,30 @@ UNSUPPORTED_MODEL = any_of(
     "nepodporovaný model", "desteklenmeyen model", "نموذج غير مدعوم", "מודל לא נתמך", "mô hình không được hỗ trợ",
     "mô hình đã chọn không được hỗ trợ", "mô hình (?:\\w+ ){0,4}không được hỗ trợ",
 )
+# the most requests (or questions) a service takes, a count with no window named ("最大リクエスト数に達しました"): a
+# quota, as in English
+MAX_REQUESTS = any_of(
+    "最大リクエスト数", "최대 요청 수", "maksimum istek sayı",
+    "número máximo de (?:solicitações|requisições|perguntas)",
+    "максимальн\\w* кількост\\w* запитів", "maksymaln\\w* (?:ilość|liczb\\w*) zapytań", "số lượng yêu cầu tối đa",
+    "حداکثر تعداد (?:سوالات|درخواست)", "प्रश्नों की अधिकतम सीमा",
+)
+# a request or a prompt too long, as one phrase (never a request that took too long: "Запит виконувався надто довго")
+REQUEST_TOO_LONG = any_of(
+    "запит надто довгий", "درخواست خیلی طولانی است", "הבקשה ארוכה מדי", "lời nhắc quá dài", "プロンプトが長すぎ",
+    "mesaj çok uzun",
+)
+# a subscription, and its being required (a paid plan: "Wymagana subskrypcja Pro", "Pro 구독이 필요합니다")
+SUBSCRIPTION = any_of(
+    "subskrypcj", "การสมัครสมาชิก", "συνδρομή", "předplatné", "सदस्यता", "előfizetés", "サブスクリプション", "구독",
+    "abonel", "gói đăng ký", "đăng ký pro",
+)
+REQUIRED = any_of(
+    "wymagan", "ต้องมี", "απαιτείται", "vyžadován", "जरुरी", "ज़रूरी", "आवश्यक", "szükséges", "必要です", "필요합니다",
+    "gerekli", "yêu cầu",
+)
+# a key refused ("ウィジェットキーが拒否されました", "Widget anahtarı reddedildi")
+KEY_REJECTED = any_of("拒否され", "거부되었", "elutasítva", "reddedildi", "bị từ chối")
 # fmt: on
 
 
@@ -608,7 +653,8 @@ ROWS: tuple[Row, ...] = (
     (
         "translated_context_too_long",
         any_of(
-            _without(any_of(RATE, QUOTA, LONG_WINDOW), near(TOKENS_OR_CONTEXT, TOO_LONG)),
+            _without(any_of(RATE, QUOTA, LONG_WINDOW, TOMORROW), near(TOKENS_OR_CONTEXT, TOO_LONG)),
+            _without(any_of(RATE, QUOTA, LONG_WINDOW), REQUEST_TOO_LONG),
             # (no room left in the conversation, never a disk's; the answer cut at its output-token limit)
             f"^(?!.*{DISK})(?=.*{CONVERSATION}).*?(?:{near(ROOM, any_of(ROOM_GONE, USED_UP))})",
             near(OUTPUT_TOKENS, CUT),
@@ -636,6 +682,7 @@ ROWS: tuple[Row, ...] = (
             # (a limit that lifts tomorrow; a usage limit, which a plan's period resets)
             f"^(?=.*{TOMORROW}).*?(?:{LIMIT})",
             _without(DISK, near(USAGE_LIMIT, REACHED)),
+            near(MAX_REQUESTS, REACHED),
         ),
         E.quota_limited,
         0.745,
@@ -666,6 +713,7 @@ ROWS: tuple[Row, ...] = (
             TOP_UP,
             near(BILLING, MISSING),
             near(REPLENISH, any_of(BALANCE, QUOTA, "токен", "\\btoken", "jeton", "tokenów")),
+            near(SUBSCRIPTION, REQUIRED),
         ),
         E.subscription_required,
         0.743,
@@ -678,7 +726,7 @@ ROWS: tuple[Row, ...] = (
     ),
     (
         "translated_key_invalid",
-        _without(any_of(QUOTA, BALANCE, TOO_LONG, TOOLS), near(KEY, INVALID)),
+        _without(any_of(QUOTA, BALANCE, TOO_LONG, TOOLS), near(KEY, any_of(INVALID, KEY_REJECTED))),
         E.auth_required,
         0.742,
     ),

@@ -97,9 +97,11 @@ _UNIT_S = {"m": 60.0, "h": 3600.0, "d": 86400.0, "w": 7 * 86400.0}
 # A window named with what it has counted against its limit ("Minute limit: 1840 / 100000 tokens. Day limit: 2000417
 # / 2000000 tokens.", AI DIAL): only a window whose count has reached its limit is the one that refused.
 COUNTED_WINDOW = re.compile(r"\b(minute|hour|day|week|month)(?:ly)? limit\W{0,3}(\d[\d,]*)\s?/\s?(\d[\d,]*)\b", re.I)
-# (and the count before its window: "Groq usage: 20/20 per min, 156/300 per hour, 1230/12,000 per day")
+# (and the count before its window: "Groq usage: 20/20 per min, 156/300 per hour, 1230/12,000 per day"; never what is
+# left, "Remaining: 300/300 per day")
 COUNT_PER_WINDOW = re.compile(
-    r"\b(\d[\d,]*)\s?/\s?(\d[\d,]*)\s(?:(?:requests|tokens|messages|calls)\s)?per\s(min(?:ute)?|hour|day|week|month)\b",
+    r"(?<!remaining: )(?<!remaining )(?<!left: )\b(\d[\d,]*)\s?/\s?(\d[\d,]*)\s"
+    r"(?:(?:requests|tokens|messages|calls)\s)?per\s(min(?:ute)?|hour|day|week|month)\b",
     re.I,
 )
 _COUNTED_S = {"minute": 60.0, "hour": 3600.0, "day": 86400.0, "week": 7 * 86400.0, "month": 30 * 86400.0}
@@ -166,7 +168,8 @@ def _counted(text: str) -> Window | None:
 def window_of(text: str) -> Window | None:
     """The longest limit window the text names, in words or in numbers, or has counted to its limit, if any; an
     allowance counted in words only where no window is named otherwise. Where the text counts what each window has
-    used against its limit, the counts decide: a day named beside a count still short of its limit refused nothing."""
+    used against its limit ("20/20 per min, 156/300 per day"), the full one decides: a day counted short of its limit
+    refused nothing."""
     counted = _counted(text)
     if counted is not None and COUNT_PER_WINDOW.search(text):
         return counted

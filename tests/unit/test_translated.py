@@ -198,7 +198,14 @@ def test_translated_readings_decide_by_the_words_that_say_the_most(text: str, co
     "text,code",
     [
         # a connection cut, lost or failed, in more languages; a connection reset, and its settings reset, which is none
-        ("Ühendus katkes. Proovi uuesti.", ErrorCode.network_unavailable),
+        ("Връзката е неуспешна", ErrorCode.network_unavailable),
+        # a button, a status line, a setting that reconnects by itself, a device: no failure of the provider's
+        ("Katkesta ühendus", ErrorCode.unknown),
+        ("Anslutningar: 3 aktiva, 1 bruten", ErrorCode.unknown),
+        ("Автоматично повторно свързване, ако връзката бъде прекъсната", ErrorCode.unknown),
+        ("Spajanje slušalica nije uspjelo", ErrorCode.unknown),
+        # a connection interrupted, as the headline before a dash
+        ("З'єднання перервано — за мить торкніться «Почати сесію».", ErrorCode.network_unavailable),
         ("Връзката е прекъсната, повторно свързване...", ErrorCode.network_unavailable),
         ("Savienojums neizdevās", ErrorCode.network_unavailable),
         ("Połączenie zostało zresetowane przez serwer.", ErrorCode.network_unavailable),
@@ -211,14 +218,15 @@ def test_translated_readings_decide_by_the_words_that_say_the_most(text: str, co
         ("சேவையகத்தை அடைய முடியவில்லை", ErrorCode.network_unavailable),
         ("Δεν ήταν δυνατή η επικοινωνία με τον διακομιστή", ErrorCode.network_unavailable),
         ("Επικοινωνία με την υποστήριξη για το πρόβλημα", ErrorCode.unknown),
-        # a service unavailable for now, a wait that ran out (Bengali, Telugu, Indonesian)
-        ("সার্ভিস সাময়িকভাবে অনুপলব্ধ। পরে আবার চেষ্টা করুন।", ErrorCode.provider_unavailable),
+        # a wait that ran out, with a retry or a request named (Telugu, Indonesian); a quiz's time that is up is none
         ("సమయం ముగిసింది — మళ్ళీ ప్రయత్నించండి", ErrorCode.timeout),
         ("Permintaan habis waktu", ErrorCode.timeout),
+        ("সময় শেষ হয়ে গেছে! আপনার স্কোর: ৭/১০", ErrorCode.unknown),
         # what to check: the connection (Serbian, Catalan, Danish), never an API key alone
         ("Proverite vezu i pokušajte ponovo.", ErrorCode.network_unavailable),
         ("Kontroller venligst din netværksforbindelse og prøv igen.", ErrorCode.network_unavailable),
         ("Suriin ang iyong API key", ErrorCode.unknown),
+        ("மின்னஞ்சலில் உள்ள இணைப்பைச் சரிபார்க்கவும்", ErrorCode.unknown),
         # an account's connection is the account's (Ukrainian "обліковий запис")
         ("У нас виникли проблеми з підключенням вашого облікового запису", ErrorCode.unknown),
     ],
