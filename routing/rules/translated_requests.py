@@ -231,7 +231,7 @@ INVALID = any_of(
     # (ru only of an API key, never GnuPG's "Недопустимый код ключа"; sr, fr, zh, ja)
     "недопустимый api", "неважећ", "non-valide", "错误的令牌", "無効または期限切れ",
     "no vàlida",  # (ca)
-    "올바르지 않", "已禁用",  # (ko: not correct; zh: disabled)
+    "올바르지 않",  # (ko: not correct)
 )
 # not set, not given, required: a key the user has to enter
 MISSING = any_of(
@@ -574,6 +574,8 @@ REQUIRED = any_of(
     "wymagan", "ต้องมี", "απαιτείται", "vyžadován", "जरुरी", "ज़रूरी", "आवश्यक", "szükséges", "必要です", "필요합니다",
     "gerekli", "yêu cầu",
 )
+# disabled (a key, a model: "API 密钥已禁用", "模型已禁用"; never a record's or a setting's, "SSL 已禁用")
+DISABLED = any_of("已禁用", "已停用")
 # a key refused ("ウィジェットキーが拒否されました", "Widget anahtarı reddedildi")
 KEY_REJECTED = any_of("拒否され", "거부되었", "elutasítva", "reddedildi", "bị từ chối")
 # fmt: on
@@ -726,14 +728,14 @@ ROWS: tuple[Row, ...] = (
     ),
     (
         "translated_key_invalid",
-        _without(any_of(QUOTA, BALANCE, TOO_LONG, TOOLS), near(KEY, any_of(INVALID, KEY_REJECTED))),
+        _without(any_of(QUOTA, BALANCE, TOO_LONG, TOOLS), near(KEY, any_of(INVALID, KEY_REJECTED, DISABLED))),
         E.auth_required,
         0.742,
     ),
     ("translated_auth_failed", AUTH_FAILED, E.auth_required, 0.742),
     (
         "translated_model_not_found",
-        any_of(near(MODEL, any_of(NOT_FOUND, INVALID, DEPRECATED, ACCESS_DENIED)), UNSUPPORTED_MODEL),
+        any_of(near(MODEL, any_of(NOT_FOUND, INVALID, DEPRECATED, ACCESS_DENIED, DISABLED)), UNSUPPORTED_MODEL),
         E.model_unavailable,
         0.742,
     ),

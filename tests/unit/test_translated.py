@@ -227,6 +227,9 @@ def test_translated_readings_decide_by_the_words_that_say_the_most(text: str, co
         ("Kontroller venligst din netværksforbindelse og prøv igen.", ErrorCode.network_unavailable),
         ("Suriin ang iyong API key", ErrorCode.unknown),
         ("மின்னஞ்சலில் உள்ள இணைப்பைச் சரிபார்க்கவும்", ErrorCode.unknown),
+        # a key or a model disabled is theirs; a record's setting disabled (PostgreSQL's catalogue) is none
+        ("API 密钥已禁用！", ErrorCode.auth_required),
+        ("hostssl 记录不能匹配，因为 SSL 已禁用", ErrorCode.unknown),
         # an account's connection is the account's (Ukrainian "обліковий запис")
         ("У нас виникли проблеми з підключенням вашого облікового запису", ErrorCode.unknown),
     ],
