@@ -193,7 +193,7 @@ def over_budget(text: str) -> bool:
     if NOTHING_USED.search(text):
         return True
     m = BUDGET.search(text)
-    if m is not None and int(m[2].replace(",", "")) > int(m[1].replace(",", "")):
+    if m is not None and _count(m[2]) > _count(m[1]):
         return True
     held = ACTUAL_OVER_LIMIT.search(text)
-    return held is not None and int(held[1].replace(",", "")) > 2 * int(held[2].replace(",", ""))
+    return held is not None and _count(held[1]) > 2 * _count(held[2])
