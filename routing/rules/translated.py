@@ -619,6 +619,10 @@ def _without_credential(*found: str) -> str:
     return f"^(?!.*{CREDENTIAL})(?:{'|'.join(found)})"
 
 
+# A message that opens with a connection, an article before it at most ("Връзката е неуспешна", "การเชื่อมต่อ…")
+_OPENS_WITH_CONNECTION = f"^\\W*(?:\\w{{1,4}}\\s?)?(?:{CONNECTION})"
+
+
 # Below every English reading (the SDKs' catch-all connection class is 0.74): any rule that reads the same text in a
 # runtime's words, or in a refusal's, decides first. Among themselves: a gateway or a service named unavailable is
 # more specific than the connection words beside it ("Lỗi cổng kết nối", a gateway error, holds "kết nối"); a
@@ -650,9 +654,9 @@ ROWS: tuple[Row, ...] = (
             + found(near(CONNECTION, CUT_OR_FAILED), given=any_of(SERVICE, HOST, INTERNET, NETWORK, TRY_AGAIN)),
             # (never a status line's label or count: "Anslutningar: 3 aktiva, 1 bruten")
             f"(?!.*{BY_THE_USER})(?![^\\n]*[:\\d])"
-            f"^\\W*(?:\\w{{1,4}}\\s?)?(?:{CONNECTION})[^.!?\\n]{{0,30}}?(?:{CUT_OR_FAILED})[^.!?\\n]{{0,40}}?\\W*$",
+            f"{_OPENS_WITH_CONNECTION}[^.!?\\n]{{0,30}}?(?:{CUT_OR_FAILED})[^.!?\\n]{{0,40}}?\\W*$",
             # (or as the headline before a dash: "Connection interrupted — tap “Start session” in a moment")
-            f"(?!.*{BY_THE_USER})^\\W*(?:\\w{{1,4}}\\s?)?(?:{CONNECTION})[^.!?\\n—–]{{0,30}}?(?:{CUT_OR_FAILED})\\s*[—–]\\s",
+            f"(?!.*{BY_THE_USER}){_OPENS_WITH_CONNECTION}[^.!?\\n—–]{{0,30}}?(?:{CUT_OR_FAILED})\\s*[—–]\\s",
             found(
                 near(CHECK_WITH_FAILURE, any_of(NETWORK, INTERNET, CONNECTION, PROXY)),
                 given=any_of(TRY_AGAIN, ERROR, CANNOT_OR_ERROR, REFUSED_OR_CUT),
