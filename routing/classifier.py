@@ -50,6 +50,10 @@ class FailureSignal(BaseModel):
     error_text: str | None = None
     exception_type: str | None = None
     exit_code: int | None = None
+    # What the worker's own relay saw of the last connection the sandboxed agent opened toward its provider in this
+    # turn, when it failed (activities/executors/sandbox.py): an errno name (ECONNREFUSED, ECONNRESET, ETIMEDOUT) or
+    # a resolver's (EAI_NONAME). Set by the office, never read from an agent's words.
+    relay_fault: str | None = None
 
 
 class Classification(BaseModel):
@@ -516,6 +520,10 @@ def _matches(rule: Rule, text: str, keys: list[str], exception_type: str) -> boo
     return bool(exception_type) and rule.pattern.search(exception_type) is not None
 
 
+RELAY_RULE_PREFIX = "relay."  # `relay.<errno name>`: the sandbox relay's own sight of the transport failing
+RELAY_FAULT = re.compile(r"E[A-Z0-9_]{1,30}")
+
+
 def _structured_candidates(signal: FailureSignal) -> list[Candidate]:
     """What the exception type, the JSON-RPC code and the exit code say, each as certain as a status."""
     candidates: list[Candidate] = []
@@ -525,6 +533,9 @@ def _structured_candidates(signal: FailureSignal) -> list[Candidate]:
     if signal.exception_type in OFFICE_FINDINGS:
         found = OFFICE_FINDINGS[signal.exception_type]
         candidates.append(Candidate(f"office.{signal.exception_type}", found, 1.0, 0))
+    if signal.relay_fault is not None and RELAY_FAULT.fullmatch(signal.relay_fault):
+        # the worker saw the transport fail, whatever words the agent found for it: read where no rule read them
+        candidates.append(Candidate(f"{RELAY_RULE_PREFIX}{signal.relay_fault}", ErrorCode.network_unavailable, 0.42, 0))
     if signal.jsonrpc_code == -32000:  # ACP: authentication required
         candidates.append(Candidate("jsonrpc.-32000", ErrorCode.auth_required, 0.95, 0))
     elif signal.jsonrpc_code == -32601:  # method not found

@@ -130,6 +130,11 @@ def provider_endpoint(base_url: str) -> Endpoint:
     return Endpoint(host=(parts.hostname or "").lower(), port=port)
 
 
+def provider_endpoints(base_url: str | None, default_hosts: tuple[str, ...]) -> list[Endpoint]:
+    """The provider's own: the profile's base URL, else the agent's vendor hosts on 443."""
+    return [provider_endpoint(base_url)] if base_url else [Endpoint(host=h, port=443) for h in default_hosts]
+
+
 def allowed_endpoints(
     base_url: str | None,
     default_hosts: tuple[str, ...],
@@ -138,7 +143,7 @@ def allowed_endpoints(
 ) -> list[Endpoint]:
     """The provider (the profile's base URL, else the agent's vendor hosts on 443), then the workspace's extra
     hosts, narrowed to the profile's list when it has one. Order is kept, duplicates dropped."""
-    provider = [provider_endpoint(base_url)] if base_url else [Endpoint(host=h, port=443) for h in default_hosts]
+    provider = provider_endpoints(base_url, default_hosts)
     extra = [_endpoint(e) for e in workspace.network]
     if profile is not None and profile.network is not None:
         narrowed = {_endpoint(e) for e in profile.network}

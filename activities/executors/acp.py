@@ -31,7 +31,7 @@ from activities.executors.agent_model import usage_limit_signal
 from activities.executors.agents import CLAUDE_CODE, AgentAdapter, adapter_for, read_relayed
 from activities.executors.base import ProviderCallError
 from activities.executors.launcher import LaunchedAgent, adapter_of, launch, launch_command
-from activities.executors.sandbox import SandboxPlan
+from activities.executors.sandbox import Sandbox, SandboxPlan
 from activities.git import workcopy
 from activities.questions import OpenQuestions
 from routing.classifier import ANSWER_TOO_LARGE, FailureSignal, classify, is_learned, unverified, worker_fault
@@ -448,6 +448,8 @@ class AgentSession:
         self.collector.counts = PermissionCounts()
         self.collector.approved = {}
         self.prompts += 1
+        if (sandbox := self._sandbox()) is not None:
+            sandbox.turn_started()
         prompt = [text_block(text).model_dump(by_alias=True, exclude_none=True)]
         try:
             answer = await self.request(
@@ -574,8 +576,14 @@ class AgentSession:
         stalled = worker_fault(Phase.session_start, self.provider, LAUNCH_STALLED_RULE, what)
         return ProviderCallError(signal, finding=stalled)
 
+    def _sandbox(self) -> Sandbox | None:
+        return self.launched.sandbox if self.launched is not None else None
+
     def _signal(self, phase: Phase, **kw: Any) -> FailureSignal:
         signal = read_relayed(self.adapter, FailureSignal(phase=phase, provider=self.provider, **kw))
+        if (sandbox := self._sandbox()) is not None and sandbox.provider_fault is not None:
+            # the transport as the worker's relay saw it, beside whatever words the agent found for it
+            signal = signal.model_copy(update={"relay_fault": sandbox.provider_fault})
         if self.adapter is CLAUDE_CODE:  # a subscription window's notice: a quota with the reset its clock names
             signal = usage_limit_signal(signal, datetime.now(UTC)) or signal
         return signal

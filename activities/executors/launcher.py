@@ -23,7 +23,7 @@ from activities.executors.agents import AgentAdapter, adapter_for
 from activities.executors.base import resolve_credential
 from activities.executors.sandbox import Sandbox, SandboxPlan
 from routing.config import ExecutionProfile
-from routing.sandbox import SandboxSettings, allowed_endpoints
+from routing.sandbox import SandboxSettings, allowed_endpoints, provider_endpoints
 
 STDIO_LIMIT = 16 * 1024 * 1024
 # Every process of an agent's tree carries its worker's mark (pid:start time), so a restarted worker can find
@@ -71,6 +71,7 @@ def sandbox_plan(profile: ExecutionProfile, workspace: SandboxSettings) -> Sandb
     narrowing = profile.sandbox
     return SandboxPlan(
         endpoints=allowed_endpoints(profile.base_url, adapter_of(profile).default_hosts, workspace, narrowing),
+        provider=provider_endpoints(profile.base_url, adapter_of(profile).default_hosts),
         read_only=[
             *workspace.read_only,
             *(narrowing.read_only if narrowing else []),

@@ -13,12 +13,16 @@ a Unix socket to this module's relay in the worker, which connects onwards only 
 - every other allowed host (the provider's public endpoint, the vendor's default hosts, the workspace's
   `sandbox.network`) is reached through an HTTP CONNECT proxy that admits only those hosts; the agent is pointed
   at it with HTTPS_PROXY (which Claude Code, Codex and Gemini CLI honour).
+The relay also sees what no agent's words say reliably: whether the last connection toward the provider was refused,
+reset or never resolved (`Sandbox.provider_fault`, an errno name). The session hands that to the classifier beside
+the agent's words (FailureSignal.relay_fault), so a blip the agent words as "something went wrong" is still a blip.
 Bubblewrap itself rather than `@anthropic-ai/sandbox-runtime` (which wraps the same bubblewrap): it starts no
 Node process per session, and the relay lives in the worker where the run's allowed endpoints are known.
 """
 
 import asyncio
 import contextlib
+import errno
 import ipaddress
 import logging
 import os
@@ -152,6 +156,9 @@ class SandboxPlan:
     """What one agent session's sandbox holds. Built from the store's profile and workspace, never from input."""
 
     endpoints: list[Endpoint]
+    # Which of the endpoints are the provider's own (its base URL, or the vendor's hosts): what the relay sees of
+    # connections to these is evidence about a failed turn; other hosts' (a package registry's) is not.
+    provider: list[Endpoint] = field(default_factory=list)
     read_only: list[str] = field(default_factory=list)
     read_write: list[str] = field(default_factory=list)
     # Files the agent's adapter puts in the session's own home before it starts (path under the home → content):
@@ -170,9 +177,21 @@ class Sandbox:
     argv: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     seccomp_fd: int | None = None  # the compiled filter, read by bubblewrap from this descriptor at its start
+    provider: list[Endpoint] = field(default_factory=list)
+    # The last connection toward the provider, as the relay saw it: None once one reached it (or nothing was tried
+    # since `turn_started`), else its fault's errno name (ECONNREFUSED, ECONNRESET, ETIMEDOUT, EAI_NONAME).
+    provider_fault: str | None = None
 
     def pass_fds(self) -> tuple[int, ...]:
         return (self.seccomp_fd,) if self.seccomp_fd is not None else ()
+
+    def turn_started(self) -> None:
+        """A new turn: what the relay saw before it is no evidence about how this one ends."""
+        self.provider_fault = None
+
+    def _saw(self, host: str, port: int, fault: str | None) -> None:
+        if any(e.admits(host, port) for e in self.provider):
+            self.provider_fault = fault
 
     def started(self) -> None:
         """Bubblewrap has its own copy of the filter's descriptor: the worker's goes."""
@@ -187,7 +206,7 @@ class Sandbox:
         await check_bubblewrap()
         root, net_dir = await asyncio.to_thread(_session_dirs, work_dir)
         await asyncio.to_thread(_write_home_files, root / "home", plan.home_files)
-        sandbox = cls(root, net_dir)
+        sandbox = cls(root, net_dir, provider=list(plan.provider))
         try:
             forwards, proxy_port = await sandbox._relays(plan.endpoints)
             sandbox.env = sandbox._environment(env, cwd, proxy_port)
@@ -319,7 +338,16 @@ class Sandbox:
                 return
             line = head.split(b"\r\n", 1)[0].decode("latin-1").split()
             host, port = _connect_target(line)
-            address = await _public_address(host, port) if host and any(e.admits(host, port) for e in allowed) else None
+            admitted = host is not None and any(e.admits(host, port) for e in allowed)
+            try:
+                address = await _public_address(host, port) if host and admitted else None
+            except OSError as err:  # an allowed name that did not resolve: the network's failure, not a refusal
+                self._saw(host or "", port, _fault_name(err))
+                writer.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                with contextlib.suppress(ConnectionError):
+                    await writer.drain()
+                writer.close()
+                return
             if address is None:
                 log.warning("sandbox proxy refused %r", " ".join(line[:2])[:200])
                 writer.write(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
@@ -327,7 +355,7 @@ class Sandbox:
                     await writer.drain()
                 writer.close()
                 return
-            await self._connect_and_pipe(reader, writer, address, port, established=True)
+            await self._connect_and_pipe(reader, writer, address, port, established=True, seen_as=host)
         finally:
             if task is not None:
                 self.connections.discard(task)
@@ -339,22 +367,31 @@ class Sandbox:
         host: str,
         port: int,
         established: bool = False,
+        seen_as: str | None = None,
     ) -> None:
+        """Connects onwards and pipes both ways; `seen_as` is the name the agent asked for (the proxy's target),
+        which is what decides whether this is a connection toward the provider."""
         task = asyncio.current_task()
         if task is not None:
             self.connections.add(task)
+        name = seen_as or host
         try:
             try:
                 up_reader, up_writer = await asyncio.open_connection(host, port)
-            except OSError:
+            except OSError as err:
+                self._saw(name, port, _fault_name(err))
                 if established:
                     writer.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 writer.close()
                 return
+            self._saw(name, port, None)
             if established:
                 writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
             try:
-                await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+                await asyncio.gather(
+                    _pipe(reader, up_writer),
+                    _pipe(up_reader, writer, lambda err: self._saw(name, port, _fault_name(err))),
+                )
             finally:
                 up_writer.close()
         finally:
@@ -420,10 +457,11 @@ def _connect_target(request_line: list[str]) -> tuple[str | None, int]:
 
 async def _public_address(host: str, port: int) -> str | None:
     """The address to connect to for an allowed name: resolved here once (so a second answer cannot differ),
-    refused when it is the worker's own loopback, link-local (a cloud metadata service), unspecified or multicast."""
+    refused (None) when it is the worker's own loopback, link-local (a cloud metadata service), unspecified or
+    multicast, or no name at all; a name the resolver could not resolve raises its OSError (socket.gaierror)."""
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):
+    except UnicodeError:
         return None
     for *_, sockaddr in infos:
         address = ipaddress.ip_address(sockaddr[0])
@@ -433,9 +471,32 @@ async def _public_address(host: str, port: int) -> str | None:
     return None
 
 
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+def _fault_name(err: OSError) -> str:
+    """ECONNREFUSED, ECONNRESET, ETIMEDOUT…; a resolver's failure by its EAI_ name (EAI_NONAME, EAI_AGAIN)."""
+    if isinstance(err, socket.gaierror):
+        names = [n for n in dir(socket) if n.startswith("EAI_") and getattr(socket, n) == err.errno]
+        return names[0] if names else "EAI_FAIL"
+    number = err.errno
+    if number is None:  # asyncio's "Multiple exceptions: [Errno 111] …" for a name of several addresses
+        found = re.search(r"\[Errno (\d+)\]", str(err))
+        number = int(found.group(1)) if found else None
+    return errno.errorcode.get(number or 0, "EIO")
+
+
+async def _pipe(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, read_failed: Callable[[OSError], None] | None = None
+) -> None:
+    """Copies until either side ends; `read_failed` hears of a read that failed (the other end reset it)."""
     try:
-        while data := await reader.read(RELAY_CHUNK):
+        while True:
+            try:
+                data = await reader.read(RELAY_CHUNK)
+            except OSError as err:
+                if read_failed is not None:
+                    read_failed(err)
+                return
+            if not data:
+                break
             writer.write(data)
             await writer.drain()
     except (ConnectionError, OSError):

@@ -50,6 +50,9 @@ below make the precedence the design asks for explicit (tests/unit/test_classifi
 - 0.48  an agent UI's connection headline ("trouble connecting", "unable to reach the provider"): a carried
         status decides
 - 0.45  a client's own retries given up with no cause carried; the generic `invalid_request_error` kind
+- 0.42  the worker's own relay saw the last connection toward the provider fail (refused, reset, a name that did not
+        resolve: `relay.<errno>`, routing/classifier.py): a transport failure whatever words the agent found for it,
+        where no rule read those words; the second stage is not consulted then
 - 0.40  the second stage (routing/learned.py): a decision class read from its training vocabulary (naive Bayes, odds
         of e^4 at least, more for a longer text), only when nothing above matched
 - 0.30  an agent process that exited with nothing more said
@@ -72,7 +75,7 @@ Target = Literal["text", "key", "exception"]
 # The rules catalogue's version, stored with every classification it makes. Bump it with any change to what decides
 # a code: a rule, the status table, a structured reading, a confidence, the learned counts. The fingerprint of each
 # version (tests/unit/test_classifier.py) is the code of every module the classifier reads (testkit/catalogue.py).
-CATALOGUE_VERSION = "errors-2026.12.45"
+CATALOGUE_VERSION = "errors-2026.12.46"
 
 # Tie-break between tables at equal confidence: the more specific table wins.
 PRECEDENCE: dict[str, int] = {"agent": 4, "provider": 3, "neutral": 2, "body": 1, "exception": 1}

@@ -4,6 +4,8 @@ side) records every call it received, so these tests see exactly what the schedu
 import asyncio
 import os
 import signal
+import socket
+import sys
 import uuid
 from pathlib import Path
 
@@ -144,6 +146,30 @@ async def test_failure_after_output_falls_back_with_the_run_transcript(stack, tm
     assert [m["content"] for m in call["messages"] if m["role"] == "assistant"] == [
         "[agent-default] turn 1: Remember: the release code is R-77."
     ]  # not the partial output of the failed turn
+
+
+async def test_a_blip_the_agent_words_as_nothing_is_read_from_the_relay_and_the_run_goes_on(stack, tmp_path):
+    """The agent's provider refuses the connection and the agent only says "Something went wrong.": the worker's
+    relay saw the refusal, so the turn is a network failure (retried, then the next provider), not an unknown error
+    that ends the run."""
+    with socket.socket() as probe:  # a port nothing listens on: the provider is down
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    call = f"import socket\ntry:\n socket.create_connection(('127.0.0.1', {port}), 5).recv(1)\nexcept OSError: pass"
+    log = tmp_path / "agent.jsonl"
+    vague = scripted_agent(
+        log,
+        actions=[{"run": [sys.executable, "-I", "-c", call]}],  # the agent calls its provider
+        fail_match="task",
+        fail_message="Something went wrong.",
+        profile={"base_url": f"http://127.0.0.1:{port}/v1"},
+    )
+    ws, agent, p = await stack.workspace({"claude": vague, "beta": SimProvider()})
+    view = await run_to_end(stack, ws, agent, "task")
+    assert view.status is RunStatus.completed, view.message
+    first = view.attempts[0]
+    assert (first.provider, first.error_code, first.rule) == (p["claude"], "network_unavailable", "relay.ECONNREFUSED")
+    assert {a.provider for a in view.attempts[:-1]} == {p["claude"]} and view.attempts[-1].provider == p["beta"]
 
 
 async def test_worker_killed_while_the_agent_runs_recovers_and_leaks_no_process(stack, tmp_path):

@@ -5,6 +5,7 @@ simulator records every call the agent's own HTTP client made, so the tests coun
 import asyncio
 import os
 import signal
+import socket
 import time
 import uuid
 from pathlib import Path
@@ -478,3 +479,39 @@ async def test_opencode_completes_a_turn_that_edits_the_repository_and_relays_fa
     print(
         f"\nMEASURE opencode: 1 turn with an edit in {elapsed:.1f}s incl. session start; 401 fallback {moved_on:.1f}s"
     )
+
+
+DOWN = [  # (the agent, its arguments, a model it is given)
+    ("claude-agent-acp", [], "sonnet"),
+    ("codex-acp", [], "gpt-5.4"),
+    ("gemini", ["--experimental-acp"], "gemini-2.5-pro"),
+    ("opencode", ["acp"], "openai/gpt-5.4"),
+]
+
+
+async def test_a_provider_that_refuses_every_connection_is_a_blip_to_every_real_agent(stack, tmp_path):
+    """The provider is down (nothing listens on its port). Inside the sandbox each agent sees its relay accept and
+    hang up, and says so in its own words; each is read as the network: the same route again, then the next
+    provider, never an unknown error that ends the run."""
+    with socket.socket() as probe:  # a port nothing listens on: the provider is down
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    async def down(name: str, args: list[str], model: str):
+        sim = await simulated(stack, f"down-{name}", SimProvider())
+        failing = profile(stack, tmp_path, [str(agent(name)), *args], sim).model_copy(
+            update={"base_url": f"http://127.0.0.1:{port}/v1"}
+        )
+        ws, agent_name, p = await stack.workspace({"agent": failing, "beta": SimProvider()}, model=model)
+        started = time.time()
+        view = await run_to_end(stack, ws, agent_name, "Fix the failing test")
+        return view, p, time.time() - started
+
+    results = await asyncio.gather(*(down(*d) for d in DOWN))
+    for (name, _, _), (view, p, took) in zip(DOWN, results, strict=True):
+        on_agent = [a for a in view.attempts if a.provider == p["agent"]]
+        assert view.status is RunStatus.completed and view.provider == p["beta"], (name, view.message)
+        assert [a.error_code for a in on_agent] == ["network_unavailable"] * len(on_agent), (name, on_agent)
+        assert on_agent[0].decision == "short_retry" and on_agent[-1].decision == "fallback", (name, on_agent)
+        print(f"\nMEASURE {name} provider down: {len(on_agent)} attempts, {on_agent[0].rule}, next provider after "
+              f"{took:.1f}s")  # fmt: skip

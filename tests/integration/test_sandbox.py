@@ -178,3 +178,96 @@ async def test_a_provider_on_a_low_port_is_forwarded_too(tmp_path):
     out, err = await asyncio.wait_for(agent.communicate(), 30)
     await agent.reap()
     assert out.decode().strip() == "reached the relay", err.decode()
+
+
+TRANSPORT_PROBE = r"""
+import os, socket, sys
+port = int(os.environ["PROVIDER_PORT"])
+def call(host, port):
+    try:
+        s = socket.create_connection((host, port), timeout=5)
+        s.sendall(b"ping")
+        return s.recv(20).decode() or "closed"
+    except OSError as err:
+        return err.__class__.__name__
+def via_proxy(host, port):
+    s = socket.create_connection(("127.0.0.1", int(os.environ["HTTPS_PROXY"].rsplit(":", 1)[1])), timeout=5)
+    s.sendall(f"CONNECT {host}:{port} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    return s.recv(200).decode().split("\r\n")[0]
+for step in sys.stdin:
+    step = step.strip()
+    if step == "provider":
+        print(call("127.0.0.1", port), flush=True)
+    elif step == "other":
+        print(call("127.0.0.1", int(os.environ["OTHER_PORT"])), flush=True)
+    else:
+        print(via_proxy(step, 443), flush=True)
+"""
+
+
+async def test_the_relay_tells_how_the_last_connection_toward_the_provider_ended(tmp_path):
+    """The agent inside only ever sees its relay accept and then hang up; the worker's relay knows whether the
+    provider refused, reset or answered, and whether a name resolved: what a failed turn is read by when the agent's
+    words say nothing. Connections to other allowed hosts are no evidence about the provider."""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    other, other_port = await echo_server("127.0.0.1")
+    provider = Endpoint(host="127.0.0.1", port=port)
+    gone = Endpoint(host="provider.invalid", port=443)  # a name no resolver knows
+    plan = SandboxPlan(
+        endpoints=[provider, Endpoint(host="127.0.0.1", port=other_port), gone, Endpoint(host="x.invalid", port=443)],
+        provider=[provider, gone],
+    )
+    env = {"PATH": "/usr/bin:/bin", "PROVIDER_PORT": str(port), "OTHER_PORT": str(other_port)}
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    agent = await launch([sys.executable, "-I", "-c", TRANSPORT_PROBE], env, str(cwd), plan, str(tmp_path / "state"))
+    assert agent.sandbox is not None
+    servers: list[asyncio.AbstractServer] = [other]
+
+    async def ask(step: str) -> str:
+        assert agent.process.stdin is not None and agent.process.stdout is not None
+        agent.process.stdin.write(f"{step}\n".encode())
+        await agent.process.stdin.drain()
+        return (await asyncio.wait_for(agent.process.stdout.readline(), 30)).decode().strip()
+
+    async def resetting(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(4)
+        sock = writer.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")  # close with RST
+        writer.transport.abort()
+
+    try:
+        seen = []
+        assert await ask("provider") in ("closed", "ConnectionResetError")  # the agent sees a hang-up, no more
+        seen.append(agent.sandbox.provider_fault)
+        await ask("other")  # another allowed host answers: no news of the provider
+        seen.append(agent.sandbox.provider_fault)
+        servers.append(await asyncio.start_server(resetting, "127.0.0.1", port))
+        await ask("provider")
+        seen.append(agent.sandbox.provider_fault)
+        servers[-1].close()
+        servers.append(await echo_server_on("127.0.0.1", port))
+        assert await ask("provider") == "ping"
+        seen.append(agent.sandbox.provider_fault)
+        assert (await ask("provider.invalid")).startswith("HTTP/1.1 502")  # not a 403: nothing refused it
+        seen.append(agent.sandbox.provider_fault)
+        agent.sandbox.turn_started()
+        seen.append(agent.sandbox.provider_fault)
+        assert (await ask("x.invalid")).startswith("HTTP/1.1 502")  # allowed, not the provider's
+        seen.append(agent.sandbox.provider_fault)
+    finally:
+        for server in servers:
+            server.close()
+        await agent.reap()
+    assert seen == ["ECONNREFUSED", "ECONNREFUSED", "ECONNRESET", None, "EAI_NONAME", None, None]
+
+
+async def echo_server_on(host: str, port: int) -> asyncio.AbstractServer:
+    async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(await reader.read(4))
+        await writer.drain()
+        writer.close()
+
+    return await asyncio.start_server(echo, host, port)
