@@ -426,10 +426,12 @@ async def test_gemini_cli_makes_one_call_per_attempt_and_the_run_falls_back_in_s
 async def test_opencode_makes_one_call_per_attempt_and_the_run_falls_back_in_seconds(stack, tmp_path):
     """OpenCode retries a retryable failure five more times by itself, obeying any Retry-After, and no setting turns
     that off: the office's plugin stops its first retry and says what the provider said, so each attempt is one
-    call, read as the provider's failure, and the decider's retries are the only ones."""
+    call, read as the provider's failure, and the decider's retries are the only ones. The bound on the time to
+    the next provider leaves room for three slow launches of OpenCode on a loaded machine; its own retries (five per
+    attempt, each after the 7 s Retry-After) would take over 100 s, and the call count tells them apart too."""
     opencode = [str(agent("opencode")), "acp"]
     attempts = await one_call_per_attempt(
-        stack, tmp_path, opencode, "openai-oc", ["gpt-*"], "openai/gpt-5.4", OPENCODE_FAILURES, 45
+        stack, tmp_path, opencode, "openai-oc", ["gpt-*"], "openai/gpt-5.4", OPENCODE_FAILURES, 60
     )
     assert all((a.rule or "").startswith("unverified.") for on_agent in attempts for a in on_agent)
 
