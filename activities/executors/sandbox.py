@@ -13,9 +13,10 @@ a Unix socket to this module's relay in the worker, which connects onwards only 
 - every other allowed host (the provider's public endpoint, the vendor's default hosts, the workspace's
   `sandbox.network`) is reached through an HTTP CONNECT proxy that admits only those hosts; the agent is pointed
   at it with HTTPS_PROXY (which Claude Code, Codex and Gemini CLI honour).
-The relay also sees what no agent's words say reliably: whether the last connection toward the provider was refused,
-reset or never resolved (`Sandbox.provider_fault`, an errno name). The session hands that to the classifier beside
-the agent's words (FailureSignal.relay_fault), so a blip the agent words as "something went wrong" is still a blip.
+The relay also sees what no agent's words say reliably: whether what it last heard of the provider in this turn was a
+connection refused, reset or never resolved (`Sandbox.provider_fault`, an errno name) rather than bytes. The session
+hands that to the classifier beside the agent's words (FailureSignal.relay_fault), so a blip the agent words as
+"something went wrong" is still a blip.
 Bubblewrap itself rather than `@anthropic-ai/sandbox-runtime` (which wraps the same bubblewrap): it starts no
 Node process per session, and the relay lives in the worker where the run's allowed endpoints are known.
 """
@@ -178,20 +179,23 @@ class Sandbox:
     env: dict[str, str] = field(default_factory=dict)
     seccomp_fd: int | None = None  # the compiled filter, read by bubblewrap from this descriptor at its start
     provider: list[Endpoint] = field(default_factory=list)
-    # The last connection toward the provider, as the relay saw it: None once one reached it (or nothing was tried
-    # since `turn_started`), else its fault's errno name (ECONNREFUSED, ECONNRESET, ETIMEDOUT, EAI_NONAME).
+    # What the relay last heard of the provider in this turn: None when that was a connection made or bytes read
+    # (or nothing since `turn_started`), else a fault's errno name (ECONNREFUSED, ECONNRESET, ETIMEDOUT, EAI_NONAME).
     provider_fault: str | None = None
+    turn: int = 0  # counted by `turn_started`: a connection opened in an earlier turn tells nothing of this one
 
     def pass_fds(self) -> tuple[int, ...]:
         return (self.seccomp_fd,) if self.seccomp_fd is not None else ()
 
     def turn_started(self) -> None:
         """A new turn: what the relay saw before it is no evidence about how this one ends."""
+        self.turn += 1
         self.provider_fault = None
 
-    def _saw(self, host: str, port: int, fault: str | None) -> None:
-        if any(e.admits(host, port) for e in self.provider):
-            self.provider_fault = fault
+    def _saw(self, host: str, port: int, error: OSError | None, turn: int) -> None:
+        """A connection of turn `turn` to host:port was made or read from (None), or failed with `error`."""
+        if turn == self.turn and any(e.admits(host, port) for e in self.provider):
+            self.provider_fault = None if error is None else _fault_name(error)
 
     def started(self) -> None:
         """Bubblewrap has its own copy of the filter's descriptor: the worker's goes."""
@@ -311,7 +315,7 @@ class Sandbox:
 
         async def forward(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             if self._admitted(writer):
-                await self._connect_and_pipe(reader, writer, host, port)
+                await self._connect_and_pipe(reader, writer, host, port, self.turn)
 
         return forward
 
@@ -327,6 +331,7 @@ class Sandbox:
         unspecified (a name may resolve anywhere); anything else is answered 403 and closed."""
         if not self._admitted(writer):
             return
+        turn = self.turn
         task = asyncio.current_task()
         if task is not None:
             self.connections.add(task)  # counted (and cancelled at close) while its head is awaited too
@@ -342,7 +347,8 @@ class Sandbox:
             try:
                 address = await _public_address(host, port) if host and admitted else None
             except OSError as err:  # an allowed name that did not resolve: the network's failure, not a refusal
-                self._saw(host or "", port, _fault_name(err))
+                log.info("sandbox proxy: %r did not resolve (%s)", (host or "")[:200], _fault_name(err))
+                self._saw(host or "", port, err, turn)
                 writer.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 with contextlib.suppress(ConnectionError):
                     await writer.drain()
@@ -355,7 +361,7 @@ class Sandbox:
                     await writer.drain()
                 writer.close()
                 return
-            await self._connect_and_pipe(reader, writer, address, port, established=True, seen_as=host)
+            await self._connect_and_pipe(reader, writer, address, port, turn, established=True, seen_as=host)
         finally:
             if task is not None:
                 self.connections.discard(task)
@@ -366,11 +372,13 @@ class Sandbox:
         writer: asyncio.StreamWriter,
         host: str,
         port: int,
+        turn: int,
         established: bool = False,
         seen_as: str | None = None,
     ) -> None:
-        """Connects onwards and pipes both ways; `seen_as` is the name the agent asked for (the proxy's target),
-        which is what decides whether this is a connection toward the provider."""
+        """Connects onwards and pipes both ways, telling `_saw` of the connection made or failed and of every read
+        from the far side (bytes, or a reset), as of the turn it was opened in; `seen_as` is the name the agent asked
+        for (the proxy's target), which decides whether this is a connection toward the provider."""
         task = asyncio.current_task()
         if task is not None:
             self.connections.add(task)
@@ -379,18 +387,18 @@ class Sandbox:
             try:
                 up_reader, up_writer = await asyncio.open_connection(host, port)
             except OSError as err:
-                self._saw(name, port, _fault_name(err))
+                self._saw(name, port, err, turn)
                 if established:
                     writer.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 writer.close()
                 return
-            self._saw(name, port, None)
+            self._saw(name, port, None, turn)
             if established:
                 writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
             try:
                 await asyncio.gather(
                     _pipe(reader, up_writer),
-                    _pipe(up_reader, writer, lambda err: self._saw(name, port, _fault_name(err))),
+                    _pipe(up_reader, writer, lambda err: self._saw(name, port, err, turn)),
                 )
             finally:
                 up_writer.close()
@@ -471,32 +479,47 @@ async def _public_address(host: str, port: int) -> str | None:
     return None
 
 
+_BY_TYPE = (  # an OSError raised without its errno, by its class
+    (ConnectionRefusedError, "ECONNREFUSED"),
+    (ConnectionResetError, "ECONNRESET"),
+    (ConnectionAbortedError, "ECONNABORTED"),
+    (BrokenPipeError, "EPIPE"),
+    (TimeoutError, "ETIMEDOUT"),
+)
+
+
 def _fault_name(err: OSError) -> str:
     """ECONNREFUSED, ECONNRESET, ETIMEDOUT…; a resolver's failure by its EAI_ name (EAI_NONAME, EAI_AGAIN)."""
     if isinstance(err, socket.gaierror):
         names = [n for n in dir(socket) if n.startswith("EAI_") and getattr(socket, n) == err.errno]
         return names[0] if names else "EAI_FAIL"
-    number = err.errno
-    if number is None:  # asyncio's "Multiple exceptions: [Errno 111] …" for a name of several addresses
-        found = re.search(r"\[Errno (\d+)\]", str(err))
-        number = int(found.group(1)) if found else None
-    return errno.errorcode.get(number or 0, "EIO")
+    if err.errno is not None and err.errno in errno.errorcode:
+        return errno.errorcode[err.errno]
+    # asyncio's "Multiple exceptions: [Errno 99] …, [Errno 111] …" for a name of several addresses: a refusal
+    # where one address refused (the others may not exist in this network at all)
+    numbers = [int(n) for n in re.findall(r"\[Errno (\d+)\]", str(err))]
+    if numbers:
+        return "ECONNREFUSED" if errno.ECONNREFUSED in numbers else errno.errorcode.get(numbers[0], "EIO")
+    return next((name for kind, name in _BY_TYPE if isinstance(err, kind)), "EIO")
 
 
 async def _pipe(
-    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, read_failed: Callable[[OSError], None] | None = None
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, heard: Callable[[OSError | None], None] | None = None
 ) -> None:
-    """Copies until either side ends; `read_failed` hears of a read that failed (the other end reset it)."""
+    """Copies until either side ends; `heard` is told of every read: None for bytes, the error of one that failed
+    (the other end reset it)."""
     try:
         while True:
             try:
                 data = await reader.read(RELAY_CHUNK)
             except OSError as err:
-                if read_failed is not None:
-                    read_failed(err)
+                if heard is not None:
+                    heard(err)
                 return
             if not data:
                 break
+            if heard is not None:
+                heard(None)
             writer.write(data)
             await writer.drain()
     except (ConnectionError, OSError):

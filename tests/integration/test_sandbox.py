@@ -183,11 +183,16 @@ async def test_a_provider_on_a_low_port_is_forwarded_too(tmp_path):
 TRANSPORT_PROBE = r"""
 import os, socket, sys
 port = int(os.environ["PROVIDER_PORT"])
-def call(host, port):
+kept = {}
+def answer(s):
     try:
-        s = socket.create_connection((host, port), timeout=5)
         s.sendall(b"ping")
         return s.recv(20).decode() or "closed"
+    except OSError as err:
+        return err.__class__.__name__
+def call(host, port):
+    try:
+        return answer(socket.create_connection((host, port), timeout=5))
     except OSError as err:
         return err.__class__.__name__
 def via_proxy(host, port):
@@ -195,20 +200,49 @@ def via_proxy(host, port):
     s.sendall(f"CONNECT {host}:{port} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
     return s.recv(200).decode().split("\r\n")[0]
 for step in sys.stdin:
-    step = step.strip()
-    if step == "provider":
+    verb, _, name = step.strip().partition(" ")
+    if verb == "provider":
         print(call("127.0.0.1", port), flush=True)
-    elif step == "other":
+    elif verb == "other":
         print(call("127.0.0.1", int(os.environ["OTHER_PORT"])), flush=True)
+    elif verb == "open":  # a connection kept open, as an HTTP client keeps one alive
+        kept[name] = socket.create_connection(("127.0.0.1", port), timeout=5)
+        print(answer(kept[name]), flush=True)
+    elif verb == "again":
+        print(answer(kept[name]), flush=True)
     else:
-        print(via_proxy(step, 443), flush=True)
+        print(via_proxy(verb, 443), flush=True)
 """
 
 
-async def test_the_relay_tells_how_the_last_connection_toward_the_provider_ended(tmp_path):
+async def serve(port: int, reply: bool, opened: list[asyncio.StreamWriter] | None = None) -> asyncio.AbstractServer:
+    """A provider on `port`: it answers each message (`reply`), or resets the connection at its first."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if opened is not None:
+            opened.append(writer)
+        while await reader.read(4):
+            if not reply:
+                reset(writer)
+                return
+            writer.write(b"pong")
+            await writer.drain()
+
+    return await asyncio.start_server(handle, "127.0.0.1", port)
+
+
+def reset(writer: asyncio.StreamWriter) -> None:
+    """Close with a TCP reset, as a provider's load balancer that drops a connection does."""
+    writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00" + b"\x00" * 4)
+    writer.transport.abort()
+
+
+async def test_the_relay_tells_what_it_last_heard_of_the_provider_in_the_turn(tmp_path):
     """The agent inside only ever sees its relay accept and then hang up; the worker's relay knows whether the
-    provider refused, reset or answered, and whether a name resolved: what a failed turn is read by when the agent's
-    words say nothing. Connections to other allowed hosts are no evidence about the provider."""
+    provider refused, reset or answered, and whether its name resolved: what a failed turn is read by when the agent's
+    words say nothing. Bytes from the provider on any connection clear a fault (a tool's connection reset must not
+    make the provider's answer on the agent's kept-alive connection a network failure); other hosts tell nothing of
+    the provider, and a connection opened in an earlier turn nothing of this one."""
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -223,8 +257,10 @@ async def test_the_relay_tells_how_the_last_connection_toward_the_provider_ended
     cwd = tmp_path / "work"
     cwd.mkdir()
     agent = await launch([sys.executable, "-I", "-c", TRANSPORT_PROBE], env, str(cwd), plan, str(tmp_path / "state"))
-    assert agent.sandbox is not None
+    sandbox = agent.sandbox
+    assert sandbox is not None
     servers: list[asyncio.AbstractServer] = [other]
+    opened: list[asyncio.StreamWriter] = []
 
     async def ask(step: str) -> str:
         assert agent.process.stdin is not None and agent.process.stdout is not None
@@ -232,42 +268,43 @@ async def test_the_relay_tells_how_the_last_connection_toward_the_provider_ended
         await agent.process.stdin.drain()
         return (await asyncio.wait_for(agent.process.stdout.readline(), 30)).decode().strip()
 
-    async def resetting(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await reader.read(4)
-        sock = writer.get_extra_info("socket")
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")  # close with RST
-        writer.transport.abort()
-
+    seen: list[tuple[str, str | None]] = []
     try:
-        seen = []
+        sandbox.turn_started()
         assert await ask("provider") in ("closed", "ConnectionResetError")  # the agent sees a hang-up, no more
-        seen.append(agent.sandbox.provider_fault)
-        await ask("other")  # another allowed host answers: no news of the provider
-        seen.append(agent.sandbox.provider_fault)
-        servers.append(await asyncio.start_server(resetting, "127.0.0.1", port))
-        await ask("provider")
-        seen.append(agent.sandbox.provider_fault)
-        servers[-1].close()
-        servers.append(await echo_server_on("127.0.0.1", port))
-        assert await ask("provider") == "ping"
-        seen.append(agent.sandbox.provider_fault)
+        seen.append(("refused", sandbox.provider_fault))
+        assert await ask("other") == "ping"  # another allowed host answers: no news of the provider
+        seen.append(("another host answered", sandbox.provider_fault))
+        servers.append(await serve(port, reply=True, opened=opened))
+        assert await ask("open agent") == "pong"  # the agent's own connection, kept alive
+        seen.append(("answered", sandbox.provider_fault))
+        servers.pop().close()
+        servers.append(await serve(port, reply=False))
+        await ask("provider")  # a tool's connection: reset
+        seen.append(("reset", sandbox.provider_fault))
+        assert await ask("again agent") == "pong"  # the provider answers the agent after all
+        seen.append(("answered after a reset", sandbox.provider_fault))
         assert (await ask("provider.invalid")).startswith("HTTP/1.1 502")  # not a 403: nothing refused it
-        seen.append(agent.sandbox.provider_fault)
-        agent.sandbox.turn_started()
-        seen.append(agent.sandbox.provider_fault)
+        seen.append(("name not resolved", sandbox.provider_fault))
+        sandbox.turn_started()
+        seen.append(("a new turn", sandbox.provider_fault))
+        reset(opened[0])  # the earlier turn's connection is reset now
+        assert await ask("again agent") in ("closed", "ConnectionResetError", "BrokenPipeError")
+        seen.append(("an earlier turn's connection reset", sandbox.provider_fault))
         assert (await ask("x.invalid")).startswith("HTTP/1.1 502")  # allowed, not the provider's
-        seen.append(agent.sandbox.provider_fault)
+        seen.append(("another host not resolved", sandbox.provider_fault))
     finally:
         for server in servers:
             server.close()
         await agent.reap()
-    assert seen == ["ECONNREFUSED", "ECONNREFUSED", "ECONNRESET", None, "EAI_NONAME", None, None]
-
-
-async def echo_server_on(host: str, port: int) -> asyncio.AbstractServer:
-    async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.write(await reader.read(4))
-        await writer.drain()
-        writer.close()
-
-    return await asyncio.start_server(echo, host, port)
+    assert seen == [
+        ("refused", "ECONNREFUSED"),
+        ("another host answered", "ECONNREFUSED"),
+        ("answered", None),
+        ("reset", "ECONNRESET"),
+        ("answered after a reset", None),
+        ("name not resolved", "EAI_NONAME"),
+        ("a new turn", None),
+        ("an earlier turn's connection reset", None),
+        ("another host not resolved", None),
+    ]
