@@ -5,8 +5,9 @@ status or one carried in the agent's text, e.g. `API Error: 529 …`), body type
 JSON embedded in the agent's text), exception types, and the message rules of every family table in
 routing/rules/. The candidate with the highest confidence wins; equal confidence goes to the more specific table
 (see routing/rules/__init__.py for the bands). When nothing at all matched, a second stage reads the failure class
-from its words (routing/learned.py), at odds of e^4 at least. Nothing matching is `unknown`,
-which never triggers an automatic provider switch (fail closed). The classifier never raises.
+from its words (routing/learned.py), at odds of e^4 at least; where that says nothing either, the code the training
+lines nearest in meaning share, when the office found one (`nearest_code`, activities/nearest.py). Nothing matching
+is `unknown`, which never triggers an automatic provider switch (fail closed). The classifier never raises.
 """
 
 import ast
@@ -54,6 +55,9 @@ class FailureSignal(BaseModel):
     # turn, when it failed (activities/executors/sandbox.py): an errno name (ECONNREFUSED, ECONNRESET, ETIMEDOUT) or
     # a resolver's (EAI_NONAME). Set by the office, never read from an agent's words.
     relay_fault: str | None = None
+    # The code the training lines nearest in meaning share (activities/nearest.py, a multilingual sentence embedding
+    # of the words), set by the office only where nothing here read the words. Never read from an agent.
+    nearest_code: str | None = None
 
 
 class Classification(BaseModel):
@@ -608,6 +612,8 @@ def evaluate(signal: FailureSignal, now: datetime | None = None) -> Evaluation:
     candidates += _answered_candidates(separate, status, candidates, keys)
     if not candidates:  # no rule, status or structured signal said anything: the class's vocabulary may
         candidates += _learned_candidates(signal)
+    if not candidates:  # nor any word of it: what the lines nearest in meaning say, in any language
+        candidates += _nearest_candidates(signal)
     candidates += _limit_candidates(text, candidates, retry_after)
     if any(c.rule == OVER_BUDGET for c in candidates):
         retry_after = None  # no reset lets it fit: the reset the text names is not worth waiting for
@@ -680,9 +686,23 @@ def unverified(reading: Classification) -> Classification:
 
 
 def is_guess(failure: Classification) -> bool:
-    """A reading that decides its own run's next step but never a verdict every run obeys: the learned stage's,
-    or one of words nobody can vouch for (`unverified`)."""
-    return is_learned(failure) or failure.rule.startswith(UNVERIFIED_RULE_PREFIX)
+    """A reading that decides its own run's next step but never a verdict every run obeys: the learned stage's, the
+    nearest lines' (`nearest`), or one of words nobody can vouch for (`unverified`)."""
+    return is_learned(failure) or failure.rule.startswith((UNVERIFIED_RULE_PREFIX, NEAREST_RULE_PREFIX))
+
+
+NEAREST_RULE_PREFIX = "nearest."  # `nearest.<code>`: the third stage, the training lines nearest in meaning
+NEAREST_CONFIDENCE = 0.38
+# A rate limit's retry rests on its window, which the words state ("per day") and a similarity does not read; the
+# nearest lines never say "unknown" either (they abstain instead).
+NOT_NEAREST = frozenset({ErrorCode.rate_limited, ErrorCode.unknown})
+
+
+def _nearest_candidates(signal: FailureSignal) -> list[Candidate]:
+    code = next((c for c in ErrorCode if c.value == signal.nearest_code), None)
+    if code is None or code in NOT_NEAREST:
+        return []
+    return [Candidate(f"{NEAREST_RULE_PREFIX}{code.value}", code, NEAREST_CONFIDENCE, 0)]
 
 
 def _learned_candidates(signal: FailureSignal) -> list[Candidate]:
@@ -758,6 +778,9 @@ def _result(
     )
 
 
+UNMATCHED = "unmatched"  # the rule of a reading nothing made: `unknown`
+
+
 def classify(signal: FailureSignal, now: datetime | None = None) -> Classification:
     try:
         ev = evaluate(signal, now)
@@ -768,5 +791,5 @@ def classify(signal: FailureSignal, now: datetime | None = None) -> Classificati
     text = ev.text or signal.body or ""
     best = ev.winner
     if best is None:
-        return _result(ErrorCode.unknown, 0.0, "unmatched", signal, text, ev.retry_after_s, ev.status)
+        return _result(ErrorCode.unknown, 0.0, UNMATCHED, signal, text, ev.retry_after_s, ev.status)
     return _result(best.code, best.confidence, best.rule, signal, text, ev.retry_after_s, ev.status)

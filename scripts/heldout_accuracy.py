@@ -18,7 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from routing.classifier import FailureSignal, classify
+from activities.nearest import classify_with_nearest
+from routing.classifier import FailureSignal
 from routing.decider import DecisionKind, RoutingContext, RunState, decide
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -65,7 +66,7 @@ def load(pattern: str = "*.jsonl") -> list[dict[str, Any]]:
 
 
 def judge(line: dict[str, Any]) -> Verdict:
-    result = classify(FailureSignal.model_validate(line["signal"]), NOW)
+    result = classify_with_nearest(FailureSignal.model_validate(line["signal"]), NOW)  # as a worker reads it
     state = RunState(attempts=1, max_attempts=8, other_candidate_eligible=True)
     decision = decide(result, RoutingContext.office, state, rand=0.5)
     codes, decisions = line["codes"], line["decisions"]

@@ -10,7 +10,10 @@ import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT_MODULE = "routing.classifier"
+from activities.nearest import stored_fingerprint
+
+# The classifier, and the third stage the office runs beside it (its settings; its stored lines are fingerprinted apart)
+ROOT_MODULES = ("routing.classifier", "activities.nearest")
 VERSION_NAME = "CATALOGUE_VERSION"  # the version's own assignment is what the fingerprint names, not part of it
 
 
@@ -62,14 +65,14 @@ def deciding_modules() -> tuple[str, ...]:
     """Every routing module the classifier reads, directly or through another one, parents included (found once a
     process: the checkout's files do not change under a test run)."""
     seen: set[str] = set()
-    todo = [ROOT_MODULE]
+    todo = list(ROOT_MODULES)
     while todo:
         module = todo.pop()
         if module in seen:
             continue
         seen.add(module)
         parent = module.rpartition(".")[0]
-        if parent and parent != "routing":
+        if parent and parent not in ("routing", "activities"):
             todo.append(parent)
         todo.extend(_routing_imports(ast.parse(module_source(module))))
     return tuple(sorted(seen))
@@ -86,4 +89,5 @@ def catalogue_fingerprint(source: Callable[[str], str] = module_source) -> str:
         tree = _without_docs_and_version(ast.parse(source(module)))
         digest.update(module.encode())
         digest.update(ast.dump(tree, annotate_fields=False, include_attributes=False).encode())
+    digest.update(stored_fingerprint().encode())  # the training lines the third stage compares with
     return digest.hexdigest()[:16]

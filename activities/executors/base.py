@@ -5,8 +5,9 @@ import os
 from datetime import datetime
 from functools import cache
 
+from activities.nearest import classify_with_nearest
 from contracts.failures import configuration_failure
-from routing.classifier import Classification, FailureSignal, classify
+from routing.classifier import Classification, FailureSignal
 from routing.codes import Phase
 from routing.config import ExecutionProfile
 from routing.credentials import ALLOW_SETTING, CredentialAllowList
@@ -24,7 +25,7 @@ class ProviderCallError(Exception):
         self.finding = finding
 
     def classification(self, now: datetime) -> Classification:
-        return self.finding or classify(self.signal, now)
+        return self.finding or classify_with_nearest(self.signal, now)
 
 
 class CredentialRefused(ValueError):

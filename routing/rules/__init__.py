@@ -55,6 +55,8 @@ below make the precedence the design asks for explicit (tests/unit/test_classifi
         where no rule read those words; the second stage is not consulted then
 - 0.40  the second stage (routing/learned.py): a decision class read from its training vocabulary (naive Bayes, odds
         of e^4 at least, more for a longer text), only when nothing above matched
+- 0.38  the third stage (activities/nearest.py): the code the training lines nearest in meaning share (a
+        multilingual sentence embedding), only when neither a rule nor the second stage read anything
 - 0.30  an agent process that exited with nothing more said
 Read from the status beside the words (routing/classifier.py): a limit under 402 Payment Required is a quota, one
 step above the rate-limit words; a connection failure named inside a 5xx the office received is the server's own
