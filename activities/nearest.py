@@ -136,3 +136,12 @@ def classify_with_nearest(signal: FailureSignal, now: datetime | None = None) ->
         return reading
     code = nearest_code(text_of(signal.model_dump()))
     return reading if code is None else classify(signal.model_copy(update={"nearest_code": code}), now)
+
+
+def with_nearest(signal: FailureSignal, now: datetime | None = None) -> FailureSignal:
+    """The signal with the nearest lines' code beside it where nothing read its words (what `explain-error` shows
+    is then what a worker decides)."""
+    if classify(signal, now).rule != UNMATCHED:
+        return signal
+    code = nearest_code(text_of(signal.model_dump()))
+    return signal if code is None else signal.model_copy(update={"nearest_code": code})

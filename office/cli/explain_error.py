@@ -76,7 +76,11 @@ def explain_failure(
         exception_type=exception_type,
         exit_code=exit_code,
     )
-    return as_dict(explain_report(signal, now or datetime.now(UTC), other_provider_eligible=other_provider_eligible))
+    from activities.nearest import with_nearest  # the encoder loads only for a failure no rule reads
+
+    now = now or datetime.now(UTC)
+    signal = with_nearest(signal, now)  # as a worker reads it: the third stage where nothing else read the words
+    return as_dict(explain_report(signal, now, other_provider_eligible=other_provider_eligible))
 
 
 def explain_error(

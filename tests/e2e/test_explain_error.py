@@ -83,12 +83,18 @@ def test_a_daily_limit_with_a_wall_clock_reset_falls_back_instead_of_retrying():
     assert out["retry_after_s"] > 60
 
 
-def test_an_unknown_line_names_the_rules_that_almost_matched():
+def test_words_no_rule_reads_are_shown_as_the_worker_reads_them_by_the_lines_nearest_in_meaning():
     out = explain("--text", "Error: the connection dropped")
+    reading = (out["code"], out["rule"], out["decision"])
+    assert reading == ("network_unavailable", "nearest.network_unavailable", "short_retry")
+
+
+def test_an_unknown_line_names_the_rules_that_almost_matched():
+    out = explain("--text", "connection dropped (code 7)")
     assert (out["code"], out["decision"]) == ("unknown", "fail")
     assert out["near_misses"][0]["rule"] == "neutral.network"
     shown = subprocess.run(
-        [OFFICE, "explain-error", "--text", "Error: the connection dropped"],
+        [OFFICE, "explain-error", "--text", "connection dropped (code 7)"],
         capture_output=True,
         text=True,
         timeout=60,
