@@ -132,16 +132,18 @@ def vote(similarity: npt.NDArray[np.float32], codes: list[str], classes: list[st
 def classify_with_nearest(signal: FailureSignal, now: datetime | None = None) -> Classification:
     """The classifier's reading; where nothing read the words, with the nearest lines' code beside them."""
     reading = classify(signal, now)
-    if reading.rule != UNMATCHED:
-        return reading
-    code = nearest_code(text_of(signal.model_dump()))
-    return reading if code is None else classify(signal.model_copy(update={"nearest_code": code}), now)
+    nearer = _beside(signal, reading)
+    return reading if nearer is signal else classify(nearer, now)
 
 
 def with_nearest(signal: FailureSignal, now: datetime | None = None) -> FailureSignal:
     """The signal with the nearest lines' code beside it where nothing read its words (what `explain-error` shows
     is then what a worker decides)."""
-    if classify(signal, now).rule != UNMATCHED:
+    return _beside(signal, classify(signal, now))
+
+
+def _beside(signal: FailureSignal, reading: Classification) -> FailureSignal:
+    if reading.rule != UNMATCHED:
         return signal
     code = nearest_code(text_of(signal.model_dump()))
     return signal if code is None else signal.model_copy(update={"nearest_code": code})
