@@ -308,7 +308,7 @@ class AcpActivities:
         try:  # the credential first: a reference the worker refuses fails before a working copy or a process
             env = launch_environment(cand.profile, cand.provider, cand.requested_model)
         except ProviderCallError as err:
-            raise provider_failure(err.classification(utcnow())) from err
+            raise provider_failure(await err.classified(utcnow())) from err
         wc = await self._workcopy(inp, inp.repository) if inp.repository is not None else None
         if wc is not None and (found := refused_repository_config(adapter_of(cand.profile), wc.path)):
             await workcopy.remove(wc)
@@ -340,7 +340,7 @@ class AcpActivities:
                 try:
                     started = await AgentExecutor(self.store, session, cand, inp.agent).start(cwd)
                 except ProviderCallError as err:
-                    raise provider_failure(err.classification(utcnow())) from err
+                    raise provider_failure(await err.classified(utcnow())) from err
         except BaseException:
             async with heartbeating():  # reaping can outlast a heartbeat timeout: never look like a lost worker
                 await end_session(session)

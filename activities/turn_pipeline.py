@@ -241,7 +241,7 @@ async def _call(turn: Turn, executor: Executor, transcript: list[Entry]) -> tupl
     except ProviderCallError as err:
         model = (started.effective_model if started else None) or turn.candidate.requested_model
         cost = cost_usd(turn.candidate.provider, model, err.usage, turn.prices)
-        raise provider_failure(err.classification(utcnow()), err.usage, cost) from err
+        raise provider_failure(await err.classified(utcnow()), err.usage, cost) from err
     except asyncio.CancelledError:
         await executor.cancel()
         raise

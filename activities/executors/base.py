@@ -1,6 +1,7 @@
 """What every executor raises: the raw signal, classified later by the pure classifier; and how a credential
 reference is resolved on the worker (only names the worker's allow-list admits)."""
 
+import asyncio
 import os
 from datetime import datetime
 from functools import cache
@@ -26,6 +27,11 @@ class ProviderCallError(Exception):
 
     def classification(self, now: datetime) -> Classification:
         return self.finding or classify_with_nearest(self.signal, now)
+
+    async def classified(self, now: datetime) -> Classification:
+        """`classification` off the event loop: a failure no rule reads is embedded (and, the first time in a worker,
+        the encoder's models are loaded), which must not hold up other activities' heartbeats."""
+        return await asyncio.to_thread(self.classification, now)
 
 
 class CredentialRefused(ValueError):
