@@ -25,6 +25,7 @@ import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from pathlib import Path
@@ -82,32 +83,37 @@ def embed(texts: list[str]) -> npt.NDArray[np.float32]:
     return np.asarray(_encoder().encode(texts), dtype=np.float32).reshape(len(texts), -1)
 
 
+@dataclass(frozen=True)
+class Stored:
+    """The stored training lines (those in a language the encoder knows), in order: their embeddings, ids, codes and
+    decision classes, and the fingerprint of the corpus they were built from."""
+
+    vectors: npt.NDArray[np.float32]
+    ids: list[str]
+    codes: list[str]
+    classes: list[str]
+    fingerprint: str
+
+
 @cache
-def _stored() -> tuple[npt.NDArray[np.float32], list[str], list[str]]:
-    """(embeddings, each line's code, each line's decision class), from DATA."""
+def stored() -> Stored:
     with np.load(DATA, allow_pickle=False) as data:
-        vectors = data["vectors"].astype(np.float32) / SCALE
         codes = [str(c) for c in data["codes"]]
-    return vectors, codes, [SILENT if c == SILENT else decision_of(c) for c in codes]
-
-
-def stored_fingerprint() -> str:
-    with np.load(DATA, allow_pickle=False) as data:
-        return str(data["fingerprint"])
-
-
-def stored_ids() -> list[str]:
-    """The training lines stored, in their order (those in a language the encoder knows)."""
-    with np.load(DATA, allow_pickle=False) as data:
-        return [str(i) for i in data["ids"]]
+        return Stored(
+            vectors=data["vectors"].astype(np.float32) / SCALE,
+            ids=[str(i) for i in data["ids"]],
+            codes=codes,
+            classes=[SILENT if c == SILENT else decision_of(c) for c in codes],
+            fingerprint=str(data["fingerprint"]),
+        )
 
 
 def nearest_code(text: str) -> str | None:
     """The code the lines nearest in meaning to `text` agree on, or None when they are not near or do not agree."""
     if not readable(text):
         return None
-    vectors, codes, classes = _stored()
-    return vote(vectors @ embed([text])[0], codes, classes)
+    lines = stored()
+    return vote(lines.vectors @ embed([text])[0], lines.codes, lines.classes)
 
 
 def vote(similarity: npt.NDArray[np.float32], codes: list[str], classes: list[str]) -> str | None:

@@ -10,7 +10,7 @@ import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 
-from activities.nearest import stored_fingerprint
+from activities.nearest import stored
 
 # The classifier, and the third stage the office runs beside it (its settings; its stored lines are fingerprinted apart)
 ROOT_MODULES = ("routing.classifier", "activities.nearest")
@@ -89,5 +89,5 @@ def catalogue_fingerprint(source: Callable[[str], str] = module_source) -> str:
         tree = _without_docs_and_version(ast.parse(source(module)))
         digest.update(module.encode())
         digest.update(ast.dump(tree, annotate_fields=False, include_attributes=False).encode())
-    digest.update(stored_fingerprint().encode())  # the training lines the third stage compares with
+    digest.update(stored().fingerprint.encode())  # the training lines the third stage compares with
     return digest.hexdigest()[:16]

@@ -192,9 +192,12 @@ class Sandbox:
         self.turn += 1
         self.provider_fault = None
 
-    def _saw(self, host: str, port: int, error: OSError | None, turn: int) -> None:
-        """A connection of turn `turn` to host:port was made or read from (None), or failed with `error`."""
-        if turn == self.turn and any(e.admits(host, port) for e in self.provider):
+    def _toward_provider(self, host: str, port: int) -> bool:
+        return any(e.admits(host, port) for e in self.provider)
+
+    def _heard(self, error: OSError | None, turn: int) -> None:
+        """A provider connection of turn `turn` was made or read from (None), or failed with `error`."""
+        if turn == self.turn:
             self.provider_fault = None if error is None else _fault_name(error)
 
     def started(self) -> None:
@@ -348,7 +351,8 @@ class Sandbox:
                 address = await _public_address(host, port) if host and admitted else None
             except OSError as err:  # an allowed name that did not resolve: the network's failure, not a refusal
                 log.info("sandbox proxy: %r did not resolve (%s)", (host or "")[:200], _fault_name(err))
-                self._saw(host or "", port, err, turn)
+                if self._toward_provider(host or "", port):
+                    self._heard(err, turn)
                 writer.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 with contextlib.suppress(ConnectionError):
                     await writer.drain()
@@ -376,29 +380,31 @@ class Sandbox:
         established: bool = False,
         seen_as: str | None = None,
     ) -> None:
-        """Connects onwards and pipes both ways, telling `_saw` of the connection made or failed and of every read
-        from the far side (bytes, or a reset), as of the turn it was opened in; `seen_as` is the name the agent asked
-        for (the proxy's target), which decides whether this is a connection toward the provider."""
+        """Connects onwards and pipes both ways; toward the provider, `_heard` is told of the connection made or failed
+        and of every read from the far side (bytes, or a reset), as of the turn it was opened in. `seen_as` is the name
+        the agent asked for (the proxy's target), which decides whether this is a connection toward the provider."""
         task = asyncio.current_task()
         if task is not None:
             self.connections.add(task)
-        name = seen_as or host
+        heard = (lambda err: self._heard(err, turn)) if self._toward_provider(seen_as or host, port) else None
         try:
             try:
                 up_reader, up_writer = await asyncio.open_connection(host, port)
             except OSError as err:
-                self._saw(name, port, err, turn)
+                if heard is not None:
+                    heard(err)
                 if established:
                     writer.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 writer.close()
                 return
-            self._saw(name, port, None, turn)
+            if heard is not None:
+                heard(None)
             if established:
                 writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
             try:
                 await asyncio.gather(
                     _pipe(reader, up_writer),
-                    _pipe(up_reader, writer, lambda err: self._saw(name, port, err, turn)),
+                    _pipe(up_reader, writer, heard),
                 )
             finally:
                 up_writer.close()

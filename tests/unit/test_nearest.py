@@ -3,22 +3,22 @@ training lines nearest in meaning, in any of sixteen languages, decide what the 
 
 from datetime import UTC, datetime
 
-import numpy as np
 import pytest
 
 import activities.nearest as stage
 from activities.executors.base import ProviderCallError
-from activities.nearest import classify_with_nearest, stored_fingerprint
+from activities.nearest import classify_with_nearest, stored
 from routing.classifier import FailureSignal, classify
 from routing.decider import HealthState, RoutingContext, RunState, decide
 from testkit.corpus import corpus_lines
+from testkit.nearest_cv import cross_validate
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 FIRST = RunState(attempts=1, max_attempts=8, other_candidate_eligible=True)
 
 
 def test_the_stored_lines_are_the_training_corpus():
-    assert stored_fingerprint() == stage.fingerprint(corpus_lines()), "run `python -m scripts.build_nearest`"
+    assert stored().fingerprint == stage.fingerprint(corpus_lines()), "run `python -m scripts.build_nearest`"
 
 
 @pytest.mark.parametrize(
@@ -65,22 +65,5 @@ def test_a_reading_a_rule_made_is_left_alone_and_the_workflows_own_reading_never
 def test_leaving_one_family_out_the_stage_decides_a_third_of_the_lines_almost_always_right():
     """The settings' cross-validation (scripts/nearest_cv.py) as a floor: each line read against every other family's
     stored lines decides at least 30 % of them, at least 97 % to the right decision, none transient read as failing."""
-    by_id = {line["id"]: line for line in corpus_lines()}
-    lines = [by_id[i] for i in stage.stored_ids()]  # the lines in a language the encoder knows
-    vectors, codes, classes = stage._stored()
-    families = np.array([str(line.get("family", "")) for line in lines])
-    decided = right = transient_failed = 0
-    for i, line in enumerate(lines):
-        if line["codes"][0] == stage.SILENT:
-            continue
-        similarity = np.where(families == families[i], -np.inf, vectors @ vectors[i]).astype(np.float32)
-        code = stage.vote(similarity, codes, classes)
-        if code is None or code == "rate_limited":
-            continue
-        reading = classify(FailureSignal(nearest_code=code), NOW)
-        kind = decide(reading, RoutingContext.office, FIRST, rand=0.5).kind.value
-        accepted = line.get("decisions") or []
-        decided += 1
-        right += kind in accepted
-        transient_failed += "short_retry" in accepted and "fail" not in accepted and kind == "fail"
-    assert decided >= 0.3 * len(lines) and right >= 0.97 * decided and transient_failed == 0, (decided, right)
+    t = cross_validate()
+    assert t.decided >= 0.3 * t.lines and t.right >= 0.97 * t.decided and t.transient_failed == 0, t
