@@ -99,13 +99,14 @@ def repository_failure(err: Exception, provider: str, phase: Phase) -> Applicati
     return ApplicationError(failure.excerpt, failure.model_dump(mode="json"), type=CONFIG_ERROR, non_retryable=True)
 
 
-def launch_failure(
+async def launch_failure(
     err: ProviderCallError | CommandRefused | SandboxUnavailable, provider: str, workspace: str
 ) -> ApplicationError:
     """A missing agent is the provider's (not configured: fall back); a command the repository could decide or a
-    worker that cannot sandbox is the workspace's configuration: the run ends with the setting to change."""
+    worker that cannot sandbox is the workspace's configuration: the run ends with the setting to change. (Read off
+    the event loop, as every failure a worker classifies: a text no rule reads is embedded.)"""
     if isinstance(err, ProviderCallError):
-        return provider_failure(err.classification(utcnow()))
+        return provider_failure(await err.classified(utcnow()))
     if isinstance(err, SandboxUnavailable):
         return configuration_failure(
             "sandbox", f"{err}; or set `sandbox: none` in workspace {workspace!r}", provider, Phase.session_start
@@ -331,7 +332,7 @@ class AcpActivities:
         except (ProviderCallError, CommandRefused, SandboxUnavailable) as err:
             if wc is not None:
                 await workcopy.remove(wc)
-            raise launch_failure(err, cand.provider, inp.workspace) from err
+            raise await launch_failure(err, cand.provider, inp.workspace) from err
         session.workcopy, session.agent = wc, inp.agent
         try:
             async with heartbeating():
