@@ -77,7 +77,7 @@ Target = Literal["text", "key", "exception"]
 # The rules catalogue's version, stored with every classification it makes. Bump it with any change to what decides
 # a code: a rule, the status table, a structured reading, a confidence, the learned counts. The fingerprint of each
 # version (tests/unit/test_classifier.py) is the code of every module the classifier reads (testkit/catalogue.py).
-CATALOGUE_VERSION = "errors-2026.12.46"
+CATALOGUE_VERSION = "errors-2026.12.47"
 
 # Tie-break between tables at equal confidence: the more specific table wins.
 PRECEDENCE: dict[str, int] = {"agent": 4, "provider": 3, "neutral": 2, "body": 1, "exception": 1}
