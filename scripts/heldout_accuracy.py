@@ -4,7 +4,10 @@ Reads tests/heldout/*.jsonl (the corpus line format of tests/corpus/README.md) a
 tests/unit/test_corpus.py decides a training line: a FIRST failure of an office run with another provider eligible,
 at 2026-01-01T00:00Z. A line is right when its code AND its decision are among the accepted ones.
 
-    .venv/bin/python scripts/heldout_accuracy.py [--json] [--misses] [--set 'fresh_*.jsonl']
+    .venv/bin/python scripts/heldout_accuracy.py [--json] [--misses] [--set 'fresh_*.jsonl'] [--by executor|file]
+
+`--by executor` splits the figures by how a line reaches the office (`acp`: as a coding agent prints it; `openai`: an
+HTTP provider's answer), `--by file` by held-out set.
 
 Also counted, because they are the costly mistakes: a network, proxy or transport failure decided `fail` (a blip
 ends the run) and a long window (a line that must not be short-retried) short-retried (a retry storm)."""
@@ -40,6 +43,8 @@ GROUPS = [  # the first expected code that names a group decides the line's grou
 @dataclass(frozen=True)
 class Verdict:
     id: str
+    executor: str
+    file: str
     group: str
     right: bool
     decision_right: bool  # the decision alone is one of the accepted ones (the code may differ)
@@ -59,9 +64,12 @@ def group_of(codes: list[str]) -> str:
 
 
 def load(pattern: str = "*.jsonl") -> list[dict[str, Any]]:
+    """The lines of the held-out sets matching `pattern`, each with the name of its file (`_file`)."""
     lines = []
     for path in sorted(p for p in HELDOUT.glob(pattern) if p.suffix == ".jsonl"):  # the README is no set
-        lines += [json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines() if raw.strip()]
+        for raw in path.read_text(encoding="utf-8").splitlines():
+            if raw.strip():
+                lines.append({**json.loads(raw), "_file": path.name})
     return lines
 
 
@@ -76,6 +84,8 @@ def judge(line: dict[str, Any]) -> Verdict:
     long_window = "short_retry" not in decisions and bool({"quota_limited", "rate_limited"} & set(codes))
     return Verdict(
         id=line["id"],
+        executor=str(line.get("executor", "")),
+        file=str(line.get("_file", "")),
         group=group_of(codes),
         right=result.code.value in codes and decision.kind.value in decisions,
         decision_right=decision.kind.value in decisions,
@@ -107,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--misses", action="store_true", help="list the lines decided wrong")
     parser.add_argument("--set", default="*.jsonl", help="which files of tests/heldout/ (a glob)")
+    parser.add_argument("--by", choices=["executor", "file"], help="also split the figures by executor or by file")
     args = parser.parse_args(argv)
     lines = load(args.set)
     if not lines:
@@ -123,6 +134,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  decision right (whatever the code):   {summary['decision_right']}/{summary['lines']}")
         print(f"  network/proxy/transport decided fail: {summary['transport_decided_fail']}")
         print(f"  long windows short-retried:           {summary['long_window_short_retried']}")
+    if args.by:
+        split: dict[str, list[Verdict]] = defaultdict(list)
+        for v in verdicts:
+            split[getattr(v, args.by)].append(v)
+        for key, part in sorted(split.items()):
+            counts = report(part)
+            print(
+                f"  {args.by} {key}: {counts['right']}/{counts['lines']} right ({counts['accuracy']:.1%}); "
+                f"decided fail {counts['transport_decided_fail']}, short-retried {counts['long_window_short_retried']}"
+            )
     if args.misses:
         for v in verdicts:
             if not v.right:
