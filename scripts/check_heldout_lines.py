@@ -4,11 +4,18 @@ Reads JSON Lines files (default: tests/heldout/*.jsonl) and reports every line t
 required key, names a code or decision outside the documented sets, repeats an id or a failure text, or carries a
 signal field that FailureSignal does not have. It never imports routing/, so a collector can run it while the set
 stays blind.
+
+With `--similar`, it also reports each line whose failure text is more than SIMILAR alike (difflib's ratio, lower
+case, digits as one) to a line of the training corpus or of another held-out file: a text already there measures
+nothing new, and a training line that repeats a held-out one would leak it. Only ids are printed, never the other
+line's text, so a blind collector can run it too.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -34,6 +41,8 @@ CODES = frozenset(
         "unknown",
     ]
 )
+SIMILAR = 0.85
+KNOWN = ("tests/corpus/*.jsonl", "tests/heldout/*.jsonl")
 DECISIONS = frozenset(["short_retry", "wait", "fallback", "park", "fail"])
 REQUIRED = ("id", "family", "executor", "source", "signal", "codes", "decisions", "note")
 SIGNAL_KEYS = frozenset(
@@ -91,10 +100,54 @@ def check(paths: list[Path]) -> list[str]:
     return report
 
 
+def _compared(obj: Any) -> str:
+    signal = obj.get("signal") if isinstance(obj, dict) else None
+    if not isinstance(signal, dict):
+        return ""
+    text = f"{signal.get('error_text') or ''} {signal.get('body') or ''}".strip().lower()
+    return re.sub(r"\d+", "0", " ".join(text.split()))
+
+
+def similar(paths: list[Path], root: Path) -> list[str]:
+    """Each line of `paths` whose text is more than SIMILAR alike to a line of the corpus or of another held-out file
+    under `root` (the same file's lines are checked against each other by `check`)."""
+    known: list[tuple[str, str, Path]] = []
+    for pattern in KNOWN:
+        for path in sorted(root.glob(pattern)):
+            for raw in path.read_text(encoding="utf-8").splitlines():
+                if raw.strip():
+                    obj = json.loads(raw)
+                    known.append((_compared(obj), str(obj.get("id")), path.resolve()))
+    report: list[str] = []
+    for path in paths:
+        for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            try:
+                text = _compared(json.loads(raw))
+            except json.JSONDecodeError:
+                continue  # `check` names it
+            for other, other_id, where in known:
+                if where == path.resolve() or not text or not other:
+                    continue
+                matcher = difflib.SequenceMatcher(None, text, other, autojunk=False)
+                if (
+                    matcher.real_quick_ratio() > SIMILAR
+                    and matcher.quick_ratio() > SIMILAR
+                    and matcher.ratio() > SIMILAR
+                ):
+                    report.append(f"{path}:{number}: text like {other_id}'s ({where.parent.name}/{where.name})")
+                    break
+    return report
+
+
 def main(argv: list[str]) -> int:
     """Exit 0: no problem; 1: problems (listed); 2: a path that is not a readable file (one line names it)."""
+    with_similar = "--similar" in argv
+    argv = [arg for arg in argv if arg != "--similar"]
     if any(arg.startswith("-") for arg in argv):
-        print("usage: check_heldout_lines.py [FILE.jsonl ...] (default: tests/heldout/*.jsonl)", file=sys.stderr)
+        print(
+            "usage: check_heldout_lines.py [--similar] [FILE.jsonl ...] (default: tests/heldout/*.jsonl)",
+            file=sys.stderr,
+        )
         return 0 if argv in (["-h"], ["--help"]) else 2
     paths = [Path(arg) for arg in argv] or sorted(Path("tests/heldout").glob("*.jsonl"))
     if unreadable := [str(p) for p in paths if not p.is_file()]:
@@ -104,6 +157,8 @@ def main(argv: list[str]) -> int:
         )
         return 2
     report = check(paths)
+    if with_similar:
+        report += similar(paths, Path(__file__).resolve().parent.parent)
     for problem in report:
         print(problem)
     print(f"{len(paths)} file(s), {len(report)} problem(s)")
