@@ -513,8 +513,8 @@ BUDGET = any_of(
     "预算", "預算", "予算", "예산", "bütçe", "ngân sách", "anggaran", "งบประมาณ", "תקציב", "بودجه",
     "(?<=token )budget",  # (tl: "AI token budget")
 )
-# upgrade (a plan): a free plan's user asked to pay
-UPGRADE = any_of("надстройте", "nâng cấp", "обновете до", "passez à", "actualiza a", "faça upgrade", "aggiorna a")
+# upgrade (a plan): a free plan's user asked to pay (bg, vi)
+UPGRADE = any_of("надстройте", "nâng cấp")
 # tomorrow ("come back tomorrow"): a day's window
 TOMORROW = any_of(
     "imorgon", "i morgen", "\\bzajtra\\b", "\\bzítra\\b", "\\bbihar\\b", "מחר", "mâine", "amanhã", "mañana", "demain",
