@@ -620,7 +620,7 @@ CATALOGUES = {
     "errors-2026.12.44": "c23adb9f34046aa4",  # connection errors, disconnects, unreachable APIs, keys not given
     "errors-2026.12.45": "f53ffc12b530de77",  # connections cut or reset, answers that never came, windows counted
     "errors-2026.12.46": "93260a817e95fbd0",  # the relay's sight of the transport; the lines nearest in meaning
-    "errors-2026.12.47": "b03b8e8cbc2d2bfa",  # windows, budgets, keys, models and connections in more languages
+    "errors-2026.12.47": "f10207fdbbaeded0",  # Turkish tomorrow at a word's start; the 34th round's lines
 }
 
 

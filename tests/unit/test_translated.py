@@ -236,3 +236,41 @@ def test_translated_readings_decide_by_the_words_that_say_the_most(text: str, co
 )
 def test_a_connection_cut_reset_or_out_of_reach_in_more_languages(text: str, code: ErrorCode) -> None:
     _assert_translated_reading(text, code)
+
+
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        # a failure that names a limit, a budget, a plan or tomorrow in passing is still its own failure (an attack on a
+        # round that read a limit beside "tomorrow", or a budget beside "monthly", anywhere in a text found these read
+        # as a quota: a lost connection or a bad key moved to another provider as if it were spent)
+        (
+            "Veza s poslužiteljem nije uspjela. Pokušajte ponovno sutra; limit pokušaja je 3 po minuti.",
+            ErrorCode.network_unavailable,
+        ),
+        (
+            "No s'ha pogut connectar amb el servidor. Torneu-ho a provar demà; límit de temps esgotat.",
+            ErrorCode.network_unavailable,
+        ),
+        (
+            "No se pudo conectar con el servidor. Tu presupuesto mensual no se ha visto afectado. Inténtalo de nuevo.",
+            ErrorCode.network_unavailable,
+        ),
+        (
+            "Không thể kết nối với máy chủ. Gói miễn phí của bạn vẫn hoạt động; nâng cấp không cần thiết.",
+            ErrorCode.network_unavailable,
+        ),
+        ("Chave de API inválida. Seu orçamento mensal não foi cobrado.", ErrorCode.auth_required),
+        ("Clave API no válida. Tu presupuesto diario sigue intacto.", ErrorCode.auth_required),
+        ("Nevažeći API ključ. Dnevni budžet nije potrošen.", ErrorCode.auth_required),
+        ("Chave de API inválida. Limite mensal: 1000 requisições.", ErrorCode.auth_required),
+        ("Chiave API non valida. Limite per oggi: 50 richieste.", ErrorCode.auth_required),
+        ("Ungültiger API-Schlüssel. Tageslimit: 100 Anfragen.", ErrorCode.auth_required),
+        ("Das Modell wurde nicht gefunden. Tageslimit: 100 Anfragen.", ErrorCode.model_unavailable),
+        ("A mensagem é muito longa para o modelo. Plano mensal: Pro.", ErrorCode.context_length_exceeded),
+        ("A conversa é muito longa. Seu plano mensal continua ativo.", ErrorCode.context_length_exceeded),
+        ("Il messaggio è troppo lungo. Hai ancora 3 richieste per oggi.", ErrorCode.context_length_exceeded),
+    ],
+)
+def test_a_limit_a_budget_or_tomorrow_named_in_passing_leaves_the_failure_its_own(text: str, code: ErrorCode) -> None:
+    _assert_translated_reading(text, code)
