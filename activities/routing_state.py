@@ -57,6 +57,7 @@ class RouteStateActivities:
                 "notify": subscribed(workspace.notify),
                 "budgets": budgets,
                 "idle_timeout_s": workspace.idle_timeout,
+                "unreadable_failure_wait_s": workspace.unreadable_failure_wait,
                 "history_bound": workspace.history_bound,
                 "max_concurrent_runs": workspace.max_concurrent_runs,
             }

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 
 from routing.budget import Budgets
 from routing.conversation import HistoryBound
+from routing.decider import UNREADABLE_FAILURE_WAIT_S
 from routing.notify import NotifyEndpoint
 from routing.permissions import ASK_TURN_MARGIN_S, PermissionPolicy, ProfilePermissions
 from routing.repository import RepositoryConfig
@@ -152,6 +153,16 @@ class WorkspaceConfig(BaseModel):
         description=(
             "Seconds an answered run stays open for more turns (`office runs say`) before it completes; 0: the run "
             "completes after its last turn."
+        ),
+    )
+    unreadable_failure_wait: float = Field(
+        default=UNREADABLE_FAILURE_WAIT_S,
+        ge=0,
+        le=7 * 24 * 3600,
+        description=(
+            "Seconds a run whose failure no rule could read waits, parked as unreadable_failure, for a person to "
+            "decide (`office runs decide RUN --retry | --substitute PROVIDER | --cancel`) before it fails; it is never "
+            "moved to another provider by itself. 0: such a run fails at once."
         ),
     )
     history_bound: HistoryBound = Field(

@@ -31,7 +31,7 @@ class Step(BaseModel):
     delay_s: float | None = None
     park_reason: ParkReason | None = None
     why: str = ""
-    code: ErrorCode | None = None  # fail: the code of the message
+    code: ErrorCode | None = None  # fail, or a park that may end in one: the code of the message
     provider: str | None = None  # fail without a candidate: the provider the message names
 
 
@@ -127,6 +127,7 @@ class RouteCycle(BaseModel):
             pinned=self.plan.pinned,
             worker_losses=self.worker_losses,
             launch_stalls=self.launch_stalls,
+            unreadable_wait_s=self.plan.unreadable_failure_wait_s,
         )
 
     def after(self, decision: Decision, cand: Candidate) -> Step:
@@ -148,6 +149,7 @@ class RouteCycle(BaseModel):
                     park_reason=decision.park_reason or ParkReason.waiting_for_provider_capacity,
                     delay_s=decision.delay_s,
                     why=f"{cand.provider}: {decision.reason}",
+                    code=decision.code,
                 )
 
     def nothing_eligible(self, now: datetime) -> Step:

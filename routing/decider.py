@@ -29,6 +29,11 @@ class ParkReason(StrEnum):
     blocked_provider_action_required = "blocked_provider_action_required"
     awaiting_user_decision = "awaiting_user_decision"  # a pinned route failed; only the user may widen it
     budget_exhausted = "budget_exhausted"  # a run or workspace budget: raise it, or wait for its window's reset
+    unreadable_failure = "unreadable_failure"  # no rule read the failure: a person retries, substitutes or cancels
+
+
+# Parks a person's decision ends (`office runs decide`: retry, substitute a provider for this run, or cancel).
+AWAITING_A_PERSON = frozenset({ParkReason.awaiting_user_decision, ParkReason.unreadable_failure})
 
 
 class HealthState(StrEnum):
@@ -65,6 +70,11 @@ class ShortRetryRules(BaseModel):
     max_launch_stalls: int = 2
 
 
+# An unreadable failure (a blip in words no rule knows, or a real fault) never moves the run by itself: it waits this
+# long for a person to retry, substitute or cancel, then fails as it would have at once. A day: overnight is covered.
+UNREADABLE_FAILURE_WAIT_S = 24 * 3600.0
+
+
 class RunState(BaseModel):
     attempts: int  # failed attempts so far in this run, including this one
     max_attempts: int
@@ -74,6 +84,9 @@ class RunState(BaseModel):
     pinned: bool = False  # the user pinned provider or model: never fall back outside the pin
     worker_losses: int = 0  # attempts of this run whose worker was lost, including this one
     launch_stalls: int = 0  # attempts on this route whose agent never answered `initialize`, including this one
+    # How long an office run whose failure nobody could read waits for a person before it fails (the workspace's
+    # `unreadable_failure_wait`); 0: it fails at once.
+    unreadable_wait_s: float = UNREADABLE_FAILURE_WAIT_S
 
 
 class Decision(BaseModel):
@@ -104,7 +117,8 @@ class Row(StrEnum):
     workers_exhausted = "workers_exhausted"  # the run lost more workers than it allows
     agent_stalls = "agent_stalls"  # the route's agent keeps not starting: its profile's, not the provider's
     terminal = "terminal"
-    unclassified = "unclassified"
+    unclassified = "unclassified"  # nobody could read it, and nobody is waited for
+    unreadable = "unreadable"  # nobody could read it: an office run waits for a person
     cap_reached = "cap_reached"  # the run spent its attempts
     user_action = "user_action"
     model = "model"
@@ -124,6 +138,7 @@ class Delay(StrEnum):
     breaker = "breaker"  # the breaker's hint, or a jittered first ladder step; at least a second
     backoff = "backoff"  # the route's jittered backoff, floored by the hint
     ladder = "ladder"  # a durable wait climbing the ladder, floored by the hint
+    person = "person"  # the workspace's wait for a person's decision
 
 
 class Health(StrEnum):
@@ -171,6 +186,18 @@ DECISIONS: dict[tuple[Row, Situation], Cell] = {
     (Row.agent_stalls, _S.interactive): Cell(DecisionKind.fail, "the agent did not start {stalls} times on this route"),
     **{(Row.terminal, s): _FAIL_TERMINAL for s in Situation},
     **{(Row.unclassified, s): _FAIL_UNCLASSIFIED for s in Situation},
+    # Fail closed, and lose nothing a person could still save: never switched automatically, the run waits for a
+    # decision (`office runs decide`), and fails as above once nobody decided in time.
+    **{
+        (Row.unreadable, s): Cell(
+            DecisionKind.park,
+            "the failure could not be read; a person decides: retry, substitute a provider, or cancel",
+            Delay.person,
+            park=ParkReason.unreadable_failure,
+        )
+        for s in (_S.elsewhere, _S.alone)
+    },
+    (Row.unreadable, _S.interactive): _FAIL_UNCLASSIFIED,
     **{(Row.cap_reached, s): _FAIL_CAP for s in Situation},
     (Row.user_action, _S.elsewhere): Cell(
         DecisionKind.fallback,
@@ -260,6 +287,8 @@ def row(failure: Classification, state: RunState, policy: ShortRetryRules) -> Ro
         if failure.rule == LAUNCH_STALLED_RULE and state.launch_stalls > policy.max_launch_stalls:
             return Row.agent_stalls
         return Row.infrastructure
+    if cls is ErrorClass.unclassified and state.unreadable_wait_s > 0:
+        return Row.unreadable
     if cls in (ErrorClass.terminal, ErrorClass.unclassified):
         return _CLASS_ROWS[cls]
     if state.attempts >= state.max_attempts:
@@ -283,6 +312,8 @@ def _delay(how: Delay, failure: Classification, state: RunState, rand: float, po
     hint = failure.retry_after_s
     if how is Delay.worker_backoff:
         return retry_delay(max(0, state.worker_losses - 1), rand, hint, policy.worker_base_s, policy.worker_cap_s)
+    if how is Delay.person:
+        return state.unreadable_wait_s
     if how is Delay.reset:
         return hint
     if how is Delay.breaker:
@@ -322,11 +353,13 @@ def decide(
     rand: float,
     policy: ShortRetryRules | None = None,
     stalls_end_alone: Callable[[], bool] = lambda: True,
+    unreadable_parks: Callable[[], bool] = lambda: True,
 ) -> Decision:
     """`rand` in [0, 1) comes from the caller (workflow.random() in a workflow) so this stays pure.
-    `stalls_end_alone` is asked only where an agent kept not starting with nothing else eligible (the workflow's
-    patch gate): False keeps retrying it as lost workers, as runs recorded before the gate did."""
-    decision = _decide(failure, context, state, rand, policy or _DEFAULT_RULES, stalls_end_alone)
+    `stalls_end_alone` is asked only where an agent kept not starting with nothing else eligible, `unreadable_parks`
+    only where an office run's failure could not be read (the workflow's patch gates): False decides as runs
+    recorded before the gate did (a lost worker's retry; failing at once)."""
+    decision = _decide(failure, context, state, rand, policy or _DEFAULT_RULES, stalls_end_alone, unreadable_parks)
     needs_route_change = failure.error_class in (ErrorClass.user_action, ErrorClass.model, ErrorClass.quota)
     cap_reached = state.attempts >= state.max_attempts
     if (
@@ -353,11 +386,14 @@ def _decide(
     rand: float,
     policy: ShortRetryRules,
     stalls_end_alone: Callable[[], bool],
+    unreadable_parks: Callable[[], bool],
 ) -> Decision:
     refined, where = row(failure, state, policy), situation(context, state)
     cell = DECISIONS[(refined, where)]
     if refined is Row.agent_stalls and where is not Situation.elsewhere and not stalls_end_alone():
         cell = _WORKER_RETRY
+    if refined is Row.unreadable and where is not Situation.interactive and not unreadable_parks():
+        cell = _FAIL_UNCLASSIFIED
     return Decision(
         kind=cell.kind,
         code=failure.code,

@@ -10,7 +10,7 @@ from routing.backlog import QueueView, RunPriority
 from routing.budget import Budgets
 from routing.config import AgentProfile, ExecutionProfile
 from routing.conversation import ANSWERS_IN_VIEW, ATTEMPTS_CARRIED, AnswerRef, HistoryBound, excerpt
-from routing.decider import ParkReason
+from routing.decider import UNREADABLE_FAILURE_WAIT_S, ParkReason
 from routing.permissions import PermissionCounts, PermissionPolicy
 from routing.questions import QuestionRecord
 from routing.repository import RepositoryConfig, RunResult
@@ -117,6 +117,7 @@ class RoutePlan(BaseModel):
     notify: list[str] = Field(default_factory=list)  # the events the workspace's webhooks want (never their URLs)
     budgets: Budgets | None = None  # the workspace's, when it sets any: the run checks them before each attempt
     idle_timeout_s: float = 0  # the workspace's: how long an answered run stays open for more turns
+    unreadable_failure_wait_s: float = UNREADABLE_FAILURE_WAIT_S  # the workspace's: how long one waits for a person
     history_bound: HistoryBound = HistoryBound()  # the workspace's: when the run continues as new
     max_concurrent_runs: int | None = None  # the workspace's ceiling (None: none)
 

@@ -2,7 +2,8 @@
 
 Reads tests/heldout/*.jsonl (the corpus line format of tests/corpus/README.md) and decides each line exactly as
 tests/unit/test_corpus.py decides a training line: a FIRST failure of an office run with another provider eligible,
-at 2026-01-01T00:00Z. A line is right when its code AND its decision are among the accepted ones.
+at 2026-01-01T00:00Z. A line is right when its code AND its decision are among the accepted ones (a line that accepts
+an `unknown` reading failing accepts it parked for a person: testkit.corpus.accepted_decisions).
 
     .venv/bin/python scripts/heldout_accuracy.py [--json] [--misses] [--set 'fresh_*.jsonl'] [--by executor|file]
 
@@ -10,7 +11,8 @@ at 2026-01-01T00:00Z. A line is right when its code AND its decision are among t
 HTTP provider's answer), `--by file` by held-out set.
 
 Also counted, because they are the costly mistakes: a network, proxy or transport failure decided `fail` (a blip
-ends the run) and a long window (a line that must not be short-retried) short-retried (a retry storm)."""
+ends the run) and a long window (a line that must not be short-retried) short-retried (a retry storm); and, apart, a
+network failure nobody could read, parked for a person (the run waits for a decision rather than ending)."""
 
 import argparse
 import json
@@ -21,9 +23,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # testkit is the checkout's, not the wheel's
+
 from activities.nearest import classify_with_nearest
 from routing.classifier import FailureSignal
 from routing.decider import DecisionKind, RoutingContext, RunState, decide
+from testkit.corpus import accepted_decisions
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 HELDOUT = Path(__file__).resolve().parent.parent / "tests" / "heldout"
@@ -52,6 +57,7 @@ class Verdict:
     decision: str
     rule: str
     transport_failed: bool  # a network/proxy/transport line decided `fail`
+    transport_parked: bool  # one parked for a person (unread, but the run waits rather than ends)
     window_short_retried: bool  # a line that must not be short-retried was
 
 
@@ -77,7 +83,7 @@ def judge(line: dict[str, Any]) -> Verdict:
     result = classify_with_nearest(FailureSignal.model_validate(line["signal"]), NOW)  # as a worker reads it
     state = RunState(attempts=1, max_attempts=8, other_candidate_eligible=True)
     decision = decide(result, RoutingContext.office, state, rand=0.5)
-    codes, decisions = line["codes"], line["decisions"]
+    codes, decisions = line["codes"], accepted_decisions(line)
     # a transport line whose accepted decisions include `fail` too (one that sits between a transport reading and a
     # terminal one) is no costly mistake when it fails: only a line that must not fail counts
     transport = bool(TRANSIENT & set(codes)) and "short_retry" in decisions and "fail" not in decisions
@@ -93,6 +99,7 @@ def judge(line: dict[str, Any]) -> Verdict:
         decision=decision.kind.value,
         rule=result.rule,
         transport_failed=transport and decision.kind is DecisionKind.fail,
+        transport_parked=transport and decision.kind is DecisionKind.park,
         window_short_retried=long_window and decision.kind is DecisionKind.short_retry,
     )
 
@@ -107,6 +114,7 @@ def report(verdicts: list[Verdict]) -> dict[str, Any]:
         "accuracy": round(sum(v.right for v in verdicts) / len(verdicts), 4) if verdicts else None,
         "decision_right": sum(v.decision_right for v in verdicts),
         "transport_decided_fail": sum(v.transport_failed for v in verdicts),
+        "transport_parked": sum(v.transport_parked for v in verdicts),
         "long_window_short_retried": sum(v.window_short_retried for v in verdicts),
         "groups": {g: {"lines": len(vs), "right": sum(v.right for v in vs)} for g, vs in sorted(by_group.items())},
     }
@@ -133,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {group:28} {counts['right']:4}/{counts['lines']}")
         print(f"  decision right (whatever the code):   {summary['decision_right']}/{summary['lines']}")
         print(f"  network/proxy/transport decided fail: {summary['transport_decided_fail']}")
+        print(f"  network/proxy/transport parked:       {summary['transport_parked']} (waiting for a person)")
         print(f"  long windows short-retried:           {summary['long_window_short_retried']}")
     if args.by:
         split: dict[str, list[Verdict]] = defaultdict(list)

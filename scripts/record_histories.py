@@ -83,6 +83,10 @@ async def main(only: set[str]) -> None:
             # worker; terminated at the fourth attempt): it holds the gate's old branch.
             if not only or "acp_launch_stalled_alone" in only:
                 await record_launch_stalled_alone(stack)
+            # Since unreadable-failure-parks-v1: a failure nobody could read parks for a person, who retries it.
+            # unreadable_failure_v0.json stays as recorded before it (the run failed at once): the gate's old branch.
+            if not only or "unreadable_failure_retried" in only:
+                await record_unreadable_failure(stack, "unreadable_failure_retried")
             if only:
                 return
             gone = InjectedFailure(status=404, kind="model_not_found", models=["old-model"])
@@ -176,6 +180,25 @@ async def record_launch_stalled_alone(stack: Stack) -> None:
         await save(handle, "acp_launch_stalled_alone", view.status.value)
     finally:
         acp_executor.LAUNCH_TIMEOUT_S = launch_timeout
+
+
+async def record_unreadable_failure(stack: Stack, name: str) -> None:
+    """A failure no rule reads, once: the run parks for a person (`unreadable_failure`), who decides to retry, and
+    the route answers. Recorded before unreadable-failure-parks-v1, the run failed at once instead."""
+    weird = InjectedFailure(status=599, kind="opaque", message="the flux capacitor is misaligned", times=1)
+    workspace, agent, _ = await stack.workspace({"alpha": SimProvider(failures=[weird]), "beta": SimProvider()})
+    handle = await submit(stack.client, stack.store, workspace, agent, "scenario unreadable", run_id=f"record-{name}")
+    view = await eventually(
+        lambda: handle.query(OfficeRunWorkflow.status),
+        until=lambda view: view is not None and view.status in (RunStatus.parked, RunStatus.failed),
+        timeout=60,
+        interval=0.1,
+        what="the run to park for a person (or, before the gate, to fail)",
+    )
+    if view is not None and view.status is RunStatus.parked:
+        await handle.execute_update(OfficeRunWorkflow.user_decision, UserDecision(action="retry", actor="recorder"))
+    view = await wait_for_view(stack.client, handle.id)
+    await save(handle, name, view.status.value)
 
 
 async def record_encrypted(stack: Stack) -> None:

@@ -25,3 +25,14 @@ def corpus_lines(*, counted_only: bool = False) -> list[dict[str, Any]]:
         for raw in path.read_text(encoding="utf-8").splitlines()
         if raw.strip()
     ]
+
+
+def accepted_decisions(line: dict[str, Any]) -> set[str]:
+    """The decisions a line accepts. An unclassified failure parks or fails (the design's error table): the office
+    run waits for a person where the workspace allows one (`unreadable_failure_wait`), and fails once nobody decided.
+    So where a line accepts an `unknown` reading and `fail`, it accepts the park that reading now gets first; no
+    other line accepts a park it does not name."""
+    decisions = set(line["decisions"])
+    if "unknown" in line["codes"] and "fail" in decisions:
+        decisions.add("park")
+    return decisions

@@ -93,6 +93,7 @@ class Stack:
         default_models: dict[str, str] | None = None,
         per_provider: dict[str, dict[str, Any]] | None = None,
         sandbox: str | None = None,
+        unreadable_failure_wait: float | None = None,
         **profile_fields: Any,
     ) -> Workspace:
         """Creates uniquely named simulated providers, a workspace ordering them as given, and an agent.
@@ -120,6 +121,8 @@ class Stack:
         )
         if sandbox is not None:
             workspace = workspace.model_copy(update={"sandbox": SandboxSettings.model_validate(sandbox)})
+        if unreadable_failure_wait is not None:
+            workspace = workspace.model_copy(update={"unreadable_failure_wait": unreadable_failure_wait})
         agent = AgentProfile(
             name=f"agent-{tag}", model=model, fallback_model=fallback_model, auto_fallback=auto_fallback
         )

@@ -24,7 +24,7 @@ with workflow.unsafe.imports_passed_through():
     from routing.codes import ErrorCode
     from routing.conversation import Conversation, Say, SayAccepted, say_problem
     from routing.cycle import RouteCycle, Step, StepKind
-    from routing.decider import LAUNCH_STALLED_RULE, Decision, ParkReason, RoutingContext, decide
+    from routing.decider import AWAITING_A_PERSON, LAUNCH_STALLED_RULE, Decision, ParkReason, RoutingContext, decide
     from routing.messages import actionable_message, launch_stalled_message, worker_lost_message
     from routing.notify import NotifyEvent
     from routing.questions import QuestionRecord
@@ -35,7 +35,12 @@ with workflow.unsafe.imports_passed_through():
     from workflows.budget import RunBudget
     from workflows.gate import RunGates
     from workflows.notify import Notifier
-    from workflows.patches import capacity_uncounted, launch_stalls_counted, launch_stalls_end_alone
+    from workflows.patches import (
+        capacity_uncounted,
+        launch_stalls_counted,
+        launch_stalls_end_alone,
+        unreadable_failure_parks,
+    )
     from workflows.progress import CurrentDetails, short_retry
     from workflows.questions import PermissionQuestions
     from workflows.relink import carry_over
@@ -98,7 +103,7 @@ class OfficeRunWorkflow:
 
     @user_decision.validator
     def _validate_decision(self, decision: UserDecision) -> None:
-        if self._view.park_reason != ParkReason.awaiting_user_decision:
+        if self._view.park_reason not in AWAITING_A_PERSON:
             raise ValueError("this run is not awaiting a decision")
         if decision.action == "substitute" and not decision.provider:
             raise ValueError("a substitute needs a provider")
@@ -298,7 +303,7 @@ class OfficeRunWorkflow:
                 state = cycle.state_for_failure(cand, outcome, capacity_uncounted, launch_stalls_counted)
                 decision = decide(
                     failure, RoutingContext.office, state, workflow.random().random(),
-                    stalls_end_alone=launch_stalls_end_alone,
+                    stalls_end_alone=launch_stalls_end_alone, unreadable_parks=unreadable_failure_parks,
                 )  # fmt: skip
                 view.error_code = failure.code.value
                 await self._record_failure(req, seq, cand, cycle, failure, decision, started_at)
@@ -312,7 +317,8 @@ class OfficeRunWorkflow:
                 case StepKind.fail:
                     raise self._failed(step.code or ErrorCode.unknown, self._message(step, failure, cand))
                 case StepKind.park:
-                    if await self._park_then_cancelled(req, step, cycle):
+                    unanswered = self._message(step, failure, cand) if failure else ""
+                    if await self._park_then_cancelled(req, step, cycle, unanswered):
                         return True
 
     async def _resolve(self, req: RunRequest, retry_blocked: bool = False, sub: Substitute | None = None) -> RoutePlan:
@@ -348,19 +354,24 @@ class OfficeRunWorkflow:
             start_to_close_timeout=LOCAL, retry_policy=STATE_RETRY,
         )  # fmt: skip
 
-    async def _park_then_cancelled(self, req: RunRequest, step: Step, cycle: RouteCycle) -> bool:
+    async def _park_then_cancelled(self, req: RunRequest, step: Step, cycle: RouteCycle, unanswered: str) -> bool:
         """Parked runs never spin: they wait on a durable timer (capacity), the `resume` signal or the
-        `user_decision` update; then the route is resolved again. True when the user cancelled instead."""
+        `user_decision` update; then the route is resolved again. True when the user cancelled instead. A run
+        waiting for a person's decision on an unreadable failure fails with `unanswered` once nobody decided in time."""
         view = self._view
         reason = step.park_reason or ParkReason.waiting_for_provider_capacity
         view.status, view.park_reason, view.message, self._resume = RunStatus.parked, reason, step.why, False
         self._publish()
-        waiting = "waiting for a person" if reason is ParkReason.awaiting_user_decision else "parked"
+        waiting = "waiting for a person" if reason in AWAITING_A_PERSON else "parked"
         self._details.step(f"{waiting} ({reason.value}): {step.why}")
         await self._notify(NotifyEvent.parked)
         timeout = timedelta(seconds=step.delay_s) if step.delay_s else None
         with contextlib.suppress(asyncio.TimeoutError):
             await workflow.wait_condition(lambda: self._resume, timeout=timeout, timeout_summary=f"parked: {reason}")
+        if reason is ParkReason.unreadable_failure and not self._resume:  # fail closed, as it would have at once
+            wait_s = step.delay_s or 0
+            waited = f"nobody decided within {f'{wait_s / 3600:g} h' if wait_s >= 3600 else f'{wait_s:g} s'}"
+            raise self._failed(step.code or ErrorCode.unknown, f"{unanswered} ({waited})")
         view.status, view.park_reason, view.message = RunStatus.running, None, None
         self._publish()
         choice, self._decision = self._decision, None

@@ -29,3 +29,13 @@ def launch_stalls_end_alone() -> bool:
     """Asked only when an agent kept not starting with nothing else eligible: a run whose stall was decided before
     retried it as a lost worker until its worker losses ran out."""
     return workflow.patched(LAUNCH_STALLS_END_ALONE)
+
+
+# An office run whose failure nobody could read parks for a person (the workspace's `unreadable_failure_wait`).
+UNREADABLE_FAILURE_PARKS = "unreadable-failure-parks-v1"
+
+
+def unreadable_failure_parks() -> bool:
+    """Asked only where an office run's failure could not be read: a run whose failure was decided before failed at
+    once."""
+    return workflow.patched(UNREADABLE_FAILURE_PARKS)

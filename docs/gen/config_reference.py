@@ -123,6 +123,12 @@ WORKSPACE_KEYS: dict[str, Doc] = {
     "idle_timeout": Doc(
         "See [Talking to a run](../concepts.md#talking-to-a-run-and-conversations-of-any-length).", 600
     ),
+    "unreadable_failure_wait": Doc(
+        "Seconds a run whose failure no rule could read waits, parked as `unreadable_failure`, for a person's "
+        "`office runs decide` before it fails; 0 fails it at once. See [Classification and decisions]"
+        "(../concepts.md#classification-and-decisions).",
+        3600,
+    ),
     "history_bound": Doc(
         "See [Continue-as-new](../concepts.md#talking-to-a-run-and-conversations-of-any-length).",
         {"max_events": 10000, "max_bytes": 8388608},

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from office.cli.submit import PARK_NEXT
+from office.cli.runs import PARK_NEXT
 from routing.classifier import ALL_RULES, OFFICE_FINDINGS, OWN_EXCEPTIONS, STATUS_CODES, Classification
 from routing.codes import ErrorClass, ErrorCode, Phase, class_of
-from routing.decider import Decision, ParkReason, RoutingContext, RunState, decide
+from routing.decider import AWAITING_A_PERSON, Decision, ParkReason, RoutingContext, RunState, decide
 from routing.messages import actionable_message, worker_lost_message
 
 MAX_ATTEMPTS = 8  # the workspace default (routing.config.WorkspaceConfig.max_attempts)
@@ -150,7 +150,8 @@ def describe(low: Decision, high: Decision) -> str:
     if low.delay_s is not None and high.delay_s is not None:
         same = abs(low.delay_s - high.delay_s) < 0.01
         shown = _seconds(low.delay_s) if same else f"{_seconds(low.delay_s)[:-2]}–{_seconds(high.delay_s)}"
-        text += f" after {shown}"
+        # a person's park lasts at most its delay (then the run fails); any other delay comes before the next step
+        text += f" for up to {shown}, then fail" if low.park_reason in AWAITING_A_PERSON else f" after {shown}"
     if low.health is not None:
         scope = ", this model only" if low.health.model_scoped else ""
         text += f"; health → `{low.health.state.value}`{scope}"
@@ -227,10 +228,12 @@ situation, what the run does next. The tables below are the decider's own answer
 Decisions: **short retry** (the same route after a jittered delay, the provider's Retry-After as a floor),
 **wait** (a durable timer, the run shows `parked` with `waiting_for_provider_capacity` while it waits),
 **fallback** (the next eligible provider in the workspace order), **park** (the run waits for a person or a
-reset), **fail** (the run ends with the message shown). *health →* is the evidence the attempt records about
-the provider (never a preference; `office health list` shows it, a success or `office health clear` restores it).
-Delays are ranges because of full jitter. The office's own codes (`invalid_configuration`, `invalid_input`,
-`worker_lost`, `answer_too_large`) are never counted against a provider. Codes are part of the public contract:
+reset; a park for a person's decision on an unreadable failure lasts at most the workspace's
+`unreadable_failure_wait`, shown here at its default), **fail** (the run ends with the message shown). *health →* is
+the evidence the attempt records about the provider (never a preference; `office health list` shows it, a success
+or `office health clear` restores it). Delays are ranges because of full jitter. The office's own codes
+(`invalid_configuration`, `invalid_input`, `worker_lost`, `answer_too_large`) are never counted against a provider.
+Codes are part of the public contract:
 they appear in `office runs show`, in the search attribute `OfficeErrorCode` and in `office explain-error`.
 
 `office explain-error` classifies a failure given by hand and prints the decision:
@@ -246,7 +249,7 @@ def park_section() -> list[str]:
     lines = ["## Park reasons", "", "| park reason | what continues the run |", "|---|---|"]
     for reason in ParkReason:
         if reason.value not in PARK_NEXT:
-            raise ValueError(f"park reason {reason.value} has no next step in office.cli.submit.PARK_NEXT")
+            raise ValueError(f"park reason {reason.value} has no next step in office.cli.runs.PARK_NEXT")
         next_step = PARK_NEXT[reason.value].format(id="RUN").replace("|", "\\|")
         lines.append(f"| `{reason.value}` | {next_step} |")
     return [*lines, ""]

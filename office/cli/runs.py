@@ -24,6 +24,18 @@ app.command("answer")(runs_answer)
 ENDED = (RunStatus.completed, RunStatus.failed, RunStatus.cancelled)
 
 
+# What a person does about each park reason (also the generated error reference's park table).
+PARK_NEXT = {
+    "awaiting_user_decision": "answer it with `office runs decide {id} --substitute PROVIDER | --retry | --cancel`",
+    "unreadable_failure": "read its failure (`office runs show {id}`), then `office runs decide {id} --retry | "
+    "--substitute PROVIDER | --cancel`; nobody deciding fails it after the workspace's unreadable_failure_wait",
+    "blocked_provider_action_required": "fix the credentials or plan it names, then `office runs resume {id}`",
+    "waiting_for_provider_capacity": "it continues by itself when capacity returns, or `office runs resume {id}`",
+    "budget_exhausted": "raise the budget its message names and `office runs resume {id}`, or wait for the "
+    "budget's window to reset (it then continues by itself)",
+}
+
+
 def queued_line(q: QueueView) -> str:
     """A queued run: which ceiling it waits for and its place (from its gate), and that it starts by itself."""
     where = f"position {q.position}" if q.position else "position unknown"
@@ -59,7 +71,8 @@ def render_view(view: RunView, turns: "list[TurnText] | None" = None) -> None:
     if view.status is RunStatus.queued and (q := view.queue) is not None:
         console.print(queued_line(q))
     if view.park_reason:
-        console.print(f"[yellow]parked:[/] {view.park_reason} (resume with `office runs resume {view.run_id}`)")
+        then = PARK_NEXT.get(view.park_reason, "resume it with `office runs resume {id}`").format(id=view.run_id)
+        console.print(f"[yellow]parked:[/] {view.park_reason} ({then})")
     if view.message:
         console.print(f"[bold]{view.message}[/]")
     if r := view.result:
@@ -199,11 +212,12 @@ def runs_decide(
     run_id: str,
     substitute: Annotated[str | None, typer.Option(help="Approve this provider for this run only.")] = None,
     model: Annotated[str | None, typer.Option(help="With --substitute: the model to run there.")] = None,
-    retry: Annotated[bool, typer.Option("--retry", help="Try the pinned route again.")] = False,
+    retry: Annotated[bool, typer.Option("--retry", help="Try the route again.")] = False,
     cancel: Annotated[bool, typer.Option("--cancel", help="End the run.")] = False,
     actor: Annotated[str, typer.Option(help="Who decides (for the record).")] = DEFAULT_ACTOR,
 ) -> None:
-    """Answer a run parked `awaiting_user_decision`. Nothing is saved as a preference."""
+    """Answer a run parked `awaiting_user_decision` (a pinned route failed) or `unreadable_failure` (no rule could
+    read its failure). Nothing is saved as a preference."""
     chosen = [name for name, on in (("substitute", substitute), ("retry", retry), ("cancel", cancel)) if on]
     if len(chosen) != 1:
         fail("choose exactly one of --substitute PROVIDER, --retry, --cancel")

@@ -6,18 +6,10 @@ from typing import Annotated
 import typer
 
 from office.cli.common import EXIT_PARKED, JsonFlag, console, err_console, fail, print_json
-from office.cli.runs import exit_for, render_view
+from office.cli.runs import PARK_NEXT, exit_for, render_view
 from office.run_input import SubmitError, validate_limits, validate_text
 from routing.backlog import RunPriority
 from routing.run import RunStatus, RunView
-
-PARK_NEXT = {
-    "awaiting_user_decision": "answer it with `office runs decide {id} --substitute PROVIDER | --retry | --cancel`",
-    "blocked_provider_action_required": "fix the credentials or plan it names, then `office runs resume {id}`",
-    "waiting_for_provider_capacity": "it continues by itself when capacity returns, or `office runs resume {id}`",
-    "budget_exhausted": "raise the budget its message names and `office runs resume {id}`, or wait for the "
-    "budget's window to reset (it then continues by itself)",
-}
 
 
 def submit(

@@ -51,7 +51,8 @@ def test_rate_limit_with_retry_after_header_is_a_short_retry_with_that_floor():
 def test_acp_auth_and_unknown_text():
     assert explain("--jsonrpc-code", "-32000", "--error-text", "Authentication required")["code"] == "auth_required"
     unknown = explain("--error-text", "the flux capacitor is misaligned")
-    assert (unknown["code"], unknown["decision"]) == ("unknown", "fail")
+    # an office run waits for a person's decision on it, and fails only once nobody decided
+    assert (unknown["code"], unknown["decision"], unknown["park_reason"]) == ("unknown", "park", "unreadable_failure")
 
 
 def test_user_action_with_no_other_provider_parks():
@@ -91,7 +92,7 @@ def test_words_no_rule_reads_are_shown_as_the_worker_reads_them_by_the_lines_nea
 
 def test_an_unknown_line_names_the_rules_that_almost_matched():
     out = explain("--text", "connection dropped (code 7)")
-    assert (out["code"], out["decision"]) == ("unknown", "fail")
+    assert (out["code"], out["decision"]) == ("unknown", "park")
     assert out["near_misses"][0]["rule"] == "neutral.network"
     shown = subprocess.run(
         [OFFICE, "explain-error", "--text", "connection dropped (code 7)"],

@@ -124,9 +124,9 @@ async def test_each_event_reaches_each_endpoint_that_wants_it_once_signed(stack,
     await handle.signal(OfficeRunWorkflow.resume)
     assert (await handle.result()).status is RunStatus.completed
     await (await delivery(stack, handle, "completed")).result()
-    # A run that fails (an unknown error fails closed).
+    # A run that fails (an unknown error fails closed, at once where the workspace waits for nobody).
     weird = InjectedFailure(status=599, kind="opaque", message="the flux capacitor is misaligned")
-    ws2, agent2, _ = await stack.workspace({"alpha": SimProvider(failures=[weird])})
+    ws2, agent2, _ = await stack.workspace({"alpha": SimProvider(failures=[weird])}, unreadable_failure_wait=0)
     await notifying(stack, ws2, ops, audit)
     failed = await run_to_end(stack, ws2, agent2, "Secret plan: fix the parser")
     assert failed.status is RunStatus.failed

@@ -7,6 +7,7 @@ from contracts import search_attributes as sa
 from office.runs import wait_for_view
 from office.simulator.config import InjectedFailure, SimProvider
 from routing.run import RunStatus
+from routing.selection import UserDecision
 from testkit.runs import run_to_end, submit_run
 from workflows.office_run import OfficeRunWorkflow
 
@@ -136,9 +137,64 @@ async def test_stream_cut_without_final_event_is_retried_not_accepted(stack):
     assert len(transcript) == 2  # the cut answer never entered the transcript
 
 
-async def test_unknown_error_fails_closed_without_switching_provider(stack):
-    weird = InjectedFailure(status=599, kind="opaque", message="the flux capacitor is misaligned")
+WEIRD = "the flux capacitor is misaligned"  # words no rule, learned word or nearest line reads
+
+
+async def test_an_unreadable_failure_parks_for_a_person_and_their_retry_completes_the_run(stack):
+    weird = InjectedFailure(status=599, kind="opaque", message=WEIRD, times=1)
     ws, agent, p = await stack.workspace({"alpha": SimProvider(failures=[weird]), "beta": SimProvider()})
+    handle = await submit_run(stack, ws, agent, "Do the thing")
+    parked = await wait_for_status(stack, handle.id, RunStatus.parked)
+    assert (parked.park_reason, parked.error_code) == ("unreadable_failure", "unknown")
+    assert [(a.error_code, a.decision) for a in parked.attempts] == [("unknown", "park")]
+    assert WEIRD in (parked.attempts[0].excerpt or "")  # what the person reads before deciding
+    desc = await handle.describe()
+    assert desc.typed_search_attributes.get(sa.STATUS) == "parked"
+    await handle.execute_update(OfficeRunWorkflow.user_decision, UserDecision(action="retry", actor="alice"))
+    view = await wait_for_view(stack.client, handle.id)
+    assert view.status is RunStatus.completed and view.provider == p["alpha"]
+    assert len(calls_to(stack, p["alpha"])) == 2 and calls_to(stack, p["beta"]) == []  # never switched by itself
+
+
+async def test_a_person_may_move_a_run_with_an_unreadable_failure_to_another_provider_or_end_it(stack):
+    weird = InjectedFailure(status=599, kind="opaque", message=WEIRD)
+    ws, agent, p = await stack.workspace({"alpha": SimProvider(failures=[weird]), "beta": SimProvider()})
+    moved = await submit_run(stack, ws, agent, "Do the thing")
+    await wait_for_status(stack, moved.id, RunStatus.parked)
+    assert calls_to(stack, p["beta"]) == []
+    await moved.execute_update(
+        OfficeRunWorkflow.user_decision, UserDecision(action="substitute", provider=p["beta"], actor="alice")
+    )
+    view = await wait_for_view(stack.client, moved.id)
+    assert view.status is RunStatus.completed
+    assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
+        (p["alpha"], "unknown", "park"),
+        (p["beta"], None, None),
+    ]
+    ended = await submit_run(stack, ws, agent, "Do the other thing")
+    await wait_for_status(stack, ended.id, RunStatus.parked)
+    await ended.execute_update(OfficeRunWorkflow.user_decision, UserDecision(action="cancel", actor="alice"))
+    assert (await wait_for_view(stack.client, ended.id)).status is RunStatus.cancelled
+
+
+async def test_an_unreadable_failure_nobody_decides_on_fails_closed_after_the_workspaces_wait(stack):
+    weird = InjectedFailure(status=599, kind="opaque", message=WEIRD)
+    ws, agent, p = await stack.workspace(
+        {"alpha": SimProvider(failures=[weird]), "beta": SimProvider()}, unreadable_failure_wait=2
+    )
+    handle = await submit_run(stack, ws, agent, "Do the thing")
+    assert (await wait_for_status(stack, handle.id, RunStatus.parked)).park_reason == "unreadable_failure"
+    view = await wait_for_view(stack.client, handle.id)
+    assert (view.status, view.error_code) == (RunStatus.failed, "unknown")
+    assert WEIRD in (view.message or "") and "nobody decided within 2 s" in (view.message or "")
+    assert calls_to(stack, p["beta"]) == [] and len(calls_to(stack, p["alpha"])) == 1
+
+
+async def test_unknown_error_fails_closed_at_once_where_the_workspace_waits_for_nobody(stack):
+    weird = InjectedFailure(status=599, kind="opaque", message=WEIRD)
+    ws, agent, p = await stack.workspace(
+        {"alpha": SimProvider(failures=[weird]), "beta": SimProvider()}, unreadable_failure_wait=0
+    )
     view = await run_to_end(stack, ws, agent)
     assert view.status is RunStatus.failed
     assert [(a.error_code, a.decision) for a in view.attempts] == [("unknown", "fail")]

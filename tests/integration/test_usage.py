@@ -174,7 +174,8 @@ async def test_an_agents_reported_usage_is_recorded_for_answered_and_refused_tur
     agent_profile = scripted(log, models=["m1"], usage={"cached_read": 64, "cached_write": 8}, stop_match="refuse")
     ws, agent, p = await stack.workspace({"claude": agent_profile}, model="m1")
     config = await stack.store.get_workspace(ws)
-    await stack.store.save_workspace(config.model_copy(update={"prices": {"m1": PRICE}}))
+    # a refusal is read by no rule (ACP's `refusal` is also a rejected tool call): the run fails at once, unattended
+    await stack.store.save_workspace(config.model_copy(update={"prices": {"m1": PRICE}, "unreadable_failure_wait": 0}))
     view = await run(stack, ws, agent, ["now refuse it"])
     reports = [c for c in received(log) if c["method"] == "usage"]
     expected = [

@@ -29,6 +29,7 @@ ENCRYPTED = {"encrypted_happy_path"}
 
 def test_the_required_scenarios_are_recorded():
     required = {"happy_path", "auth_fallback", "model_gone_terminal", "encrypted_happy_path", "continued_as_new_first"}
+    required |= {"unreadable_failure_retried", "unreadable_failure_v0"}  # the park for a person and the gate before it
     assert required | {"continued_as_new_last"} <= {p.stem for p in HISTORIES}
     assert "scenario encrypted" not in (HERE / "encrypted_happy_path.json").read_text()  # ciphertext in history
 

@@ -1,5 +1,7 @@
 """Every code × context cell of the routing decider, plus retry bounds, backoff and fail-closed rules."""
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -47,7 +49,7 @@ TABLE = {
     ErrorCode.content_policy: (X, X, X),
     ErrorCode.context_length_exceeded: (X, X, X),
     ErrorCode.invalid_request: (X, X, X),
-    ErrorCode.unknown: (X, X, X),
+    ErrorCode.unknown: (P, P, X),  # an office run waits for a person; nobody deciding in time fails it
     ErrorCode.invalid_configuration: (X, X, X),
     ErrorCode.invalid_input: (X, X, X),
     ErrorCode.worker_lost: (S, S, S),  # the same route on a live worker, in every context
@@ -86,7 +88,7 @@ def test_the_decision_table_has_one_cell_for_every_row_in_every_situation():
     for (r, s), cell in DECISIONS.items():
         assert (cell.kind is P) == (cell.park is not None), (r, s)
         if cell.kind is F:  # only an office run with another provider eligible ever switches
-            assert s is Situation.elsewhere and r not in (Row.terminal, Row.unclassified), (r, s)
+            assert s is Situation.elsewhere and r not in (Row.terminal, Row.unclassified, Row.unreadable), (r, s)
 
 
 @pytest.mark.parametrize("code", list(ErrorCode))
@@ -155,6 +157,38 @@ def test_parks_name_their_reason_and_health_effects_are_scoped():
 def test_attempt_cap_fails_even_when_fallback_is_possible():
     d = decide(failure(ErrorCode.auth_required), C.office, state(True, attempts=8), 0.5)
     assert d.kind is X and "cap" in d.reason
+
+
+@pytest.mark.parametrize("others", [True, False])
+@pytest.mark.parametrize("pinned", [True, False])
+def test_an_unreadable_failure_waits_the_workspaces_time_for_a_person_and_never_moves_the_run(others, pinned):
+    waiting = RunState(attempts=1, max_attempts=8, other_candidate_eligible=others, pinned=pinned, unreadable_wait_s=90)
+    d = decide(failure(ErrorCode.unknown), C.office, waiting, 0.5)
+    assert (d.kind, d.park_reason, d.delay_s, d.health) == (P, ParkReason.unreadable_failure, 90, None)
+    at_cap = waiting.model_copy(update={"attempts": 8})  # a person may still retry a run that spent its attempts
+    assert decide(failure(ErrorCode.unknown), C.office, at_cap, 0.5).park_reason is ParkReason.unreadable_failure
+
+
+def test_an_unreadable_failure_fails_at_once_without_a_wait_in_interactive_runs_or_in_older_histories():
+    no_wait = RunState(attempts=1, max_attempts=8, other_candidate_eligible=True, unreadable_wait_s=0)
+    assert decide(failure(ErrorCode.unknown), C.office, no_wait, 0.5).kind is X
+    assert decide(failure(ErrorCode.unknown), C.interactive, state(True), 0.5).kind is X
+    asked: list[ErrorCode] = []
+
+    def recorded_before_the_gate(code: ErrorCode) -> Callable[[], bool]:
+        return lambda: asked.append(code) or False
+
+    old = decide(
+        failure(ErrorCode.unknown),
+        C.office,
+        state(True),
+        0.5,
+        unreadable_parks=recorded_before_the_gate(ErrorCode.unknown),
+    )
+    assert old.kind is X and "failing closed" in old.reason and asked == [ErrorCode.unknown]
+    for code in (ErrorCode.content_policy, ErrorCode.auth_required, ErrorCode.rate_limited):  # asked nowhere else
+        decide(failure(code), C.office, state(True), 0.5, unreadable_parks=recorded_before_the_gate(code))
+    assert asked == [ErrorCode.unknown]
 
 
 def test_terminal_and_unknown_never_fall_back_even_with_candidates():

@@ -40,9 +40,10 @@ def test_a_reset_time_decides_between_short_retry_and_fallback():
     assert (alone.code, alone.decision, alone.delay_s) == (ErrorCode.quota_limited, "wait", 72000)
 
 
-def test_an_unknown_fails_closed_and_shows_the_rules_that_almost_matched():
+def test_an_unknown_waits_for_a_person_and_shows_the_rules_that_almost_matched():
     report = explain_error(signal_from_text("Error: the connection dropped"), NOW)
-    assert (report.code, report.decision, report.rule) == (ErrorCode.unknown, "fail", "unmatched")
+    assert (report.code, report.decision, report.rule) == (ErrorCode.unknown, "park", "unmatched")
+    assert report.park_reason == "unreadable_failure"
     assert report.near_misses and report.near_misses[0].rule == "neutral.network"
     assert report.near_misses[0].score >= 0.75 and report.near_misses[0].closest == "connection error"
     # words of the network vocabulary: the second stage reads the class, nothing is unknown
@@ -54,7 +55,7 @@ def test_an_unknown_fails_closed_and_shows_the_rules_that_almost_matched():
     )
     assert "connection" in peer.decided_by
     nothing = explain_error(signal_from_text("the flux capacitor is misaligned"), NOW)
-    assert (nothing.code, nothing.decision, nothing.near_misses) == (ErrorCode.unknown, "fail", [])
+    assert (nothing.code, nothing.decision, nothing.near_misses) == (ErrorCode.unknown, "park", [])
 
 
 def test_near_misses_are_only_computed_for_unknowns():

@@ -24,8 +24,8 @@ def reading(signal: FailureSignal) -> tuple[str, str, str]:
 @pytest.mark.parametrize(
     "signal, expected",
     [
-        # words no rule reads: an unknown error that ends the run, unless the relay saw the transport fail
-        (FailureSignal(error_text="Something went wrong."), ("unknown", "unmatched", "fail")),
+        # words no rule reads: an unknown error that waits for a person, unless the relay saw the transport fail
+        (FailureSignal(error_text="Something went wrong."), ("unknown", "unmatched", "park")),
         (
             FailureSignal(error_text="Something went wrong.", relay_fault="ECONNREFUSED"),
             ("network_unavailable", "relay.ECONNREFUSED", "short_retry"),
@@ -54,7 +54,7 @@ def reading(signal: FailureSignal) -> tuple[str, str, str]:
             ("rate_limited", "neutral.rate_limit", "short_retry"),
         ),
         # only an errno's name is read: anything else in the field is ignored
-        (FailureSignal(error_text="Something went wrong.", relay_fault="refused"), ("unknown", "unmatched", "fail")),
+        (FailureSignal(error_text="Something went wrong.", relay_fault="refused"), ("unknown", "unmatched", "park")),
     ],
 )
 def test_the_relays_sight_of_the_transport_beside_the_agents_words(signal, expected):
