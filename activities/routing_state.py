@@ -58,6 +58,7 @@ class RouteStateActivities:
                 "budgets": budgets,
                 "idle_timeout_s": workspace.idle_timeout,
                 "unreadable_failure_wait_s": workspace.unreadable_failure_wait,
+                "providers": list(workspace.providers),
                 "history_bound": workspace.history_bound,
                 "max_concurrent_runs": workspace.max_concurrent_runs,
             }

@@ -118,6 +118,7 @@ class RoutePlan(BaseModel):
     budgets: Budgets | None = None  # the workspace's, when it sets any: the run checks them before each attempt
     idle_timeout_s: float = 0  # the workspace's: how long an answered run stays open for more turns
     unreadable_failure_wait_s: float = UNREADABLE_FAILURE_WAIT_S  # the workspace's: how long one waits for a person
+    providers: list[str] = Field(default_factory=list)  # the workspace's provider names: what a person may substitute
     history_bound: HistoryBound = HistoryBound()  # the workspace's: when the run continues as new
     max_concurrent_runs: int | None = None  # the workspace's ceiling (None: none)
 

@@ -39,7 +39,7 @@ class Pins(BaseModel):
 
 
 class UserDecision(BaseModel):
-    """The answer to a run parked `awaiting_user_decision`: for this run only, never saved."""
+    """The answer to a run parked `awaiting_user_decision` or `unreadable_failure`: for this run only, never saved."""
 
     action: Literal["substitute", "retry", "cancel"]
     provider: str | None = None

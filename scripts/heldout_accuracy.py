@@ -3,7 +3,7 @@
 Reads tests/heldout/*.jsonl (the corpus line format of tests/corpus/README.md) and decides each line exactly as
 tests/unit/test_corpus.py decides a training line: a FIRST failure of an office run with another provider eligible,
 at 2026-01-01T00:00Z. A line is right when its code AND its decision are among the accepted ones (a line that accepts
-an `unknown` reading failing accepts it parked for a person: testkit.corpus.accepted_decisions).
+an `unknown` reading failing accepts it parked for a person: testkit.corpus.decided_right).
 
     .venv/bin/python scripts/heldout_accuracy.py [--json] [--misses] [--set 'fresh_*.jsonl'] [--by executor|file]
 
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # testkit is th
 from activities.nearest import classify_with_nearest
 from routing.classifier import FailureSignal
 from routing.decider import DecisionKind, RoutingContext, RunState, decide
-from testkit.corpus import accepted_decisions
+from testkit.corpus import decided_right
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 HELDOUT = Path(__file__).resolve().parent.parent / "tests" / "heldout"
@@ -83,18 +83,19 @@ def judge(line: dict[str, Any]) -> Verdict:
     result = classify_with_nearest(FailureSignal.model_validate(line["signal"]), NOW)  # as a worker reads it
     state = RunState(attempts=1, max_attempts=8, other_candidate_eligible=True)
     decision = decide(result, RoutingContext.office, state, rand=0.5)
-    codes, decisions = line["codes"], accepted_decisions(line)
+    codes, decisions = line["codes"], line["decisions"]
     # a transport line whose accepted decisions include `fail` too (one that sits between a transport reading and a
     # terminal one) is no costly mistake when it fails: only a line that must not fail counts
     transport = bool(TRANSIENT & set(codes)) and "short_retry" in decisions and "fail" not in decisions
+    decision_right = decided_right(line, decision.kind.value, decision.park_reason and decision.park_reason.value)
     long_window = "short_retry" not in decisions and bool({"quota_limited", "rate_limited"} & set(codes))
     return Verdict(
         id=line["id"],
         executor=str(line.get("executor", "")),
         file=str(line.get("_file", "")),
         group=group_of(codes),
-        right=result.code.value in codes and decision.kind.value in decisions,
-        decision_right=decision.kind.value in decisions,
+        right=result.code.value in codes and decision_right,
+        decision_right=decision_right,
         code=result.code.value,
         decision=decision.kind.value,
         rule=result.rule,

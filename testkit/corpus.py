@@ -27,12 +27,12 @@ def corpus_lines(*, counted_only: bool = False) -> list[dict[str, Any]]:
     ]
 
 
-def accepted_decisions(line: dict[str, Any]) -> set[str]:
-    """The decisions a line accepts. An unclassified failure parks or fails (the design's error table): the office
-    run waits for a person where the workspace allows one (`unreadable_failure_wait`), and fails once nobody decided.
-    So where a line accepts an `unknown` reading and `fail`, it accepts the park that reading now gets first; no
-    other line accepts a park it does not name."""
-    decisions = set(line["decisions"])
-    if "unknown" in line["codes"] and "fail" in decisions:
-        decisions.add("park")
-    return decisions
+def decided_right(line: dict[str, Any], kind: str, park_reason: str | None) -> bool:
+    """Whether a decision (its kind, and its park reason when it parks) is one the line accepts. An unclassified
+    failure parks or fails (the design's error table): the office run waits for a person where the workspace allows
+    one (`unreadable_failure_wait`), and fails once nobody decided. So a line that accepts an `unknown` reading
+    failing accepts that park too; no other park it does not name."""
+    if kind in line["decisions"]:
+        return True
+    unread = kind == "park" and park_reason == "unreadable_failure"
+    return unread and "unknown" in line["codes"] and "fail" in line["decisions"]

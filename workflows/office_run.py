@@ -54,12 +54,22 @@ LOCAL = timedelta(seconds=30)
 ENDED = (RunStatus.completed, RunStatus.failed, RunStatus.cancelled)
 
 
+def waited(step: Step) -> str:
+    """How long a park for a person lasted, as a person says it."""
+    seconds = round(step.delay_s or 0)
+    for unit, size in (("h", 3600), ("min", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds // size} {unit}"
+    return f"{seconds} s"
+
+
 @workflow.defn
 class OfficeRunWorkflow:
     def __init__(self) -> None:
         self._view = RunView(run_id="", status=RunStatus.running, workspace="", agent="")
         self._resume = False
         self._decision: UserDecision | None = None
+        self._providers: list[str] = []  # the workspace's providers, as the last route resolved named them
         self._published: dict[str, object] = {}
         self._details = CurrentDetails()  # what the Temporal UI shows as the run's current step
         self._turns = AgentTurns(view=lambda: self._view, details=self._details)
@@ -96,8 +106,9 @@ class OfficeRunWorkflow:
 
     @workflow.update
     def user_decision(self, decision: UserDecision) -> RunView | None:
-        """A parked pinned run: approve a one-time substitute, retry the pinned route, or cancel.
-        The choice lives in this run only; nothing is written to preferences."""
+        """A run waiting for a person (a pinned route failed, or nobody could read its failure): approve a one-time
+        substitute, retry the route, or cancel. The choice lives in this run only; nothing is written to
+        preferences."""
         self._decision, self._resume = decision, True
         return self._view
 
@@ -107,6 +118,11 @@ class OfficeRunWorkflow:
             raise ValueError("this run is not awaiting a decision")
         if decision.action == "substitute" and not decision.provider:
             raise ValueError("a substitute needs a provider")
+        if decision.action == "substitute" and self._providers and decision.provider not in self._providers:
+            raise ValueError(  # refused here: accepted, it would end the run as a configuration error
+                f"provider {decision.provider!r} is not in workspace {self._view.workspace!r}: one of "
+                f"{', '.join(self._providers)}"
+            )
 
     @workflow.update
     def say(self, said: Say) -> SayAccepted:
@@ -166,6 +182,7 @@ class OfficeRunWorkflow:
         except asyncio.CancelledError:
             cancelled = True  # the cancelled turn reaps its own agent: no new commands now
             self._view.status, self._view.message = RunStatus.cancelled, "cancelled by the user"
+            self._view.park_reason = None
             self._publish()
             raise
         finally:
@@ -333,7 +350,7 @@ class OfficeRunWorkflow:
         except (ActivityError, ApplicationError) as err:  # a local activity's failure may arrive unwrapped
             cause = err.cause if isinstance(err, ActivityError) else err
             raise self._failed(ErrorCode.invalid_configuration, getattr(cause, "message", str(cause))) from err
-        self._notify.events = plan.notify
+        self._notify.events, self._providers = plan.notify, plan.providers
         return plan
 
     async def _record_failure(
@@ -369,9 +386,7 @@ class OfficeRunWorkflow:
         with contextlib.suppress(asyncio.TimeoutError):
             await workflow.wait_condition(lambda: self._resume, timeout=timeout, timeout_summary=f"parked: {reason}")
         if reason is ParkReason.unreadable_failure and not self._resume:  # fail closed, as it would have at once
-            wait_s = step.delay_s or 0
-            waited = f"nobody decided within {f'{wait_s / 3600:g} h' if wait_s >= 3600 else f'{wait_s:g} s'}"
-            raise self._failed(step.code or ErrorCode.unknown, f"{unanswered} ({waited})")
+            raise self._failed(step.code or ErrorCode.unknown, f"{unanswered} (nobody decided within {waited(step)})")
         view.status, view.park_reason, view.message = RunStatus.running, None, None
         self._publish()
         choice, self._decision = self._decision, None
@@ -382,7 +397,9 @@ class OfficeRunWorkflow:
         sub = None
         if choice is not None and choice.action == "substitute" and choice.provider:
             sub = Substitute(provider=choice.provider, model=choice.model)
-        cycle.replan(await self._resolve(req, retry_blocked=self._resume, sub=sub))
+        # `resume` says what needed action was fixed; a retry of a failure nobody could read fixed nothing
+        unblocked = self._resume and not (reason is ParkReason.unreadable_failure and choice is not None)
+        cycle.replan(await self._resolve(req, retry_blocked=unblocked, sub=sub))
         return False
 
     def _message(self, step: Step, failure: Classification | None, cand: Candidate | None) -> str:
@@ -400,7 +417,7 @@ class OfficeRunWorkflow:
     def _failed(self, code: ErrorCode, message: str) -> ApplicationError:
         """Every way a run fails ends here: status, code and message in the view and the search attributes."""
         view = self._view
-        view.status, view.error_code, view.message = RunStatus.failed, code.value, message
+        view.status, view.error_code, view.message, view.park_reason = RunStatus.failed, code.value, message, None
         self._publish()
         self._details.step(f"failed ({code.value})")
         return run_failed(code, message, view.model_dump(mode="json"))

@@ -151,4 +151,8 @@ def explain_error(
                 f"[bold]{'almost matched':>14}[/]  {m['rule']} → {m['code']} "
                 f"(score {m['score']}: '{m['closest']}', missing: {missing})"
             )
-        console.print("Unclassified: an office run fails closed here. Report the text and the rules above.")
+        console.print(
+            "Unclassified: an office run fails closed here. It is never moved to another provider by itself: it waits "
+            "for a person (`office runs decide`) for up to its workspace's unreadable_failure_wait, then fails. "
+            "Report the text and the rules above."
+        )

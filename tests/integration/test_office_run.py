@@ -1,7 +1,7 @@
 """Office runs on the real Temporal dev server, PostgreSQL and the provider simulator."""
 
 import pytest
-from temporalio.client import WorkflowExecutionStatus
+from temporalio.client import WorkflowExecutionStatus, WorkflowUpdateFailedError
 
 from contracts import search_attributes as sa
 from office.runs import wait_for_view
@@ -162,6 +162,10 @@ async def test_a_person_may_move_a_run_with_an_unreadable_failure_to_another_pro
     moved = await submit_run(stack, ws, agent, "Do the thing")
     await wait_for_status(stack, moved.id, RunStatus.parked)
     assert calls_to(stack, p["beta"]) == []
+    mistyped = UserDecision(action="substitute", provider=p["beta"] + "x", actor="alice")
+    with pytest.raises(WorkflowUpdateFailedError):  # refused, and the run still waits: nothing ends on a typo
+        await moved.execute_update(OfficeRunWorkflow.user_decision, mistyped)
+    assert (await moved.query(OfficeRunWorkflow.status)).status is RunStatus.parked
     await moved.execute_update(
         OfficeRunWorkflow.user_decision, UserDecision(action="substitute", provider=p["beta"], actor="alice")
     )
@@ -177,6 +181,23 @@ async def test_a_person_may_move_a_run_with_an_unreadable_failure_to_another_pro
     assert (await wait_for_view(stack.client, ended.id)).status is RunStatus.cancelled
 
 
+async def test_a_retry_of_an_unreadable_failure_leaves_out_a_provider_that_needs_user_action(stack):
+    weird = InjectedFailure(status=599, kind="opaque", message=WEIRD, times=1)
+    ws, agent, p = await stack.workspace(
+        {"alpha": SimProvider(api_key="sk-rotated"), "beta": SimProvider(api_key=KEY, failures=[weird])},
+        credential_env="OFFICE_CRED_TEST_KEY",
+    )
+    handle = await submit_run(stack, ws, agent, "Do the thing")
+    await wait_for_status(stack, handle.id, RunStatus.parked)
+    await handle.execute_update(OfficeRunWorkflow.user_decision, UserDecision(action="retry", actor="alice"))
+    view = await wait_for_view(stack.client, handle.id)
+    assert [(a.provider, a.error_code, a.decision) for a in view.attempts] == [
+        (p["alpha"], "auth_required", "fallback"),
+        (p["beta"], "unknown", "park"),
+        (p["beta"], None, None),  # the retry fixed no credentials: alpha stays out
+    ]
+
+
 async def test_an_unreadable_failure_nobody_decides_on_fails_closed_after_the_workspaces_wait(stack):
     weird = InjectedFailure(status=599, kind="opaque", message=WEIRD)
     ws, agent, p = await stack.workspace(
@@ -187,6 +208,7 @@ async def test_an_unreadable_failure_nobody_decides_on_fails_closed_after_the_wo
     view = await wait_for_view(stack.client, handle.id)
     assert (view.status, view.error_code) == (RunStatus.failed, "unknown")
     assert WEIRD in (view.message or "") and "nobody decided within 2 s" in (view.message or "")
+    assert view.park_reason is None  # an ended run asks nobody to decide
     assert calls_to(stack, p["beta"]) == [] and len(calls_to(stack, p["alpha"])) == 1
 
 
