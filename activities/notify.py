@@ -215,6 +215,7 @@ class NotifyActivities:
             "status": req.status,
             "message": req.message,
             "error_code": req.error_code,
+            "park_reason": req.park_reason,
             "url": run_link(self.ui_url, activity.info().workflow_namespace or "default", req.run_id),
         }
         if endpoint.include_prompt:

@@ -24,6 +24,7 @@ class NotifyRequest(BaseModel):
     status: str
     message: str | None = None
     error_code: str | None = None
+    park_reason: str | None = None  # a parked run's: what it waits for (`unreadable_failure`: a person's decision)
 
 
 class NotifyTarget(BaseModel):

@@ -68,6 +68,7 @@ class Notifier:
             status=view.status.value,
             message=view.message,
             error_code=view.error_code,
+            park_reason=view.park_reason.value if view.park_reason else None,
         )
         try:
             handle = await workflow.start_child_workflow(

@@ -377,10 +377,14 @@ class OfficeRunWorkflow:
         waiting for a person's decision on an unreadable failure fails with `unanswered` once nobody decided in time."""
         view = self._view
         reason = step.park_reason or ParkReason.waiting_for_provider_capacity
-        view.status, view.park_reason, view.message, self._resume = RunStatus.parked, reason, step.why, False
+        why = step.why
+        if reason is ParkReason.unreadable_failure:  # what the person reads, on the view and in the webhook
+            ends = workflow.now() + timedelta(seconds=step.delay_s or 0)
+            why += f"; it fails at {ends:%Y-%m-%d %H:%M} UTC unless someone decides (`office runs decide {req.run_id}`)"
+        view.status, view.park_reason, view.message, self._resume = RunStatus.parked, reason, why, False
         self._publish()
         waiting = "waiting for a person" if reason in AWAITING_A_PERSON else "parked"
-        self._details.step(f"{waiting} ({reason.value}): {step.why}")
+        self._details.step(f"{waiting} ({reason.value}): {why}")
         await self._notify(NotifyEvent.parked)
         timeout = timedelta(seconds=step.delay_s) if step.delay_s else None
         with contextlib.suppress(asyncio.TimeoutError):

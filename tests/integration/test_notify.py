@@ -154,6 +154,7 @@ async def test_each_event_reaches_each_endpoint_that_wants_it_once_signed(stack,
     )
     assert parked["message"] and parked["url"] == f"http://127.0.0.1:8233/namespaces/default/workflows/{handle.id}"
     assert (completed["status"], completed["event"]) == ("completed", "completed")
+    assert (parked["park_reason"], completed["park_reason"]) == ("blocked_provider_action_required", None)
     assert failed_ops["error_code"] == "unknown" and failed_ops["message"] == failed.message
     assert "prompt" not in failed_ops and "Do the thing" not in json.dumps([parked, completed])
     assert failed_audit["prompt"] == "Secret plan: fix the parser"  # only where the workspace opted in

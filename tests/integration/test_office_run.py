@@ -148,6 +148,7 @@ async def test_an_unreadable_failure_parks_for_a_person_and_their_retry_complete
     assert (parked.park_reason, parked.error_code) == ("unreadable_failure", "unknown")
     assert [(a.error_code, a.decision) for a in parked.attempts] == [("unknown", "park")]
     assert WEIRD in (parked.attempts[0].excerpt or "")  # what the person reads before deciding
+    assert " UTC unless someone decides (`office runs decide " in (parked.message or "")  # and by when
     desc = await handle.describe()
     assert desc.typed_search_attributes.get(sa.STATUS) == "parked"
     await handle.execute_update(OfficeRunWorkflow.user_decision, UserDecision(action="retry", actor="alice"))
