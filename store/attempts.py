@@ -82,6 +82,19 @@ class AttemptRepository:
         ]
         return sorted(groups, key=lambda g: (-(g.cost_usd or 0.0), g.workspace or "", g.agent or "", g.provider))
 
+    async def unread_since(self, since: datetime, workspace: str | None = None) -> list[AttemptRow]:
+        """The failed attempts that finished at or after `since` (in `workspace` only, when given) whose failure no
+        stage of the classifier read (`unknown`), oldest first."""
+        query = (
+            select(AttemptRow)
+            .where(col(AttemptRow.finished_at) >= since, col(AttemptRow.code) == "unknown")
+            .order_by(col(AttemptRow.finished_at), col(AttemptRow.run_id), col(AttemptRow.seq))
+        )
+        if workspace is not None:
+            query = query.where(col(AttemptRow.workspace) == workspace)
+        async with self.database.db() as s:
+            return list((await s.execute(query)).scalars().all())
+
     async def list_attempts(self, run_id: str) -> list[AttemptRow]:
         query = select(AttemptRow).where(AttemptRow.run_id == run_id).order_by(col(AttemptRow.seq))
         async with self.database.db() as s:

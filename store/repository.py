@@ -125,6 +125,9 @@ class Store:
     async def usage_since(self, since: datetime, workspace: str | None = None) -> list[UsageGroup]:
         return await self.attempts.usage_since(since, workspace)
 
+    async def unread_since(self, since: datetime, workspace: str | None = None) -> list[AttemptRow]:
+        return await self.attempts.unread_since(since, workspace)
+
     async def register_run(self, workflow_run_id: str, run_id: str, workspace: str) -> None:
         await self.runs.register_run(workflow_run_id, run_id, workspace)
 

@@ -9,6 +9,7 @@
   dev.py            dev, worker, simulator, codec-server, bench, db upgrade, watchdog install
   explain_error.py  explain-error
   usage.py          usage
+  unread.py         unread-failures
   schedule.py       schedule create|list|pause|unpause|trigger|delete
   budgets.py        the body of runs resume (raising a run's budget)
   common.py         consoles, exit statuses, and `with_services` (the Temporal client and the store)
@@ -49,6 +50,7 @@ COMMANDS = [
     ("bench", "dev", "bench", False),
     ("explain-error", "explain_error", "explain_error", False),
     ("usage", "usage", "usage", False),
+    ("unread-failures", "unread", "unread_failures", False),
     ("runs", "runs", "app", True),
     ("schedule", "schedule", "app", True),
     ("workspace", "config", "workspace_app", True),

@@ -21,7 +21,7 @@ FailureKind = Literal[
     "context_length",
     "content_policy",
     "bad_request",
-    "opaque",  # a body that names no kind of error: what no rule knows (the classifier fails it closed)
+    "opaque",  # a body that names no kind of error: what no rule knows (the run waits for a person, or fails)
     "timeout",  # hold the request for hold_s seconds, then answer 504: the caller's timeout should fire first
     # A claude.ai subscription window used up: 429 with the anthropic-ratelimit-unified-* headers (status rejected,
     # the window's reset as epoch seconds retry_after_s from now, the window as the representative claim).

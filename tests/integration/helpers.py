@@ -65,3 +65,21 @@ async def stop_workers(*procs: asyncio.subprocess.Process | None) -> None:
         if proc is not None and proc.returncode is None:
             proc.terminate()
             await proc.wait()
+
+
+OFFICE = str(Path(sys.executable).parent / "office")
+
+
+async def office(stack: Stack, *args: str) -> tuple[int, str, str]:
+    """Runs the `office` command line against the stack: (exit status, stdout, stderr)."""
+    env = {
+        **os.environ,
+        "TEMPORAL_ADDRESS": stack.temporal.address,
+        "TEMPORAL_NAMESPACE": "default",
+        "OFFICE_DATABASE_URL": stack.database_url,
+    }
+    proc = await asyncio.create_subprocess_exec(
+        OFFICE, *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
+    return proc.returncode or 0, out.decode(), err.decode()

@@ -17,10 +17,9 @@ from routing.run import RunStatus, RunView
 from routing.usage import ModelPrice, Usage
 from testkit.agents import scripted_sandbox
 
-from .helpers import calls_to
+from .helpers import calls_to, office
 
 pytestmark = pytest.mark.integration
-OFFICE = str(Path(sys.executable).parent / "office")
 ROOT = Path(__file__).resolve().parents[2]
 # The agents' real directory (.cache may be a link): a sandbox binds the installation, never a link to it.
 AGENTS = Path(os.path.realpath(ROOT / ".cache" / "agents" / "node_modules" / ".bin"))
@@ -41,20 +40,6 @@ def scripted(log: Path, **script: object) -> ExecutionProfile:
 
 def received(log: Path) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-
-
-async def office(stack, *args: str) -> tuple[int, str, str]:
-    env = {
-        **os.environ,
-        "TEMPORAL_ADDRESS": stack.temporal.address,
-        "TEMPORAL_NAMESPACE": "default",
-        "OFFICE_DATABASE_URL": stack.database_url,
-    }
-    proc = await asyncio.create_subprocess_exec(
-        OFFICE, *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
-    return proc.returncode or 0, out.decode(), err.decode()
 
 
 def reported(call: dict) -> Usage:

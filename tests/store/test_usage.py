@@ -69,3 +69,22 @@ async def test_an_attempt_row_keeps_its_usage_and_cost(migrated_db_url):
         assert row.cost_usd == 0.0123 and (row.workspace, row.agent) == ("team", "coder")
     finally:
         await store.close()
+
+
+async def test_unread_failures_are_the_periods_unknown_attempts_oldest_first(migrated_db_url):
+    store = Store(migrated_db_url)
+    try:
+        unread = {"code": "unknown"}
+        rows = [
+            _record("r1", 1, "alpha", "m1", None, None, outcome="failed", at=T0 + timedelta(minutes=5)) | unread,
+            _record("r2", 1, "alpha", "m1", None, None, outcome="failed", at=T0) | unread,
+            _record("r3", 1, "alpha", "m1", None, None, outcome="failed") | {"code": "rate_limited"},  # read
+            _record("r4", 1, "beta", "m2", None, None, outcome="failed", workspace="other") | unread,
+            _record("old", 1, "alpha", "m1", None, None, outcome="failed", at=T0 - timedelta(2)) | unread,
+        ]  # fmt: skip
+        for row in rows:
+            assert await store.record_attempt(row)
+        assert [r.run_id for r in await store.unread_since(T0 - timedelta(1))] == ["r2", "r4", "r1"]
+        assert [r.run_id for r in await store.unread_since(T0 - timedelta(1), workspace="team")] == ["r2", "r1"]
+    finally:
+        await store.close()
