@@ -6,14 +6,13 @@ it. Only what the attempt rows hold leaves the store: the failure's redacted exc
 
 import json
 import sys
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from office.cli.common import JsonFlag, console, fail, print_json, run_with_services
-from office.cli.usage import SINCE_HELP, parse_since
+from office.cli.common import JsonFlag, console, print_json, run_with_services
+from office.cli.usage import SINCE_HELP, period_from
 
 if TYPE_CHECKING:
     from store.tables import AttemptRow
@@ -43,11 +42,7 @@ def unread_failures(
 ) -> None:
     """The failures no rule, learned word or nearest line read since a time: what runs parked for a person on.
     Report them (with `--corpus`) so the classifier learns them."""
-    now = datetime.now(UTC)
-    try:
-        start = parse_since(since, now)
-    except ValueError as err:
-        fail(str(err))
+    start, _now = period_from(since)
     rows = run_with_services(lambda s: s.store.unread_since(start, workspace), store=True)
     if corpus:
         for row in rows:

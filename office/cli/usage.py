@@ -37,6 +37,15 @@ def parse_since(text: str, now: datetime) -> datetime:
     return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
+def period_from(since: str) -> tuple[datetime, datetime]:
+    """(start, now) of the period `--since` names; a bad value exits with one line naming the forms."""
+    now = datetime.now(UTC)
+    try:
+        return parse_since(since, now), now
+    except ValueError as err:
+        fail(str(err))
+
+
 def tokens_text(usage: "Usage | None") -> str:
     """`in 1,200 (cached 800) / out 300`, or `-` when the executor reported nothing."""
     if usage is None:
@@ -80,11 +89,7 @@ def usage(
     as_json: JsonFlag = False,
 ) -> None:
     """Tokens and cost by workspace, agent, provider and model since a time (every attempt, failed ones too)."""
-    now = datetime.now(UTC)
-    try:
-        start = parse_since(since, now)
-    except ValueError as err:
-        fail(str(err))
+    start, now = period_from(since)
     groups = run_with_services(lambda s: s.store.usage_since(start, workspace), store=True)
     data = report(groups, start, now)
     if as_json:
