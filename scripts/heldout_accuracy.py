@@ -87,7 +87,7 @@ def judge(line: dict[str, Any]) -> Verdict:
     # a transport line whose accepted decisions include `fail` too (one that sits between a transport reading and a
     # terminal one) is no costly mistake when it fails: only a line that must not fail counts
     transport = bool(TRANSIENT & set(codes)) and "short_retry" in decisions and "fail" not in decisions
-    decision_right = decided_right(line, decision.kind.value, decision.park_reason and decision.park_reason.value)
+    decision_right = decided_right(line, decision)
     long_window = "short_retry" not in decisions and bool({"quota_limited", "rate_limited"} & set(codes))
     return Verdict(
         id=line["id"],

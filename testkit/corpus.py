@@ -5,6 +5,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from routing.decider import Decision, DecisionKind, ParkReason
+
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
 
 
@@ -27,12 +29,12 @@ def corpus_lines(*, counted_only: bool = False) -> list[dict[str, Any]]:
     ]
 
 
-def decided_right(line: dict[str, Any], kind: str, park_reason: str | None) -> bool:
-    """Whether a decision (its kind, and its park reason when it parks) is one the line accepts. An unclassified
+def decided_right(line: dict[str, Any], decision: Decision) -> bool:
+    """Whether the decision (its kind, and its park reason when it parks) is one the line accepts. An unclassified
     failure parks or fails (the design's error table): the office run waits for a person where the workspace allows
     one (`unreadable_failure_wait`), and fails once nobody decided. So a line that accepts an `unknown` reading
     failing accepts that park too; no other park it does not name."""
-    if kind in line["decisions"]:
+    if decision.kind.value in line["decisions"]:
         return True
-    unread = kind == "park" and park_reason == "unreadable_failure"
+    unread = decision.kind is DecisionKind.park and decision.park_reason is ParkReason.unreadable_failure
     return unread and "unknown" in line["codes"] and "fail" in line["decisions"]

@@ -74,7 +74,7 @@ def test_corpus_line_is_decided_right(line):
     result, decision = run(line)
     where = f"{line['_where']} rule={result.rule} excerpt={result.excerpt[:160]!r}"
     assert result.code.value in line["codes"], where
-    right = decided_right(line, decision.kind.value, decision.park_reason and decision.park_reason.value)
+    right = decided_right(line, decision)
     assert right, f"{where} decided {decision.kind} ({decision.reason})"
     if line.get("retry_after_s") is not None:
         expected = min(float(line["retry_after_s"]), HORIZON_S)
